@@ -1,0 +1,9 @@
+// Prisma 7 configuration: where the schema and the migrations live. The database connection is not
+// configured here: the app drives Prisma through driver adapters (src/db/), and migrations run
+// through @prisma/schema-engine-wasm with the same adapters (src/db/migrations.ts).
+import { defineConfig } from 'prisma/config';
+
+export default defineConfig({
+  schema: 'prisma/schema.prisma',
+  migrations: { path: 'prisma/migrations' },
+});

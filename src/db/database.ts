@@ -1,0 +1,74 @@
+// Opens the one database the process uses: embedded PGlite under DATA_DIR, or PostgreSQL when a
+// connection string is configured. Both are driven through Prisma driver adapters.
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import pg from 'pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaClient } from '../generated/prisma/client.js';
+
+export type DatabaseKind = 'pglite' | 'postgres';
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+/** The process's database: the Prisma client, the adapter factory migrations reuse, and its lifecycle. */
+export interface Database {
+  kind: DatabaseKind;
+  prisma: PrismaClient;
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory;
+  poolStats(): PoolStats;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** PostgreSQL connection string; absent means embedded PGlite. */
+  url?: string;
+  /** Where PGlite keeps its files; `memory://` keeps it in memory (tests). */
+  dataDir: string;
+  poolSize: number;
+}
+
+/** Opens PGlite or PostgreSQL according to the options. */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.url ? openPostgres(options.url, options.poolSize) : openPglite(options.dataDir);
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  const location = dataDir.startsWith('memory://') ? dataDir : path.join(dataDir, 'pglite');
+  if (!location.startsWith('memory://')) await mkdir(location, { recursive: true });
+  const pglite = await PGlite.create(location);
+  const adapterFactory = new PrismaPGlite(pglite);
+  const prisma = new PrismaClient({ adapter: adapterFactory });
+  return {
+    kind: 'pglite',
+    prisma,
+    adapterFactory,
+    poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    close: async () => {
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  const adapterFactory = new PrismaPg(pool);
+  const prisma = new PrismaClient({ adapter: adapterFactory });
+  return {
+    kind: 'postgres',
+    prisma,
+    adapterFactory,
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: async () => {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,29 @@
+// Loads Prisma's schema engine compiled to WebAssembly and binds it to one of our driver adapters,
+// so migrations need no native binary (air-gapped installs work the same as this machine).
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import * as engineGlue from '@prisma/schema-engine-wasm/schema_engine_bg';
+import type { SchemaEngine } from '@prisma/schema-engine-wasm';
+
+const require = createRequire(import.meta.url);
+let wasmReady: Promise<void> | undefined;
+
+/** Instantiates the engine's wasm module once per process (the package's ESM entry imports .wasm, which Node cannot). */
+function initWasm(): Promise<void> {
+  wasmReady ??= (async () => {
+    const gluePath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
+    const bytes = await readFile(gluePath.replace(/\.js$/, '.wasm'));
+    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': engineGlue as unknown as WebAssembly.ModuleImports });
+    engineGlue.__wbg_set_wasm(instance.exports);
+    (instance.exports.__wbindgen_start as () => void)();
+  })();
+  return wasmReady;
+}
+
+/** A schema engine that talks to the database behind `factory`. Free it with `engine.free()`. */
+export async function openSchemaEngine(factory: SqlMigrationAwareDriverAdapterFactory): Promise<SchemaEngine> {
+  await initWasm();
+  const { SchemaEngine: Engine } = engineGlue as unknown as { SchemaEngine: typeof SchemaEngine };
+  return Engine.new({ datamodels: undefined }, () => {}, bindMigrationAwareSqlAdapterFactory(factory));
+}
