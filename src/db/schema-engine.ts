@@ -6,6 +6,11 @@ import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapte
 import * as engineGlue from '@prisma/schema-engine-wasm/schema_engine_bg';
 import type { SchemaEngine } from '@prisma/schema-engine-wasm';
 
+// @types/node 20 does not declare the WebAssembly global; this is the part we use.
+declare const WebAssembly: {
+  instantiate(bytes: Uint8Array, imports: Record<string, unknown>): Promise<{ instance: { exports: Record<string, unknown> } }>;
+};
+
 const require = createRequire(import.meta.url);
 let wasmReady: Promise<void> | undefined;
 
@@ -14,7 +19,7 @@ function initWasm(): Promise<void> {
   wasmReady ??= (async () => {
     const gluePath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
     const bytes = await readFile(gluePath.replace(/\.js$/, '.wasm'));
-    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': engineGlue as unknown as WebAssembly.ModuleImports });
+    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': engineGlue });
     engineGlue.__wbg_set_wasm(instance.exports);
     (instance.exports.__wbindgen_start as () => void)();
   })();

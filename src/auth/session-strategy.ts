@@ -1,0 +1,58 @@
+// Authentication by browser session: the cookie's token is hashed and looked up with its user and
+// the user's team memberships in one statement. Sessions are never cached: logout is immediate.
+import type { PrismaClient } from '../generated/prisma/client.js';
+import type { SystemDb } from '../db/request-db.js';
+import { isGlobalRole, type AuthenticatedActor, type TeamMembership } from './actor.js';
+import { sessionScopes } from './scopes.js';
+import { hashToken, sameHash } from './secret-token.js';
+import { readSessionToken } from './session-cookie.js';
+
+interface SessionRow {
+  session_id: string;
+  token_hash: string;
+  user_id: string;
+  email: string;
+  role: string;
+  first_name: string;
+  last_name: string;
+  image: string | null;
+  active_team_id: string | null;
+  teams: TeamMembership[];
+}
+
+async function findLiveSession(prisma: PrismaClient, tokenHash: string): Promise<SessionRow | undefined> {
+  const rows = await prisma.$queryRaw<SessionRow[]>`
+    SELECT s.id::text AS session_id, s.token_hash, u.id::text AS user_id, u.email, u.role,
+           u.first_name, u.last_name, u.image,
+           s.active_team_id::text AS active_team_id,
+           coalesce(json_agg(json_build_object('teamId', m.team_id, 'role', m.role))
+                    FILTER (WHERE m.team_id IS NOT NULL), '[]') AS teams
+      FROM sessions s
+      JOIN users u ON u.id = s.user_id
+      LEFT JOIN team_members m ON m.user_id = u.id
+     WHERE s.token_hash = ${tokenHash} AND s.expires_at > now()
+     GROUP BY s.id, u.id`;
+  return rows[0];
+}
+
+/** The actor behind the request's session cookie, or null when there is no live session. */
+export async function authenticateSession(system: SystemDb, cookieHeader: string | null): Promise<AuthenticatedActor | null> {
+  const token = readSessionToken(cookieHeader);
+  if (!token) return null;
+  const tokenHash = hashToken(token);
+  const row = await findLiveSession(system.prisma, tokenHash);
+  if (!row || !sameHash(row.token_hash, tokenHash) || !isGlobalRole(row.role)) return null;
+  const activeTeamId = row.active_team_id ?? row.teams[0]?.teamId ?? null;
+  return {
+    kind: 'user',
+    via: 'session',
+    userId: row.user_id,
+    email: row.email,
+    role: row.role,
+    profile: { firstName: row.first_name, lastName: row.last_name, image: row.image },
+    scopes: sessionScopes(row.role),
+    teams: row.teams,
+    activeTeamId,
+    sessionId: row.session_id,
+  };
+}

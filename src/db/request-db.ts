@@ -1,0 +1,83 @@
+// Row-level security per request: one interactive transaction, opened on the first query the request
+// makes, whose first statement sets the caller (app.user_id) and drops to the app role, which does not
+// bypass RLS. Every query of the request goes through that transaction's client; the request ends it.
+import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Prisma } from '../generated/prisma/client.js';
+
+export type Tx = Prisma.TransactionClient;
+
+/** The PostgreSQL role requests run as (created by the init migration). */
+export const appRole = 'app_user';
+
+// On PGlite requests queue for its one connection, so waiting for a transaction may take a while
+// under load; a request that holds one longer than this has a bug.
+const transactionOptions = { maxWait: 30_000, timeout: 30_000 } as const;
+
+const rollback = Symbol('rollback');
+
+/** The database as one request sees it: through RLS, as its caller. */
+export class RequestDb {
+  private open: { tx: Promise<Tx>; decide: (commit: boolean) => void; done: Promise<void> } | undefined;
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    /** The caller's user id; null for an anonymous caller, who sees no user or team rows. */
+    private readonly userId: string | null,
+  ) {}
+
+  /** The request's transaction client, opening the transaction on first use. */
+  tx(): Promise<Tx> {
+    this.open ??= this.begin();
+    return this.open.tx;
+  }
+
+  /** Commits (or rolls back) the transaction if the request opened one. Safe to call more than once. */
+  async finish(commit: boolean): Promise<void> {
+    const open = this.open;
+    if (!open) return;
+    open.decide(commit);
+    await open.done;
+  }
+
+  private begin() {
+    let decide!: (commit: boolean) => void;
+    const decision = new Promise<boolean>((resolve) => (decide = resolve));
+    let ready!: (tx: Tx) => void;
+    let failed!: (error: unknown) => void;
+    const tx = new Promise<Tx>((resolve, reject) => ((ready = resolve), (failed = reject)));
+    const done = this.prisma
+      .$transaction(async (client) => {
+        await client.$executeRaw`SELECT set_config('app.user_id', ${this.userId ?? ''}, true), set_config('role', ${appRole}, true)`;
+        ready(client);
+        if (!(await decision)) throw rollback;
+      }, transactionOptions)
+      .catch((error: unknown) => {
+        failed(error);
+        if (error !== rollback) throw error;
+      });
+    // A request that never awaits finish() must not leave an unhandled rejection behind.
+    done.catch(() => {});
+    return { tx, decide, done };
+  }
+}
+
+/**
+ * Access that sees every row, for work that is not done on behalf of one caller (authentication
+ * lookups, migrations, operators' CLI). Always named, so that each use is deliberate and greppable.
+ */
+export interface SystemDb {
+  readonly purpose: string;
+  readonly prisma: PrismaClient;
+}
+
+export function systemDb(prisma: PrismaClient, purpose: string): SystemDb {
+  return { purpose, prisma };
+}
+
+/** Runs one short unit of work through RLS as `userId` (signing up, signing in: before the request has that caller). */
+export function runAsUser<T>(prisma: PrismaClient, userId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return prisma.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT set_config('app.user_id', ${userId}, true), set_config('role', ${appRole}, true)`;
+    return work(tx);
+  }, transactionOptions);
+}

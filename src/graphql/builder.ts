@@ -1,0 +1,67 @@
+// The one Pothos builder. Modules register their types and fields on it (src/graphql/schema.ts lists
+// them); scope-auth is wired for the whole schema: fields declare `authenticated`, `role` or `scope`.
+import SchemaBuilder from '@pothos/core';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import { GraphQLScalarType, Kind } from 'graphql';
+import type { GlobalRole } from '../auth/actor.js';
+import { hasGlobalRole } from '../auth/actor.js';
+import { hasScope } from '../auth/scopes.js';
+import type PrismaTypes from '../generated/pothos-prisma-types.js';
+import { getDatamodel } from '../generated/pothos-prisma-types.js';
+import { forbidden, unauthenticated } from '../shared/errors.js';
+import type { Context } from './context.js';
+import { lazyPrismaClient } from './lazy-prisma.js';
+
+export const builder = new SchemaBuilder<{
+  Context: Context;
+  PrismaTypes: PrismaTypes;
+  AuthScopes: { authenticated: boolean; session: boolean; role: GlobalRole; scope: string };
+  Scalars: { DateTime: { Input: Date; Output: Date | string } };
+  DefaultFieldNullability: false;
+}>({
+  plugins: [ScopeAuthPlugin, PrismaPlugin],
+  defaultFieldNullability: false,
+  scopeAuth: {
+    authScopes: (ctx) => {
+      const { actor } = ctx;
+      const user = actor.kind === 'user' ? actor : null;
+      return {
+        authenticated: user !== null,
+        session: user?.via === 'session',
+        role: (required) => user !== null && hasGlobalRole(user.role, required),
+        scope: (required) => user !== null && hasScope(user.scopes, required),
+      };
+    },
+    unauthorizedError: (_parent, ctx) => (ctx.actor.kind === 'anonymous' ? unauthenticated() : forbidden()),
+  },
+  prisma: {
+    client: (ctx) => lazyPrismaClient(ctx.db),
+    dmmf: getDatamodel(),
+    exposeDescriptions: false,
+    onUnusedQuery: null,
+  },
+});
+
+builder.addScalarType(
+  'DateTime',
+  new GraphQLScalarType({
+    name: 'DateTime',
+    description: 'An instant, as an ISO 8601 string in UTC.',
+    serialize: (value) => (value instanceof Date ? value.toISOString() : String(value)),
+    parseValue: (value) => parseDate(value),
+    parseLiteral: (ast) => (ast.kind === Kind.STRING ? parseDate(ast.value) : invalidDate()),
+  }),
+);
+
+function parseDate(value: unknown): Date {
+  const date = typeof value === 'string' ? new Date(value) : null;
+  return date && !Number.isNaN(date.getTime()) ? date : invalidDate();
+}
+
+function invalidDate(): never {
+  throw new TypeError('DateTime must be an ISO 8601 string');
+}
+
+builder.queryType({});
+builder.mutationType({});

@@ -1,0 +1,13 @@
+// The GraphQL context: the request scope services receive, plus what only the edges use
+// (request id, logger, cookies to set on the response, the outcome that decides commit or rollback).
+import type { Logger } from 'pino';
+import type { RequestScope } from '../shared/request-scope.js';
+
+export interface Context extends RequestScope {
+  requestId: string;
+  log: Logger;
+  /** Set-Cookie values the response must carry. */
+  setCookies: string[];
+  /** Set when the operation produced errors: the request transaction then rolls back. */
+  failed: boolean;
+}

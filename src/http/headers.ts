@@ -1,0 +1,55 @@
+// Response headers every answer carries: security headers, CORS and the request id.
+import type { Config } from '../config/env.js';
+
+const securityHeaders: Record<string, string> = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-site',
+  'x-dns-prefetch-control': 'off',
+  'strict-transport-security': 'max-age=15552000; includeSubDomains',
+};
+
+// GraphiQL and the API docs page run inline scripts and styles from our own origin only.
+const apiCsp = "default-src 'none'; frame-ancestors 'none'";
+const pageCsp = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
+
+export const corsAllowedHeaders = 'authorization, content-type, x-api-key, x-team-id, x-request-id, x-cron-secret';
+const corsMethods = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
+
+/** Whether a browser origin may call with credentials (cookies). */
+export function isTrustedOrigin(config: Config, origin: string, selfOrigin: string): boolean {
+  return origin === selfOrigin || config.corsOrigins.includes(origin);
+}
+
+/** Adds security, CORS and request-id headers to a response. */
+export function decorate(response: Response, request: Request, config: Config, requestId: string, selfOrigin: string): Response {
+  const h = response.headers;
+  for (const [name, value] of Object.entries(securityHeaders)) h.set(name, value);
+  if (!h.has('content-security-policy')) {
+    h.set('content-security-policy', (h.get('content-type') ?? '').startsWith('text/html') ? pageCsp : apiCsp);
+  }
+  h.set('x-request-id', requestId);
+  const origin = request.headers.get('origin');
+  if (origin) {
+    if (config.corsOrigins.length === 0) {
+      // No list configured: any origin may call with an API key, never with the session cookie.
+      h.set('access-control-allow-origin', '*');
+    } else if (isTrustedOrigin(config, origin, selfOrigin)) {
+      h.set('access-control-allow-origin', origin);
+      h.set('access-control-allow-credentials', 'true');
+      h.append('vary', 'Origin');
+    }
+    h.set('access-control-expose-headers', 'x-request-id, retry-after');
+  }
+  return response;
+}
+
+/** The answer to a CORS preflight. */
+export function preflight(): Response {
+  return new Response(null, {
+    status: 204,
+    headers: { 'access-control-allow-methods': corsMethods, 'access-control-allow-headers': corsAllowedHeaders, 'access-control-max-age': '600' },
+  });
+}

@@ -1,0 +1,33 @@
+// Account inputs, validated at both edges with the same schemas.
+import { z } from 'zod';
+
+const email = z
+  .string()
+  .trim()
+  .max(254)
+  .pipe(z.email('must be a valid e-mail address'))
+  .transform((value) => value.toLowerCase());
+
+export const signupInput = z.strictObject({
+  email,
+  password: z.string().min(8, 'must be at least 8 characters').max(256),
+  firstName: z.string().trim().min(1).max(100),
+  lastName: z.string().trim().min(1).max(100),
+});
+export type SignupInput = z.output<typeof signupInput>;
+
+export const loginInput = z.strictObject({
+  email,
+  password: z.string().min(1).max(256),
+});
+export type LoginInput = z.output<typeof loginInput>;
+
+export const userRole = z.enum(['member', 'developer', 'superadmin']);
+
+/** What an operator gives the CLI to create an account. */
+export const createUserInput = signupInput.extend({
+  role: userRole.default('member'),
+  firstName: z.string().trim().max(100).default(''),
+  lastName: z.string().trim().max(100).default(''),
+});
+export type CreateUserInput = z.output<typeof createUserInput>;

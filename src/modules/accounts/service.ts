@@ -1,0 +1,91 @@
+// Accounts and browser sessions: signup, login, logout, the current session, and operator-created users.
+import { randomUUID } from 'node:crypto';
+import { hashPassword, verifyPassword } from '../../auth/password.js';
+import { hashToken, newToken } from '../../auth/secret-token.js';
+import type { Tx } from '../../db/request-db.js';
+import { AppError, unauthenticated } from '../../shared/errors.js';
+import type { RequestScope } from '../../shared/request-scope.js';
+import { createPersonalTeam } from '../teams/service.js';
+import type { CreateUserInput, LoginInput, SignupInput } from './inputs.js';
+import * as repo from './repository.js';
+import type { UserView } from './repository.js';
+
+export interface SessionInfo {
+  user: UserView;
+  activeTeamId: string | null;
+}
+
+/** A session just started: what the client sees, plus the token for its cookie (never stored). */
+export interface StartedSession extends SessionInfo {
+  token: string;
+  expiresAt: Date;
+}
+
+const emailTaken = () => new AppError('EMAIL_EXISTS', 'An account with this e-mail already exists');
+
+/** Creates an account with its personal team; the caller then holds a session. */
+export async function signup(scope: RequestScope, input: SignupInput): Promise<StartedSession> {
+  const passwordHash = await hashPassword(input.password);
+  const id = randomUUID();
+  try {
+    return await scope.runAs(id, async (tx) => {
+      const user = await repo.insertUser(tx, { id, email: input.email, firstName: input.firstName, lastName: input.lastName, passwordHash, role: 'member' });
+      const team = await createPersonalTeam(tx, user);
+      return startSession(scope, tx, user, team.id);
+    });
+  } catch (error) {
+    throw repo.isUniqueViolation(error) ? emailTaken() : error;
+  }
+}
+
+/** Checks credentials and starts a session. Unknown e-mail and wrong password look and take the same. */
+export async function login(scope: RequestScope, input: LoginInput): Promise<StartedSession> {
+  const found = await repo.findCredentials(scope.system('login: credentials by e-mail'), input.email);
+  const valid = await verifyPassword(found?.passwordHash ?? null, input.password);
+  if (!found || !valid) throw unauthenticated();
+  const { passwordHash: _hash, ...user } = found;
+  return scope.runAs(user.id, async (tx) => startSession(scope, tx, user, await repo.firstTeamId(tx, user.id)));
+}
+
+async function startSession(scope: RequestScope, tx: Tx, user: UserView, activeTeamId: string | null): Promise<StartedSession> {
+  const token = newToken();
+  const session = await repo.insertSession(tx, {
+    userId: user.id,
+    tokenHash: hashToken(token),
+    activeTeamId,
+    expiresAt: new Date(scope.now().getTime() + scope.config.sessionTtlMs),
+    ipAddress: scope.client.ip,
+    userAgent: scope.client.userAgent?.slice(0, 500) ?? null,
+  });
+  return { user, activeTeamId, token, expiresAt: session.expiresAt };
+}
+
+/** Revokes the caller's session server-side: its token stops working on the next request. */
+export async function logout(scope: RequestScope): Promise<boolean> {
+  const { actor } = scope;
+  if (actor.kind !== 'user' || !actor.sessionId) throw unauthenticated();
+  return repo.deleteSession(await scope.db.tx(), actor.sessionId);
+}
+
+/** The signed-in caller and their active team, as authentication just loaded them. */
+export function currentSession(scope: RequestScope): SessionInfo {
+  const { actor } = scope;
+  if (actor.kind !== 'user') throw unauthenticated();
+  const user = { id: actor.userId, email: actor.email, role: actor.role, ...actor.profile };
+  return { user, activeTeamId: actor.activeTeamId };
+}
+
+/** Creates an account for an operator (CLI), with a role and a personal team. */
+export async function createUser(scope: Pick<RequestScope, 'runAs'>, input: CreateUserInput): Promise<UserView & { teamId: string }> {
+  const passwordHash = await hashPassword(input.password);
+  const id = randomUUID();
+  try {
+    return await scope.runAs(id, async (tx) => {
+      const user = await repo.insertUser(tx, { id, email: input.email, firstName: input.firstName, lastName: input.lastName, passwordHash, role: input.role });
+      const team = await createPersonalTeam(tx, user);
+      return { ...user, teamId: team.id };
+    });
+  } catch (error) {
+    throw repo.isUniqueViolation(error) ? emailTaken() : error;
+  }
+}

@@ -1,0 +1,35 @@
+// The contract's response envelope, and the one mapping from GraphQL errors to it.
+import type { GraphQLError } from 'graphql';
+import type { EnvelopeExtras } from './route.js';
+
+export interface ErrorBody {
+  success: false;
+  error: string;
+  code?: string;
+  details?: Record<string, unknown>;
+}
+
+/** A JSON response. */
+export function json(status: number, body: unknown, headers?: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+}
+
+export function success(status: number, data: unknown, extras?: EnvelopeExtras): Response {
+  if (status === 204) return new Response(null, { status });
+  return json(status, { success: true, data, ...extras });
+}
+
+/** An error envelope with an explicit status and code. */
+export function failure(status: number, code: string, error: string, details?: Record<string, unknown>, withCode = true): Response {
+  const body: ErrorBody = { success: false, error };
+  if (withCode) body.code = code;
+  if (details) body.details = details;
+  return json(status, body);
+}
+
+/** The envelope and status for a failed operation: its first error decides (see graphql/errors.ts). */
+export function fromGraphQLErrors(errors: readonly GraphQLError[], withCode: boolean): Response {
+  const first = errors[0]!;
+  const ext = first.extensions as { code?: string; http?: { status?: number }; details?: Record<string, unknown> };
+  return failure(ext.http?.status ?? 500, ext.code ?? 'INTERNAL_ERROR', first.message, ext.details, withCode);
+}

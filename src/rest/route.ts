@@ -1,0 +1,53 @@
+// A REST route is a declaration: method and path, the zod schemas of its path, query and body, the
+// GraphQL operation it runs, how the request maps to variables, and how the result maps to the
+// envelope. The router, the OpenAPI document and the tests all read the same declarations.
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import type { z } from 'zod';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Who may call a route, for the documentation (the operation itself enforces it). */
+export type RouteAccess = 'public' | 'session' | 'authenticated';
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+/** Extra envelope members a route adds beside `data` (`meta`, `message`, `pagination`). */
+export interface EnvelopeExtras {
+  message?: string;
+  meta?: Record<string, unknown>;
+  pagination?: Record<string, unknown>;
+}
+
+export interface RestRoute<TData = unknown, TVars = unknown, P = unknown, Q = unknown, B = unknown> {
+  method: HttpMethod;
+  /** OpenAPI-style path: `/api/v1/teams/{teamId}`. */
+  path: string;
+  summary: string;
+  tags: string[];
+  access: RouteAccess;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  operation: TypedDocumentNode<TData, TVars>;
+  variables: (input: RouteInput<P, Q, B>) => TVars;
+  /** The envelope's `data` (undefined sends no body with a 204). */
+  data: (result: TData) => unknown;
+  extras?: (result: TData) => EnvelopeExtras;
+  /** Success status; 200 unless stated. */
+  status?: number;
+  /** Schema of `data`, for the OpenAPI document. */
+  response?: z.ZodType;
+  /** Contract: media and API key errors carry no `code`. */
+  errorCodes?: boolean;
+}
+
+/** Declares a route with its types checked end to end (zod input → variables → typed result). */
+export function defineRoute<TData, TVars, P = undefined, Q = undefined, B = undefined>(
+  route: RestRoute<TData, TVars, P, Q, B>,
+): RestRoute {
+  return route as unknown as RestRoute;
+}

@@ -1,0 +1,5 @@
+// Every module's REST routes, in one table.
+import { accountRoutes } from '../modules/accounts/rest.js';
+import type { RestRoute } from './route.js';
+
+export const restRoutes: readonly RestRoute[] = [...accountRoutes];

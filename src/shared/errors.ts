@@ -1,0 +1,45 @@
+// Domain errors: services throw these with a stable code; the GraphQL edge turns them into
+// GraphQLErrors (extensions.code / http.status / details) and the REST edge into the envelope.
+
+/** Every error code the platform answers with, and its HTTP status. One table, both interfaces. */
+export const statusByCode = {
+  VALIDATION_ERROR: 400,
+  BAD_REQUEST: 400,
+  AUTHENTICATION_FAILED: 401,
+  FORBIDDEN: 403,
+  CSRF_REJECTED: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  EMAIL_EXISTS: 409,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  VALIDATION_FAILED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof statusByCode;
+
+/** An expected failure with a machine code, a human message and optional details for the client. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.details = details;
+  }
+
+  get status(): number {
+    return statusByCode[this.code];
+  }
+}
+
+/** The answer to a caller who is not authenticated. */
+export const unauthenticated = () => new AppError('AUTHENTICATION_FAILED', 'Unauthorized');
+
+/** The answer to a caller who is authenticated but may not do this. */
+export const forbidden = (message = 'Forbidden') => new AppError('FORBIDDEN', message);

@@ -1,0 +1,24 @@
+// Parsing input at a boundary with zod: one place that turns zod issues into VALIDATION_ERROR.
+import type { z } from 'zod';
+import { AppError } from './errors.js';
+
+export interface FieldIssue {
+  path: string;
+  code: string;
+  message: string;
+}
+
+/** zod issues in the flat form clients read: `{path: "a.b", code, message}`. */
+export function describeIssues(error: z.ZodError): FieldIssue[] {
+  return error.issues.map((issue) => ({ path: issue.path.join('.'), code: issue.code, message: issue.message }));
+}
+
+/** Parses `value` or throws a 400 VALIDATION_ERROR listing every problem. */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, what = 'Invalid input'): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = describeIssues(result.error);
+  const first = issues[0];
+  const message = first ? `${what}: ${first.path ? `${first.path}: ` : ''}${first.message}` : what;
+  throw new AppError('VALIDATION_ERROR', message, { errors: issues });
+}
