@@ -8,6 +8,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapt
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { wholeScriptFactory } from './script-runner.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -21,6 +22,7 @@ export interface PoolStats {
 export interface Database {
   kind: DatabaseKind;
   prisma: PrismaClient;
+  /** The adapter factory migrations run through (scripts run whole; see script-runner.ts). */
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   poolStats(): PoolStats;
   close(): Promise<void>;
@@ -43,12 +45,12 @@ async function openPglite(dataDir: string): Promise<Database> {
   const location = dataDir.startsWith('memory://') ? dataDir : path.join(dataDir, 'pglite');
   if (!location.startsWith('memory://')) await mkdir(location, { recursive: true });
   const pglite = await PGlite.create(location);
-  const adapterFactory = new PrismaPGlite(pglite);
-  const prisma = new PrismaClient({ adapter: adapterFactory });
+  const clientFactory = new PrismaPGlite(pglite);
+  const prisma = new PrismaClient({ adapter: clientFactory });
   return {
     kind: 'pglite',
     prisma,
-    adapterFactory,
+    adapterFactory: wholeScriptFactory(clientFactory, (script) => pglite.exec(script)),
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     close: async () => {
       await prisma.$disconnect();
@@ -59,12 +61,12 @@ async function openPglite(dataDir: string): Promise<Database> {
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  const adapterFactory = new PrismaPg(pool);
-  const prisma = new PrismaClient({ adapter: adapterFactory });
+  const clientFactory = new PrismaPg(pool);
+  const prisma = new PrismaClient({ adapter: clientFactory });
   return {
     kind: 'postgres',
     prisma,
-    adapterFactory,
+    adapterFactory: wholeScriptFactory(clientFactory, (script) => pool.query(script)),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: async () => {
       await prisma.$disconnect();

@@ -1,0 +1,52 @@
+// The real app, in process, on a fresh database: tests call it through HTTP requests as a client would.
+import pino from 'pino';
+import { createApp, type App } from '../app.js';
+import { loadConfig, type Config } from '../config/env.js';
+import type { Database } from '../db/database.js';
+import { createTestDatabase } from './database.js';
+
+export const origin = 'http://localhost';
+
+export interface JsonResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestApp {
+  app: App;
+  config: Config;
+  database: Database;
+  /** A raw request; relative paths are resolved against http://localhost. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** A JSON request (body serialised, response parsed). */
+  json<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<JsonResponse<T>>;
+  /** A GraphQL request to /graphql. */
+  graphql<T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<JsonResponse<T>>;
+  close(): Promise<void>;
+}
+
+/** Boots the app on a fresh, migrated database with the given environment overrides. */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const testDb = await createTestDatabase();
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
+  const app = createApp({ config, database: testDb.database, logger: pino({ level: 'silent' }) });
+  app.markReady();
+  const fetch = (path: string, init?: RequestInit) => app.fetch(new Request(new URL(path, origin), init));
+  const json = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const init: RequestInit = { method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers } };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    const response = await fetch(path, init);
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+  };
+  return {
+    app,
+    config,
+    database: testDb.database,
+    fetch,
+    json,
+    graphql: (query, variables, headers) => json('POST', '/graphql', { query, variables }, headers),
+    close: () => testDb.drop(),
+  };
+}
