@@ -1,0 +1,92 @@
+// The shared machinery through the front door: health, headers, errors, docs, metrics, GraphQL errors.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { printedSchema } from './graphql/schema.js';
+import { readFileSync } from 'node:fs';
+import { createTestApp, type TestApp } from './testkit/test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ CORS_ORIGINS: 'https://app.example' });
+});
+afterAll(() => t.close());
+
+describe('http basics', () => {
+  it('answers /healthz with 200 once ready', async () => {
+    const res = await t.json('GET', '/healthz');
+    expect(res).toMatchObject({ status: 200, body: { status: 'ok' } });
+  });
+
+  it('puts security headers and a request id on every response, echoing a valid incoming id', async () => {
+    const res = await t.fetch('/nope', { headers: { 'x-request-id': 'trace-12345678' } });
+    expect(res.headers.get('x-request-id')).toBe('trace-12345678');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const generated = await t.fetch('/nope', { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers unknown paths with a 404 envelope and wrong methods with 405', async () => {
+    expect(await t.json('GET', '/api/v1/nothing-here')).toMatchObject({ status: 404, body: { success: false, code: 'NOT_FOUND' } });
+    expect(await t.json('DELETE', '/api/auth/session')).toMatchObject({ status: 405, body: { success: false, code: 'METHOD_NOT_ALLOWED' } });
+  });
+
+  it('serves CORS preflights and allows credentials only for configured origins', async () => {
+    const pre = await t.fetch('/api/auth/login', { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    expect(pre.headers.get('access-control-allow-credentials')).toBe('true');
+    expect(pre.headers.get('access-control-allow-headers')).toContain('x-api-key');
+    const other = await t.fetch('/healthz', { headers: { origin: 'https://other.example' } });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('GraphQL errors', () => {
+  // GraphQL over HTTP: request errors are 400 for application/graphql-response+json, 200 for legacy JSON.
+  const modern = { accept: 'application/graphql-response+json' };
+
+  it('answers a malformed query with a request error, not a 500', async () => {
+    const res = await t.graphql('{ me { ', undefined, modern);
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].message).toMatch(/Syntax Error/);
+    expect((await t.graphql('{ me { ')).status).toBe(200);
+  });
+
+  it('answers an unknown field with a request error', async () => {
+    const res = await t.graphql('{ doesNotExist }', undefined, modern);
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].message).toMatch(/doesNotExist/);
+  });
+
+  it('serves GraphiQL to a browser', async () => {
+    const res = await t.fetch('/graphql', { headers: { accept: 'text/html' } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('GraphiQL');
+  });
+});
+
+describe('docs and operations', () => {
+  it('publishes every REST route in the OpenAPI document', async () => {
+    const res = await t.json('GET', '/api/v1/openapi.json');
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(['/api/auth/signup', '/api/auth/login', '/api/auth/logout', '/api/auth/session']));
+    expect(res.body.paths['/api/auth/login'].post.requestBody.content['application/json'].schema.required).toEqual(['email', 'password']);
+    const page = await t.fetch('/api/v1/docs');
+    expect(await page.text()).toContain('/api/v1/openapi.json');
+    expect((await t.fetch('/api/v1/docs/swagger-ui-bundle.js')).status).toBe(200);
+  });
+
+  it('exposes Prometheus metrics by route and status', async () => {
+    await t.fetch('/healthz');
+    const text = await (await t.fetch('/metrics')).text();
+    expect(text).toMatch(/http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+    expect(text).toContain('http_request_duration_seconds_bucket');
+    expect(text).toContain('nodejs_eventloop_lag_seconds');
+    expect(text).toContain('db_pool_connections');
+  });
+
+  it('keeps schema/schema.graphql in step with the code', () => {
+    expect(readFileSync(new URL('../schema/schema.graphql', import.meta.url), 'utf8')).toBe(printedSchema());
+  });
+});
