@@ -5,9 +5,8 @@ import type { Context } from '../../graphql/context.js';
 import { builder } from '../../graphql/builder.js';
 import { parseInput } from '../../shared/validation.js';
 import { loginInput, signupInput } from './inputs.js';
-import type { UserView } from './repository.js';
 import * as accounts from './service.js';
-import type { SessionInfo, StartedSession } from './service.js';
+import type { SessionInfo, StartedSession, UserView } from './service.js';
 
 const User = builder.objectRef<UserView>('User').implement({
   description: 'A person who can sign in.',

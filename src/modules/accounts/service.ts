@@ -8,6 +8,7 @@ import type { RequestScope } from '../../shared/request-scope.js';
 import { createPersonalTeam } from '../teams/service.js';
 import type { CreateUserInput, LoginInput, SignupInput } from './inputs.js';
 import * as repo from './repository.js';
+export type { UserView } from './repository.js';
 import type { UserView } from './repository.js';
 
 export interface SessionInfo {

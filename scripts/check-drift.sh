@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Fails when generated files are out of step with their sources: the Prisma client and Pothos types,
+# schema/schema.graphql, the codegen documents, and the migrations versus the Prisma schema.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+npm run -s generate
+if ! git diff --exit-code --stat -- schema src/generated || [ -n "$(git ls-files --others --exclude-standard -- schema src/generated)" ]; then
+  echo "Generated files differ from what is committed: run 'npm run generate' and commit the result." >&2
+  git ls-files --others --exclude-standard -- schema src/generated >&2
+  exit 1
+fi
+npm run -s db:migration -- --check

@@ -1,0 +1,71 @@
+// The operators' CLI, run as a process against a real database, as an operator would.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../db/database.js';
+import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../testkit/database.js';
+
+let env: Record<string, string>;
+let testDb: TestDatabase | undefined;
+let dataDir: string | undefined;
+
+beforeAll(async () => {
+  if (testDatabaseUrl) {
+    testDb = await createTestDatabase();
+    env = { DATABASE_URL: testDb.url! };
+  } else {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'cli-test-'));
+    env = { DATA_DIR: dataDir };
+  }
+});
+afterAll(async () => {
+  await testDb?.drop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+function cli(...args: string[]) {
+  const tsx = path.resolve('node_modules/.bin/tsx');
+  const { PATH, HOME } = process.env;
+  return spawnSync(tsx, ['src/cli/main.ts', ...args], { encoding: 'utf8', env: { PATH, HOME, LOG_LEVEL: 'silent', ...env } });
+}
+
+async function withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
+  const db = testDb ? testDb.database : await openDatabase({ dataDir: dataDir!, poolSize: 1 });
+  try {
+    return await work(db);
+  } finally {
+    if (!testDb) await db.close();
+  }
+}
+
+describe('cli user create', () => {
+  it('creates a user with a role and a personal team, printing JSON', async () => {
+    const run = cli('user', 'create', '--email', 'Ops@Example.com', '--password', 'operator-pass', '--role', 'superadmin', '--first-name', 'Op', '--json');
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const out = JSON.parse(run.stdout);
+    expect(out).toEqual({ id: expect.any(String), email: 'ops@example.com', role: 'superadmin', teamId: expect.any(String) });
+    const owner = await withDatabase((db) => db.prisma.teamMember.findFirst({ where: { userId: out.id } }));
+    expect(owner).toMatchObject({ teamId: out.teamId, role: 'owner' });
+  }, 60_000);
+
+  it('refuses a duplicate e-mail with a clear error and a non-zero exit', () => {
+    const run = cli('user', 'create', '--email', 'ops@example.com', '--password', 'operator-pass');
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain('already exists');
+  }, 60_000);
+
+  it.each([
+    [['user', 'create', '--email', 'x@example.com'], /password/],
+    [['user', 'create', '--email', 'not-mail', '--password', 'operator-pass'], /email/],
+    [['user', 'create', '--email', 'y@example.com', '--password', 'operator-pass', '--role', 'king'], /role/],
+    [['user', 'create', '--bogus'], /bogus/],
+    [['user', 'delete'], /Usage/],
+  ])('rejects %j', (args, message) => {
+    const run = cli(...args);
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toMatch(message);
+  }, 60_000);
+});
