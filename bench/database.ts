@@ -1,0 +1,65 @@
+// The benchmark's PostgreSQL database: recreated empty at the start of every run so that each run
+// measures the same data, then inspected for the result's environment record.
+import pg from 'pg';
+
+export interface DatasetSizes {
+  users: number;
+  sessions: number;
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** Drops and creates the database named in `url`, through the server's `postgres` database. */
+export async function recreateDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  if (!name || name === 'postgres') throw new Error(`Refusing to recreate database "${name}" (BENCH_DATABASE_URL must name a dedicated database)`);
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    // FORCE ends sessions a crashed earlier run may have left behind.
+    await client.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
+    await client.query(`CREATE DATABASE ${quoteIdent(name)}`);
+  } finally {
+    await client.end();
+  }
+}
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Fresh planner statistics after seeding, so plans do not depend on when autovacuum last ran. */
+export function vacuumAnalyze(url: string): Promise<void> {
+  return withClient(url, async (c) => {
+    await c.query('VACUUM ANALYZE');
+  });
+}
+
+export function serverVersion(url: string): Promise<string> {
+  return withClient(url, async (c) => {
+    const { rows } = await c.query<{ server_version: string }>('SHOW server_version');
+    return rows[0]?.server_version ?? 'unknown';
+  });
+}
+
+export function datasetSizes(url: string): Promise<DatasetSizes> {
+  return withClient(url, async (c) => {
+    const { rows } = await c.query<{ users: number; sessions: number }>(
+      'SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM sessions)::int AS sessions',
+    );
+    const row = rows[0];
+    if (!row) throw new Error('dataset size query returned no row');
+    return row;
+  });
+}

@@ -1,0 +1,118 @@
+// Server processes under test. Each runs as its own child process (never in the bench's process, so
+// the load generator and the server are measured separately) and is killed with its whole process
+// group, also when the bench fails or is interrupted.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** One process to start: the product on PostgreSQL or PGlite, or the raw baseline. */
+export interface ServerSpec {
+  name: string;
+  /** Entry point, relative to the repository root. */
+  entry: string;
+  /** Added to the bench's environment; `undefined` removes a variable (e.g. DATABASE_URL for PGlite). */
+  env: Record<string, string | undefined>;
+}
+
+export interface RunningServer {
+  name: string;
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+const live = new Set<ChildProcess>();
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Last resort on any exit of the bench: no server may outlive it. */
+export function killAllServers(): void {
+  for (const child of live) killGroup(child, 'SIGKILL');
+  live.clear();
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls GET /healthz until it answers 200; fails early if the process dies. */
+async function waitForHealth(child: ChildProcess, baseUrl: string, output: () => string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`server exited (${child.exitCode ?? child.signalCode}) before becoming healthy:\n${output()}`);
+    }
+    try {
+      const response = await fetch(`${baseUrl}/healthz`);
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(100);
+  }
+  throw new Error(`server not healthy after ${timeoutMs} ms:\n${output()}`);
+}
+
+/** Starts a server on a free port with logging off and NODE_ENV=production, and waits for /healthz. */
+export async function startServer(spec: ServerSpec): Promise<RunningServer> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  // `node --import tsx` rather than `npx tsx`: one process instead of three, none of them idling on
+  // the two cores the server has.
+  const merged = { ...process.env, ...spec.env, NODE_ENV: 'production', LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: String(port) };
+  const env = Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const child = spawn(process.execPath, ['--import', 'tsx', spec.entry], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so that stop() reaches anything the server itself spawns.
+    detached: true,
+  });
+  live.add(child);
+  // Keep only the tail of what the server prints, for error messages.
+  let tail = '';
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  const stop = async () => {
+    killGroup(child, 'SIGTERM');
+    const graceful = await Promise.race([exited.then(() => true), sleep(10_000).then(() => false)]);
+    if (!graceful) {
+      killGroup(child, 'SIGKILL');
+      await exited;
+    }
+    live.delete(child);
+  };
+
+  try {
+    await waitForHealth(child, baseUrl, () => tail);
+  } catch (error) {
+    await stop();
+    throw new Error(`${spec.name}: ${(error as Error).message}`);
+  }
+  return { name: spec.name, baseUrl, stop };
+}
