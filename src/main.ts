@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const server = createServer(adapter);
   server.keepAliveTimeout = 65_000;
 
-  const applied = await applyMigrations(database.adapterFactory, migrationsDir);
+  const applied = await applyMigrations(database, migrationsDir);
   if (applied.length) logger.info({ applied }, 'migrations applied');
   app.markReady();
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));

@@ -36,7 +36,7 @@ async function userCreate(args: string[]): Promise<number> {
   const config = loadConfig();
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
   try {
-    await applyMigrations(database.adapterFactory, migrationsDir);
+    await applyMigrations(database, migrationsDir);
     const user = await createUser({ runAs: (id, work) => runAsUser(database.prisma, id, work) }, input);
     const out = { id: user.id, email: user.email, role: user.role, teamId: user.teamId };
     console.log(values.json ? JSON.stringify(out) : `Created ${out.role} ${out.email} (id ${out.id}, team ${out.teamId})`);

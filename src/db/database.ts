@@ -22,8 +22,12 @@ export interface PoolStats {
 export interface Database {
   kind: DatabaseKind;
   prisma: PrismaClient;
-  /** The adapter factory migrations run through (scripts run whole; see script-runner.ts). */
-  adapterFactory: SqlMigrationAwareDriverAdapterFactory;
+  /**
+   * Runs `work` with an adapter factory for the schema engine (scripts run whole; see script-runner.ts).
+   * On PostgreSQL it is a dedicated single connection, closed afterwards: the engine takes an advisory
+   * lock, which must be released on the connection that took it, not on another one of a pool.
+   */
+  withMigrationAdapter<T>(work: (factory: SqlMigrationAwareDriverAdapterFactory) => Promise<T>): Promise<T>;
   poolStats(): PoolStats;
   close(): Promise<void>;
 }
@@ -50,7 +54,7 @@ async function openPglite(dataDir: string): Promise<Database> {
   return {
     kind: 'pglite',
     prisma,
-    adapterFactory: wholeScriptFactory(clientFactory, (script) => pglite.exec(script)),
+    withMigrationAdapter: (work) => work(wholeScriptFactory(clientFactory, (script) => pglite.exec(script))),
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     close: async () => {
       await prisma.$disconnect();
@@ -66,7 +70,14 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   return {
     kind: 'postgres',
     prisma,
-    adapterFactory: wholeScriptFactory(clientFactory, (script) => pool.query(script)),
+    withMigrationAdapter: async (work) => {
+      const single = new pg.Pool({ connectionString: url, max: 1 });
+      try {
+        return await work(wholeScriptFactory(new PrismaPg(single), (script) => single.query(script)));
+      } finally {
+        await single.end();
+      }
+    },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: async () => {
       await prisma.$disconnect();

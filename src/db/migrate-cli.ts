@@ -11,7 +11,7 @@ async function main(command: string | undefined, arg: string | undefined): Promi
     const config = loadConfig();
     const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
     try {
-      const applied = await applyMigrations(db.adapterFactory, migrationsDir);
+      const applied = await applyMigrations(db, migrationsDir);
       console.log(applied.length ? `Applied ${applied.length} migration(s): ${applied.join(', ')}` : 'Database is up to date.');
     } finally {
       await db.close();

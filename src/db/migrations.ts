@@ -3,9 +3,9 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { MigrationList, SchemaContainer } from '@prisma/schema-engine-wasm';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import type { Database } from './database.js';
 import { openSchemaEngine } from './schema-engine.js';
 
 const noFilters = { externalTables: [], externalEnums: [] };
@@ -31,15 +31,17 @@ export async function readMigrationList(migrationsDir: string): Promise<Migratio
 }
 
 /** Applies every migration not yet recorded in _prisma_migrations; returns the names applied. */
-export async function applyMigrations(factory: SqlMigrationAwareDriverAdapterFactory, migrationsDir: string): Promise<string[]> {
-  const engine = await openSchemaEngine(factory);
-  try {
-    const migrationsList = await readMigrationList(migrationsDir);
-    const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters: noFilters });
-    return appliedMigrationNames;
-  } finally {
-    engine.free();
-  }
+export function applyMigrations(database: Pick<Database, 'withMigrationAdapter'>, migrationsDir: string): Promise<string[]> {
+  return database.withMigrationAdapter(async (factory) => {
+    const engine = await openSchemaEngine(factory);
+    try {
+      const migrationsList = await readMigrationList(migrationsDir);
+      const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters: noFilters });
+      return appliedMigrationNames;
+    } finally {
+      engine.free();
+    }
+  });
 }
 
 /** Reads every `.prisma` file of the schema folder (hand-written and generated models). */

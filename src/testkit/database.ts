@@ -30,7 +30,7 @@ async function adminQuery(sql: string): Promise<void> {
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!testDatabaseUrl) {
     const database = await openDatabase({ dataDir: 'memory://', poolSize: 1 });
-    await applyMigrations(database.adapterFactory, migrationsDir);
+    await applyMigrations(database, migrationsDir);
     return { database, url: undefined, drop: () => database.close() };
   }
   const name = `test_${randomBytes(6).toString('hex')}`;
@@ -38,7 +38,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const url = new URL(testDatabaseUrl);
   url.pathname = `/${name}`;
   const database = await openDatabase({ url: url.toString(), dataDir: '', poolSize: 5 });
-  await applyMigrations(database.adapterFactory, migrationsDir);
+  await applyMigrations(database, migrationsDir);
   return {
     database,
     url: url.toString(),
