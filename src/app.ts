@@ -69,11 +69,11 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
       return failure(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${config.bodyLimitBytes} bytes`);
     }
     if (isCrossSiteForgery(request, url, config)) return failure(403, 'CSRF_REJECTED', 'Cross-site request refused');
-    const actor = await authenticate(systemDb(database.prisma, 'authenticate'), request);
+    const actor = await authenticate(systemDb(database, 'authenticate'), request);
     const ctx: Context = {
       actor,
       db: new RequestDb(database.prisma, actor.kind === 'user' ? actor.userId : null),
-      system: (purpose) => systemDb(database.prisma, purpose),
+      system: (purpose) => systemDb(database, purpose),
       runAs: (userId, work) => runAsUser(database.prisma, userId, work),
       config,
       client: clientOf(request, url, server),

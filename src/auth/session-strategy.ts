@@ -1,6 +1,5 @@
 // Authentication by browser session: the cookie's token is hashed and looked up with its user and
 // the user's team memberships in one statement. Sessions are never cached: logout is immediate.
-import type { PrismaClient } from '../generated/prisma/client.js';
 import type { SystemDb } from '../db/request-db.js';
 import { isGlobalRole, type AuthenticatedActor, type TeamMembership } from './actor.js';
 import { sessionScopes } from './scopes.js';
@@ -20,8 +19,8 @@ interface SessionRow {
   teams: TeamMembership[];
 }
 
-async function findLiveSession(prisma: PrismaClient, tokenHash: string): Promise<SessionRow | undefined> {
-  const rows = await prisma.$queryRaw<SessionRow[]>`
+// One statement, prepared once per connection: this runs on every cookie-authenticated request.
+const liveSessionSql = `
     SELECT s.id::text AS session_id, s.token_hash, u.id::text AS user_id, u.email, u.role,
            u.first_name, u.last_name, u.image,
            s.active_team_id::text AS active_team_id,
@@ -30,8 +29,11 @@ async function findLiveSession(prisma: PrismaClient, tokenHash: string): Promise
       FROM sessions s
       JOIN users u ON u.id = s.user_id
       LEFT JOIN team_members m ON m.user_id = u.id
-     WHERE s.token_hash = ${tokenHash} AND s.expires_at > now()
+     WHERE s.token_hash = $1 AND s.expires_at > now()
      GROUP BY s.id, u.id`;
+
+async function findLiveSession(system: SystemDb, tokenHash: string): Promise<SessionRow | undefined> {
+  const rows = await system.hotQuery<SessionRow>('auth_live_session', liveSessionSql, [tokenHash]);
   return rows[0];
 }
 
@@ -40,7 +42,7 @@ export async function authenticateSession(system: SystemDb, cookieHeader: string
   const token = readSessionToken(cookieHeader);
   if (!token) return null;
   const tokenHash = hashToken(token);
-  const row = await findLiveSession(system.prisma, tokenHash);
+  const row = await findLiveSession(system, tokenHash);
   if (!row || !sameHash(row.token_hash, tokenHash) || !isGlobalRole(row.role)) return null;
   const activeTeamId = row.active_team_id ?? row.teams[0]?.teamId ?? null;
   return {

@@ -3,6 +3,7 @@
 // bypass RLS. Every query of the request goes through that transaction's client; the request ends it.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
+import type { Database } from './database.js';
 
 export type Tx = Prisma.TransactionClient;
 
@@ -68,10 +69,12 @@ export class RequestDb {
 export interface SystemDb {
   readonly purpose: string;
   readonly prisma: PrismaClient;
+  /** A prepared statement on the driver (see Database.hotQuery), for per-request lookups. */
+  hotQuery<Row>(name: string, sql: string, values: unknown[]): Promise<Row[]>;
 }
 
-export function systemDb(prisma: PrismaClient, purpose: string): SystemDb {
-  return { purpose, prisma };
+export function systemDb(database: Pick<Database, 'prisma' | 'hotQuery'>, purpose: string): SystemDb {
+  return { purpose, prisma: database.prisma, hotQuery: database.hotQuery };
 }
 
 /** Runs one short unit of work through RLS as `userId` (signing up, signing in: before the request has that caller). */
