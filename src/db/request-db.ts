@@ -16,6 +16,11 @@ const transactionOptions = { maxWait: 30_000, timeout: 30_000 } as const;
 
 const rollback = Symbol('rollback');
 
+/** The first statement of every RLS transaction: who the caller is, and the role that cannot bypass RLS. */
+function enterAs(tx: Tx, userId: string | null): Promise<number> {
+  return tx.$executeRaw`SELECT set_config('app.user_id', ${userId ?? ''}, true), set_config('role', ${appRole}, true)`;
+}
+
 /** The database as one request sees it: through RLS, as its caller. */
 export class RequestDb {
   private open: { tx: Promise<Tx>; decide: (commit: boolean) => void; done: Promise<void> } | undefined;
@@ -48,7 +53,7 @@ export class RequestDb {
     const tx = new Promise<Tx>((resolve, reject) => ((ready = resolve), (failed = reject)));
     const done = this.prisma
       .$transaction(async (client) => {
-        await client.$executeRaw`SELECT set_config('app.user_id', ${this.userId ?? ''}, true), set_config('role', ${appRole}, true)`;
+        await enterAs(client, this.userId);
         ready(client);
         if (!(await decision)) throw rollback;
       }, transactionOptions)
@@ -80,7 +85,7 @@ export function systemDb(database: Pick<Database, 'prisma' | 'hotQuery'>, purpos
 /** Runs one short unit of work through RLS as `userId` (signing up, signing in: before the request has that caller). */
 export function runAsUser<T>(prisma: PrismaClient, userId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
   return prisma.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT set_config('app.user_id', ${userId}, true), set_config('role', ${appRole}, true)`;
+    await enterAs(tx, userId);
     return work(tx);
   }, transactionOptions);
 }

@@ -24,19 +24,31 @@ export interface StartedSession extends SessionInfo {
 
 const emailTaken = () => new AppError('EMAIL_EXISTS', 'An account with this e-mail already exists');
 
-/** Creates an account with its personal team; the caller then holds a session. */
-export async function signup(scope: RequestScope, input: SignupInput): Promise<StartedSession> {
+/**
+ * Inserts a user and their personal team in one unit of work as that user, then runs `then` in it.
+ * The password is hashed before the transaction opens; a taken e-mail becomes EMAIL_EXISTS.
+ */
+async function createAccount<T>(
+  scope: Pick<RequestScope, 'runAs'>,
+  input: { email: string; password: string; firstName: string; lastName: string; role: string },
+  then: (tx: Tx, user: UserView, teamId: string) => Promise<T> | T,
+): Promise<T> {
   const passwordHash = await hashPassword(input.password);
   const id = randomUUID();
   try {
     return await scope.runAs(id, async (tx) => {
-      const user = await repo.insertUser(tx, { id, email: input.email, firstName: input.firstName, lastName: input.lastName, passwordHash, role: 'member' });
+      const user = await repo.insertUser(tx, { id, email: input.email, firstName: input.firstName, lastName: input.lastName, passwordHash, role: input.role });
       const team = await createPersonalTeam(tx, user);
-      return startSession(scope, tx, user, team.id);
+      return then(tx, user, team.id);
     });
   } catch (error) {
     throw repo.isUniqueViolation(error) ? emailTaken() : error;
   }
+}
+
+/** Creates an account with its personal team; the caller then holds a session. */
+export function signup(scope: RequestScope, input: SignupInput): Promise<StartedSession> {
+  return createAccount(scope, { ...input, role: 'member' }, (tx, user, teamId) => startSession(scope, tx, user, teamId));
 }
 
 /** Checks credentials and starts a session. Unknown e-mail and wrong password look and take the same. */
@@ -77,16 +89,6 @@ export function currentSession(scope: RequestScope): SessionInfo {
 }
 
 /** Creates an account for an operator (CLI), with a role and a personal team. */
-export async function createUser(scope: Pick<RequestScope, 'runAs'>, input: CreateUserInput): Promise<UserView & { teamId: string }> {
-  const passwordHash = await hashPassword(input.password);
-  const id = randomUUID();
-  try {
-    return await scope.runAs(id, async (tx) => {
-      const user = await repo.insertUser(tx, { id, email: input.email, firstName: input.firstName, lastName: input.lastName, passwordHash, role: input.role });
-      const team = await createPersonalTeam(tx, user);
-      return { ...user, teamId: team.id };
-    });
-  } catch (error) {
-    throw repo.isUniqueViolation(error) ? emailTaken() : error;
-  }
+export function createUser(scope: Pick<RequestScope, 'runAs'>, input: CreateUserInput): Promise<UserView & { teamId: string }> {
+  return createAccount(scope, input, (_tx, user, teamId) => ({ ...user, teamId }));
 }
