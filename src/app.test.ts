@@ -59,6 +59,34 @@ describe('GraphQL errors', () => {
     expect(res.body.errors[0].message).toMatch(/doesNotExist/);
   });
 
+  it('answers plain JSON requests (served directly) exactly as yoga does for the same operation', async () => {
+    // An Accept list that is not one of the plain values sends the request through yoga's full handling.
+    const viaYoga = { accept: 'application/json, text/plain;q=0.5' };
+    const user = await t.json('POST', '/api/auth/signup', { email: 'same@example.com', password: 'password-123', firstName: 'S', lastName: 'A' });
+    const cookie = { cookie: String(user.headers.get('set-cookie')).split(';')[0]! };
+    const cases: [string, Record<string, unknown> | undefined, Record<string, string>][] = [
+      ['query Me { me { user { email } activeTeamId } }', undefined, cookie],
+      ['{ me { activeTeamId } }', undefined, {}],
+      ['query Me($x: Int) { me { activeTeamId } }', { x: 'not a number' }, cookie],
+      ['{ me { ', undefined, {}],
+      ['mutation { logout }', undefined, { ...cookie, origin: 'https://evil.example' }],
+    ];
+    for (const [query, variables, headers] of cases) {
+      const direct = await t.graphql(query, variables, headers);
+      const full = await t.graphql(query, variables, { ...headers, ...viaYoga });
+      expect({ query, status: direct.status, body: direct.body }).toEqual({ query, status: full.status, body: full.body });
+      expect(direct.headers.get('content-type')).toBe(full.headers.get('content-type'));
+    }
+  });
+
+  it('rejects a body that is not a GraphQL request with a 400', async () => {
+    const res = await t.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' }, body: '{"query": 42}' });
+    expect(res.status).toBe(400);
+    const bad = await t.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": "{ me { activeTeamId } }", "extra": 1}' });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).errors[0].message).toMatch(/Unexpected parameter "extra"/);
+  });
+
   it('serves GraphiQL to a browser', async () => {
     const res = await t.fetch('/graphql', { headers: { accept: 'text/html' } });
     expect(res.status).toBe(200);

@@ -1,8 +1,7 @@
 // Entry point: configuration, database, pending migrations, then listen. SIGTERM/SIGINT finish the
 // requests in flight, then close the database.
 import { createServer } from 'node:http';
-import { createServerAdapter } from '@whatwg-node/server';
-import { createApp, type ServerContext } from './app.js';
+import { createApp } from './app.js';
 import { loadConfig } from './config/env.js';
 import { openDatabase } from './db/database.js';
 import { applyMigrations } from './db/migrations.js';
@@ -14,8 +13,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config);
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
   const app = createApp({ config, database, logger });
-  const adapter = createServerAdapter<ServerContext>((request, server) => app.fetch(request, server));
-  const server = createServer(adapter);
+  const server = createServer(app.listener);
   server.keepAliveTimeout = 65_000;
 
   const applied = await applyMigrations(database, migrationsDir);

@@ -8,6 +8,9 @@ export interface Context extends RequestScope {
   log: Logger;
   /** Set-Cookie values the response must carry. */
   setCookies: string[];
-  /** Set when the operation produced errors: the request transaction then rolls back. */
-  failed: boolean;
+  /**
+   * Marks the request failed (the operation produced errors): its transaction then rolls back. A
+   * method, not a flag, so that it reaches the request however a library copies the context.
+   */
+  fail(): void;
 }

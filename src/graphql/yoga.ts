@@ -1,13 +1,10 @@
-// graphql-yoga serves /graphql (and GraphiQL in a browser) with the request's prebuilt context.
+// graphql-yoga serves /graphql (and GraphiQL in a browser). The request's context is the server
+// context yoga is called with (see endpoint.ts), so resolvers and plugins share one object.
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Context } from './context.js';
 import { toClientError } from './errors.js';
-
-export interface YogaServerContext {
-  platform: Context;
-}
 
 /** Marks the request failed (rollback) and makes every execution error client-safe, with the request's logger. */
 const errorsToClient: Plugin<Context> = {
@@ -15,17 +12,16 @@ const errorsToClient: Plugin<Context> = {
     onExecuteDone: ({ result, setResult }) => {
       if (!('errors' in result) || !result.errors?.length) return;
       const ctx = args.contextValue;
-      ctx.failed = true;
+      ctx.fail();
       setResult({ ...result, errors: result.errors.map((error) => toClientError(error, ctx.log)) });
     },
   }),
 };
 
-export function createGraphQLServer(schema: GraphQLSchema): YogaServerInstance<YogaServerContext, Context> {
-  return createYoga<YogaServerContext, Context>({
+export function createGraphQLServer(schema: GraphQLSchema): YogaServerInstance<Context, Context> {
+  return createYoga<Context, Context>({
     schema,
     graphqlEndpoint: '/graphql',
-    context: ({ platform }) => platform,
     graphiql: { title: 'Platform GraphiQL' },
     renderGraphiQL,
     landingPage: false,

@@ -2,18 +2,20 @@
 // must come from our own origin or a configured one. SameSite=Lax cookies are the first guard.
 import type { Config } from '../config/env.js';
 import { sessionCookieName } from '../auth/session-cookie.js';
+import type { HttpRequest } from './exchange.js';
 import { isTrustedOrigin } from './headers.js';
 
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Whether the request must be refused as a possible cross-site forgery. */
-export function isCrossSiteForgery(request: Request, url: URL, config: Config): boolean {
+export function isCrossSiteForgery(request: HttpRequest, config: Config): boolean {
+  const { url } = request;
   if (safeMethods.has(request.method)) return false;
-  const cookie = request.headers.get('cookie') ?? '';
+  const cookie = request.header('cookie') ?? '';
   const ridesOnCookie = cookie.includes(`${sessionCookieName}=`) || url.pathname.startsWith('/api/auth/');
   if (!ridesOnCookie) return false;
-  const origin = request.headers.get('origin');
+  const origin = request.header('origin');
   if (origin) return !isTrustedOrigin(config, origin, url.origin);
   // No Origin (older browsers, non-browser clients): browsers still say where a request came from.
-  return request.headers.get('sec-fetch-site') === 'cross-site';
+  return request.header('sec-fetch-site') === 'cross-site';
 }

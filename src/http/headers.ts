@@ -1,5 +1,6 @@
 // Response headers every answer carries: security headers, CORS and the request id.
 import type { Config } from '../config/env.js';
+import { appendHeader, reply, type HttpRequest, type HttpResponse } from './exchange.js';
 
 const securityHeaders: Record<string, string> = {
   'x-content-type-options': 'nosniff',
@@ -24,32 +25,29 @@ export function isTrustedOrigin(config: Config, origin: string, selfOrigin: stri
 }
 
 /** Adds security, CORS and request-id headers to a response. */
-export function decorate(response: Response, request: Request, config: Config, requestId: string, selfOrigin: string): Response {
+export function decorate(response: HttpResponse, request: HttpRequest, config: Config, requestId: string, selfOrigin: string): HttpResponse {
   const h = response.headers;
-  for (const [name, value] of Object.entries(securityHeaders)) h.set(name, value);
-  if (!h.has('content-security-policy')) {
-    h.set('content-security-policy', (h.get('content-type') ?? '').startsWith('text/html') ? pageCsp : apiCsp);
+  Object.assign(h, securityHeaders);
+  if (!h['content-security-policy']) {
+    h['content-security-policy'] = String(h['content-type'] ?? '').startsWith('text/html') ? pageCsp : apiCsp;
   }
-  h.set('x-request-id', requestId);
-  const origin = request.headers.get('origin');
+  h['x-request-id'] = requestId;
+  const origin = request.header('origin');
   if (origin) {
     if (config.corsOrigins.length === 0) {
       // No list configured: any origin may call with an API key, never with the session cookie.
-      h.set('access-control-allow-origin', '*');
+      h['access-control-allow-origin'] = '*';
     } else if (isTrustedOrigin(config, origin, selfOrigin)) {
-      h.set('access-control-allow-origin', origin);
-      h.set('access-control-allow-credentials', 'true');
-      h.append('vary', 'Origin');
+      h['access-control-allow-origin'] = origin;
+      h['access-control-allow-credentials'] = 'true';
+      appendHeader(response, 'vary', 'Origin');
     }
-    h.set('access-control-expose-headers', 'x-request-id, retry-after');
+    h['access-control-expose-headers'] = 'x-request-id, retry-after';
   }
   return response;
 }
 
 /** The answer to a CORS preflight. */
-export function preflight(): Response {
-  return new Response(null, {
-    status: 204,
-    headers: { 'access-control-allow-methods': corsMethods, 'access-control-allow-headers': corsAllowedHeaders, 'access-control-max-age': '600' },
-  });
+export function preflight(): HttpResponse {
+  return reply(204, null, { 'access-control-allow-methods': corsMethods, 'access-control-allow-headers': corsAllowedHeaders, 'access-control-max-age': '600' });
 }

@@ -1,35 +1,36 @@
 // Reading a JSON request body: content type checked, size bounded while streaming, syntax errors as 400.
+import type { HttpRequest } from '../http/exchange.js';
 import { AppError } from '../shared/errors.js';
 
 /** Reads the body as text, failing with 413 as soon as it exceeds `limit` bytes. */
-export async function readLimitedText(request: Request, limit: number): Promise<string> {
-  const declared = Number(request.headers.get('content-length') ?? 'NaN');
+export async function readLimitedText(request: HttpRequest, limit: number): Promise<string> {
+  const declared = Number(request.header('content-length') ?? 'NaN');
   if (declared > limit) throw tooLarge(limit);
-  if (!request.body) return '';
-  const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
+  for await (const chunk of request.body) {
+    size += chunk.byteLength;
+    // Leaving the loop early destroys the stream: the rest of an oversized body is never buffered.
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return chunks.length === 1 ? Buffer.from(chunks[0]!).toString('utf8') : Buffer.concat(chunks).toString('utf8');
 }
 
 function tooLarge(limit: number) {
   return new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${limit} bytes`);
 }
 
+const jsonType = /^application\/([a-z.+-]*\+)?json\b/i;
+
+/** Whether a Content-Type header names JSON (application/json or application/*+json). */
+export function isJsonContentType(type: string | null): boolean {
+  return jsonType.test(type ?? '');
+}
+
 /** The parsed JSON body of a request that must carry one. */
-export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
-  const type = request.headers.get('content-type') ?? '';
-  if (!/^application\/([a-z.+-]*\+)?json\b/i.test(type)) {
+export async function readJsonBody(request: HttpRequest, limit: number): Promise<unknown> {
+  if (!isJsonContentType(request.header('content-type'))) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
   }
   const text = await readLimitedText(request, limit);

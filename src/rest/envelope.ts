@@ -1,5 +1,6 @@
 // The contract's response envelope, and the one mapping from GraphQL errors to it.
 import type { GraphQLError } from 'graphql';
+import { reply, type HttpResponse } from '../http/exchange.js';
 import type { EnvelopeExtras } from './route.js';
 
 export interface ErrorBody {
@@ -9,18 +10,20 @@ export interface ErrorBody {
   details?: Record<string, unknown>;
 }
 
+export const jsonContentType = 'application/json; charset=utf-8';
+
 /** A JSON response. */
-export function json(status: number, body: unknown, headers?: Record<string, string>): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+export function json(status: number, body: unknown, headers?: Record<string, string>): HttpResponse {
+  return reply(status, JSON.stringify(body), { 'content-type': jsonContentType, ...headers });
 }
 
-export function success(status: number, data: unknown, extras?: EnvelopeExtras): Response {
-  if (status === 204) return new Response(null, { status });
+export function success(status: number, data: unknown, extras?: EnvelopeExtras): HttpResponse {
+  if (status === 204) return reply(204, null);
   return json(status, { success: true, data, ...extras });
 }
 
 /** An error envelope with an explicit status and code. */
-export function failure(status: number, code: string, error: string, details?: Record<string, unknown>, withCode = true): Response {
+export function failure(status: number, code: string, error: string, details?: Record<string, unknown>, withCode = true): HttpResponse {
   const body: ErrorBody = { success: false, error };
   if (withCode) body.code = code;
   if (details) body.details = details;
@@ -28,7 +31,7 @@ export function failure(status: number, code: string, error: string, details?: R
 }
 
 /** The envelope and status for a failed operation: its first error decides (see graphql/errors.ts). */
-export function fromGraphQLErrors(errors: readonly GraphQLError[], withCode: boolean): Response {
+export function fromGraphQLErrors(errors: readonly GraphQLError[], withCode: boolean): HttpResponse {
   const first = errors[0]!;
   const ext = first.extensions as { code?: string; http?: { status?: number }; details?: Record<string, unknown> };
   return failure(ext.http?.status ?? 500, ext.code ?? 'INTERNAL_ERROR', first.message, ext.details, withCode);

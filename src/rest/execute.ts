@@ -25,6 +25,6 @@ export async function executeOperation<TData, TVars>(
 ): Promise<OperationResult<TData>> {
   const result = (await execute({ schema, document, variableValues: variables as Record<string, unknown>, contextValue: ctx })) as ExecutionResult<TData>;
   if (!result.errors?.length) return { data: result.data, errors: undefined };
-  ctx.failed = true;
+  ctx.fail();
   return { data: result.data, errors: result.errors.map((error) => toClientError(error, ctx.log)) };
 }

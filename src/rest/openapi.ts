@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { z } from 'zod';
+import { reply, type HttpResponse } from '../http/exchange.js';
 import type { RestRoute } from './route.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -77,17 +78,17 @@ const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'))
 const docsAssets: Record<string, string> = { 'swagger-ui.css': 'text/css', 'swagger-ui-bundle.js': 'text/javascript' };
 
 /** The docs page, or one of its assets; null for anything else. */
-export async function docsResponse(pathname: string): Promise<Response | null> {
+export async function docsResponse(pathname: string): Promise<HttpResponse | null> {
   if (pathname === '/api/v1/docs') {
     const html = `<!doctype html><html><head><meta charset="utf-8"><title>Platform API</title>
 <link rel="stylesheet" href="/api/v1/docs/swagger-ui.css"></head><body><div id="ui"></div>
 <script src="/api/v1/docs/swagger-ui-bundle.js"></script>
 <script>window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#ui' });</script></body></html>`;
-    return new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8' } });
+    return reply(200, html, { 'content-type': 'text/html; charset=utf-8' });
   }
   const asset = pathname.slice('/api/v1/docs/'.length);
   const type = pathname.startsWith('/api/v1/docs/') ? docsAssets[asset] : undefined;
   if (!type) return null;
   const body = await readFile(path.join(swaggerDir, asset));
-  return new Response(body, { headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' } });
+  return reply(200, body, { 'content-type': type, 'cache-control': 'public, max-age=86400' });
 }

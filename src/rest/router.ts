@@ -4,6 +4,7 @@ import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import type { GraphQLSchema } from 'graphql';
 import type { z } from 'zod';
 import type { Context } from '../graphql/context.js';
+import type { HttpRequest, HttpResponse } from '../http/exchange.js';
 import { AppError } from '../shared/errors.js';
 import { parseInput } from '../shared/validation.js';
 import { readJsonBody } from './body.js';
@@ -19,7 +20,7 @@ export interface RestMatch {
 export interface RestRouter {
   /** The route for a request, 'method-not-allowed' when only the method differs, or null. */
   match(method: string, pathname: string): RestMatch | 'method-not-allowed' | null;
-  handle(match: RestMatch, request: Request, url: URL, ctx: Context): Promise<Response>;
+  handle(match: RestMatch, request: HttpRequest, ctx: Context): Promise<HttpResponse>;
   routes: readonly RestRoute[];
 }
 
@@ -41,12 +42,12 @@ export function createRestRouter(schema: GraphQLSchema, routes: readonly RestRou
       if (found) return { route: (found.store as { route: RestRoute }).route, params: found.params };
       return methods.some((m) => m !== method && router.find(m, pathname)) ? 'method-not-allowed' : null;
     },
-    async handle({ route, params }, request, url, ctx) {
+    async handle({ route, params }, request, ctx) {
       const withCode = route.errorCodes !== false;
       try {
         const input = {
           params: parsePart(route.params, params, 'path parameters'),
-          query: parsePart(route.query, Object.fromEntries(url.searchParams), 'query parameters'),
+          query: parsePart(route.query, Object.fromEntries(request.url.searchParams), 'query parameters'),
           body: route.body ? parsePart(route.body, await readJsonBody(request, bodyLimit), 'request body') : undefined,
         };
         const result = await executeOperation(schema, route.operation, route.variables(input), ctx);
@@ -55,7 +56,7 @@ export function createRestRouter(schema: GraphQLSchema, routes: readonly RestRou
         return success(route.status ?? 200, route.data(data), route.extras?.(data));
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
-        ctx.failed = true;
+        ctx.fail();
         return failure(error.status, error.code, error.message, error.details, withCode);
       }
     },

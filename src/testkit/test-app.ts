@@ -1,11 +1,12 @@
-// The real app, in process, on a fresh database: tests call it through HTTP requests as a client would.
+// The real app on a real HTTP server (127.0.0.1, a free port), in process, on a fresh database: tests
+// call it through HTTP as a client would.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createApp, type App } from '../app.js';
 import { loadConfig, type Config } from '../config/env.js';
 import type { Database } from '../db/database.js';
 import { createTestDatabase } from './database.js';
-
-export const origin = 'http://localhost';
 
 export interface JsonResponse<T = any> {
   status: number;
@@ -17,7 +18,9 @@ export interface TestApp {
   app: App;
   config: Config;
   database: Database;
-  /** A raw request; relative paths are resolved against http://localhost. */
+  /** The server's own origin (http://127.0.0.1:<port>): same-origin requests carry it. */
+  origin: string;
+  /** A raw request; relative paths are resolved against the server's origin. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
   /** A JSON request (body serialised, response parsed). */
   json<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<JsonResponse<T>>;
@@ -32,7 +35,10 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
   const app = createApp({ config, database: testDb.database, logger: pino({ level: 'silent' }) });
   app.markReady();
-  const fetch = (path: string, init?: RequestInit) => app.fetch(new Request(new URL(path, origin), init));
+  const server = createServer(app.listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const fetch = (path: string, init?: RequestInit) => globalThis.fetch(new URL(path, origin), init);
   const json = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const init: RequestInit = { method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers } };
     if (body !== undefined) init.body = JSON.stringify(body);
@@ -44,9 +50,16 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     app,
     config,
     database: testDb.database,
+    origin,
     fetch,
     json,
     graphql: (query, variables, headers) => json('POST', '/graphql', { query, variables }, headers),
-    close: () => testDb.drop(),
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await testDb.drop();
+    },
   };
 }

@@ -1,0 +1,61 @@
+// The app's own request and response: plain objects over node:http, so the hot path builds no
+// fetch-API Request/Response (their streams, abort signals and header classes cost more than the
+// work of a cached GraphQL query). Fetch objects are made only where a library needs them (yoga's
+// full pipeline for GraphiQL and unusual GraphQL requests), with the converters below.
+import { Readable } from 'node:stream';
+
+export interface HttpRequest {
+  method: string;
+  url: URL;
+  /** A header's value (names are lower-case); repeated headers are joined with ", ". */
+  header(name: string): string | null;
+  /** All request headers, for handing the request on to a fetch-API library. */
+  headerEntries(): [string, string][];
+  /** The peer's address (the proxy's, behind one). */
+  remoteAddress: string | null;
+  /** The raw body bytes, read once. */
+  body: AsyncIterable<Uint8Array>;
+}
+
+export type HttpBody = string | Uint8Array | null;
+
+export interface HttpResponse {
+  status: number;
+  /** Lower-case names; `set-cookie` may carry several values. */
+  headers: Record<string, string | string[]>;
+  body: HttpBody;
+}
+
+export function reply(status: number, body: HttpBody, headers: Record<string, string | string[]> = {}): HttpResponse {
+  return { status, headers, body };
+}
+
+/** Adds one value to a header that may repeat (set-cookie, vary). */
+export function appendHeader(response: HttpResponse, name: string, value: string): void {
+  const current = response.headers[name];
+  if (current === undefined) response.headers[name] = value;
+  else response.headers[name] = Array.isArray(current) ? [...current, value] : name === 'set-cookie' ? [current, value] : `${current}, ${value}`;
+}
+
+/** A fetch-API Request with the same method, URL and headers, and `body` (or the unread body stream). */
+export function toFetchRequest(request: HttpRequest, body?: string): Request {
+  const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+  const init: RequestInit & { duplex?: 'half' } = { method: request.method, headers: request.headerEntries() };
+  if (hasBody) {
+    init.body = body ?? (Readable.toWeb(Readable.from(request.body)) as ReadableStream<Uint8Array>);
+    init.duplex = 'half';
+  }
+  return new Request(request.url, init);
+}
+
+/** Reads a fetch-API Response whole into the app's response (only small, non-streaming bodies come this way). */
+export async function fromFetchResponse(response: Response): Promise<HttpResponse> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name !== 'set-cookie') headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length) headers['set-cookie'] = cookies;
+  const body = response.body ? new Uint8Array(await response.arrayBuffer()) : null;
+  return { status: response.status, headers, body };
+}

@@ -1,0 +1,73 @@
+// node:http ↔ the app: an IncomingMessage becomes an HttpRequest, the app's HttpResponse is written
+// with one writeHead and one end. Behind a trusted proxy the URL takes X-Forwarded-Proto/-Host.
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { HttpRequest, HttpResponse } from './exchange.js';
+
+export interface NodeHandlerOptions {
+  trustProxy: boolean;
+}
+
+function firstValue(value: string | string[] | undefined): string | undefined {
+  return (Array.isArray(value) ? value[0] : value)?.split(',')[0]?.trim() || undefined;
+}
+
+function requestUrl(req: IncomingMessage, trustProxy: boolean): URL {
+  const proto = (trustProxy && firstValue(req.headers['x-forwarded-proto'])) === 'https' ? 'https' : 'http';
+  const host = (trustProxy && firstValue(req.headers['x-forwarded-host'])) || req.headers.host || 'localhost';
+  try {
+    return new URL(req.url ?? '/', `${proto}://${host}`);
+  } catch {
+    // A Host header that is not a host: answer for the path alone.
+    return new URL(req.url?.startsWith('/') ? req.url : '/', `${proto}://localhost`);
+  }
+}
+
+export function fromNodeRequest(req: IncomingMessage, trustProxy: boolean): HttpRequest {
+  return {
+    method: req.method ?? 'GET',
+    url: requestUrl(req, trustProxy),
+    header(name) {
+      const value = req.headers[name];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    headerEntries() {
+      const entries: [string, string][] = [];
+      const raw = req.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) entries.push([raw[i]!.toLowerCase(), raw[i + 1]!]);
+      return entries;
+    },
+    remoteAddress: req.socket.remoteAddress ?? null,
+    // Leaving a read early (a body over the limit) must not destroy the socket the answer goes out on.
+    body: req.iterator({ destroyOnReturn: false }),
+  };
+}
+
+export function writeNodeResponse(res: ServerResponse, response: HttpResponse, method: string): void {
+  const { body } = response;
+  const headers = response.headers;
+  if (body !== null && headers['content-length'] === undefined) {
+    headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  }
+  res.writeHead(response.status, headers);
+  res.end(method === 'HEAD' || body === null ? undefined : body);
+}
+
+/** A node:http request listener for `handle`; `handle` never rejects (the app answers its own errors). */
+export function nodeHandler(handle: (request: HttpRequest) => Promise<HttpResponse>, options: NodeHandlerOptions): RequestListener {
+  return (req, res) => {
+    const request = fromNodeRequest(req, options.trustProxy);
+    handle(request).then(
+      (response) => {
+        // An answer sent before the body was read whole (too large, refused early) closes the
+        // connection rather than receiving the rest of an unwanted upload.
+        if (!req.complete) response.headers.connection = 'close';
+        writeNodeResponse(res, response, request.method);
+      },
+      () => {
+        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+        res.end('{"success":false,"error":"Internal server error","code":"INTERNAL_ERROR"}');
+      },
+    );
+  };
+}
