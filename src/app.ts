@@ -4,7 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
+import { createApiKeyAuth, type KeyGrant } from './auth/api-key-strategy.js';
 import { authenticate } from './auth/authenticate.js';
+import type { Actor } from './auth/actor.js';
+import { createKeyUsage } from './auth/key-usage.js';
 import type { Config } from './config/env.js';
 import type { Database } from './db/database.js';
 import { RequestDb, runAsUser, systemDb } from './db/request-db.js';
@@ -15,13 +18,16 @@ import { isCrossSiteForgery } from './http/csrf.js';
 import { reply, appendHeader, type HttpRequest, type HttpResponse } from './http/exchange.js';
 import { decorate, preflight } from './http/headers.js';
 import { createMetrics } from './http/metrics.js';
+import { createRateLimiter, rateLimited, rateLimitHeaders, type RateDecision } from './http/rate-limit.js';
 import { nodeHandler } from './http/node.js';
 import { failure, json } from './rest/envelope.js';
 import { buildOpenApi, docsResponse } from './rest/openapi.js';
 import { createRestRouter } from './rest/router.js';
 import { restRoutes } from './rest/routes.js';
+import { createBroadcast } from './shared/broadcast.js';
 import { AppError } from './shared/errors.js';
-import type { ClientInfo } from './shared/request-scope.js';
+import type { ClientInfo, Credentials } from './shared/request-scope.js';
+import { Redis } from 'ioredis';
 
 export interface AppDeps {
   config: Config;
@@ -37,6 +43,8 @@ export interface App {
   listener: RequestListener;
   /** /healthz answers 200 once this is called (after migrations). */
   markReady(): void;
+  /** Writes pending key usage and closes Redis connections (the database stays open). */
+  close(): Promise<void>;
 }
 
 interface Handled {
@@ -52,6 +60,33 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
   const metrics = config.metricsEnabled ? createMetrics(database.poolStats) : null;
   let openApi: string | undefined;
   let ready = false;
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }) : null;
+  redis?.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
+  const broadcast = createBroadcast(config.redisUrl, logger);
+  const system = systemDb(database, 'api keys');
+  const usage = createKeyUsage(system, config.apiKeys.usageFlushMs, logger, now);
+  const keys = createApiKeyAuth({ system, broadcast, usage, logger, now, cacheTtlMs: config.apiKeys.cacheTtlMs, failureDelayMs: config.apiKeys.failureDelayMs });
+  const limiter = config.rateLimit.enabled ? createRateLimiter(redis) : null;
+  const credentials: Credentials = { forgetKey: keys.forgetKey, forgetUser: keys.forgetUser, pendingUsage: usage.pending };
+
+  /**
+   * The per-minute limit for this request: a key gets its route's scope limit when one is configured,
+   * else the wildcard limit when it holds `*`, else the tier of its owner's active team's plan; a
+   * session gets the session limit; anonymous callers are not limited here.
+   */
+  function limitFor(actor: Actor, grant: KeyGrant | null, scope: string | undefined): { caller: string; limit: number } | null {
+    const rates = config.rateLimit;
+    if (grant) {
+      const scoped = scope === undefined ? undefined : rates.scopes[scope];
+      if (scoped !== undefined) return { caller: `key:${grant.keyId}:${scope}`, limit: scoped };
+      if (grant.holdsWildcard) return { caller: `key:${grant.keyId}:*`, limit: rates.wildcard };
+      const activeTeamId = actor.kind === 'user' ? actor.activeTeamId : null;
+      const plan = (activeTeamId && grant.plans[activeTeamId]) || 'free';
+      return { caller: `key:${grant.keyId}:tier`, limit: rates.tiers[plan] ?? rates.tiers.free ?? 60 };
+    }
+    if (actor.kind === 'user') return { caller: `user:${actor.userId}`, limit: rates.session };
+    return null;
+  }
 
   function clientOf(request: HttpRequest): ClientInfo {
     const forwarded = config.trustProxy ? request.header('x-forwarded-for')?.split(',')[0]?.trim() : undefined;
@@ -62,13 +97,39 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
     };
   }
 
-  /** Runs `handle` with the request's context and ends its transaction with the request. */
-  async function withContext(request: HttpRequest, requestId: string, handle: (ctx: Context) => Promise<HttpResponse>): Promise<HttpResponse> {
+  interface RouteTraits {
+    scope?: string;
+    /** false: error envelopes without `code` (contract: media and API-key routes). */
+    errorCodes?: boolean;
+  }
+
+  /** Runs `handle` with the request's context; authentication and rate-limit answers follow the route's traits. */
+  async function withContext(request: HttpRequest, requestId: string, traits: RouteTraits, handle: (ctx: Context) => Promise<HttpResponse>): Promise<HttpResponse> {
+    try {
+      return await runWithContext(request, requestId, traits.scope, handle);
+    } catch (error) {
+      if (error instanceof AppError && traits.errorCodes === false) return failure(error.status, error.code, error.message, error.details, false);
+      throw error;
+    }
+  }
+
+  /** Authenticates, applies the rate limit, runs `handle` with the request's context and ends its transaction. */
+  async function runWithContext(request: HttpRequest, requestId: string, scope: string | undefined, handle: (ctx: Context) => Promise<HttpResponse>): Promise<HttpResponse> {
     if (Number(request.header('content-length') ?? 0) > config.bodyLimitBytes) {
       return failure(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${config.bodyLimitBytes} bytes`);
     }
     if (isCrossSiteForgery(request, config)) return failure(403, 'CSRF_REJECTED', 'Cross-site request refused');
-    const actor = await authenticate(systemDb(database, 'authenticate'), request);
+    const client = clientOf(request);
+    const { actor, grant } = await authenticate(systemDb(database, 'authenticate'), keys, request, { ipAddress: client.ip, userAgent: client.userAgent });
+    let decision: RateDecision | null = null;
+    const rule = limiter && limitFor(actor, grant, scope);
+    if (limiter && rule) {
+      decision = await limiter.consume(rule.caller, rule.limit);
+      if (!decision.allowed) {
+        if (grant) keys.audit({ keyId: grant.keyId, action: 'rate_limited', reason: `${rule.limit}/min`, ipAddress: client.ip, userAgent: client.userAgent });
+        return rateLimited(decision);
+      }
+    }
     let failed = false;
     let log: Logger | undefined;
     const ctx: Context = {
@@ -77,7 +138,8 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
       system: (purpose) => systemDb(database, purpose),
       runAs: (userId, work) => runAsUser(database.prisma, userId, work),
       config,
-      client: clientOf(request),
+      credentials,
+      client,
       now,
       requestId,
       // Made on first use: most requests never log from inside an operation.
@@ -100,6 +162,7 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
       });
     }
     for (const cookie of ctx.setCookies) appendHeader(response, 'set-cookie', cookie);
+    if (decision && grant) Object.assign(response.headers, rateLimitHeaders(decision));
     return response;
   }
 
@@ -122,13 +185,13 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
       if (docs) return { response: docs, route: '/api/v1/docs' };
     }
     if (pathname === '/graphql') {
-      return { response: await withContext(request, requestId, (ctx) => graphql(request, ctx)), route: '/graphql' };
+      return { response: await withContext(request, requestId, {}, (ctx) => graphql(request, ctx)), route: '/graphql' };
     }
     if (pathname.startsWith('/api/')) {
       const match = rest.match(method, pathname);
       if (match === 'method-not-allowed') return { response: failure(405, 'METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${pathname}`), route: 'unmatched' };
       if (match) {
-        const response = await withContext(request, requestId, (ctx) => rest.handle(match, request, ctx));
+        const response = await withContext(request, requestId, match.route, (ctx) => rest.handle(match, request, ctx));
         return { response, route: match.route.path };
       }
     }
@@ -164,5 +227,10 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
     handle,
     listener: nodeHandler(handle, { trustProxy: config.trustProxy }),
     markReady: () => void (ready = true),
+    async close() {
+      await usage.close();
+      await broadcast.close();
+      await redis?.quit().catch(() => {});
+    },
   };
 }

@@ -33,6 +33,7 @@ async function main(): Promise<void> {
     }, config.shutdownTimeoutMs);
     force.unref();
     server.close(async () => {
+      await app.close();
       await database.close();
       logger.info('stopped');
       process.exit(0);

@@ -27,6 +27,8 @@ export interface AuthenticatedActor {
   activeTeamId: string | null;
   /** The session row behind a cookie-authenticated caller. */
   sessionId: string | null;
+  /** The key behind a key-authenticated caller. */
+  apiKeyId?: string;
 }
 
 export interface AnonymousActor {

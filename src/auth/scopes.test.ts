@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hasGlobalRole } from './actor.js';
-import { hasScope } from './scopes.js';
+import { defineScopeResource, effectiveKeyScopes, hasScope, scopeRefusal } from './scopes.js';
 
 describe('hasScope', () => {
   it.each([
@@ -24,5 +24,33 @@ describe('hasGlobalRole', () => {
     expect(hasGlobalRole('developer', 'developer')).toBe(true);
     expect(hasGlobalRole('member', 'developer')).toBe(false);
     expect(hasGlobalRole('developer', 'superadmin')).toBe(false);
+  });
+});
+
+describe('which role may put a scope on a key', () => {
+  defineScopeResource('ops-test', { description: 'a developer-only resource', minimumRole: 'developer' });
+  defineScopeResource('notes-test', { description: 'a member resource' });
+
+  it.each([
+    ['member', 'notes-test:read', null],
+    ['member', 'notes-test:*', null],
+    ['member', 'ops-test:read', /requires the developer role/],
+    ['developer', 'ops-test:write', null],
+    ['superadmin', 'ops-test:delete', null],
+    ['member', '*', /superadmins/],
+    ['developer', '*', /superadmins/],
+    ['superadmin', '*', null],
+    ['superadmin', 'unknown-test:read', /unknown entity/],
+    ['superadmin', 'notes-test:admin', /entity:action/],
+    ['superadmin', 'notes-test', /entity:action/],
+  ] as const)('%s granting %s', (role, scope, refusal) => {
+    const answer = scopeRefusal(scope, role);
+    if (refusal === null) expect(answer).toBeNull();
+    else expect(answer).toMatch(refusal);
+  });
+
+  it('cuts a key to what its owner’s current role allows', () => {
+    expect(effectiveKeyScopes(['*', 'ops-test:read', 'notes-test:read'], 'member')).toEqual(['notes-test:read']);
+    expect(effectiveKeyScopes(['*', 'ops-test:read'], 'superadmin')).toEqual(['*', 'ops-test:read']);
   });
 });

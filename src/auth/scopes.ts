@@ -1,5 +1,5 @@
 // The one scope matcher: `entity:action`, `entity:*` and `*` (see the contract's scope table).
-import type { GlobalRole } from './actor.js';
+import { hasGlobalRole, type GlobalRole } from './actor.js';
 
 /** Whether the granted scopes allow `required` (`entity:action`). */
 export function hasScope(granted: readonly string[], required: string): boolean {
@@ -17,4 +17,48 @@ export function hasScope(granted: readonly string[], required: string): boolean 
  */
 export function sessionScopes(_role: GlobalRole): readonly string[] {
   return ['*'];
+}
+
+// ---- What a scope may name, and who may grant it ------------------------------------------------
+
+export const scopeActions = ['read', 'write', 'delete', '*'] as const;
+
+export interface ScopeResource {
+  name: string;
+  description: string;
+  /** The weakest global role that may put this resource's scopes on an API key. */
+  minimumRole: GlobalRole;
+}
+
+const resources = new Map<string, ScopeResource>();
+
+/** Declares a resource (`media`, `teams`, an entity slug) whose scopes keys may carry. Modules call this once. */
+export function defineScopeResource(name: string, options: { description: string; minimumRole?: GlobalRole }): void {
+  resources.set(name, { name, description: options.description, minimumRole: options.minimumRole ?? 'member' });
+}
+
+export function scopeResources(): readonly ScopeResource[] {
+  return [...resources.values()];
+}
+
+const scopePattern = /^([a-z][a-z0-9_-]*):(read|write|delete|\*)$/;
+
+/**
+ * Why `role` may not put `scope` on a key, or null when it may. The policy: `*` is for superadmins
+ * only; `resource:action` needs a declared resource and a role at least the resource's minimum
+ * (developer resources such as scheduled actions need developer or superadmin).
+ */
+export function scopeRefusal(scope: string, role: GlobalRole): string | null {
+  if (scope === '*') return role === 'superadmin' ? null : 'scope "*" is reserved for superadmins';
+  const match = scopePattern.exec(scope);
+  if (!match) return `scope "${scope}" is not of the form entity:action (action read, write, delete or *)`;
+  const resource = resources.get(match[1]!);
+  if (!resource) return `scope "${scope}" names an unknown entity "${match[1]}"`;
+  if (!hasGlobalRole(role, resource.minimumRole)) return `scope "${scope}" requires the ${resource.minimumRole} role`;
+  return null;
+}
+
+/** The scopes of a key its owner may still exercise with their current role (a demoted owner's key shrinks). */
+export function effectiveKeyScopes(keyScopes: readonly string[], ownerRole: GlobalRole): string[] {
+  return keyScopes.filter((scope) => scopeRefusal(scope, ownerRole) === null);
 }

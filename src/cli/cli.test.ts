@@ -69,3 +69,23 @@ describe('cli user create', () => {
     expect(run.stderr).toMatch(message);
   }, 60_000);
 });
+
+describe('apikey create', () => {
+  it('mints a key for an existing user within their role, printing {id,key,...} once', async () => {
+    expect(cli('user', 'create', '--email', 'keys@example.com', '--password', 'operator-pass').status).toBe(0);
+    const res = cli('apikey', 'create', '--email', 'keys@example.com', '--name', 'deploy', '--scopes', 'teams:read,teams:*', '--json');
+    expect(res.status).toBe(0);
+    const out = JSON.parse(res.stdout);
+    expect(out).toMatchObject({ name: 'deploy', scopes: ['teams:read', 'teams:*'], status: 'active', keyPrefix: out.key.slice(0, 12) });
+    expect(out.key).toMatch(/^sk_test_[A-Za-z0-9_-]{40}$/);
+    const stored = await withDatabase((db) => db.prisma.apiKey.findUnique({ where: { id: out.id } }));
+    expect(stored?.keyPrefix).toBe(out.key.slice(0, 12));
+
+    const wildcard = cli('apikey', 'create', '--email', 'keys@example.com', '--name', 'all', '--scopes', '*');
+    expect(wildcard.status).not.toBe(0);
+    expect(wildcard.stderr).toMatch(/reserved for superadmins/);
+    const unknown = cli('apikey', 'create', '--email', 'nobody@example.com', '--name', 'x', '--scopes', 'teams:read');
+    expect(unknown.status).not.toBe(0);
+    expect(unknown.stderr).toMatch(/No user/);
+  });
+});

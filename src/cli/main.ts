@@ -1,17 +1,23 @@
 // Operators' CLI: `npm run -s cli -- user create --email E --password P [--role R] [--first-name F]
-// [--last-name L] [--json]`. Clear errors and a non-zero exit for bad arguments or a duplicate e-mail.
+// [--last-name L] [--json]` and `apikey create --email E --name N --scopes "a:read,b:*" [--expires-at ISO]
+// [--json]`. Clear errors and a non-zero exit for bad arguments, a duplicate e-mail or an unknown user.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/env.js';
 import { openDatabase } from '../db/database.js';
 import { applyMigrations } from '../db/migrations.js';
 import { migrationsDir } from '../db/paths.js';
-import { runAsUser } from '../db/request-db.js';
+import { RequestDb, runAsUser, systemDb } from '../db/request-db.js';
+import { isGlobalRole } from '../auth/actor.js';
+import '../graphql/schema.js'; // every module declares its scope resources while the schema is built
+import { createApiKeyInput } from '../modules/api-keys/inputs.js';
+import { createKey } from '../modules/api-keys/service.js';
 import { createUserInput } from '../modules/accounts/inputs.js';
 import { createUser } from '../modules/accounts/service.js';
 import { AppError } from '../shared/errors.js';
 import { parseInput } from '../shared/validation.js';
 
-const usage = 'Usage: npm run -s cli -- user create --email E --password P [--role member|developer|superadmin] [--first-name F] [--last-name L] [--json]';
+const usage = `Usage: npm run -s cli -- user create --email E --password P [--role member|developer|superadmin] [--first-name F] [--last-name L] [--json]
+       npm run -s cli -- apikey create --email E --name N --scopes "a:read,b:*" [--expires-at ISO] [--json]`;
 
 async function userCreate(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -46,9 +52,62 @@ async function userCreate(args: string[]): Promise<number> {
   }
 }
 
+/** Mints a key for an existing user, under the same rules as the API (the user's role bounds the scopes). */
+async function apikeyCreate(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      email: { type: 'string' },
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      'expires-at': { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  if (!values.email) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --email is required');
+  const input = parseInput(createApiKeyInput, {
+    name: values.name,
+    scopes: values.scopes?.split(',').map((s) => s.trim()).filter(Boolean),
+    expiresAt: values['expires-at'],
+  }, 'Invalid arguments');
+  const config = loadConfig();
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  try {
+    await applyMigrations(database, migrationsDir);
+    const user = await systemDb(database, 'cli: find key owner').prisma.user.findUnique({ where: { email: values.email.trim().toLowerCase() } });
+    if (!user || !isGlobalRole(user.role)) throw new AppError('NOT_FOUND', `No user with e-mail ${values.email}`);
+    const db = new RequestDb(database.prisma, user.id);
+    const noPending = { count: 0, last24h: 0, lastUsedAt: null };
+    let ok = false;
+    try {
+      const created = await createKey({
+        actor: { kind: 'user', via: 'session', userId: user.id, email: user.email, role: user.role, profile: { firstName: user.firstName, lastName: user.lastName, image: user.image }, scopes: ['*'], teams: [], activeTeamId: null, sessionId: null },
+        db,
+        system: (purpose) => systemDb(database, purpose),
+        runAs: (id, work) => runAsUser(database.prisma, id, work),
+        config,
+        // One process, no cache to evict: revocation is not a CLI command.
+        credentials: { forgetKey: async () => {}, forgetUser: async () => {}, pendingUsage: () => noPending },
+        client: { ip: null, userAgent: 'platform-cli', secure: false },
+        now: () => new Date(),
+      }, input);
+      ok = true;
+      const out = { id: created.id, key: created.key, keyPrefix: created.keyPrefix, name: created.name, scopes: created.scopes, status: created.status, expiresAt: created.expiresAt };
+      console.log(values.json ? JSON.stringify(out) : `Created key ${out.keyPrefix}… for ${user.email} (id ${out.id}). Store it now, it is not shown again:\n${out.key}`);
+      return 0;
+    } finally {
+      await db.finish(ok);
+    }
+  } finally {
+    await database.close();
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const [noun, verb, ...rest] = argv;
   if (noun === 'user' && verb === 'create') return userCreate(rest);
+  if (noun === 'apikey' && verb === 'create') return apikeyCreate(rest);
   console.error(usage);
   return 2;
 }

@@ -5,6 +5,12 @@ import { z } from 'zod';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const list = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+/** `name=number,name=number` → a map (rate limits per scope or tier). */
+const limits = z
+  .string()
+  .regex(/^\s*[\w*:.-]+\s*=\s*\d+\s*(,\s*[\w*:.-]+\s*=\s*\d+\s*)*$/, 'expected name=number pairs separated by commas')
+  .transform((v) => Object.fromEntries(v.split(',').map((pair) => pair.split('=').map((s) => s.trim())).map(([k, n]) => [k!, Number(n)])));
+const perMinute = z.coerce.number().int().min(1);
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -21,6 +27,16 @@ const envSchema = z.object({
   CORS_ORIGINS: list.default([]),
   METRICS_ENABLED: flag.default(true),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected redis:// or rediss://').optional(),
+  API_KEY_ENV: z.enum(['live', 'test']).optional(),
+  API_KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(3600).default(300),
+  API_KEY_USAGE_FLUSH_MS: z.coerce.number().int().min(10).default(5_000),
+  API_KEY_FAILURE_DELAY_MS: z.coerce.number().int().min(100).default(100),
+  RATE_LIMIT_ENABLED: flag.default(true),
+  RATE_LIMIT_SCOPES: limits.default({ 'tasks:read': 1000, 'tasks:write': 500, 'tasks:delete': 100 }),
+  RATE_LIMIT_WILDCARD: perMinute.default(10_000),
+  RATE_LIMIT_TIERS: limits.default({ free: 60, pro: 300, enterprise: 1000 }),
+  RATE_LIMIT_SESSION: perMinute.default(3_000),
 });
 
 export type Config = {
@@ -42,6 +58,27 @@ export type Config = {
   corsOrigins: string[];
   metricsEnabled: boolean;
   shutdownTimeoutMs: number;
+  /** Shared state between instances (key revocations, rate-limit counters); absent: this process alone. */
+  redisUrl: string | undefined;
+  apiKeys: {
+    /** `live` or `test`: the environment new keys are minted for (`sk_<env>_…`). */
+    environment: 'live' | 'test';
+    cacheTtlMs: number;
+    usageFlushMs: number;
+    /** Every failed key validation answers after at least this long (contract: 100 ms). */
+    failureDelayMs: number;
+  };
+  rateLimit: {
+    enabled: boolean;
+    /** Per key per minute for requests whose operation requires the scope. */
+    scopes: Record<string, number>;
+    /** Per key per minute for keys holding `*` (when no scope limit applies). */
+    wildcard: number;
+    /** Per key per minute by the plan of the key owner's active team. */
+    tiers: Record<string, number>;
+    /** Per user per minute for browser sessions. */
+    session: number;
+  };
 };
 
 /** Parses an environment (process.env by default) into a Config, or throws with every problem listed. */
@@ -68,5 +105,19 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     corsOrigins: e.CORS_ORIGINS,
     metricsEnabled: e.METRICS_ENABLED,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    redisUrl: e.REDIS_URL,
+    apiKeys: {
+      environment: e.API_KEY_ENV ?? (e.NODE_ENV === 'production' ? 'live' : 'test'),
+      cacheTtlMs: e.API_KEY_CACHE_TTL_SECONDS * 1000,
+      usageFlushMs: e.API_KEY_USAGE_FLUSH_MS,
+      failureDelayMs: e.API_KEY_FAILURE_DELAY_MS,
+    },
+    rateLimit: {
+      enabled: e.RATE_LIMIT_ENABLED,
+      scopes: e.RATE_LIMIT_SCOPES,
+      wildcard: e.RATE_LIMIT_WILDCARD,
+      tiers: e.RATE_LIMIT_TIERS,
+      session: e.RATE_LIMIT_SESSION,
+    },
   };
 }

@@ -2,6 +2,8 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { builder } from './builder.js';
 import '../modules/accounts/schema.js';
+import '../modules/api-keys/schema.js';
+import '../modules/teams/schema.js';
 
 export const schema: GraphQLSchema = builder.toSchema();
 

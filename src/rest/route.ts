@@ -43,6 +43,8 @@ export interface RestRoute<TData = unknown, TVars = unknown, P = unknown, Q = un
   response?: z.ZodType;
   /** Contract: media and API key errors carry no `code`. */
   errorCodes?: boolean;
+  /** The `entity:action` scope the operation requires (key rate limits, documentation). */
+  scope?: string;
 }
 
 /** Declares a route with its types checked end to end (zod input → variables → typed result). */

@@ -1,5 +1,6 @@
 // Every module's REST routes, in one table.
 import { accountRoutes } from '../modules/accounts/rest.js';
+import { apiKeyRoutes } from '../modules/api-keys/rest.js';
 import type { RestRoute } from './route.js';
 
-export const restRoutes: readonly RestRoute[] = [...accountRoutes];
+export const restRoutes: readonly RestRoute[] = [...accountRoutes, ...apiKeyRoutes];

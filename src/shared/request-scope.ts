@@ -11,6 +11,16 @@ export interface ClientInfo {
   secure: boolean;
 }
 
+/** Credential bookkeeping services may need (revocation, membership changes, usage reads). */
+export interface Credentials {
+  /** Evicts a key from every instance's cache: it is refused on the next request anywhere. */
+  forgetKey(keyHash: string): Promise<void>;
+  /** Evicts every cached key of a user (their role or memberships changed). */
+  forgetUser(userId: string): Promise<void>;
+  /** Usage this instance counted for a key and has not written yet. */
+  pendingUsage(keyId: string): { count: number; last24h: number; lastUsedAt: Date | null };
+}
+
 export interface RequestScope {
   actor: Actor;
   /** The database through row-level security, as the actor. */
@@ -20,6 +30,7 @@ export interface RequestScope {
   /** A short unit of work through row-level security as another user (signup, login). */
   runAs<T>(userId: string, work: (tx: Tx) => Promise<T>): Promise<T>;
   config: Config;
+  credentials: Credentials;
   client: ClientInfo;
   now(): Date;
 }

@@ -29,9 +29,12 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Boots the app on a fresh, migrated database with the given environment overrides. */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const testDb = await createTestDatabase();
+/**
+ * Boots the app on a fresh, migrated database with the given environment overrides; with `sameDatabaseAs`,
+ * a second instance on another app's database (what two servers of one deployment share).
+ */
+export async function createTestApp(env: Record<string, string> = {}, sameDatabaseAs?: TestApp): Promise<TestApp> {
+  const testDb = sameDatabaseAs ? { database: sameDatabaseAs.database, drop: async () => {} } : await createTestDatabase();
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
   const app = createApp({ config, database: testDb.database, logger: pino({ level: 'silent' }) });
   app.markReady();
@@ -59,6 +62,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await app.close();
       await testDb.drop();
     },
   };

@@ -37,3 +37,20 @@ export type Team = Prisma.TeamModel
  * Membership of a user in a team with a role: owner, admin, member or viewer.
  */
 export type TeamMember = Prisma.TeamMemberModel
+/**
+ * Model ApiKey
+ * A machine credential of a user: only the SHA-256 hash of the key and its first 12 characters are
+ * stored. `status` is active or inactive (revoked, never re-activated) or expired (recorded when an
+ * expired key is first presented; reads also report `expired` once `expiresAt` has passed).
+ */
+export type ApiKey = Prisma.ApiKeyModel
+/**
+ * Model ApiKeyUsage
+ * Requests made with a key, per hour (requestsLast24h sums the last 24 buckets).
+ */
+export type ApiKeyUsage = Prisma.ApiKeyUsageModel
+/**
+ * Model ApiKeyAudit
+ * What happened to a key: created, revoked, expired, auth_failed, rate_limited (README lists them).
+ */
+export type ApiKeyAudit = Prisma.ApiKeyAuditModel

@@ -31,6 +31,7 @@ export type TeamMinAggregateOutputType = {
   description: string | null
   ownerId: string | null
   avatarUrl: string | null
+  plan: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -42,6 +43,7 @@ export type TeamMaxAggregateOutputType = {
   description: string | null
   ownerId: string | null
   avatarUrl: string | null
+  plan: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -54,6 +56,7 @@ export type TeamCountAggregateOutputType = {
   ownerId: number
   avatarUrl: number
   settings: number
+  plan: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -67,6 +70,7 @@ export type TeamMinAggregateInputType = {
   description?: true
   ownerId?: true
   avatarUrl?: true
+  plan?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -78,6 +82,7 @@ export type TeamMaxAggregateInputType = {
   description?: true
   ownerId?: true
   avatarUrl?: true
+  plan?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -90,6 +95,7 @@ export type TeamCountAggregateInputType = {
   ownerId?: true
   avatarUrl?: true
   settings?: true
+  plan?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -175,6 +181,7 @@ export type TeamGroupByOutputType = {
   ownerId: string
   avatarUrl: string | null
   settings: runtime.JsonValue
+  plan: string
   createdAt: Date
   updatedAt: Date
   _count: TeamCountAggregateOutputType | null
@@ -208,6 +215,7 @@ export type TeamWhereInput = {
   ownerId?: Prisma.UuidFilter<"Team"> | string
   avatarUrl?: Prisma.StringNullableFilter<"Team"> | string | null
   settings?: Prisma.JsonFilter<"Team">
+  plan?: Prisma.StringFilter<"Team"> | string
   createdAt?: Prisma.DateTimeFilter<"Team"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Team"> | Date | string
   owner?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
@@ -223,6 +231,7 @@ export type TeamOrderByWithRelationInput = {
   ownerId?: Prisma.SortOrder
   avatarUrl?: Prisma.SortOrderInput | Prisma.SortOrder
   settings?: Prisma.SortOrder
+  plan?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   owner?: Prisma.UserOrderByWithRelationInput
@@ -241,6 +250,7 @@ export type TeamWhereUniqueInput = Prisma.AtLeast<{
   ownerId?: Prisma.UuidFilter<"Team"> | string
   avatarUrl?: Prisma.StringNullableFilter<"Team"> | string | null
   settings?: Prisma.JsonFilter<"Team">
+  plan?: Prisma.StringFilter<"Team"> | string
   createdAt?: Prisma.DateTimeFilter<"Team"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Team"> | Date | string
   owner?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
@@ -256,6 +266,7 @@ export type TeamOrderByWithAggregationInput = {
   ownerId?: Prisma.SortOrder
   avatarUrl?: Prisma.SortOrderInput | Prisma.SortOrder
   settings?: Prisma.SortOrder
+  plan?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.TeamCountOrderByAggregateInput
@@ -274,6 +285,7 @@ export type TeamScalarWhereWithAggregatesInput = {
   ownerId?: Prisma.UuidWithAggregatesFilter<"Team"> | string
   avatarUrl?: Prisma.StringNullableWithAggregatesFilter<"Team"> | string | null
   settings?: Prisma.JsonWithAggregatesFilter<"Team">
+  plan?: Prisma.StringWithAggregatesFilter<"Team"> | string
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Team"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Team"> | Date | string
 }
@@ -285,6 +297,7 @@ export type TeamCreateInput = {
   description?: string | null
   avatarUrl?: string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: string
   createdAt?: Date | string
   updatedAt?: Date | string
   owner: Prisma.UserCreateNestedOneWithoutOwnedTeamsInput
@@ -300,6 +313,7 @@ export type TeamUncheckedCreateInput = {
   ownerId: string
   avatarUrl?: string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: string
   createdAt?: Date | string
   updatedAt?: Date | string
   members?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutTeamInput
@@ -313,6 +327,7 @@ export type TeamUpdateInput = {
   description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   owner?: Prisma.UserUpdateOneRequiredWithoutOwnedTeamsNestedInput
@@ -328,6 +343,7 @@ export type TeamUncheckedUpdateInput = {
   ownerId?: Prisma.StringFieldUpdateOperationsInput | string
   avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   members?: Prisma.TeamMemberUncheckedUpdateManyWithoutTeamNestedInput
@@ -342,6 +358,7 @@ export type TeamCreateManyInput = {
   ownerId: string
   avatarUrl?: string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: string
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -353,6 +370,7 @@ export type TeamUpdateManyMutationInput = {
   description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -365,6 +383,7 @@ export type TeamUncheckedUpdateManyInput = {
   ownerId?: Prisma.StringFieldUpdateOperationsInput | string
   avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -392,6 +411,7 @@ export type TeamCountOrderByAggregateInput = {
   ownerId?: Prisma.SortOrder
   avatarUrl?: Prisma.SortOrder
   settings?: Prisma.SortOrder
+  plan?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -403,6 +423,7 @@ export type TeamMaxOrderByAggregateInput = {
   description?: Prisma.SortOrder
   ownerId?: Prisma.SortOrder
   avatarUrl?: Prisma.SortOrder
+  plan?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -414,6 +435,7 @@ export type TeamMinOrderByAggregateInput = {
   description?: Prisma.SortOrder
   ownerId?: Prisma.SortOrder
   avatarUrl?: Prisma.SortOrder
+  plan?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -502,6 +524,7 @@ export type TeamCreateWithoutOwnerInput = {
   description?: string | null
   avatarUrl?: string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: string
   createdAt?: Date | string
   updatedAt?: Date | string
   members?: Prisma.TeamMemberCreateNestedManyWithoutTeamInput
@@ -515,6 +538,7 @@ export type TeamUncheckedCreateWithoutOwnerInput = {
   description?: string | null
   avatarUrl?: string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: string
   createdAt?: Date | string
   updatedAt?: Date | string
   members?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutTeamInput
@@ -558,6 +582,7 @@ export type TeamScalarWhereInput = {
   ownerId?: Prisma.UuidFilter<"Team"> | string
   avatarUrl?: Prisma.StringNullableFilter<"Team"> | string | null
   settings?: Prisma.JsonFilter<"Team">
+  plan?: Prisma.StringFilter<"Team"> | string
   createdAt?: Prisma.DateTimeFilter<"Team"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Team"> | Date | string
 }
@@ -569,6 +594,7 @@ export type TeamCreateWithoutSessionsInput = {
   description?: string | null
   avatarUrl?: string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: string
   createdAt?: Date | string
   updatedAt?: Date | string
   owner: Prisma.UserCreateNestedOneWithoutOwnedTeamsInput
@@ -583,6 +609,7 @@ export type TeamUncheckedCreateWithoutSessionsInput = {
   ownerId: string
   avatarUrl?: string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: string
   createdAt?: Date | string
   updatedAt?: Date | string
   members?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutTeamInput
@@ -611,6 +638,7 @@ export type TeamUpdateWithoutSessionsInput = {
   description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   owner?: Prisma.UserUpdateOneRequiredWithoutOwnedTeamsNestedInput
@@ -625,6 +653,7 @@ export type TeamUncheckedUpdateWithoutSessionsInput = {
   ownerId?: Prisma.StringFieldUpdateOperationsInput | string
   avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   members?: Prisma.TeamMemberUncheckedUpdateManyWithoutTeamNestedInput
@@ -637,6 +666,7 @@ export type TeamCreateWithoutMembersInput = {
   description?: string | null
   avatarUrl?: string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: string
   createdAt?: Date | string
   updatedAt?: Date | string
   owner: Prisma.UserCreateNestedOneWithoutOwnedTeamsInput
@@ -651,6 +681,7 @@ export type TeamUncheckedCreateWithoutMembersInput = {
   ownerId: string
   avatarUrl?: string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: string
   createdAt?: Date | string
   updatedAt?: Date | string
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutActiveTeamInput
@@ -679,6 +710,7 @@ export type TeamUpdateWithoutMembersInput = {
   description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   owner?: Prisma.UserUpdateOneRequiredWithoutOwnedTeamsNestedInput
@@ -693,6 +725,7 @@ export type TeamUncheckedUpdateWithoutMembersInput = {
   ownerId?: Prisma.StringFieldUpdateOperationsInput | string
   avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutActiveTeamNestedInput
@@ -705,6 +738,7 @@ export type TeamCreateManyOwnerInput = {
   description?: string | null
   avatarUrl?: string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: string
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -716,6 +750,7 @@ export type TeamUpdateWithoutOwnerInput = {
   description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   members?: Prisma.TeamMemberUpdateManyWithoutTeamNestedInput
@@ -729,6 +764,7 @@ export type TeamUncheckedUpdateWithoutOwnerInput = {
   description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   members?: Prisma.TeamMemberUncheckedUpdateManyWithoutTeamNestedInput
@@ -742,6 +778,7 @@ export type TeamUncheckedUpdateManyWithoutOwnerInput = {
   description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  plan?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -794,6 +831,7 @@ export type TeamSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   ownerId?: boolean
   avatarUrl?: boolean
   settings?: boolean
+  plan?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   owner?: boolean | Prisma.UserDefaultArgs<ExtArgs>
@@ -810,6 +848,7 @@ export type TeamSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   ownerId?: boolean
   avatarUrl?: boolean
   settings?: boolean
+  plan?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   owner?: boolean | Prisma.UserDefaultArgs<ExtArgs>
@@ -823,6 +862,7 @@ export type TeamSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   ownerId?: boolean
   avatarUrl?: boolean
   settings?: boolean
+  plan?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   owner?: boolean | Prisma.UserDefaultArgs<ExtArgs>
@@ -836,11 +876,12 @@ export type TeamSelectScalar = {
   ownerId?: boolean
   avatarUrl?: boolean
   settings?: boolean
+  plan?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type TeamOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "slug" | "description" | "ownerId" | "avatarUrl" | "settings" | "createdAt" | "updatedAt", ExtArgs["result"]["team"]>
+export type TeamOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "slug" | "description" | "ownerId" | "avatarUrl" | "settings" | "plan" | "createdAt" | "updatedAt", ExtArgs["result"]["team"]>
 export type TeamInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   owner?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   members?: boolean | Prisma.Team$membersArgs<ExtArgs>
@@ -869,6 +910,10 @@ export type $TeamPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     ownerId: string
     avatarUrl: string | null
     settings: runtime.JsonValue
+    /**
+     * Billing tier: free, pro or enterprise (decides API-key rate limits).
+     */
+    plan: string
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["team"]>
@@ -1304,6 +1349,7 @@ export interface TeamFieldRefs {
   readonly ownerId: Prisma.FieldRef<"Team", 'String'>
   readonly avatarUrl: Prisma.FieldRef<"Team", 'String'>
   readonly settings: Prisma.FieldRef<"Team", 'Json'>
+  readonly plan: Prisma.FieldRef<"Team", 'String'>
   readonly createdAt: Prisma.FieldRef<"Team", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Team", 'DateTime'>
 }

@@ -1,0 +1,198 @@
+// Authentication by API key (`Authorization: Bearer sk_…` or `X-API-Key`), in the contract's order:
+// format, hash, cache (API_KEY_CACHE_TTL_SECONDS) or storage, status, expiry; the caller then acts as
+// the key's owner with the key's scopes, cut to what the owner's current role allows. Failures
+// answer the same 401 after at least API_KEY_FAILURE_DELAY_MS. Revocation and membership changes
+// evict cached keys on every instance through the broadcast.
+import { LRUCache } from 'lru-cache';
+import type { Logger } from 'pino';
+import type { SystemDb } from '../db/request-db.js';
+import type { HttpRequest } from '../http/exchange.js';
+import type { Broadcast } from '../shared/broadcast.js';
+import { AppError } from '../shared/errors.js';
+import { isGlobalRole, type AuthenticatedActor, type TeamMembership } from './actor.js';
+import { recordKeyEvent, type KeyEvent, type KeyEventClient } from './key-audit.js';
+import type { KeyUsage } from './key-usage.js';
+import { effectiveKeyScopes } from './scopes.js';
+import { hashToken, sameHash } from './secret-token.js';
+
+export const apiKeyPattern = /^sk_(live|test)_[A-Za-z0-9_-]{40}$/;
+
+/** The key the request presents, if it presents one (well-formed or not). */
+export function presentedApiKey(request: HttpRequest): string | null {
+  const authorization = request.header('authorization');
+  if (authorization && /^bearer\s/i.test(authorization)) return authorization.slice(7).trim();
+  return request.header('x-api-key')?.trim() ?? null;
+}
+
+interface KeyRow {
+  id: string;
+  key_hash: string;
+  user_id: string;
+  scopes: string[];
+  status: string;
+  expires_at: Date | null;
+  email: string;
+  role: string;
+  first_name: string;
+  last_name: string;
+  image: string | null;
+  teams: (TeamMembership & { plan: string })[];
+}
+
+/** A verified key as cached: everything the actor needs, and when the key stops being valid. */
+export interface KeyGrant {
+  keyId: string;
+  keyHash: string;
+  expiresAt: number | null;
+  actor: AuthenticatedActor;
+  /** Plan of each of the owner's teams (rate-limit tiers). */
+  plans: Record<string, string>;
+  holdsWildcard: boolean;
+}
+
+const keySql = `
+    SELECT k.id::text AS id, k.key_hash, k.user_id::text AS user_id, k.scopes, k.status, k.expires_at,
+           u.email, u.role, u.first_name, u.last_name, u.image,
+           coalesce(json_agg(json_build_object('teamId', m.team_id, 'role', m.role, 'plan', t.plan) ORDER BY m.joined_at)
+                    FILTER (WHERE m.team_id IS NOT NULL), '[]') AS teams
+      FROM api_keys k
+      JOIN users u ON u.id = k.user_id
+      LEFT JOIN team_members m ON m.user_id = u.id
+      LEFT JOIN teams t ON t.id = m.team_id
+     WHERE k.key_hash = $1
+     GROUP BY k.id, u.id`;
+
+export interface ApiKeyAuthDeps {
+  system: SystemDb;
+  broadcast: Broadcast;
+  usage: KeyUsage;
+  logger: Logger;
+  now: () => Date;
+  cacheTtlMs: number;
+  failureDelayMs: number;
+}
+
+export interface ApiKeyAuth {
+  /** The actor for a presented key; throws 401 (after the failure delay) when it is not valid. */
+  authenticate(presented: string, request: HttpRequest, client: KeyEventClient): Promise<{ actor: AuthenticatedActor; grant: KeyGrant }>;
+  /** Writes a failure event for a key, at most once per key, action and reason a minute (floods stay cheap). */
+  audit(event: KeyEvent): void;
+  /** Evicts a key everywhere (revocation). */
+  forgetKey(keyHash: string): Promise<void>;
+  /** Evicts every key of a user everywhere (role or membership changed). */
+  forgetUser(userId: string): Promise<void>;
+}
+
+const channel = 'api-keys:forget';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function createApiKeyAuth(deps: ApiKeyAuthDeps): ApiKeyAuth {
+  const { system, broadcast, usage, logger, now } = deps;
+  const cache = new LRUCache<string, KeyGrant>({ max: 50_000, ttl: Math.max(1, deps.cacheTtlMs) });
+  const audited = new LRUCache<string, true>({ max: 10_000, ttl: 60_000 });
+  // Hashes that can never verify: unknown (a new key is 240 random bits, so its hash was never
+  // presented before it existed), revoked or expired (neither is ever undone). A flood of them costs
+  // a hash and a map lookup each, not a query.
+  const refused = new LRUCache<string, { reason: string; keyId?: string }>({ max: 100_000, ttl: Math.max(1, deps.cacheTtlMs) });
+
+  function audit(event: KeyEvent): void {
+    const key = `${event.keyId} ${event.action} ${event.reason}`;
+    if (audited.has(key)) return;
+    audited.set(key, true);
+    recordKeyEvent(system, event).catch((error: unknown) => logger.error({ err: error, action: event.action }, 'api key audit failed'));
+  }
+
+  broadcast.subscribe(channel, (message) => {
+    const [kind, value] = message.split(' ');
+    if (kind === 'key' && value) cache.delete(value);
+    if (kind === 'user' && value) {
+      for (const [hash, grant] of cache.entries()) if (grant.actor.userId === value) cache.delete(hash);
+    }
+  });
+
+  async function load(keyHash: string): Promise<KeyRow | undefined> {
+    const rows = await system.hotQuery<KeyRow>('auth_api_key', keySql, [keyHash]);
+    return rows[0];
+  }
+
+  function grantOf(row: KeyRow, keyHash: string): KeyGrant | null {
+    if (!isGlobalRole(row.role)) return null;
+    const scopes = effectiveKeyScopes(row.scopes, row.role);
+    const teams = row.teams.map(({ teamId, role }) => ({ teamId, role }));
+    return {
+      keyId: row.id,
+      keyHash,
+      expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null,
+      plans: Object.fromEntries(row.teams.map((t) => [t.teamId, t.plan])),
+      holdsWildcard: scopes.includes('*'),
+      actor: {
+        kind: 'user',
+        via: 'api-key',
+        userId: row.user_id,
+        email: row.email,
+        role: row.role,
+        profile: { firstName: row.first_name, lastName: row.last_name, image: row.image },
+        scopes,
+        teams,
+        activeTeamId: teams[0]?.teamId ?? null,
+        sessionId: null,
+        apiKeyId: row.id,
+      },
+    };
+  }
+
+  return {
+    async authenticate(presented, request, client) {
+      const started = performance.now();
+      const refuse = async (reason: string, keyId?: string): Promise<never> => {
+        if (keyId) audit({ keyId, action: 'auth_failed', reason, ...client });
+        logger.info({ reason, keyPrefix: apiKeyPattern.test(presented) ? presented.slice(0, 12) : undefined }, 'api key refused');
+        const wait = deps.failureDelayMs - (performance.now() - started);
+        if (wait > 0) await sleep(wait);
+        throw new AppError('AUTHENTICATION_FAILED', 'Unauthorized');
+      };
+      if (!apiKeyPattern.test(presented)) return refuse('malformed');
+      const keyHash = hashToken(presented);
+      let grant = cache.get(keyHash);
+      if (!grant) {
+        const known = refused.get(keyHash);
+        if (known) return refuse(known.reason, known.keyId);
+        const row = await load(keyHash);
+        if (!row || !sameHash(row.key_hash, keyHash)) {
+          refused.set(keyHash, { reason: 'unknown' });
+          return refuse('unknown');
+        }
+        if (row.status !== 'active') {
+          const reason = row.status === 'expired' ? 'expired' : 'revoked';
+          refused.set(keyHash, { reason, keyId: row.id });
+          return refuse(reason, row.id);
+        }
+        const loaded = grantOf(row, keyHash);
+        if (!loaded) return refuse('owner role unknown', row.id);
+        grant = loaded;
+        cache.set(keyHash, grant);
+      }
+      const at = now();
+      if (grant.expiresAt !== null && grant.expiresAt <= at.getTime()) {
+        cache.delete(keyHash);
+        refused.set(keyHash, { reason: 'expired', keyId: grant.keyId });
+        // The first use after expiry records the transition (once: the update matches one row once).
+        const updated = await system.prisma.$executeRaw`UPDATE api_keys SET status = 'expired', updated_at = now() WHERE id = ${grant.keyId}::uuid AND status = 'active'`;
+        if (updated > 0) await recordKeyEvent(system, { keyId: grant.keyId, action: 'expired', reason: null, ...client });
+        return refuse('expired', grant.keyId);
+      }
+      usage.record(grant.keyId, at);
+      return { actor: withTeam(grant.actor, request.header('x-team-id')), grant };
+    },
+    audit,
+    forgetKey: (keyHash) => broadcast.publish(channel, `key ${keyHash}`),
+    forgetUser: (userId) => broadcast.publish(channel, `user ${userId}`),
+  };
+}
+
+/** The actor acting in the team named by `x-team-id`, which must be one of the owner's teams. */
+function withTeam(actor: AuthenticatedActor, teamId: string | null): AuthenticatedActor {
+  if (!teamId || teamId === actor.activeTeamId) return actor;
+  if (!actor.teams.some((t) => t.teamId === teamId)) throw new AppError('FORBIDDEN', 'Not a member of the team named in x-team-id');
+  return { ...actor, activeTeamId: teamId };
+}

@@ -1,0 +1,133 @@
+// API keys: minted for the signed-in user (session only), listed, read with usage, revoked for good.
+// The full key exists only in the create answer; storage keeps its SHA-256 hash and first 12 characters.
+import { randomBytes } from 'node:crypto';
+import { hashToken } from '../../auth/secret-token.js';
+import { scopeRefusal } from '../../auth/scopes.js';
+import type { RequestScope } from '../../shared/request-scope.js';
+import { AppError, unauthenticated } from '../../shared/errors.js';
+import { isKeyId, type CreateApiKeyInput } from './inputs.js';
+import * as repo from './repository.js';
+
+export type ApiKeyStatus = 'active' | 'inactive' | 'expired';
+
+export interface ApiKeyView {
+  id: string;
+  keyPrefix: string;
+  name: string;
+  scopes: string[];
+  status: ApiKeyStatus;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface ApiKeyDetail extends ApiKeyView {
+  totalRequests: number;
+  requestsLast24h: number;
+}
+
+export interface CreatedApiKey extends ApiKeyView {
+  /** The full key: shown once, in this answer only. */
+  key: string;
+}
+
+export const keyPrefixLength = 12;
+
+/** `sk_<env>_` + 40 characters of base64url (30 random bytes: 240 bits). */
+export function mintKey(environment: 'live' | 'test'): string {
+  return `sk_${environment}_${randomBytes(30).toString('base64url')}`;
+}
+
+function signedInUser(scope: RequestScope) {
+  if (scope.actor.kind !== 'user') throw unauthenticated();
+  return scope.actor;
+}
+
+function view(record: repo.KeyRecord, now: Date): ApiKeyView {
+  const expired = record.status === 'expired' || (record.status === 'active' && record.expiresAt !== null && record.expiresAt <= now);
+  const status: ApiKeyStatus = record.status === 'inactive' ? 'inactive' : expired ? 'expired' : 'active';
+  const { totalRequests: _total, ...fields } = record;
+  return { ...fields, status };
+}
+
+export async function createKey(scope: RequestScope, input: CreateApiKeyInput): Promise<CreatedApiKey> {
+  const user = signedInUser(scope);
+  const problems = [...new Set(input.scopes)].map((s) => scopeRefusal(s, user.role)).filter((p): p is string => p !== null);
+  if (problems.length) throw new AppError('VALIDATION_ERROR', `Invalid scopes: ${problems.join('; ')}`, { scopes: problems });
+  const now = scope.now();
+  const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
+  if (expiresAt && expiresAt <= now) throw new AppError('VALIDATION_ERROR', 'expiresAt must be in the future', { expiresAt: 'must be in the future' });
+  const key = mintKey(scope.config.apiKeys.environment);
+  const tx = await scope.db.tx();
+  const record = await repo.insertKey(tx, {
+    userId: user.userId,
+    name: input.name,
+    keyPrefix: key.slice(0, keyPrefixLength),
+    keyHash: hashToken(key),
+    scopes: [...new Set(input.scopes)],
+    expiresAt,
+  });
+  await repo.insertAudit(tx, { keyId: record.id, action: 'created', ipAddress: scope.client.ip, userAgent: scope.client.userAgent });
+  return { ...view(record, now), key };
+}
+
+export async function listKeys(scope: RequestScope): Promise<ApiKeyView[]> {
+  const user = signedInUser(scope);
+  const now = scope.now();
+  return (await repo.listKeys(await scope.db.tx(), user.userId)).map((record) => withPendingUse(scope, view(record, now)));
+}
+
+async function ownKey(scope: RequestScope, id: string): Promise<repo.KeyRecord> {
+  signedInUser(scope);
+  if (!isKeyId(id)) throw new AppError('NOT_FOUND', 'API key not found');
+  // RLS hides other users' keys: someone else's key is "not found", exactly like a missing one.
+  const record = await repo.findKey(await scope.db.tx(), id);
+  if (!record) throw new AppError('NOT_FOUND', 'API key not found');
+  return record;
+}
+
+/** lastUsedAt as this instance knows it, counting uses not yet written. */
+function withPendingUse<T extends ApiKeyView>(scope: RequestScope, key: T): T {
+  const pending = scope.credentials.pendingUsage(key.id);
+  if (pending.lastUsedAt && (!key.lastUsedAt || pending.lastUsedAt > key.lastUsedAt)) return { ...key, lastUsedAt: pending.lastUsedAt };
+  return key;
+}
+
+export async function getKey(scope: RequestScope, id: string): Promise<ApiKeyDetail> {
+  const record = await ownKey(scope, id);
+  const now = scope.now();
+  const stored24h = await repo.requestsSince(await scope.db.tx(), id, new Date(now.getTime() - 24 * 3_600_000));
+  const pending = scope.credentials.pendingUsage(id);
+  return {
+    ...withPendingUse(scope, view(record, now)),
+    totalRequests: Number(record.totalRequests) + pending.count,
+    requestsLast24h: stored24h + pending.last24h,
+  };
+}
+
+/** Revokes a key: inactive for good, refused on the next request on every instance. */
+export async function revokeKey(scope: RequestScope, id: string): Promise<ApiKeyView> {
+  await ownKey(scope, id);
+  const tx = await scope.db.tx();
+  const at = scope.now();
+  const keyHash = await repo.revokeKey(tx, id, at);
+  if (!keyHash) throw new AppError('NOT_FOUND', 'API key not found');
+  await repo.insertAudit(tx, { keyId: id, action: 'revoked', ipAddress: scope.client.ip, userAgent: scope.client.userAgent });
+  await scope.credentials.forgetKey(keyHash);
+  return view((await repo.findKey(tx, id))!, at);
+}
+
+export interface AuditEntry {
+  id: string;
+  keyId: string;
+  action: string;
+  reason: string | null;
+  ipAddress: string | null;
+  userAgent: string | null;
+  timestamp: Date;
+}
+
+export async function keyAudit(scope: RequestScope, id: string, limit = 100): Promise<AuditEntry[]> {
+  await ownKey(scope, id);
+  return repo.listAudit(await scope.db.tx(), id, Math.min(Math.max(limit, 1), 500));
+}
