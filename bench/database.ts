@@ -5,6 +5,7 @@ import pg from 'pg';
 export interface DatasetSizes {
   users: number;
   sessions: number;
+  apiKeys: number;
 }
 
 function quoteIdent(name: string): string {
@@ -55,8 +56,8 @@ export function serverVersion(url: string): Promise<string> {
 
 export function datasetSizes(url: string): Promise<DatasetSizes> {
   return withClient(url, async (c) => {
-    const { rows } = await c.query<{ users: number; sessions: number }>(
-      'SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM sessions)::int AS sessions',
+    const { rows } = await c.query<DatasetSizes>(
+      'SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM sessions)::int AS sessions, (SELECT count(*) FROM api_keys)::int AS "apiKeys"',
     );
     const row = rows[0];
     if (!row) throw new Error('dataset size query returned no row');

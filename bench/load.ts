@@ -1,5 +1,6 @@
-// One load run with autocannon's JS API, in this process (no workers: on two cores they would take
-// CPU from the server). Any response that is not a verified 2xx makes the run fail.
+// Load runs with autocannon's JS API, in this process (no workers: on two cores they would take CPU
+// from the server). A run either lasts its seconds or, as background load, until it is stopped. Any
+// response that is not a verified 2xx (or the expected status, for deliberate failures) fails the run.
 import autocannon from 'autocannon';
 import type { EventEmitter } from 'node:events';
 import { percentile } from './stats.js';
@@ -7,10 +8,13 @@ import type { HttpRequest } from './scenarios.js';
 
 export interface LoadRun {
   baseUrl: string;
-  request: HttpRequest;
+  /** Sent in turn, each connection cycling through them; autocannon builds each one once. */
+  requests: readonly HttpRequest[];
   verify: (body: string) => boolean;
   connections: number;
   seconds: number;
+  /** The status every answer must have; any 2xx when absent. */
+  status?: number;
 }
 
 export interface LoadResult {
@@ -24,6 +28,11 @@ export interface LoadResult {
 }
 
 export class LoadFailure extends Error {}
+
+/** Load that runs until stopped; stopping returns its result (and fails like a run would). */
+export interface RunningLoad {
+  stop(): Promise<LoadResult>;
+}
 
 /** Growable buffer of latencies, so recording a response costs no allocation. */
 class Latencies {
@@ -42,15 +51,26 @@ class Latencies {
   }
 }
 
-export async function runLoad(run: LoadRun): Promise<LoadResult> {
+interface Launched {
+  instance: autocannon.Instance;
+  finished: Promise<autocannon.Result>;
+  latencies: Latencies;
+}
+
+function launch(run: LoadRun): Launched {
+  const [first] = run.requests;
+  if (!first) throw new Error('a load run needs at least one request');
   const latencies = new Latencies();
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
+  let instance!: autocannon.Instance;
+  const finished = new Promise<autocannon.Result>((resolve, reject) => {
+    instance = autocannon(
       {
-        url: `${run.baseUrl}${run.request.path}`,
-        method: run.request.method,
-        headers: run.request.headers,
-        body: run.request.body,
+        url: `${run.baseUrl}${first.path}`,
+        method: first.method,
+        headers: first.headers,
+        body: first.body,
+        // Fresh objects: autocannon writes its built buffer onto each request.
+        requests: run.requests.length > 1 ? run.requests.map(({ method, path, headers, body }) => ({ method, path, headers, body })) : undefined,
         connections: run.connections,
         pipelining: 1,
         duration: run.seconds,
@@ -58,17 +78,29 @@ export async function runLoad(run: LoadRun): Promise<LoadResult> {
       },
       (error, result) => (error ? reject(error as Error) : resolve(result)),
     );
-    // autocannon keeps latencies in whole milliseconds; sub-millisecond latencies (the one-connection
-    // runs) need the exact time it emits per response. Its typings omit the leading client argument.
-    (instance as EventEmitter).on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => latencies.push(ms));
   });
+  // autocannon keeps latencies in whole milliseconds; sub-millisecond latencies (the one-connection
+  // runs) need the exact time it emits per response. Its typings omit the leading client argument.
+  (instance as EventEmitter).on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => latencies.push(ms));
+  return { instance, finished, latencies };
+}
 
+function unexpectedStatuses(result: autocannon.Result, status: number | undefined): number {
+  if (status === undefined) return result.non2xx;
+  const counts = result.statusCodeStats as Record<string, { count: number } | undefined>;
+  return Object.entries(counts).reduce((sum, [code, stat]) => sum + (code === String(status) ? 0 : (stat?.count ?? 0)), 0);
+}
+
+function summarizeRun(run: LoadRun, result: autocannon.Result, latencies: Latencies): LoadResult {
   const problems: string[] = [];
-  if (result.non2xx) problems.push(`${result.non2xx} non-2xx (status codes: ${JSON.stringify(result.statusCodeStats)})`);
+  const unexpected = unexpectedStatuses(result, run.status);
+  const wanted = run.status === undefined ? '2xx' : String(run.status);
+  if (unexpected) problems.push(`${unexpected} answers other than ${wanted} (status codes: ${JSON.stringify(result.statusCodeStats)})`);
   if (result.errors) problems.push(`${result.errors} errors (${result.timeouts} timeouts)`);
   if (result.mismatches) problems.push(`${result.mismatches} bodies failed verification`);
   if (!result.requests.total) problems.push('no responses');
-  if (problems.length) throw new LoadFailure(`${run.request.method} ${run.request.path}: ${problems.join('; ')}`);
+  const first = run.requests[0];
+  if (problems.length) throw new LoadFailure(`${first?.method} ${first?.path}: ${problems.join('; ')}`);
 
   const sorted = latencies.sorted();
   return {
@@ -79,5 +111,26 @@ export async function runLoad(run: LoadRun): Promise<LoadResult> {
     p50Ms: percentile(sorted, 50),
     p99Ms: percentile(sorted, 99),
     maxMs: sorted[sorted.length - 1] ?? Number.NaN,
+  };
+}
+
+export async function runLoad(run: LoadRun): Promise<LoadResult> {
+  const { finished, latencies } = launch(run);
+  return summarizeRun(run, await finished, latencies);
+}
+
+/** Starts `run` without waiting for it; `run.seconds` only bounds a load nobody stops. */
+export function startLoad(run: LoadRun): RunningLoad {
+  const { instance, finished, latencies } = launch(run);
+  let stopped: Promise<LoadResult> | undefined;
+  return {
+    stop() {
+      if (!stopped) {
+        // autocannon ends at its next one-second sampling tick, with the result so far.
+        instance.stop();
+        stopped = finished.then((result) => summarizeRun(run, result, latencies));
+      }
+      return stopped;
+    },
   };
 }

@@ -10,7 +10,7 @@ export async function preparePglite(dataDir: string): Promise<DatasetSizes> {
   try {
     await db.exec('VACUUM ANALYZE');
     const { rows } = await db.query<DatasetSizes>(
-      'SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM sessions)::int AS sessions',
+      'SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM sessions)::int AS sessions, (SELECT count(*) FROM api_keys)::int AS "apiKeys"',
     );
     const row = rows[0];
     if (!row) throw new Error('dataset size query returned no row');

@@ -1,46 +1,98 @@
-// `npm run bench [-- --quick]`: seeds the databases, then measures every target in interleaved
-// rounds (raw, product on PostgreSQL, product on PGlite; again...), and prints medians and ratios.
+// `npm run bench [-- --quick]`: seeds the databases (bench user, its API keys), then measures every
+// target in interleaved rounds (raw, product on PostgreSQL, product on PGlite, the rate-limit check
+// on its own product instance; again...), and prints medians, ratios and goals.
 // See /work/shared/BENCHMARKS.md for the method. Progress goes to stderr, the table to stdout.
 import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { createBenchKeys } from './api-keys.js';
+import { measureVerification } from './verification.js';
 import { datasetSizes, recreateDatabase, serverVersion, vacuumAnalyze, type DatasetSizes } from './database.js';
 import { describeEnvironment } from './environment.js';
-import { runLoad } from './load.js';
+import { runLoad, startLoad } from './load.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { preparePglite } from './pglite.js';
+import { burstAboveLimit, rateLimit, type RateLimitCheck } from './rate-limit.js';
 import { renderMarkdown, summarize, type Sample } from './report.js';
-import { checkOnce, measurementsFor, type Credentials, type Measurement, type ServerKind } from './scenarios.js';
+import { checkOnce, measurementsFor, type Credentials, type KeyedCredentials, type Measurement, type ServerKind } from './scenarios.js';
 import { fetchSessionData, obtainSessionCookie } from './session.js';
 import { killAllServers, repoRoot, startServer, type RunningServer, type ServerSpec } from './targets.js';
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
+/** Rate limiting stays on, as in production, with limits no run reaches: measured is its cost, not its refusals. */
+const unreachableLimits = { RATE_LIMIT_TIERS: 'free=100000000,pro=100000000,enterprise=100000000', RATE_LIMIT_SESSION: '100000000' };
+
 function serverSpecs(databaseUrl: string, pgliteDir: string): Record<ServerKind, ServerSpec> {
   return {
     raw: { name: 'raw', entry: 'bench/raw-server.ts', env: { DATABASE_URL: databaseUrl } },
     // Pool of 8 like the raw baseline, so the comparison is about the code, not the pool.
-    'product-pg': { name: 'product (PostgreSQL)', entry: 'src/main.ts', env: { DATABASE_URL: databaseUrl, DB_POOL_SIZE: '8' } },
-    'product-pglite': { name: 'product (PGlite)', entry: 'src/main.ts', env: { DATABASE_URL: undefined, DATA_DIR: pgliteDir } },
+    'product-pg': { name: 'product (PostgreSQL)', entry: 'src/main.ts', env: { DATABASE_URL: databaseUrl, DB_POOL_SIZE: '8', ...unreachableLimits } },
+    'product-pglite': { name: 'product (PGlite)', entry: 'src/main.ts', env: { DATABASE_URL: undefined, DATA_DIR: pgliteDir, ...unreachableLimits } },
   };
 }
 
-/** Starts the product once to apply its migrations and create the bench user through its own API. */
-async function seed(spec: ServerSpec): Promise<Credentials> {
+/** The product on PostgreSQL with a free tier low enough for the rate-limit check to exceed it. */
+function rateLimitedSpec(databaseUrl: string): ServerSpec {
+  const env = { DATABASE_URL: databaseUrl, DB_POOL_SIZE: '8', RATE_LIMIT_TIERS: `free=${rateLimit.perMinute}` };
+  return { name: `product (PostgreSQL, free tier ${rateLimit.perMinute}/min)`, entry: 'src/main.ts', env };
+}
+
+async function withServer<T>(spec: ServerSpec, work: (server: RunningServer) => Promise<T>): Promise<T> {
   const server = await startServer(spec);
   try {
-    const cookie = await obtainSessionCookie(server.baseUrl);
-    return { cookie, session: await fetchSessionData(server.baseUrl, cookie) };
+    return await work(server);
   } finally {
     await server.stop();
   }
 }
 
+/** The bench user, created (or signed in) through the product's own API, and its session answer. */
+async function signIn(baseUrl: string): Promise<Credentials> {
+  const cookie = await obtainSessionCookie(baseUrl);
+  return { cookie, session: await fetchSessionData(baseUrl, cookie) };
+}
+
+/** Starts the product once to apply its migrations and create the bench user and its API keys through its own API. */
+function seedWithKeys(spec: ServerSpec, rounds: number): Promise<KeyedCredentials> {
+  return withServer(spec, async (server) => {
+    const credentials = await signIn(server.baseUrl);
+    return { ...credentials, keys: await createBenchKeys(server.baseUrl, credentials.cookie, rounds) };
+  });
+}
+
+/** Starts the product once to apply its migrations and create the bench user through its own API. */
+function seed(spec: ServerSpec): Promise<Credentials> {
+  return withServer(spec, (server) => signIn(server.baseUrl));
+}
+
+/** Only bounds a background load that nobody stops; it is stopped as soon as the measurement ends. */
+const backgroundBoundSeconds = 3600;
+
+/** Warm-up, throughput and latency runs, with the measurement's background load (if any) running throughout. */
 async function measure(server: RunningServer, m: Measurement, round: number, options: BenchOptions): Promise<Sample[]> {
-  const label = `round ${round} ${m.scenario} on ${m.target}`;
   await checkOnce(server.baseUrl, m);
-  const base = { baseUrl: server.baseUrl, request: m.request, verify: m.verify };
+  const background = m.background && startLoad({ ...m.background, baseUrl: server.baseUrl, seconds: backgroundBoundSeconds });
+  let samples: Sample[];
+  try {
+    samples = await measureRuns(server, m, round, options);
+  } catch (error) {
+    // The measurement's failure is the one to report, not the interrupted background's.
+    await background?.stop().catch(() => undefined);
+    throw error;
+  }
+  if (background && m.background) {
+    const result = await background.stop();
+    samples.push({ ...result, round, scenario: m.scenario, target: m.target, phase: 'background' });
+    log(`round ${round} ${m.scenario} on ${m.target} (${m.background.description}): ${Math.round(result.reqPerSec)} req/s answered ${m.background.status}, p50 ${result.p50Ms.toFixed(2)} ms`);
+  }
+  return samples;
+}
+
+async function measureRuns(server: RunningServer, m: Measurement, round: number, options: BenchOptions): Promise<Sample[]> {
+  const label = `round ${round} ${m.scenario} on ${m.target}`;
+  const base = { baseUrl: server.baseUrl, requests: m.requests, verify: m.verify };
   const samples: Sample[] = [];
   const warmup = await runLoad({ ...base, connections: options.connections, seconds: options.warmupSeconds });
   samples.push({ ...warmup, round, scenario: m.scenario, target: m.target, phase: 'warmup' });
@@ -67,8 +119,8 @@ async function main(): Promise<void> {
     await recreateDatabase(options.databaseUrl);
     const specs = serverSpecs(options.databaseUrl, pgliteDir);
 
-    log('seeding PostgreSQL through the product (migrations, bench user)');
-    const pgCredentials = await seed(specs['product-pg']);
+    log('seeding PostgreSQL through the product (migrations, bench user, API keys)');
+    const pgCredentials = await seedWithKeys(specs['product-pg'], options.rounds);
     await vacuumAnalyze(options.databaseUrl);
     log('seeding PGlite through the product (migrations, bench user)');
     const pgliteCredentials = await seed(specs['product-pglite']);
@@ -79,19 +131,30 @@ async function main(): Promise<void> {
 
     // Interleaved rounds: slow drift of the machine spreads over all targets instead of one.
     const samples: Sample[] = [];
+    const rateLimitChecks: RateLimitCheck[] = [];
     const kinds: ServerKind[] = ['raw', 'product-pg', 'product-pglite'];
     for (let round = 1; round <= options.rounds; round++) {
       for (const kind of kinds) {
-        const server = await startServer(specs[kind]);
-        try {
+        await withServer(specs[kind], async (server) => {
           for (const m of measurementsFor(kind, pgCredentials, pgliteCredentials)) samples.push(...(await measure(server, m, round, options)));
-        } finally {
-          await server.stop();
-        }
+        });
       }
+      // A fresh key per round on a fresh server: no earlier request counts against its window.
+      const key = pgCredentials.keys.rateLimited[round - 1]!;
+      const check = await withServer(rateLimitedSpec(options.databaseUrl), (server) => burstAboveLimit(server.baseUrl, key, pgCredentials.session, round));
+      rateLimitChecks.push(check);
+      log(`round ${round} rate-limit on rest: ${check.sent} requests in ${check.seconds.toFixed(2)} s, ${check.ok} answered 200, ${check.limited} answered 429 (limit ${check.limit}/min)`);
     }
 
-    const summary = summarize(samples);
+    log('key verification alone (cache hit, miss), in its own process');
+    const verification = await measureVerification(options.databaseUrl, {
+      warm: pgCredentials.keys.warm,
+      cold: pgCredentials.keys.rotating,
+      hits: options.quick ? 50_000 : 200_000,
+    });
+    log(`key verification: hit ${verification.hit.cpuMicros.toFixed(1)} µs CPU, miss ${verification.miss.cpuMicros.toFixed(1)} µs CPU (${verification.miss.wallMicros.toFixed(0)} µs wall)`);
+
+    const summary = summarize(samples, rateLimitChecks, verification);
     process.stdout.write(`${renderMarkdown(summary, options)}\n`);
 
     const environment = describeEnvironment(await serverVersion(options.databaseUrl));
@@ -101,6 +164,11 @@ async function main(): Promise<void> {
     const record = { startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), options, environment, datasets, summary, samples };
     await writeFile(file, `${JSON.stringify(record, null, 2)}\n`);
     log(`results written to ${path.relative(repoRoot, file)}`);
+    const broken = summary.goals.filter((g) => g.kind === 'correctness' && !g.pass);
+    if (broken.length) {
+      log(`FAILED correctness: ${broken.map((g) => `${g.text} (${g.shown})`).join('; ')}`);
+      process.exitCode = 1;
+    }
   } finally {
     killAllServers();
     await rm(pgliteDir, { recursive: true, force: true });

@@ -1,10 +1,12 @@
-// What is measured: each scenario is one HTTP request, sent to each target that answers it. Every
-// response is checked: a cheap prefix test on every response under load, a full comparison with the
-// reference answer once before each warm-up.
+// What is measured: each scenario is one HTTP request (or one per API key, rotated), sent to each
+// target that answers it. Every response is checked: a cheap prefix test on every response under
+// load, a full comparison with the reference answer once before each warm-up.
 import { isDeepStrictEqual } from 'node:util';
+import { bearer, unknownKeys, type BenchKeys } from './api-keys.js';
+import { mapLimited } from './concurrency.js';
 import type { SessionData } from './session.js';
 
-export type ScenarioId = 'healthz' | 'session-rest' | 'session-graphql';
+export type ScenarioId = 'healthz' | 'session-rest' | 'session-graphql' | 'session-key' | 'session-key-rotating' | 'invalid-key-flood';
 export type TargetId = 'raw' | 'rest' | 'graphql' | 'rest-pglite';
 
 export interface HttpRequest {
@@ -14,52 +16,90 @@ export interface HttpRequest {
   body?: string;
 }
 
+/** Load sent at the same time by a second autocannon instance, through the warm-up and the measurement. */
+export interface BackgroundLoad {
+  description: string;
+  /** Sent in turn, like Measurement.requests. */
+  requests: readonly HttpRequest[];
+  connections: number;
+  /** The status every answer must have. */
+  status: number;
+  verify: (body: string) => boolean;
+}
+
 export interface Measurement {
   scenario: ScenarioId;
   target: TargetId;
-  request: HttpRequest;
+  /** Sent in turn, each connection cycling through them: one request, or one per key when keys rotate. */
+  requests: readonly HttpRequest[];
   /** Also measured with one connection, for latency without queueing. */
   latencyRun: boolean;
   /** Cheap enough for every response under load (autocannon buffers bodies anyway). */
   verify: (body: string) => boolean;
-  /** The full parsed answer expected from the target. */
+  /** The full parsed answer expected from the target, for every one of `requests`. */
   expected: unknown;
+  background?: BackgroundLoad;
 }
 
 export const currentSessionQuery = 'query CurrentSession { me { user { id email role firstName lastName image } activeTeamId } }';
+
+/** Connections of the invalid-key flood: each waits out the product's ≥ 100 ms failure delay. */
+export const floodConnections = 50;
+/** Distinct unknown keys in the flood, so that no single key's answer can be cached. */
+const floodKeyCount = 1000;
 
 function healthz(target: TargetId): Measurement {
   return {
     scenario: 'healthz',
     target,
-    request: { method: 'GET', path: '/healthz', headers: {} },
+    requests: [{ method: 'GET', path: '/healthz', headers: {} }],
     latencyRun: false,
     verify: (body) => body === '{"status":"ok"}',
     expected: { status: 'ok' },
   };
 }
 
-function sessionRest(target: TargetId, cookie: string, session: SessionData): Measurement {
+function sessionRequest(headers: Record<string, string>): HttpRequest {
+  return { method: 'GET', path: '/api/auth/session', headers };
+}
+
+/** GET /api/auth/session with a cookie or a key: the same answer either way. */
+function session(scenario: ScenarioId, target: TargetId, credentials: readonly Record<string, string>[], data: SessionData): Measurement {
   return {
-    scenario: 'session-rest',
+    scenario,
     target,
-    request: { method: 'GET', path: '/api/auth/session', headers: { cookie } },
+    requests: credentials.map(sessionRequest),
     latencyRun: true,
     verify: (body) => body.startsWith('{"success":true,"data":{"user":{'),
-    expected: { success: true, data: session },
+    expected: { success: true, data },
   };
 }
 
-function sessionGraphql(cookie: string, session: SessionData): Measurement {
+function sessionGraphql(cookie: string, data: SessionData): Measurement {
   return {
     scenario: 'session-graphql',
     target: 'graphql',
     // No Origin header: a cookie-carrying POST from a foreign origin is refused as CSRF.
-    request: { method: 'POST', path: '/graphql', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ query: currentSessionQuery }) },
+    requests: [{ method: 'POST', path: '/graphql', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ query: currentSessionQuery }) }],
     latencyRun: true,
     // A GraphQL error still answers 200, so the body must start with a non-null `me`.
     verify: (body) => body.startsWith('{"data":{"me":{"user":{'),
-    expected: { data: { me: session } },
+    expected: { data: { me: data } },
+  };
+}
+
+/** The warm key's session while a flood of well-formed unknown keys waits out its 401s. */
+function invalidKeyFlood(key: string, data: SessionData): Measurement {
+  return {
+    ...session('invalid-key-flood', 'rest', [bearer(key)], data),
+    latencyRun: false,
+    background: {
+      description: `${floodConnections} connections sending unknown keys`,
+      requests: unknownKeys(key, floodKeyCount).map((unknown) => sessionRequest(bearer(unknown))),
+      connections: floodConnections,
+      status: 401,
+      verify: (body) => body.startsWith('{"success":false,'),
+    },
   };
 }
 
@@ -71,21 +111,37 @@ export interface Credentials {
   session: SessionData;
 }
 
-export function measurementsFor(server: ServerKind, pg: Credentials, pglite: Credentials): Measurement[] {
+export interface KeyedCredentials extends Credentials {
+  keys: BenchKeys;
+}
+
+export function measurementsFor(server: ServerKind, pg: KeyedCredentials, pglite: Credentials): Measurement[] {
   switch (server) {
     case 'raw':
-      return [healthz('raw'), sessionRest('raw', pg.cookie, pg.session)];
+      return [healthz('raw'), session('session-rest', 'raw', [{ cookie: pg.cookie }], pg.session)];
     case 'product-pg':
-      // One process serves both faces: REST and GraphQL are measured against the same server.
-      return [healthz('rest'), sessionRest('rest', pg.cookie, pg.session), sessionGraphql(pg.cookie, pg.session)];
+      // One process serves both faces and both credentials: all measured against the same server.
+      // The flood comes last: nothing measured after it on this server can feel its aftermath.
+      return [
+        healthz('rest'),
+        session('session-rest', 'rest', [{ cookie: pg.cookie }], pg.session),
+        sessionGraphql(pg.cookie, pg.session),
+        session('session-key', 'rest', [bearer(pg.keys.warm)], pg.session),
+        { ...session('session-key-rotating', 'rest', pg.keys.rotating.map(bearer), pg.session), latencyRun: false },
+        invalidKeyFlood(pg.keys.warm, pg.session),
+      ];
     case 'product-pglite':
-      return [healthz('rest-pglite'), sessionRest('rest-pglite', pglite.cookie, pglite.session)];
+      return [healthz('rest-pglite'), session('session-rest', 'rest-pglite', [{ cookie: pglite.cookie }], pglite.session)];
   }
 }
 
-/** Sends the request once and compares the whole answer with the reference; throws on any difference. */
-export async function checkOnce(baseUrl: string, m: Measurement): Promise<void> {
-  const { method, path, headers, body } = m.request;
+interface Answer {
+  status: number;
+  text: string;
+  parsed: unknown;
+}
+
+async function send(baseUrl: string, { method, path, headers, body }: HttpRequest): Promise<Answer> {
   const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
   const text = await response.text();
   let parsed: unknown;
@@ -94,7 +150,29 @@ export async function checkOnce(baseUrl: string, m: Measurement): Promise<void> 
   } catch {
     parsed = undefined;
   }
-  if (response.status < 200 || response.status > 299 || !m.verify(text) || !isDeepStrictEqual(parsed, m.expected)) {
-    throw new Error(`${m.scenario} on ${m.target}: unexpected answer ${response.status} ${text.slice(0, 500)}\nexpected ${JSON.stringify(m.expected)}`);
+  return { status: response.status, text, parsed };
+}
+
+/** Requests checked at once: rotating keys are a thousand requests. */
+const checksInFlight = 8;
+
+/**
+ * Sends each request once and compares the whole answer with the reference, and one request of the
+ * background load for its status; throws on any difference.
+ */
+export async function checkOnce(baseUrl: string, m: Measurement): Promise<void> {
+  const label = `${m.scenario} on ${m.target}`;
+  await mapLimited(m.requests, checksInFlight, async (request) => {
+    const a = await send(baseUrl, request);
+    if (a.status < 200 || a.status > 299 || !m.verify(a.text) || !isDeepStrictEqual(a.parsed, m.expected)) {
+      throw new Error(`${label}: unexpected answer ${a.status} ${a.text.slice(0, 500)}\nexpected ${JSON.stringify(m.expected)}`);
+    }
+  });
+  const background = m.background?.requests[0];
+  if (m.background && background) {
+    const a = await send(baseUrl, background);
+    if (a.status !== m.background.status || !m.background.verify(a.text)) {
+      throw new Error(`${label} (${m.background.description}): unexpected answer ${a.status} ${a.text.slice(0, 500)}, expected ${m.background.status}`);
+    }
   }
 }
