@@ -6,7 +6,14 @@ export interface DatasetSizes {
   users: number;
   sessions: number;
   apiKeys: number;
+  teams: number;
+  teamMembers: number;
 }
+
+/** The same counts on PostgreSQL and PGlite. */
+export const datasetSizesQuery = `SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM sessions)::int AS sessions,
+  (SELECT count(*) FROM api_keys)::int AS "apiKeys", (SELECT count(*) FROM teams)::int AS teams,
+  (SELECT count(*) FROM team_members)::int AS "teamMembers"`;
 
 function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
@@ -56,9 +63,7 @@ export function serverVersion(url: string): Promise<string> {
 
 export function datasetSizes(url: string): Promise<DatasetSizes> {
   return withClient(url, async (c) => {
-    const { rows } = await c.query<DatasetSizes>(
-      'SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM sessions)::int AS sessions, (SELECT count(*) FROM api_keys)::int AS "apiKeys"',
-    );
+    const { rows } = await c.query<DatasetSizes>(datasetSizesQuery);
     const row = rows[0];
     if (!row) throw new Error('dataset size query returned no row');
     return row;

@@ -2,16 +2,14 @@
 // (PGlite is single-process): the same VACUUM ANALYZE and counts as on PostgreSQL.
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import type { DatasetSizes } from './database.js';
+import { datasetSizesQuery, type DatasetSizes } from './database.js';
 
 /** Vacuums and counts the PGlite database the product keeps under `dataDir` (see src/db/database.ts). */
 export async function preparePglite(dataDir: string): Promise<DatasetSizes> {
   const db = await PGlite.create(path.join(dataDir, 'pglite'));
   try {
     await db.exec('VACUUM ANALYZE');
-    const { rows } = await db.query<DatasetSizes>(
-      'SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM sessions)::int AS sessions, (SELECT count(*) FROM api_keys)::int AS "apiKeys"',
-    );
+    const { rows } = await db.query<DatasetSizes>(datasetSizesQuery);
     const row = rows[0];
     if (!row) throw new Error('dataset size query returned no row');
     return row;

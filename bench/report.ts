@@ -81,6 +81,9 @@ const order: [ScenarioId, TargetId][] = [
   ['session-key', 'rest'],
   ['session-key-rotating', 'rest'],
   ['invalid-key-flood', 'rest'],
+  // Reported only, no goal.
+  ['teams-list', 'rest'],
+  ['team-members', 'rest'],
 ];
 
 function pick(samples: readonly Sample[], scenario: ScenarioId, target: TargetId, phase: Phase): Sample[] {

@@ -1,6 +1,7 @@
-// `npm run bench [-- --quick]`: seeds the databases (bench user, its API keys), then measures every
-// target in interleaved rounds (raw, product on PostgreSQL, product on PGlite, the rate-limit check
-// on its own product instance; again...), and prints medians, ratios and goals.
+// `npm run bench [-- --quick]`: seeds the databases (bench user, its API keys and, on PostgreSQL, its
+// 20 teams of 50 members), then measures every target in interleaved rounds (raw, product on
+// PostgreSQL, product on PGlite, the rate-limit check on its own product instance; again...), and
+// prints medians, ratios and goals.
 // See /work/shared/BENCHMARKS.md for the method. Progress goes to stderr, the table to stdout.
 import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -15,21 +16,25 @@ import { parseOptions, type BenchOptions } from './options.js';
 import { preparePglite } from './pglite.js';
 import { burstAboveLimit, rateLimit, type RateLimitCheck } from './rate-limit.js';
 import { renderMarkdown, summarize, type Sample } from './report.js';
-import { checkOnce, measurementsFor, type Credentials, type KeyedCredentials, type Measurement, type ServerKind } from './scenarios.js';
+import { checkOnce, measurementsFor, type Credentials, type Measurement, type PostgresSeed, type ServerKind } from './scenarios.js';
 import { fetchSessionData, obtainSessionCookie } from './session.js';
 import { killAllServers, repoRoot, startServer, type RunningServer, type ServerSpec } from './targets.js';
+import { seedTeams } from './teams.js';
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
 /** Rate limiting stays on, as in production, with limits no run reaches: measured is its cost, not its refusals. */
 const unreachableLimits = { RATE_LIMIT_TIERS: 'free=100000000,pro=100000000,enterprise=100000000', RATE_LIMIT_SESSION: '100000000' };
+/** The free plan allows any number of team members (null: unlimited), so the bench user's teams can hold 50. */
+const unlimitedTeamMembers = { PLANS_JSON: JSON.stringify({ free: { limits: { team_members: null } } }) };
+const productEnv = { ...unreachableLimits, ...unlimitedTeamMembers };
 
 function serverSpecs(databaseUrl: string, pgliteDir: string): Record<ServerKind, ServerSpec> {
   return {
     raw: { name: 'raw', entry: 'bench/raw-server.ts', env: { DATABASE_URL: databaseUrl } },
     // Pool of 8 like the raw baseline, so the comparison is about the code, not the pool.
-    'product-pg': { name: 'product (PostgreSQL)', entry: 'src/main.ts', env: { DATABASE_URL: databaseUrl, DB_POOL_SIZE: '8', ...unreachableLimits } },
-    'product-pglite': { name: 'product (PGlite)', entry: 'src/main.ts', env: { DATABASE_URL: undefined, DATA_DIR: pgliteDir, ...unreachableLimits } },
+    'product-pg': { name: 'product (PostgreSQL)', entry: 'src/main.ts', env: { DATABASE_URL: databaseUrl, DB_POOL_SIZE: '8', ...productEnv } },
+    'product-pglite': { name: 'product (PGlite)', entry: 'src/main.ts', env: { DATABASE_URL: undefined, DATA_DIR: pgliteDir, ...productEnv } },
   };
 }
 
@@ -54,11 +59,17 @@ async function signIn(baseUrl: string): Promise<Credentials> {
   return { cookie, session: await fetchSessionData(baseUrl, cookie) };
 }
 
-/** Starts the product once to apply its migrations and create the bench user and its API keys through its own API. */
-function seedWithKeys(spec: ServerSpec, rounds: number): Promise<KeyedCredentials> {
+/**
+ * Starts the product once to apply its migrations and create the bench user, its API keys and its
+ * teams through its own API.
+ */
+function seedWithKeysAndTeams(spec: ServerSpec, rounds: number): Promise<PostgresSeed> {
   return withServer(spec, async (server) => {
     const credentials = await signIn(server.baseUrl);
-    return { ...credentials, keys: await createBenchKeys(server.baseUrl, credentials.cookie, rounds) };
+    const keys = await createBenchKeys(server.baseUrl, credentials.cookie, rounds);
+    const teams = await seedTeams(server.baseUrl, credentials, log);
+    // Read again: the session answer is the reference of the session scenarios, whatever the teams changed.
+    return { cookie: credentials.cookie, session: await fetchSessionData(server.baseUrl, credentials.cookie), keys, teams };
   });
 }
 
@@ -119,8 +130,8 @@ async function main(): Promise<void> {
     await recreateDatabase(options.databaseUrl);
     const specs = serverSpecs(options.databaseUrl, pgliteDir);
 
-    log('seeding PostgreSQL through the product (migrations, bench user, API keys)');
-    const pgCredentials = await seedWithKeys(specs['product-pg'], options.rounds);
+    log('seeding PostgreSQL through the product (migrations, bench user, API keys, teams)');
+    const pgCredentials = await seedWithKeysAndTeams(specs['product-pg'], options.rounds);
     await vacuumAnalyze(options.databaseUrl);
     log('seeding PGlite through the product (migrations, bench user)');
     const pgliteCredentials = await seed(specs['product-pglite']);

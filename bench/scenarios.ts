@@ -1,12 +1,22 @@
 // What is measured: each scenario is one HTTP request (or one per API key, rotated), sent to each
-// target that answers it. Every response is checked: a cheap prefix test on every response under
-// load, a full comparison with the reference answer once before each warm-up.
+// target that answers it. Every response is checked: a cheap prefix (or length) test on every response
+// under load, a full check once before each warm-up (equal to the reference answer; for the teams
+// scenarios, exactly the seeded teams and members).
 import { isDeepStrictEqual } from 'node:util';
 import { bearer, unknownKeys, type BenchKeys } from './api-keys.js';
 import { mapLimited } from './concurrency.js';
 import type { SessionData } from './session.js';
+import { teamMembersPath, teamMembersProblem, teamsListPath, teamsListProblem, type BenchTeams } from './teams.js';
 
-export type ScenarioId = 'healthz' | 'session-rest' | 'session-graphql' | 'session-key' | 'session-key-rotating' | 'invalid-key-flood';
+export type ScenarioId =
+  | 'healthz'
+  | 'session-rest'
+  | 'session-graphql'
+  | 'session-key'
+  | 'session-key-rotating'
+  | 'invalid-key-flood'
+  | 'teams-list'
+  | 'team-members';
 export type TargetId = 'raw' | 'rest' | 'graphql' | 'rest-pglite';
 
 export interface HttpRequest {
@@ -36,8 +46,8 @@ export interface Measurement {
   latencyRun: boolean;
   /** Cheap enough for every response under load (autocannon buffers bodies anyway). */
   verify: (body: string) => boolean;
-  /** The full parsed answer expected from the target, for every one of `requests`. */
-  expected: unknown;
+  /** The full check of the parsed answer to every one of `requests`: what is wrong with it, or undefined. */
+  check: (answer: unknown) => string | undefined;
   background?: BackgroundLoad;
 }
 
@@ -48,6 +58,11 @@ export const floodConnections = 50;
 /** Distinct unknown keys in the flood, so that no single key's answer can be cached. */
 const floodKeyCount = 1000;
 
+/** The check of an answer that must equal the reference `expected`. */
+function equalTo(expected: unknown): Measurement['check'] {
+  return (answer) => (isDeepStrictEqual(answer, expected) ? undefined : `expected ${JSON.stringify(expected)}`);
+}
+
 function healthz(target: TargetId): Measurement {
   return {
     scenario: 'healthz',
@@ -55,7 +70,7 @@ function healthz(target: TargetId): Measurement {
     requests: [{ method: 'GET', path: '/healthz', headers: {} }],
     latencyRun: false,
     verify: (body) => body === '{"status":"ok"}',
-    expected: { status: 'ok' },
+    check: equalTo({ status: 'ok' }),
   };
 }
 
@@ -71,7 +86,7 @@ function session(scenario: ScenarioId, target: TargetId, credentials: readonly R
     requests: credentials.map(sessionRequest),
     latencyRun: true,
     verify: (body) => body.startsWith('{"success":true,"data":{"user":{'),
-    expected: { success: true, data },
+    check: equalTo({ success: true, data }),
   };
 }
 
@@ -84,7 +99,7 @@ function sessionGraphql(cookie: string, data: SessionData): Measurement {
     latencyRun: true,
     // A GraphQL error still answers 200, so the body must start with a non-null `me`.
     verify: (body) => body.startsWith('{"data":{"me":{"user":{'),
-    expected: { data: { me: data } },
+    check: equalTo({ data: { me: data } }),
   };
 }
 
@@ -103,6 +118,31 @@ function invalidKeyFlood(key: string, data: SessionData): Measurement {
   };
 }
 
+/** The bench user's 20 teams, each with 50 members and the bench user as owner. */
+function teamsList(cookie: string, teams: BenchTeams): Measurement {
+  return {
+    scenario: 'teams-list',
+    target: 'rest',
+    requests: [{ method: 'GET', path: teamsListPath, headers: { cookie } }],
+    latencyRun: true,
+    // Teams may come in any order, but every answer has the length of the one checked at seeding.
+    verify: (body) => body.length === teams.answerLengths.list && body.startsWith('{"success":true,"data":[{'),
+    check: (answer) => teamsListProblem(answer, teams),
+  };
+}
+
+/** The 50 members of one of those teams, with their users. */
+function teamMembers(cookie: string, teams: BenchTeams): Measurement {
+  return {
+    scenario: 'team-members',
+    target: 'rest',
+    requests: [{ method: 'GET', path: teamMembersPath(teams.listedTeamId), headers: { cookie } }],
+    latencyRun: true,
+    verify: (body) => body.length === teams.answerLengths.members && body.startsWith('{"success":true,"data":[{'),
+    check: (answer) => teamMembersProblem(answer, teams),
+  };
+}
+
 /** A server process and what is measured against it. */
 export type ServerKind = 'raw' | 'product-pg' | 'product-pglite';
 
@@ -115,7 +155,12 @@ export interface KeyedCredentials extends Credentials {
   keys: BenchKeys;
 }
 
-export function measurementsFor(server: ServerKind, pg: KeyedCredentials, pglite: Credentials): Measurement[] {
+/** What is seeded on PostgreSQL: the bench user with its API keys and its teams. */
+export interface PostgresSeed extends KeyedCredentials {
+  teams: BenchTeams;
+}
+
+export function measurementsFor(server: ServerKind, pg: PostgresSeed, pglite: Credentials): Measurement[] {
   switch (server) {
     case 'raw':
       return [healthz('raw'), session('session-rest', 'raw', [{ cookie: pg.cookie }], pg.session)];
@@ -128,6 +173,8 @@ export function measurementsFor(server: ServerKind, pg: KeyedCredentials, pglite
         sessionGraphql(pg.cookie, pg.session),
         session('session-key', 'rest', [bearer(pg.keys.warm)], pg.session),
         { ...session('session-key-rotating', 'rest', pg.keys.rotating.map(bearer), pg.session), latencyRun: false },
+        teamsList(pg.cookie, pg.teams),
+        teamMembers(pg.cookie, pg.teams),
         invalidKeyFlood(pg.keys.warm, pg.session),
       ];
     case 'product-pglite':
@@ -156,17 +203,22 @@ async function send(baseUrl: string, { method, path, headers, body }: HttpReques
 /** Requests checked at once: rotating keys are a thousand requests. */
 const checksInFlight = 8;
 
+function problemWith(m: Measurement, a: Answer): string | undefined {
+  if (a.status < 200 || a.status > 299) return `status ${a.status}`;
+  if (!m.verify(a.text)) return 'fails the check made under load';
+  return m.check(a.parsed);
+}
+
 /**
- * Sends each request once and compares the whole answer with the reference, and one request of the
- * background load for its status; throws on any difference.
+ * Sends each request once and checks the whole answer, and one request of the background load for
+ * its status; throws on any difference.
  */
 export async function checkOnce(baseUrl: string, m: Measurement): Promise<void> {
   const label = `${m.scenario} on ${m.target}`;
   await mapLimited(m.requests, checksInFlight, async (request) => {
     const a = await send(baseUrl, request);
-    if (a.status < 200 || a.status > 299 || !m.verify(a.text) || !isDeepStrictEqual(a.parsed, m.expected)) {
-      throw new Error(`${label}: unexpected answer ${a.status} ${a.text.slice(0, 500)}\nexpected ${JSON.stringify(m.expected)}`);
-    }
+    const problem = problemWith(m, a);
+    if (problem) throw new Error(`${label}: unexpected answer ${a.status} ${a.text.slice(0, 500)}\n${problem}`);
   });
   const background = m.background?.requests[0];
   if (m.background && background) {

@@ -24,6 +24,8 @@ import { failure, json } from './rest/envelope.js';
 import { buildOpenApi, docsResponse } from './rest/openapi.js';
 import { createRestRouter } from './rest/router.js';
 import { restRoutes } from './rest/routes.js';
+import { createMailer } from './mail/outbox.js';
+import { loadPlans } from './modules/teams/plans.js';
 import { createBroadcast } from './shared/broadcast.js';
 import { AppError } from './shared/errors.js';
 import type { ClientInfo, Credentials } from './shared/request-scope.js';
@@ -67,6 +69,8 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
   const usage = createKeyUsage(system, config.apiKeys.usageFlushMs, logger, now);
   const keys = createApiKeyAuth({ system, broadcast, usage, logger, now, cacheTtlMs: config.apiKeys.cacheTtlMs, failureDelayMs: config.apiKeys.failureDelayMs });
   const limiter = config.rateLimit.enabled ? createRateLimiter(redis) : null;
+  const mail = createMailer(config.mail, logger);
+  const plans = loadPlans(config.teams.plansJson);
   const credentials: Credentials = { forgetKey: keys.forgetKey, forgetUser: keys.forgetUser, pendingUsage: usage.pending };
 
   /**
@@ -82,7 +86,8 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
       if (grant.holdsWildcard) return { caller: `key:${grant.keyId}:*`, limit: rates.wildcard };
       const activeTeamId = actor.kind === 'user' ? actor.activeTeamId : null;
       const plan = (activeTeamId && grant.plans[activeTeamId]) || 'free';
-      return { caller: `key:${grant.keyId}:tier`, limit: rates.tiers[plan] ?? rates.tiers.free ?? 60 };
+      const tier = plans[plan]?.rateLimitTier ?? plan;
+      return { caller: `key:${grant.keyId}:tier`, limit: rates.tiers[tier] ?? rates.tiers.free ?? 60 };
     }
     if (actor.kind === 'user') return { caller: `user:${actor.userId}`, limit: rates.session };
     return null;
@@ -139,6 +144,7 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
       runAs: (userId, work) => runAsUser(database.prisma, userId, work),
       config,
       credentials,
+      mail,
       client,
       now,
       requestId,

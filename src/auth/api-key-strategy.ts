@@ -53,12 +53,12 @@ export interface KeyGrant {
 const keySql = `
     SELECT k.id::text AS id, k.key_hash, k.user_id::text AS user_id, k.scopes, k.status, k.expires_at,
            u.email, u.role, u.first_name, u.last_name, u.image,
-           coalesce(json_agg(json_build_object('teamId', m.team_id, 'role', m.role, 'plan', t.plan) ORDER BY m.joined_at)
+           coalesce(json_agg(json_build_object('teamId', m.team_id, 'role', m.role, 'plan', coalesce(sub.plan, 'free')) ORDER BY m.joined_at)
                     FILTER (WHERE m.team_id IS NOT NULL), '[]') AS teams
       FROM api_keys k
       JOIN users u ON u.id = k.user_id
       LEFT JOIN team_members m ON m.user_id = u.id
-      LEFT JOIN teams t ON t.id = m.team_id
+      LEFT JOIN subscriptions sub ON sub.team_id = m.team_id
      WHERE k.key_hash = $1
      GROUP BY k.id, u.id`;
 

@@ -44,7 +44,8 @@ export async function authenticateSession(system: SystemDb, cookieHeader: string
   const tokenHash = hashToken(token);
   const row = await findLiveSession(system, tokenHash);
   if (!row || !sameHash(row.token_hash, tokenHash) || !isGlobalRole(row.role)) return null;
-  const activeTeamId = row.active_team_id ?? row.teams[0]?.teamId ?? null;
+  // The session's team while the user still belongs to it; else their first team.
+  const activeTeamId = row.teams.some((t) => t.teamId === row.active_team_id) ? row.active_team_id : (row.teams[0]?.teamId ?? null);
   return {
     kind: 'user',
     via: 'session',

@@ -37,6 +37,14 @@ const envSchema = z.object({
   RATE_LIMIT_WILDCARD: perMinute.default(10_000),
   RATE_LIMIT_TIERS: limits.default({ free: 60, pro: 300, enterprise: 1000 }),
   RATE_LIMIT_SESSION: perMinute.default(3_000),
+  TEAMS_MODE: z.enum(['single-user', 'single-tenant', 'multi-tenant']).default('multi-tenant'),
+  ALLOW_CREATE_TEAMS: flag.default(true),
+  GLOBAL_TEAM_NAME: z.string().trim().min(2).max(100).default('Team'),
+  INVITATION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(7),
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'expected smtp:// or smtps://').optional(),
+  MAIL_FROM: z.string().min(3).default('Platform <no-reply@localhost>'),
+  APP_URL: z.string().url().optional(),
+  PLANS_JSON: z.string().optional(),
 });
 
 export type Config = {
@@ -79,6 +87,22 @@ export type Config = {
     /** Per user per minute for browser sessions. */
     session: number;
   };
+  teams: {
+    mode: 'single-user' | 'single-tenant' | 'multi-tenant';
+    allowCreateTeams: boolean;
+    /** Name of the one team of a single-tenant deployment (created by the first signup). */
+    globalTeamName: string;
+    invitationTtlMs: number;
+    /** Plan overrides (JSON, merged over the defaults of src/modules/teams/plans.ts). */
+    plansJson: string | undefined;
+  };
+  mail: {
+    /** smtp(s)://… to send e-mail; unset: e-mails are recorded in the outbox and not sent. */
+    smtpUrl: string | undefined;
+    from: string;
+    /** Where the front end lives, for links in e-mails (invitation accept page). */
+    appUrl: string | undefined;
+  };
 };
 
 /** Parses an environment (process.env by default) into a Config, or throws with every problem listed. */
@@ -119,5 +143,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       tiers: e.RATE_LIMIT_TIERS,
       session: e.RATE_LIMIT_SESSION,
     },
+    teams: {
+      mode: e.TEAMS_MODE,
+      allowCreateTeams: e.ALLOW_CREATE_TEAMS,
+      globalTeamName: e.GLOBAL_TEAM_NAME,
+      invitationTtlMs: e.INVITATION_TTL_DAYS * 86_400_000,
+      plansJson: e.PLANS_JSON,
+    },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, appUrl: e.APP_URL },
   };
 }

@@ -17,7 +17,7 @@ export const builder = new SchemaBuilder<{
   Context: Context;
   PrismaTypes: PrismaTypes;
   AuthScopes: { authenticated: boolean; session: boolean; role: GlobalRole; scope: string };
-  Scalars: { DateTime: { Input: Date; Output: Date | string } };
+  Scalars: { DateTime: { Input: Date; Output: Date | string }; JSONObject: { Input: Record<string, unknown>; Output: unknown } };
   DefaultFieldNullability: false;
 }>({
   plugins: [ScopeAuthPlugin, PrismaPlugin],
@@ -51,6 +51,22 @@ builder.addScalarType(
     serialize: (value) => (value instanceof Date ? value.toISOString() : String(value)),
     parseValue: (value) => parseDate(value),
     parseLiteral: (ast) => (ast.kind === Kind.STRING ? parseDate(ast.value) : invalidDate()),
+  }),
+);
+
+builder.addScalarType(
+  'JSONObject',
+  new GraphQLScalarType({
+    name: 'JSONObject',
+    description: 'A JSON object (settings and the like).',
+    serialize: (value) => value,
+    parseValue: (value) => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError('JSONObject must be an object');
+      return value as Record<string, unknown>;
+    },
+    parseLiteral: () => {
+      throw new TypeError('JSONObject is accepted as a variable only');
+    },
   }),
 );
 

@@ -1,6 +1,7 @@
 // Every module's REST routes, in one table.
 import { accountRoutes } from '../modules/accounts/rest.js';
 import { apiKeyRoutes } from '../modules/api-keys/rest.js';
+import { teamRoutes } from '../modules/teams/rest.js';
 import type { RestRoute } from './route.js';
 
-export const restRoutes: readonly RestRoute[] = [...accountRoutes, ...apiKeyRoutes];
+export const restRoutes: readonly RestRoute[] = [...accountRoutes, ...apiKeyRoutes, ...teamRoutes];

@@ -3,6 +3,7 @@
 import type { Actor } from '../auth/actor.js';
 import type { Config } from '../config/env.js';
 import type { RequestDb, SystemDb, Tx } from '../db/request-db.js';
+import type { Mailer } from '../mail/outbox.js';
 
 export interface ClientInfo {
   ip: string | null;
@@ -31,6 +32,7 @@ export interface RequestScope {
   runAs<T>(userId: string, work: (tx: Tx) => Promise<T>): Promise<T>;
   config: Config;
   credentials: Credentials;
+  mail: Mailer;
   client: ClientInfo;
   now(): Date;
 }

@@ -36,7 +36,7 @@ export interface TestApp {
 export async function createTestApp(env: Record<string, string> = {}, sameDatabaseAs?: TestApp): Promise<TestApp> {
   const testDb = sameDatabaseAs ? { database: sameDatabaseAs.database, drop: async () => {} } : await createTestDatabase();
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
-  const app = createApp({ config, database: testDb.database, logger: pino({ level: 'silent' }) });
+  const app = createApp({ config, database: testDb.database, logger: pino({ level: config.logLevel }) });
   app.markReady();
   const server = createServer(app.listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

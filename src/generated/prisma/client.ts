@@ -78,3 +78,20 @@ export type ApiKeyUsage = Prisma.ApiKeyUsageModel
  * What happened to a key: created, revoked, expired, auth_failed, rate_limited (README lists them).
  */
 export type ApiKeyAudit = Prisma.ApiKeyAuditModel
+/**
+ * Model TeamInvitation
+ * An invitation to join a team with a role. `token` (UUID v4) is the secret the invitee presents.
+ * status: pending, accepted, declined. Cancelled invitations are deleted.
+ */
+export type TeamInvitation = Prisma.TeamInvitationModel
+/**
+ * Model Subscription
+ * The plan a team is on (plans are configuration: src/modules/teams/plans.ts). One per team.
+ */
+export type Subscription = Prisma.SubscriptionModel
+/**
+ * Model EmailOutbox
+ * E-mails the platform sends, kept as a record: `sent`, `failed` (with the error) or `recorded`
+ * (no SMTP_URL configured). Readable by the system context only.
+ */
+export type EmailOutbox = Prisma.EmailOutboxModel

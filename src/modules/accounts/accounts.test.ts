@@ -23,7 +23,10 @@ describe('REST: signup, login, session, logout', () => {
 
     const session = await t.json('GET', '/api/auth/session', undefined, { cookie: cookieFrom(res.headers) });
     expect(session.status).toBe(200);
-    expect(session.body).toEqual({ success: true, data: res.body.data });
+    const { team, ...sessionData } = res.body.data;
+    expect(session.body).toEqual({ success: true, data: sessionData });
+    expect(team).toMatchObject({ id: sessionData.activeTeamId, name: "Ada's team" });
+    expect(res.body.meta).toEqual({ isFirstUser: true, teamCreated: true });
     const owner = await t.database.prisma.teamMember.findFirst({ where: { userId: res.body.data.user.id } });
     expect(owner).toMatchObject({ teamId: res.body.data.activeTeamId, role: 'owner' });
   });

@@ -22,6 +22,10 @@ export const loginInput = z.strictObject({
 });
 export type LoginInput = z.output<typeof loginInput>;
 
+/** Signup by invitation: the invited e-mail and the invitation's token. */
+export const signupWithInviteInput = signupInput.extend({ inviteToken: z.string().trim().min(1).max(100) });
+export type SignupWithInviteInput = z.output<typeof signupWithInviteInput>;
+
 export const userRole = z.enum(['member', 'developer', 'superadmin']);
 
 /** What an operator gives the CLI to create an account. */

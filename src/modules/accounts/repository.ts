@@ -13,7 +13,7 @@ export interface UserView {
   image: string | null;
 }
 
-export function insertUser(tx: Tx, data: { id: string; email: string; passwordHash: string; firstName: string; lastName: string; role: string }): Promise<UserView> {
+export function insertUser(tx: Tx, data: { id: string; email: string; passwordHash: string; firstName: string; lastName: string; role: string; emailVerifiedAt?: Date }): Promise<UserView> {
   return tx.user.create({ data, select: userView });
 }
 
@@ -37,6 +37,4 @@ export async function firstTeamId(tx: Tx, userId: string): Promise<string | null
   return membership?.teamId ?? null;
 }
 
-export function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: string }).code === 'P2002';
-}
+export { isUniqueViolation } from '../../db/errors.js';

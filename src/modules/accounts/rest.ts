@@ -1,8 +1,8 @@
 // REST face of accounts (outside /api/v1, as the contract leaves login to us).
 import { z } from 'zod';
-import { CurrentSessionDocument, LoginDocument, LogoutDocument, SignupDocument } from '../../generated/operations.js';
+import { CurrentSessionDocument, LoginDocument, LogoutDocument, SignupDocument, SignupWithInviteDocument } from '../../generated/operations.js';
 import { defineRoute } from '../../rest/route.js';
-import { loginInput, signupInput } from './inputs.js';
+import { loginInput, signupInput, signupWithInviteInput } from './inputs.js';
 
 const user = z.object({ id: z.string(), email: z.string(), role: z.string(), firstName: z.string().optional(), lastName: z.string().optional(), image: z.string().nullable().optional() });
 const sessionInfo = z.object({ user, activeTeamId: z.string().nullable() });
@@ -17,9 +17,23 @@ export const accountRoutes = [
     body: signupInput,
     operation: SignupDocument,
     variables: ({ body }) => ({ input: body }),
-    data: (r) => r.signup,
+    data: ({ signup: { user, activeTeamId, team } }) => ({ user, activeTeamId, team }),
+    extras: ({ signup }) => ({ meta: { isFirstUser: signup.isFirstUser, teamCreated: signup.teamCreated } }),
     status: 201,
-    response: sessionInfo,
+    response: sessionInfo.extend({ team: z.object({ id: z.string(), name: z.string() }) }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/auth/signup-with-invite',
+    summary: 'Create the invited account, join the invitation’s team and start a session (sets the session cookie)',
+    tags: ['Accounts', 'Teams'],
+    access: 'public',
+    body: signupWithInviteInput,
+    operation: SignupWithInviteDocument,
+    variables: ({ body }) => ({ input: body }),
+    data: ({ signupWithInvite: { user, teamId } }) => ({ user, teamId }),
+    extras: ({ signupWithInvite }) => ({ meta: { redirectTo: `/teams/${signupWithInvite.teamId}`, emailVerified: signupWithInvite.emailVerified } }),
+    response: z.object({ user, teamId: z.string() }),
   }),
   defineRoute({
     method: 'POST',

@@ -4,7 +4,7 @@ import { clearedSessionCookie, sessionCookie } from '../../auth/session-cookie.j
 import type { Context } from '../../graphql/context.js';
 import { builder } from '../../graphql/builder.js';
 import { parseInput } from '../../shared/validation.js';
-import { loginInput, signupInput } from './inputs.js';
+import { loginInput, signupInput, signupWithInviteInput } from './inputs.js';
 import * as accounts from './service.js';
 import type { SessionInfo, StartedSession, UserView } from './service.js';
 
@@ -37,6 +37,39 @@ const SignupInput = builder.inputType('SignupInput', {
   }),
 });
 
+const SignupWithInviteInput = builder.inputType('SignupWithInviteInput', {
+  fields: (t) => ({
+    email: t.string({ required: true }),
+    password: t.string({ required: true }),
+    firstName: t.string({ required: true }),
+    lastName: t.string({ required: true }),
+    inviteToken: t.string({ required: true }),
+  }),
+});
+
+const SignupTeamRef = builder.objectRef<{ id: string; name: string }>('SignupTeam').implement({
+  fields: (t) => ({ id: t.exposeID('id'), name: t.exposeString('name') }),
+});
+
+const SignupResultRef = builder.objectRef<SessionInfo & { team: { id: string; name: string }; isFirstUser: boolean; teamCreated: boolean }>('SignupResult').implement({
+  description: 'The new account, signed in, and the team it got.',
+  fields: (t) => ({
+    user: t.field({ type: User, resolve: (s) => s.user }),
+    activeTeamId: t.exposeID('activeTeamId', { nullable: true }),
+    team: t.field({ type: SignupTeamRef, resolve: (s) => s.team }),
+    isFirstUser: t.exposeBoolean('isFirstUser'),
+    teamCreated: t.exposeBoolean('teamCreated'),
+  }),
+});
+
+const InvitedSignupRef = builder.objectRef<SessionInfo & { teamId: string }>('InvitedSignupResult').implement({
+  fields: (t) => ({
+    user: t.field({ type: User, resolve: (s) => s.user }),
+    teamId: t.exposeID('teamId'),
+    emailVerified: t.boolean({ resolve: () => true }),
+  }),
+});
+
 const LoginInput = builder.inputType('LoginInput', {
   fields: (t) => ({ email: t.string({ required: true }), password: t.string({ required: true }) }),
 });
@@ -45,9 +78,11 @@ function secureCookies(ctx: Context): boolean {
   return ctx.config.cookieSecure === 'auto' ? ctx.client.secure : ctx.config.cookieSecure;
 }
 
-function withCookie(ctx: Context, started: StartedSession): SessionInfo {
+/** Sets the session cookie of a just-started session and returns the rest of the answer. */
+function withCookie<T extends StartedSession>(ctx: Context, started: T): Omit<T, 'token' | 'expiresAt'> {
   ctx.setCookies.push(sessionCookie(started.token, started.expiresAt, secureCookies(ctx)));
-  return { user: started.user, activeTeamId: started.activeTeamId };
+  const { token: _token, expiresAt: _expiresAt, ...answer } = started;
+  return answer;
 }
 
 builder.queryField('me', (t) =>
@@ -61,10 +96,16 @@ builder.queryField('me', (t) =>
 
 builder.mutationFields((t) => ({
   signup: t.field({
-    type: SessionInfoRef,
-    description: 'Creates an account with a personal team and signs it in (sets the session cookie).',
+    type: SignupResultRef,
+    description: 'Public signup (per TEAMS_MODE: a personal team, or the global team for the first single-tenant user); signs in (sets the session cookie).',
     args: { input: t.arg({ type: SignupInput, required: true }) },
     resolve: async (_root, { input }, ctx) => withCookie(ctx, await accounts.signup(ctx, parseInput(signupInput, input))),
+  }),
+  signupWithInvite: t.field({
+    type: InvitedSignupRef,
+    description: 'Creates the invited account, joins the invitation’s team and signs in (sets the session cookie).',
+    args: { input: t.arg({ type: SignupWithInviteInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => withCookie(ctx, await accounts.signupWithInvite(ctx, parseInput(signupWithInviteInput, input))),
   }),
   login: t.field({
     type: SessionInfoRef,

@@ -5,8 +5,8 @@ import { hashToken, newToken } from '../../auth/secret-token.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, unauthenticated } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
-import { createPersonalTeam } from '../teams/service.js';
-import type { CreateUserInput, LoginInput, SignupInput } from './inputs.js';
+import { createGlobalTeam, createPersonalTeam, joinByInvitation, openInvitationForSignup } from '../teams/service.js';
+import type { CreateUserInput, LoginInput, SignupInput, SignupWithInviteInput } from './inputs.js';
 import * as repo from './repository.js';
 export type { UserView } from './repository.js';
 import type { UserView } from './repository.js';
@@ -46,9 +46,54 @@ async function createAccount<T>(
   }
 }
 
-/** Creates an account with its personal team; the caller then holds a session. */
-export function signup(scope: RequestScope, input: SignupInput): Promise<StartedSession> {
-  return createAccount(scope, { ...input, role: 'member' }, (tx, user, teamId) => startSession(scope, tx, user, teamId));
+export interface StartedSignup extends StartedSession {
+  team: { id: string; name: string };
+  /** The platform had no account before this one. */
+  isFirstUser: boolean;
+  teamCreated: boolean;
+}
+
+/**
+ * Public signup, per TEAMS_MODE: `multi-tenant` and `single-user` give the new user a personal team;
+ * `single-tenant` lets only the first account sign up publicly, as owner of the one global team
+ * (an advisory lock makes two simultaneous first signups create one team), and refuses later ones.
+ */
+export async function signup(scope: RequestScope, input: SignupInput): Promise<StartedSignup> {
+  const singleTenant = scope.config.teams.mode === 'single-tenant';
+  const passwordHash = await hashPassword(input.password);
+  const id = randomUUID();
+  try {
+    return await scope.runAs(id, async (tx) => {
+      if (singleTenant) await tx.$executeRaw`SELECT pg_advisory_xact_lock(7242001)`;
+      const [{ has }] = await tx.$queryRaw<[{ has: boolean }]>`SELECT app_platform_has_users() AS has`;
+      if (singleTenant && has) throw new AppError('PUBLIC_SIGNUP_RESTRICTED', 'Public signup is closed: ask a team admin for an invitation');
+      const user = await repo.insertUser(tx, { id, email: input.email, firstName: input.firstName, lastName: input.lastName, passwordHash, role: 'member' });
+      const team = singleTenant ? await createGlobalTeam(tx, user.id, scope.config.teams.globalTeamName) : await createPersonalTeam(tx, user);
+      const started = await startSession(scope, tx, user, team.id);
+      return { ...started, team: { id: team.id, name: team.name }, isFirstUser: !has, teamCreated: true };
+    });
+  } catch (error) {
+    throw repo.isUniqueViolation(error) ? emailTaken() : error;
+  }
+}
+
+/**
+ * Signup by invitation: an account for the invited e-mail only, which joins the invitation's team
+ * with its role, counts as verified (the invitation reached that address) and is signed in.
+ */
+export async function signupWithInvite(scope: RequestScope, input: SignupWithInviteInput): Promise<StartedSession & { teamId: string }> {
+  const invitation = await openInvitationForSignup(scope, input.inviteToken, input.email);
+  const passwordHash = await hashPassword(input.password);
+  const id = randomUUID();
+  try {
+    return await scope.runAs(id, async (tx) => {
+      const user = await repo.insertUser(tx, { id, email: input.email, firstName: input.firstName, lastName: input.lastName, passwordHash, role: 'member', emailVerifiedAt: scope.now() });
+      await joinByInvitation(scope, tx, invitation, user.id);
+      return { ...(await startSession(scope, tx, user, invitation.teamId)), teamId: invitation.teamId };
+    });
+  } catch (error) {
+    throw repo.isUniqueViolation(error) ? emailTaken() : error;
+  }
 }
 
 /** Checks credentials and starts a session. Unknown e-mail and wrong password look and take the same. */

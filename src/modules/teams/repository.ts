@@ -1,8 +1,203 @@
-// Teams and memberships in the database.
-import type { Tx } from '../../db/request-db.js';
+// Teams, members, invitations and subscriptions in the database, always through the request's RLS
+// transaction (or a named system context where noted): the rows a caller can reach are decided here
+// and by the policies, never by a missing WHERE.
+import type { Prisma } from '../../generated/prisma/client.js';
+import type { SystemDb, Tx } from '../../db/request-db.js';
 
-export async function insertTeamWithOwner(tx: Tx, data: { name: string; slug: string; ownerId: string }) {
+export { isUniqueViolation } from '../../db/errors.js';
+
+export const teamView = {
+  id: true,
+  name: true,
+  slug: true,
+  description: true,
+  ownerId: true,
+  avatarUrl: true,
+  settings: true,
+  createdAt: true,
+  updatedAt: true,
+  _count: { select: { members: true } },
+} as const;
+
+export type TeamRow = Prisma.TeamGetPayload<{ select: typeof teamView }>;
+
+export async function insertTeamWithOwner(tx: Tx, data: { name: string; slug: string; ownerId: string; description?: string | null }) {
   const team = await tx.team.create({ data, select: { id: true, name: true, slug: true } });
   await tx.teamMember.create({ data: { teamId: team.id, userId: data.ownerId, role: 'owner' }, select: { id: true } });
+  await tx.subscription.create({ data: { teamId: team.id, plan: 'free' }, select: { id: true } });
   return team;
+}
+
+export interface TeamQuery {
+  skip: number;
+  take: number;
+  search?: string;
+  sort: 'createdAt' | 'updatedAt' | 'name';
+  order: 'asc' | 'desc';
+}
+
+/** The caller's teams (RLS: teams they belong to), with search over name and description. */
+export async function listTeams(tx: Tx, userId: string, q: TeamQuery): Promise<{ rows: TeamRow[]; total: number }> {
+  const where: Prisma.TeamWhereInput = {
+    members: { some: { userId } },
+    ...(q.search ? { OR: [{ name: { contains: q.search, mode: 'insensitive' } }, { description: { contains: q.search, mode: 'insensitive' } }] } : {}),
+  };
+  const [rows, total] = await Promise.all([
+    tx.team.findMany({ where, select: teamView, orderBy: [{ [q.sort]: q.order }, { id: q.order }], skip: q.skip, take: q.take }),
+    tx.team.count({ where }),
+  ]);
+  return { rows, total };
+}
+
+export function findTeam(tx: Tx, id: string): Promise<TeamRow | null> {
+  return tx.team.findUnique({ where: { id }, select: teamView });
+}
+
+export function updateTeam(tx: Tx, id: string, data: { name?: string; description?: string | null; avatarUrl?: string | null }) {
+  return tx.team.update({ where: { id }, data, select: { id: true, name: true, description: true, avatarUrl: true, updatedAt: true } });
+}
+
+/** Deletes the team; members, invitations and the subscription go with it (ON DELETE CASCADE). */
+export async function deleteTeam(tx: Tx, id: string): Promise<boolean> {
+  const { count } = await tx.team.deleteMany({ where: { id } });
+  return count > 0;
+}
+
+export const memberView = {
+  id: true,
+  teamId: true,
+  userId: true,
+  role: true,
+  joinedAt: true,
+  updatedAt: true,
+  user: { select: { id: true, email: true, firstName: true, lastName: true, image: true } },
+} as const;
+
+export type MemberRow = Prisma.TeamMemberGetPayload<{ select: typeof memberView }>;
+
+export async function listMembers(tx: Tx, teamId: string, q: { skip: number; take: number; role?: string }): Promise<{ rows: MemberRow[]; total: number }> {
+  const where: Prisma.TeamMemberWhereInput = { teamId, ...(q.role ? { role: q.role } : {}) };
+  const [rows, total] = await Promise.all([
+    tx.teamMember.findMany({ where, select: memberView, orderBy: [{ joinedAt: 'asc' }, { id: 'asc' }], skip: q.skip, take: q.take }),
+    tx.teamMember.count({ where }),
+  ]);
+  return { rows, total };
+}
+
+export function findMember(tx: Tx, teamId: string, memberId: string) {
+  return tx.teamMember.findFirst({ where: { id: memberId, teamId }, select: { id: true, userId: true, role: true } });
+}
+
+export function findMembership(tx: Tx, teamId: string, userId: string) {
+  return tx.teamMember.findUnique({ where: { teamId_userId: { teamId, userId } }, select: { id: true, role: true } });
+}
+
+export function countMembers(tx: Tx, teamId: string): Promise<number> {
+  return tx.teamMember.count({ where: { teamId } });
+}
+
+export function setMemberRole(tx: Tx, memberId: string, role: string) {
+  return tx.teamMember.update({ where: { id: memberId }, data: { role }, select: { id: true, role: true, updatedAt: true } });
+}
+
+export async function deleteMember(tx: Tx, memberId: string): Promise<void> {
+  await tx.teamMember.delete({ where: { id: memberId } });
+}
+
+export function insertMember(tx: Tx, data: { teamId: string; userId: string; role: string }) {
+  return tx.teamMember.create({ data, select: { teamId: true, role: true, joinedAt: true } });
+}
+
+export async function setActiveTeam(tx: Tx, sessionId: string, teamId: string): Promise<void> {
+  await tx.session.update({ where: { id: sessionId }, data: { activeTeamId: teamId } });
+}
+
+// ---- invitations -----------------------------------------------------------------------------
+
+export const invitationView = { id: true, teamId: true, email: true, role: true, status: true, token: true, expiresAt: true, createdAt: true } as const;
+
+export function pendingInvitation(tx: Tx, teamId: string, email: string) {
+  return tx.teamInvitation.findFirst({ where: { teamId, email, status: 'pending' }, select: { id: true, expiresAt: true } });
+}
+
+export function countPendingInvitations(tx: Tx, teamId: string, now: Date): Promise<number> {
+  return tx.teamInvitation.count({ where: { teamId, status: 'pending', expiresAt: { gt: now } } });
+}
+
+export async function deleteInvitation(tx: Tx, id: string): Promise<boolean> {
+  const { count } = await tx.teamInvitation.deleteMany({ where: { id } });
+  return count > 0;
+}
+
+export function insertInvitation(tx: Tx, data: { teamId: string; email: string; role: string; token: string; invitedById: string; expiresAt: Date }) {
+  return tx.teamInvitation.create({ data, select: invitationView });
+}
+
+/** Whether a user with this e-mail is already a member (through the team's own member list). */
+export async function isMemberByEmail(tx: Tx, teamId: string, email: string): Promise<boolean> {
+  return (await tx.teamMember.count({ where: { teamId, user: { email } } })) > 0;
+}
+
+interface PendingInvitationRow {
+  id: string;
+  team_id: string;
+  email: string;
+  role: string;
+  status: string;
+  token: string;
+  expires_at: Date;
+  created_at: Date;
+  team_name: string;
+  team_slug: string;
+  inviter_first_name: string;
+  inviter_last_name: string;
+}
+
+/** The caller's pending, unexpired invitations, list form (app_my_pending_invitations: theirs only). */
+export async function invitationsForCaller(tx: Tx) {
+  const rows = await tx.$queryRaw<PendingInvitationRow[]>`SELECT * FROM app_my_pending_invitations()`;
+  return rows.map((r) => ({
+    id: r.id,
+    teamId: r.team_id,
+    email: r.email,
+    role: r.role,
+    status: r.status,
+    token: r.token,
+    expiresAt: new Date(r.expires_at),
+    createdAt: new Date(r.created_at),
+    team: { id: r.team_id, name: r.team_name, slug: r.team_slug },
+    invitedBy: { firstName: r.inviter_first_name, lastName: r.inviter_last_name },
+  }));
+}
+
+export function invitationByToken(tx: Tx, token: string) {
+  return tx.teamInvitation.findUnique({ where: { token }, select: { id: true, teamId: true, email: true, role: true, status: true, expiresAt: true } });
+}
+
+/** An invitation by token before anyone is signed in (signup by invitation): named system access. */
+export function invitationByTokenForSignup(system: SystemDb, token: string) {
+  return system.prisma.teamInvitation.findUnique({ where: { token }, select: { id: true, teamId: true, email: true, role: true, status: true, expiresAt: true } });
+}
+
+export function findInvitation(tx: Tx, id: string) {
+  return tx.teamInvitation.findUnique({ where: { id }, select: { id: true, teamId: true } });
+}
+
+export function answerInvitation(tx: Tx, id: string, status: 'accepted' | 'declined', at: Date) {
+  return tx.teamInvitation.update({ where: { id }, data: { status, respondedAt: at }, select: { id: true, status: true } });
+}
+
+// ---- subscription ----------------------------------------------------------------------------
+
+export function findSubscription(tx: Tx, teamId: string) {
+  return tx.subscription.findUnique({
+    where: { teamId },
+    select: { id: true, teamId: true, plan: true, status: true, currentPeriodStart: true, currentPeriodEnd: true, createdAt: true, updatedAt: true },
+  });
+}
+
+/** Active API keys owned by the team's members (app_team_active_api_keys: only for the caller's teams). */
+export async function countMemberApiKeys(tx: Tx, teamId: string): Promise<number> {
+  const [row] = await tx.$queryRaw<[{ n: number }]>`SELECT app_team_active_api_keys(${teamId}::uuid) AS n`;
+  return row.n;
 }

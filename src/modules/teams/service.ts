@@ -1,10 +1,72 @@
-// Team rules. For now: every account gets a personal team it owns (the teams issue adds the rest).
-import { randomBytes } from 'node:crypto';
+// Teams: the caller's teams, their members and roles, invitations, the active team, plans and usage.
+// Membership is checked against the database inside the request's RLS transaction; a team the caller
+// does not belong to is "not found", exactly like a missing one. Role rules: rules.ts.
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { AuthenticatedActor, TeamRole } from '../../auth/actor.js';
 import type { Tx } from '../../db/request-db.js';
-import { insertTeamWithOwner } from './repository.js';
+import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
+import type { RequestScope } from '../../shared/request-scope.js';
+import { isUuid, type CreateTeamInput, type InviteInput, type ListMembersQuery, type ListTeamsQuery, type UpdateTeamInput } from './inputs.js';
+import { plansOf, type Plan } from './plans.js';
+import * as repo from './repository.js';
+import * as rules from './rules.js';
+
+export type { MemberRow } from './repository.js';
+
+export interface TeamView {
+  id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  ownerId: string;
+  avatarUrl: string | null;
+  settings: unknown;
+  createdAt: Date;
+  updatedAt: Date;
+  memberCount: number;
+  userRole: TeamRole | null;
+}
+
+export interface Page<T> {
+  items: T[];
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+  hasMore: boolean;
+}
+
+function page<T>(items: T[], total: number, pageNumber: number, limit: number): Page<T> {
+  const totalPages = Math.ceil(total / limit);
+  return { items, page: pageNumber, limit, total, totalPages, hasMore: pageNumber < totalPages };
+}
+
+const teamNotFound = () => new AppError('NOT_FOUND', 'Team not found');
+const check = (verdict: rules.Verdict) => {
+  if (!verdict.allowed) throw forbidden(verdict.reason);
+};
+
+function caller(scope: RequestScope): AuthenticatedActor {
+  if (scope.actor.kind !== 'user') throw unauthenticated();
+  return scope.actor;
+}
+
+function view(row: repo.TeamRow, userRole: TeamRole | null): TeamView {
+  const { _count, ...team } = row;
+  return { ...team, memberCount: _count.members, userRole };
+}
+
+/** The caller's role in a team, read in the request's transaction; not a member → 404. */
+async function roleIn(scope: RequestScope, tx: Tx, teamId: string): Promise<{ userId: string; role: TeamRole }> {
+  const user = caller(scope);
+  if (!isUuid(teamId)) throw teamNotFound();
+  const membership = await repo.findMembership(tx, teamId, user.userId);
+  if (!membership) throw teamNotFound();
+  return { userId: user.userId, role: membership.role as TeamRole };
+}
 
 /** A slug from free text: lowercase alphanumerics and hyphens, with a random suffix for uniqueness. */
-function personalSlug(seed: string): string {
+function generatedSlug(seed: string): string {
   const base = seed.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'team';
   return `${base}-${randomBytes(4).toString('hex')}`;
 }
@@ -12,5 +74,308 @@ function personalSlug(seed: string): string {
 /** Creates the personal team of a new user, owned by them, inside the signup's transaction. */
 export function createPersonalTeam(tx: Tx, user: { id: string; email: string; firstName: string }) {
   const name = user.firstName ? `${user.firstName}'s team` : 'Personal team';
-  return insertTeamWithOwner(tx, { name: name.slice(0, 100), slug: personalSlug(user.email.split('@')[0] ?? ''), ownerId: user.id });
+  return repo.insertTeamWithOwner(tx, { name: name.slice(0, 100), slug: generatedSlug(user.email.split('@')[0] ?? ''), ownerId: user.id });
+}
+
+/** Creates the one team of a single-tenant deployment, owned by its first user. */
+export function createGlobalTeam(tx: Tx, ownerId: string, name: string) {
+  return repo.insertTeamWithOwner(tx, { name, slug: generatedSlug(name), ownerId });
+}
+
+// ---- teams -----------------------------------------------------------------------------------
+
+export async function listTeams(scope: RequestScope, q: ListTeamsQuery): Promise<Page<TeamView>> {
+  const user = caller(scope);
+  const tx = await scope.db.tx();
+  const { rows, total } = await repo.listTeams(tx, user.userId, { skip: (q.page - 1) * q.limit, take: q.limit, search: q.search || undefined, sort: q.sort, order: q.order });
+  const roles = new Map((await tx.teamMember.findMany({ where: { userId: user.userId, teamId: { in: rows.map((r) => r.id) } }, select: { teamId: true, role: true } })).map((m) => [m.teamId, m.role as TeamRole]));
+  return page(rows.map((row) => view(row, roles.get(row.id) ?? null)), total, q.page, q.limit);
+}
+
+export async function createTeam(scope: RequestScope, input: CreateTeamInput): Promise<TeamView> {
+  const user = caller(scope);
+  const { mode, allowCreateTeams } = scope.config.teams;
+  if (mode !== 'multi-tenant' || !allowCreateTeams) {
+    throw new AppError('TEAM_CREATION_DISABLED', mode === 'multi-tenant' ? 'Team creation is disabled on this platform' : `Team creation is not available in ${mode} mode`);
+  }
+  const tx = await scope.db.tx();
+  try {
+    const team = await repo.insertTeamWithOwner(tx, { name: input.name, slug: input.slug, description: input.description ?? null, ownerId: user.userId });
+    await scope.credentials.forgetUser(user.userId);
+    return view((await repo.findTeam(tx, team.id))!, 'owner');
+  } catch (error) {
+    if (repo.isUniqueViolation(error)) throw new AppError('SLUG_EXISTS', `The slug "${input.slug}" is already taken`, { slug: input.slug });
+    throw error;
+  }
+}
+
+export async function getTeam(scope: RequestScope, teamId: string): Promise<TeamView> {
+  const tx = await scope.db.tx();
+  const { role } = await roleIn(scope, tx, teamId);
+  return view((await repo.findTeam(tx, teamId)) ?? throwNotFound(), role);
+}
+
+export async function updateTeam(scope: RequestScope, teamId: string, input: UpdateTeamInput) {
+  const tx = await scope.db.tx();
+  check(rules.canUpdateTeam((await roleIn(scope, tx, teamId)).role));
+  return repo.updateTeam(tx, teamId, input);
+}
+
+/**
+ * Deletes a team and everything that belongs to it (members, invitations, subscription, and every
+ * module's team rows through ON DELETE CASCADE). The owner's only team cannot be deleted: every user
+ * keeps at least one.
+ */
+export async function deleteTeam(scope: RequestScope, teamId: string): Promise<boolean> {
+  const tx = await scope.db.tx();
+  const me = await roleIn(scope, tx, teamId);
+  check(rules.canDeleteTeam(me.role));
+  if ((await tx.teamMember.count({ where: { userId: me.userId } })) <= 1) {
+    throw new AppError('VALIDATION_ERROR', 'You cannot delete your only team');
+  }
+  const memberIds = (await tx.teamMember.findMany({ where: { teamId }, select: { userId: true } })).map((m) => m.userId);
+  const deleted = await repo.deleteTeam(tx, teamId);
+  for (const userId of memberIds) await scope.credentials.forgetUser(userId);
+  return deleted;
+}
+
+// ---- members ---------------------------------------------------------------------------------
+
+export async function listMembers(scope: RequestScope, teamId: string, q: ListMembersQuery): Promise<Page<repo.MemberRow>> {
+  const tx = await scope.db.tx();
+  await roleIn(scope, tx, teamId);
+  const { rows, total } = await repo.listMembers(tx, teamId, { skip: (q.page - 1) * q.limit, take: q.limit, role: q.role });
+  return page(rows, total, q.page, q.limit);
+}
+
+async function targetMember(tx: Tx, teamId: string, memberId: string) {
+  const target = isUuid(memberId) ? await repo.findMember(tx, teamId, memberId) : null;
+  if (!target) throw new AppError('NOT_FOUND', 'Member not found');
+  return { ...target, role: target.role as TeamRole };
+}
+
+export async function changeMemberRole(scope: RequestScope, teamId: string, memberId: string, role: TeamRole) {
+  const tx = await scope.db.tx();
+  const me = await roleIn(scope, tx, teamId);
+  const target = await targetMember(tx, teamId, memberId);
+  check(rules.canChangeRole(me, target, role));
+  const updated = await repo.setMemberRole(tx, target.id, role);
+  await scope.credentials.forgetUser(target.userId);
+  return updated;
+}
+
+export async function removeMember(scope: RequestScope, teamId: string, memberId: string): Promise<boolean> {
+  const tx = await scope.db.tx();
+  const me = await roleIn(scope, tx, teamId);
+  const target = await targetMember(tx, teamId, memberId);
+  check(rules.canRemoveMember(me, target));
+  await repo.deleteMember(tx, target.id);
+  // The removed user's keys lose this team on their next request, on every instance.
+  await scope.credentials.forgetUser(target.userId);
+  return true;
+}
+
+/** Makes a team the session's active team. Keys pick a team per request with `x-team-id` instead. */
+export async function switchTeam(scope: RequestScope, teamId: string): Promise<string> {
+  const user = caller(scope);
+  if (!user.sessionId) throw forbidden('The active team is kept on a browser session; API keys send x-team-id');
+  const tx = await scope.db.tx();
+  if (!isUuid(teamId) || !(await repo.findMembership(tx, teamId, user.userId))) throw forbidden('You are not a member of this team');
+  await repo.setActiveTeam(tx, user.sessionId, teamId);
+  return teamId;
+}
+
+// ---- invitations -----------------------------------------------------------------------------
+
+export interface CreatedInvitation {
+  invitation: { id: string; teamId: string; email: string; role: string; status: string; token: string; expiresAt: Date; createdAt: Date };
+  emailSent: boolean;
+}
+
+export async function invite(scope: RequestScope, teamId: string, input: InviteInput): Promise<CreatedInvitation> {
+  const user = caller(scope);
+  if (scope.config.teams.mode === 'single-user') throw new AppError('INVITATIONS_DISABLED', 'Invitations are disabled in single-user mode');
+  const tx = await scope.db.tx();
+  const me = await roleIn(scope, tx, teamId);
+  check(rules.canInvite(me.role, input.role));
+  if (await repo.isMemberByEmail(tx, teamId, input.email)) throw new AppError('ALREADY_MEMBER', 'This user is already a member of the team');
+  const now = scope.now();
+  const existing = await repo.pendingInvitation(tx, teamId, input.email);
+  if (existing && existing.expiresAt > now) throw new AppError('INVITATION_EXISTS', 'A pending invitation for this e-mail already exists');
+  if (existing) await repo.deleteInvitation(tx, existing.id); // expired: replaced by the new one
+  await assertWithinLimit(scope, tx, teamId, 'team_members', 1 + (await repo.countPendingInvitations(tx, teamId, now)));
+  const invitation = await repo.insertInvitation(tx, {
+    teamId,
+    email: input.email,
+    role: input.role,
+    token: randomUUID(),
+    invitedById: user.userId,
+    expiresAt: new Date(now.getTime() + scope.config.teams.invitationTtlMs),
+  });
+  const team = (await repo.findTeam(tx, teamId))!;
+  const emailSent = await scope.mail.send(tx, invitationMail(scope, invitation, team.name, user));
+  return { invitation, emailSent };
+}
+
+function invitationMail(scope: RequestScope, invitation: { token: string; role: string; expiresAt: Date; email: string }, teamName: string, inviter: AuthenticatedActor) {
+  const base = scope.config.mail.appUrl?.replace(/\/+$/, '') ?? '';
+  const who = [inviter.profile.firstName, inviter.profile.lastName].filter(Boolean).join(' ') || inviter.email;
+  return {
+    to: invitation.email,
+    subject: `${who} invited you to ${teamName}`,
+    text: [
+      `${who} invited you to join ${teamName} as ${invitation.role}.`,
+      '',
+      `Accept: ${base}/invitations/${invitation.token}`,
+      `Or sign up with this invitation token: ${invitation.token}`,
+      '',
+      `The invitation expires on ${invitation.expiresAt.toISOString()}.`,
+    ].join('\n'),
+  };
+}
+
+export async function myInvitations(scope: RequestScope) {
+  caller(scope);
+  return repo.invitationsForCaller(await scope.db.tx());
+}
+
+async function openInvitation(scope: RequestScope, tx: Tx, token: string) {
+  const user = caller(scope);
+  // RLS shows an invitation to its invitee (by e-mail) and to the team's members; only the invitee may answer.
+  const invitation = isUuid(token) ? await repo.invitationByToken(tx, token) : null;
+  if (!invitation || invitation.email !== user.email || invitation.status !== 'pending') {
+    throw new AppError('INVITATION_NOT_FOUND', 'Invitation not found');
+  }
+  if (invitation.expiresAt <= scope.now()) throw new AppError('INVITATION_EXPIRED', 'This invitation has expired');
+  return { user, invitation };
+}
+
+export async function acceptInvitation(scope: RequestScope, token: string) {
+  const tx = await scope.db.tx();
+  const { user, invitation } = await openInvitation(scope, tx, token);
+  if (await repo.findMembership(tx, invitation.teamId, user.userId)) throw new AppError('ALREADY_MEMBER', 'You are already a member of this team');
+  const membership = await repo.insertMember(tx, { teamId: invitation.teamId, userId: user.userId, role: invitation.role });
+  await repo.answerInvitation(tx, invitation.id, 'accepted', scope.now());
+  await scope.credentials.forgetUser(user.userId);
+  return membership;
+}
+
+/** The invitation behind a signup-with-invite, checked before the account exists (system context). */
+export async function openInvitationForSignup(scope: RequestScope, token: string, email: string) {
+  if (scope.config.teams.mode === 'single-user') throw new AppError('INVITATIONS_DISABLED', 'Invitations are disabled in single-user mode');
+  const invitation = isUuid(token) ? await repo.invitationByTokenForSignup(scope.system('signup with invite: invitation by token'), token) : null;
+  if (!invitation || invitation.status !== 'pending') throw new AppError('INVITATION_NOT_FOUND', 'Invitation not found');
+  if (invitation.expiresAt <= scope.now()) throw new AppError('INVITATION_EXPIRED', 'This invitation has expired');
+  if (invitation.email !== email) throw new AppError('VALIDATION_ERROR', 'Sign up with the e-mail address the invitation was sent to', { email: 'must be the invited address' });
+  return invitation;
+}
+
+/** The new account joins the invitation's team (in the signup's transaction, as the new user). */
+export async function joinByInvitation(scope: RequestScope, tx: Tx, invitation: { id: string; teamId: string; role: string }, userId: string) {
+  const membership = await repo.insertMember(tx, { teamId: invitation.teamId, userId, role: invitation.role });
+  await repo.answerInvitation(tx, invitation.id, 'accepted', scope.now());
+  return membership;
+}
+
+export async function declineInvitation(scope: RequestScope, token: string) {
+  const tx = await scope.db.tx();
+  const { invitation } = await openInvitation(scope, tx, token);
+  return repo.answerInvitation(tx, invitation.id, 'declined', scope.now());
+}
+
+/** Cancels (deletes) a pending invitation: owners and admins of its team. */
+export async function cancelInvitation(scope: RequestScope, invitationId: string): Promise<boolean> {
+  const tx = await scope.db.tx();
+  const invitation = isUuid(invitationId) ? await repo.findInvitation(tx, invitationId) : null;
+  if (!invitation) throw new AppError('INVITATION_NOT_FOUND', 'Invitation not found');
+  const me = await roleIn(scope, tx, invitation.teamId).catch(() => {
+    throw new AppError('INVITATION_NOT_FOUND', 'Invitation not found');
+  });
+  check(rules.canCancelInvitation(me.role));
+  return repo.deleteInvitation(tx, invitation.id);
+}
+
+// ---- plans, subscription, usage, invoices -----------------------------------------------------
+
+export interface SubscriptionView {
+  id: string;
+  teamId: string;
+  status: string;
+  plan: Plan;
+  currentPeriodStart: Date;
+  currentPeriodEnd: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export async function subscription(scope: RequestScope, teamId: string): Promise<SubscriptionView> {
+  const tx = await scope.db.tx();
+  await roleIn(scope, tx, teamId);
+  const row = await repo.findSubscription(tx, teamId);
+  if (!row) throw new AppError('NOT_FOUND', 'Subscription not found');
+  const plans = plansOf(scope.config);
+  return { ...row, plan: plans[row.plan] ?? { slug: row.plan, name: row.plan, limits: {}, rateLimitTier: row.plan } };
+}
+
+export interface Usage {
+  limitSlug: string;
+  current: number;
+  max: number | null;
+  remaining: number | null;
+  allowed: boolean;
+  percentUsed: number | null;
+}
+
+/** Counters of the limits the platform can measure today (entities add theirs with the entities module). */
+const counters: Record<string, (scope: RequestScope, tx: Tx, teamId: string) => Promise<number>> = {
+  team_members: (_scope, tx, teamId) => repo.countMembers(tx, teamId),
+  // Keys belong to users: a team's count is its members' active keys (RLS shows a user only their
+  // own keys, so a database function counts them, for the caller's own teams only).
+  api_keys: (_scope, tx, teamId) => repo.countMemberApiKeys(tx, teamId),
+};
+
+async function measure(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string, adding = 0): Promise<Usage> {
+  const count = counters[limitSlug];
+  if (!count) throw new AppError('NOT_FOUND', `Unknown limit "${limitSlug}"`);
+  const sub = await repo.findSubscription(tx, teamId);
+  const plan = plansOf(scope.config)[sub?.plan ?? 'free'];
+  const max = plan?.limits[limitSlug] ?? null;
+  const current = await count(scope, tx, teamId);
+  const remaining = max === null ? null : Math.max(0, max - current);
+  return { limitSlug, current, max, remaining, allowed: max === null || current + Math.max(adding, 1) <= max, percentUsed: max === null ? null : max === 0 ? 100 : Math.round((current / max) * 1000) / 10 };
+}
+
+export async function usage(scope: RequestScope, teamId: string, limitSlug: string): Promise<Usage> {
+  const tx = await scope.db.tx();
+  await roleIn(scope, tx, teamId);
+  return measure(scope, tx, teamId, limitSlug);
+}
+
+async function assertWithinLimit(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string, adding: number): Promise<void> {
+  const measured = await measure(scope, tx, teamId, limitSlug, adding);
+  if (!measured.allowed) {
+    throw new AppError('PLAN_LIMIT_REACHED', `The team's plan allows ${measured.max} ${limitSlug.replace(/_/g, ' ')} (pending invitations count)`, { limitSlug, max: measured.max, current: measured.current });
+  }
+}
+
+export interface Invoice {
+  id: string;
+  number: string;
+  status: string;
+  amountDue: number;
+  currency: string;
+  periodStart: Date;
+  periodEnd: Date;
+  createdAt: Date;
+}
+
+/** Invoices come from a billing provider; none is connected, so the list is empty (shape documented). */
+export async function invoices(scope: RequestScope, teamId: string, q: { page: number; limit: number }): Promise<Page<Invoice>> {
+  const tx = await scope.db.tx();
+  await roleIn(scope, tx, teamId);
+  return page<Invoice>([], 0, q.page, q.limit);
+}
+
+function throwNotFound(): never {
+  throw teamNotFound();
 }

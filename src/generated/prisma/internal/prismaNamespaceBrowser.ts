@@ -57,7 +57,10 @@ export const ModelName = {
   TeamMember: 'TeamMember',
   ApiKey: 'ApiKey',
   ApiKeyUsage: 'ApiKeyUsage',
-  ApiKeyAudit: 'ApiKeyAudit'
+  ApiKeyAudit: 'ApiKeyAudit',
+  TeamInvitation: 'TeamInvitation',
+  Subscription: 'Subscription',
+  EmailOutbox: 'EmailOutbox'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -84,6 +87,7 @@ export const UserScalarFieldEnum = {
   lastName: 'lastName',
   image: 'image',
   role: 'role',
+  emailVerifiedAt: 'emailVerifiedAt',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -113,7 +117,6 @@ export const TeamScalarFieldEnum = {
   ownerId: 'ownerId',
   avatarUrl: 'avatarUrl',
   settings: 'settings',
-  plan: 'plan',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -126,7 +129,8 @@ export const TeamMemberScalarFieldEnum = {
   teamId: 'teamId',
   userId: 'userId',
   role: 'role',
-  joinedAt: 'joinedAt'
+  joinedAt: 'joinedAt',
+  updatedAt: 'updatedAt'
 } as const
 
 export type TeamMemberScalarFieldEnum = (typeof TeamMemberScalarFieldEnum)[keyof typeof TeamMemberScalarFieldEnum]
@@ -171,6 +175,50 @@ export const ApiKeyAuditScalarFieldEnum = {
 } as const
 
 export type ApiKeyAuditScalarFieldEnum = (typeof ApiKeyAuditScalarFieldEnum)[keyof typeof ApiKeyAuditScalarFieldEnum]
+
+
+export const TeamInvitationScalarFieldEnum = {
+  id: 'id',
+  teamId: 'teamId',
+  email: 'email',
+  role: 'role',
+  token: 'token',
+  status: 'status',
+  invitedById: 'invitedById',
+  expiresAt: 'expiresAt',
+  respondedAt: 'respondedAt',
+  createdAt: 'createdAt'
+} as const
+
+export type TeamInvitationScalarFieldEnum = (typeof TeamInvitationScalarFieldEnum)[keyof typeof TeamInvitationScalarFieldEnum]
+
+
+export const SubscriptionScalarFieldEnum = {
+  id: 'id',
+  teamId: 'teamId',
+  plan: 'plan',
+  status: 'status',
+  currentPeriodStart: 'currentPeriodStart',
+  currentPeriodEnd: 'currentPeriodEnd',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type SubscriptionScalarFieldEnum = (typeof SubscriptionScalarFieldEnum)[keyof typeof SubscriptionScalarFieldEnum]
+
+
+export const EmailOutboxScalarFieldEnum = {
+  id: 'id',
+  recipient: 'recipient',
+  subject: 'subject',
+  body: 'body',
+  status: 'status',
+  error: 'error',
+  createdAt: 'createdAt',
+  sentAt: 'sentAt'
+} as const
+
+export type EmailOutboxScalarFieldEnum = (typeof EmailOutboxScalarFieldEnum)[keyof typeof EmailOutboxScalarFieldEnum]
 
 
 export const SortOrder = {

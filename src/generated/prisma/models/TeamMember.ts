@@ -30,6 +30,7 @@ export type TeamMemberMinAggregateOutputType = {
   userId: string | null
   role: string | null
   joinedAt: Date | null
+  updatedAt: Date | null
 }
 
 export type TeamMemberMaxAggregateOutputType = {
@@ -38,6 +39,7 @@ export type TeamMemberMaxAggregateOutputType = {
   userId: string | null
   role: string | null
   joinedAt: Date | null
+  updatedAt: Date | null
 }
 
 export type TeamMemberCountAggregateOutputType = {
@@ -46,6 +48,7 @@ export type TeamMemberCountAggregateOutputType = {
   userId: number
   role: number
   joinedAt: number
+  updatedAt: number
   _all: number
 }
 
@@ -56,6 +59,7 @@ export type TeamMemberMinAggregateInputType = {
   userId?: true
   role?: true
   joinedAt?: true
+  updatedAt?: true
 }
 
 export type TeamMemberMaxAggregateInputType = {
@@ -64,6 +68,7 @@ export type TeamMemberMaxAggregateInputType = {
   userId?: true
   role?: true
   joinedAt?: true
+  updatedAt?: true
 }
 
 export type TeamMemberCountAggregateInputType = {
@@ -72,6 +77,7 @@ export type TeamMemberCountAggregateInputType = {
   userId?: true
   role?: true
   joinedAt?: true
+  updatedAt?: true
   _all?: true
 }
 
@@ -153,6 +159,7 @@ export type TeamMemberGroupByOutputType = {
   userId: string
   role: string
   joinedAt: Date
+  updatedAt: Date
   _count: TeamMemberCountAggregateOutputType | null
   _min: TeamMemberMinAggregateOutputType | null
   _max: TeamMemberMaxAggregateOutputType | null
@@ -182,6 +189,7 @@ export type TeamMemberWhereInput = {
   userId?: Prisma.UuidFilter<"TeamMember"> | string
   role?: Prisma.StringFilter<"TeamMember"> | string
   joinedAt?: Prisma.DateTimeFilter<"TeamMember"> | Date | string
+  updatedAt?: Prisma.DateTimeFilter<"TeamMember"> | Date | string
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
 }
@@ -192,6 +200,7 @@ export type TeamMemberOrderByWithRelationInput = {
   userId?: Prisma.SortOrder
   role?: Prisma.SortOrder
   joinedAt?: Prisma.SortOrder
+  updatedAt?: Prisma.SortOrder
   team?: Prisma.TeamOrderByWithRelationInput
   user?: Prisma.UserOrderByWithRelationInput
 }
@@ -206,6 +215,7 @@ export type TeamMemberWhereUniqueInput = Prisma.AtLeast<{
   userId?: Prisma.UuidFilter<"TeamMember"> | string
   role?: Prisma.StringFilter<"TeamMember"> | string
   joinedAt?: Prisma.DateTimeFilter<"TeamMember"> | Date | string
+  updatedAt?: Prisma.DateTimeFilter<"TeamMember"> | Date | string
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
 }, "id" | "teamId_userId">
@@ -216,6 +226,7 @@ export type TeamMemberOrderByWithAggregationInput = {
   userId?: Prisma.SortOrder
   role?: Prisma.SortOrder
   joinedAt?: Prisma.SortOrder
+  updatedAt?: Prisma.SortOrder
   _count?: Prisma.TeamMemberCountOrderByAggregateInput
   _max?: Prisma.TeamMemberMaxOrderByAggregateInput
   _min?: Prisma.TeamMemberMinOrderByAggregateInput
@@ -230,12 +241,14 @@ export type TeamMemberScalarWhereWithAggregatesInput = {
   userId?: Prisma.UuidWithAggregatesFilter<"TeamMember"> | string
   role?: Prisma.StringWithAggregatesFilter<"TeamMember"> | string
   joinedAt?: Prisma.DateTimeWithAggregatesFilter<"TeamMember"> | Date | string
+  updatedAt?: Prisma.DateTimeWithAggregatesFilter<"TeamMember"> | Date | string
 }
 
 export type TeamMemberCreateInput = {
   id?: string
   role: string
   joinedAt?: Date | string
+  updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutMembersInput
   user: Prisma.UserCreateNestedOneWithoutMembershipsInput
 }
@@ -246,12 +259,14 @@ export type TeamMemberUncheckedCreateInput = {
   userId: string
   role: string
   joinedAt?: Date | string
+  updatedAt?: Date | string
 }
 
 export type TeamMemberUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   joinedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutMembersNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutMembershipsNestedInput
 }
@@ -262,6 +277,7 @@ export type TeamMemberUncheckedUpdateInput = {
   userId?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   joinedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type TeamMemberCreateManyInput = {
@@ -270,12 +286,14 @@ export type TeamMemberCreateManyInput = {
   userId: string
   role: string
   joinedAt?: Date | string
+  updatedAt?: Date | string
 }
 
 export type TeamMemberUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   joinedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type TeamMemberUncheckedUpdateManyInput = {
@@ -284,6 +302,7 @@ export type TeamMemberUncheckedUpdateManyInput = {
   userId?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   joinedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type TeamMemberListRelationFilter = {
@@ -307,6 +326,7 @@ export type TeamMemberCountOrderByAggregateInput = {
   userId?: Prisma.SortOrder
   role?: Prisma.SortOrder
   joinedAt?: Prisma.SortOrder
+  updatedAt?: Prisma.SortOrder
 }
 
 export type TeamMemberMaxOrderByAggregateInput = {
@@ -315,6 +335,7 @@ export type TeamMemberMaxOrderByAggregateInput = {
   userId?: Prisma.SortOrder
   role?: Prisma.SortOrder
   joinedAt?: Prisma.SortOrder
+  updatedAt?: Prisma.SortOrder
 }
 
 export type TeamMemberMinOrderByAggregateInput = {
@@ -323,6 +344,7 @@ export type TeamMemberMinOrderByAggregateInput = {
   userId?: Prisma.SortOrder
   role?: Prisma.SortOrder
   joinedAt?: Prisma.SortOrder
+  updatedAt?: Prisma.SortOrder
 }
 
 export type TeamMemberCreateNestedManyWithoutUserInput = {
@@ -413,6 +435,7 @@ export type TeamMemberCreateWithoutUserInput = {
   id?: string
   role: string
   joinedAt?: Date | string
+  updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutMembersInput
 }
 
@@ -421,6 +444,7 @@ export type TeamMemberUncheckedCreateWithoutUserInput = {
   teamId: string
   role: string
   joinedAt?: Date | string
+  updatedAt?: Date | string
 }
 
 export type TeamMemberCreateOrConnectWithoutUserInput = {
@@ -458,12 +482,14 @@ export type TeamMemberScalarWhereInput = {
   userId?: Prisma.UuidFilter<"TeamMember"> | string
   role?: Prisma.StringFilter<"TeamMember"> | string
   joinedAt?: Prisma.DateTimeFilter<"TeamMember"> | Date | string
+  updatedAt?: Prisma.DateTimeFilter<"TeamMember"> | Date | string
 }
 
 export type TeamMemberCreateWithoutTeamInput = {
   id?: string
   role: string
   joinedAt?: Date | string
+  updatedAt?: Date | string
   user: Prisma.UserCreateNestedOneWithoutMembershipsInput
 }
 
@@ -472,6 +498,7 @@ export type TeamMemberUncheckedCreateWithoutTeamInput = {
   userId: string
   role: string
   joinedAt?: Date | string
+  updatedAt?: Date | string
 }
 
 export type TeamMemberCreateOrConnectWithoutTeamInput = {
@@ -505,12 +532,14 @@ export type TeamMemberCreateManyUserInput = {
   teamId: string
   role: string
   joinedAt?: Date | string
+  updatedAt?: Date | string
 }
 
 export type TeamMemberUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   joinedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutMembersNestedInput
 }
 
@@ -519,6 +548,7 @@ export type TeamMemberUncheckedUpdateWithoutUserInput = {
   teamId?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   joinedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type TeamMemberUncheckedUpdateManyWithoutUserInput = {
@@ -526,6 +556,7 @@ export type TeamMemberUncheckedUpdateManyWithoutUserInput = {
   teamId?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   joinedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type TeamMemberCreateManyTeamInput = {
@@ -533,12 +564,14 @@ export type TeamMemberCreateManyTeamInput = {
   userId: string
   role: string
   joinedAt?: Date | string
+  updatedAt?: Date | string
 }
 
 export type TeamMemberUpdateWithoutTeamInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   joinedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneRequiredWithoutMembershipsNestedInput
 }
 
@@ -547,6 +580,7 @@ export type TeamMemberUncheckedUpdateWithoutTeamInput = {
   userId?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   joinedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type TeamMemberUncheckedUpdateManyWithoutTeamInput = {
@@ -554,6 +588,7 @@ export type TeamMemberUncheckedUpdateManyWithoutTeamInput = {
   userId?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   joinedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 
@@ -564,6 +599,7 @@ export type TeamMemberSelect<ExtArgs extends runtime.Types.Extensions.InternalAr
   userId?: boolean
   role?: boolean
   joinedAt?: boolean
+  updatedAt?: boolean
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["teamMember"]>
@@ -574,6 +610,7 @@ export type TeamMemberSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ex
   userId?: boolean
   role?: boolean
   joinedAt?: boolean
+  updatedAt?: boolean
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["teamMember"]>
@@ -584,6 +621,7 @@ export type TeamMemberSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ex
   userId?: boolean
   role?: boolean
   joinedAt?: boolean
+  updatedAt?: boolean
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["teamMember"]>
@@ -594,9 +632,10 @@ export type TeamMemberSelectScalar = {
   userId?: boolean
   role?: boolean
   joinedAt?: boolean
+  updatedAt?: boolean
 }
 
-export type TeamMemberOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "teamId" | "userId" | "role" | "joinedAt", ExtArgs["result"]["teamMember"]>
+export type TeamMemberOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "teamId" | "userId" | "role" | "joinedAt" | "updatedAt", ExtArgs["result"]["teamMember"]>
 export type TeamMemberInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
@@ -622,6 +661,7 @@ export type $TeamMemberPayload<ExtArgs extends runtime.Types.Extensions.Internal
     userId: string
     role: string
     joinedAt: Date
+    updatedAt: Date
   }, ExtArgs["result"]["teamMember"]>
   composites: {}
 }
@@ -1052,6 +1092,7 @@ export interface TeamMemberFieldRefs {
   readonly userId: Prisma.FieldRef<"TeamMember", 'String'>
   readonly role: Prisma.FieldRef<"TeamMember", 'String'>
   readonly joinedAt: Prisma.FieldRef<"TeamMember", 'DateTime'>
+  readonly updatedAt: Prisma.FieldRef<"TeamMember", 'DateTime'>
 }
     
 
