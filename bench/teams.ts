@@ -11,13 +11,8 @@ export const membersPerTeam = 50;
 const signupsInFlight = 4;
 /** Team creations at once: overlaps the round trips without swamping the server's pool of 8. */
 const creationsInFlight = 8;
-/**
- * Invitations (invite, then accept) at once: half the pool. An invitation's request keeps its
- * transaction's connection while it records the e-mail through another one, so with as many
- * invitations at once as the pool has connections, each holds one and waits for another (30 s, then
- * 500 with Prisma's P2028).
- */
-const invitationsInFlight = 4;
+/** Invitations (invite, then accept) at once: as many as the server's pool has connections. */
+const invitationsInFlight = 8;
 
 export const teamsListPath = `/api/v1/teams?limit=${teamCount}`;
 export const teamMembersPath = (teamId: string) => `/api/v1/teams/${encodeURIComponent(teamId)}/members?limit=${membersPerTeam}`;

@@ -86,10 +86,8 @@ export function createGlobalTeam(tx: Tx, ownerId: string, name: string) {
 
 export async function listTeams(scope: RequestScope, q: ListTeamsQuery): Promise<Page<TeamView>> {
   const user = caller(scope);
-  const tx = await scope.db.tx();
-  const { rows, total } = await repo.listTeams(tx, user.userId, { skip: (q.page - 1) * q.limit, take: q.limit, search: q.search || undefined, sort: q.sort, order: q.order });
-  const roles = new Map((await tx.teamMember.findMany({ where: { userId: user.userId, teamId: { in: rows.map((r) => r.id) } }, select: { teamId: true, role: true } })).map((m) => [m.teamId, m.role as TeamRole]));
-  return page(rows.map((row) => view(row, roles.get(row.id) ?? null)), total, q.page, q.limit);
+  const { rows, total } = await repo.listTeams(await scope.db.tx(), user.userId, { skip: (q.page - 1) * q.limit, take: q.limit, search: q.search || undefined, sort: q.sort, order: q.order });
+  return page(rows.map((row) => ({ ...row, userRole: row.userRole as TeamRole })), total, q.page, q.limit);
 }
 
 export async function createTeam(scope: RequestScope, input: CreateTeamInput): Promise<TeamView> {
