@@ -45,9 +45,12 @@ export default tseslint.config(
     { regex: '^\\./(service|repository|schema)(\\.js)?$', message: 'REST never calls a service directly: it runs the GraphQL operation (DESIGN.md).' },
     { regex: '^\\.\\./[^/.]+/', message: 'rest.ts imports no other module (DESIGN.md).' },
   ]),
-  // config/: nothing of ours but shared/.
-  restrict(['src/config/**/*.ts'], [
+  // config/: nothing of ours but shared/ (entity definitions import config's own entity-definition.ts).
+  restrict(['src/config/*.ts'], [
     { regex: `^\\.\\./(?!shared/)`, message: 'config/ imports nothing of ours but shared/ (DESIGN.md).' },
+  ]),
+  restrict(['src/config/entities/*.ts'], [
+    { regex: `^\\.\\./(?!entity-definition\\.js$)`, message: 'config/ imports nothing of ours but shared/ (DESIGN.md).' },
   ]),
   // shared/: named concepts, no dependencies on the layers above them (types excepted).
   restrict(['src/shared/**/*.ts'], [

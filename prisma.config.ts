@@ -4,6 +4,7 @@
 import { defineConfig } from 'prisma/config';
 
 export default defineConfig({
-  schema: 'prisma/schema.prisma',
+  // The folder: schema.prisma (hand-written) and entities.prisma (generated from definitions).
+  schema: 'prisma',
   migrations: { path: 'prisma/migrations' },
 });

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Fails when generated files are out of step with their sources: the Prisma client and Pothos types,
-# schema/schema.graphql, the codegen documents, and the migrations versus the Prisma schema.
+# entity models, schema/schema.graphql, the codegen documents, and the migrations versus the Prisma schema.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npm run -s generate
-if ! git diff --exit-code --stat -- schema src/generated || [ -n "$(git ls-files --others --exclude-standard -- schema src/generated)" ]; then
+if ! git diff --exit-code --stat -- schema src/generated prisma/schema.prisma prisma/entities.prisma || [ -n "$(git ls-files --others --exclude-standard -- schema src/generated)" ]; then
   echo "Generated files differ from what is committed: run 'npm run generate' and commit the result." >&2
   git ls-files --others --exclude-standard -- schema src/generated >&2
   exit 1

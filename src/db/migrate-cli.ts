@@ -5,6 +5,8 @@ import { loadConfig } from '../config/env.js';
 import { openDatabase } from './database.js';
 import { applyMigrations, createMigration, diffSchemaAgainstHistory } from './migrations.js';
 import { migrationsDir, schemaDir } from './paths.js';
+import { entityDefinitions } from '../config/entities/index.js';
+import { rlsForCreatedTables } from '../modules/entities/rls.js';
 
 async function main(command: string | undefined, arg: string | undefined): Promise<number> {
   if (command === 'apply') {
@@ -25,7 +27,7 @@ async function main(command: string | undefined, arg: string | undefined): Promi
     return 1;
   }
   if (command === 'create' && arg && /^[a-z0-9_]{1,60}$/.test(arg)) {
-    const folder = await createMigration(schemaDir, migrationsDir, arg);
+    const folder = await createMigration(schemaDir, migrationsDir, arg, new Date(), (script) => rlsForCreatedTables(entityDefinitions, script));
     console.log(folder ? `Created ${folder}/migration.sql` : 'No changes: the migrations already match the Prisma schema.');
     return 0;
   }

@@ -75,10 +75,15 @@ export async function diffSchemaAgainstHistory(schemaDir: string, migrationsDir:
   }
 }
 
-/** Writes the next migration (`<timestamp>_<name>/migration.sql`); returns its folder, or null when nothing changed. */
-export async function createMigration(schemaDir: string, migrationsDir: string, name: string, now = new Date()): Promise<string | null> {
-  const script = await diffSchemaAgainstHistory(schemaDir, migrationsDir);
-  if (!script) return null;
+/**
+ * Writes the next migration (`<timestamp>_<name>/migration.sql`); returns its folder, or null when
+ * nothing changed. `appendix` adds SQL the schema cannot express for what the script creates (RLS of
+ * entity tables).
+ */
+export async function createMigration(schemaDir: string, migrationsDir: string, name: string, now = new Date(), appendix: (script: string) => string = () => ''): Promise<string | null> {
+  const diff = await diffSchemaAgainstHistory(schemaDir, migrationsDir);
+  if (!diff) return null;
+  const script = diff + appendix(diff);
   const stamp = now.toISOString().replace(/\D/g, '').slice(0, 14);
   const folder = path.join(migrationsDir, `${stamp}_${name}`);
   await mkdir(folder, { recursive: true });

@@ -4,6 +4,7 @@ import { builder } from './builder.js';
 import '../modules/accounts/schema.js';
 import '../modules/api-keys/schema.js';
 import '../modules/teams/schema.js';
+import '../modules/entities/schema.js';
 
 export const schema: GraphQLSchema = builder.toSchema();
 

@@ -18,6 +18,26 @@ export { Prisma }
 export * as $Enums from './enums.ts'
 export * from './enums.ts';
 /**
+ * Model Customer
+ * Generated from src/config/entities (customers): do not edit, run `npm run generate`.
+ */
+export type Customer = Prisma.CustomerModel
+/**
+ * Model Note
+ * Generated from src/config/entities (customers → notes): do not edit.
+ */
+export type Note = Prisma.NoteModel
+/**
+ * Model Post
+ * Generated from src/config/entities (posts): do not edit, run `npm run generate`.
+ */
+export type Post = Prisma.PostModel
+/**
+ * Model Task
+ * Generated from src/config/entities (tasks): do not edit, run `npm run generate`.
+ */
+export type Task = Prisma.TaskModel
+/**
  * Model User
  * A person who can sign in. `email` is stored lower-cased, which makes it unique case-insensitively.
  */

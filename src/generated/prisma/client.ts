@@ -31,8 +31,8 @@ export * from "./enums.ts"
  * const prisma = new PrismaClient({
  *   adapter: new PrismaPg({ connectionString: process.env.DATABASE_URL })
  * })
- * // Fetch zero or more Users
- * const users = await prisma.user.findMany()
+ * // Fetch zero or more Customers
+ * const customers = await prisma.customer.findMany()
  * ```
  * 
  * Read more in our [docs](https://pris.ly/d/client).
@@ -41,6 +41,26 @@ export const PrismaClient = $Class.getPrismaClientClass()
 export type PrismaClient<LogOpts extends Prisma.LogLevel = never, OmitOpts extends Prisma.PrismaClientOptions["omit"] = Prisma.PrismaClientOptions["omit"], ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = $Class.PrismaClient<LogOpts, OmitOpts, ExtArgs>
 export { Prisma }
 
+/**
+ * Model Customer
+ * Generated from src/config/entities (customers): do not edit, run `npm run generate`.
+ */
+export type Customer = Prisma.CustomerModel
+/**
+ * Model Note
+ * Generated from src/config/entities (customers → notes): do not edit.
+ */
+export type Note = Prisma.NoteModel
+/**
+ * Model Post
+ * Generated from src/config/entities (posts): do not edit, run `npm run generate`.
+ */
+export type Post = Prisma.PostModel
+/**
+ * Model Task
+ * Generated from src/config/entities (tasks): do not edit, run `npm run generate`.
+ */
+export type Task = Prisma.TaskModel
 /**
  * Model User
  * A person who can sign in. `email` is stored lower-cased, which makes it unique case-insensitively.

@@ -8,6 +8,10 @@
  *
  * 🟢 You can import this file directly.
  */
+export type * from './models/Customer.ts'
+export type * from './models/Note.ts'
+export type * from './models/Post.ts'
+export type * from './models/Task.ts'
 export type * from './models/User.ts'
 export type * from './models/Session.ts'
 export type * from './models/Team.ts'

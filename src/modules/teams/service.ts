@@ -324,13 +324,25 @@ export interface Usage {
   percentUsed: number | null;
 }
 
-/** Counters of the limits the platform can measure today (entities add theirs with the entities module). */
-const counters: Record<string, (scope: RequestScope, tx: Tx, teamId: string) => Promise<number>> = {
+type Counter = (scope: RequestScope, tx: Tx, teamId: string) => Promise<number>;
+
+/** Counters of plan limits: the teams' own here; other modules add theirs (defineUsageCounter). */
+const counters: Record<string, Counter> = {
   team_members: (_scope, tx, teamId) => repo.countMembers(tx, teamId),
   // Keys belong to users: a team's count is its members' active keys (RLS shows a user only their
   // own keys, so a database function counts them, for the caller's own teams only).
   api_keys: (_scope, tx, teamId) => repo.countMemberApiKeys(tx, teamId),
 };
+
+/** Makes a plan limit measurable (entities count their records per team). */
+export function defineUsageCounter(limitSlug: string, count: Counter): void {
+  counters[limitSlug] = count;
+}
+
+/** Refuses (403 PLAN_LIMIT_REACHED) one more of `limitSlug` when the team's plan is full. */
+export async function assertPlanAllows(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string): Promise<void> {
+  if (counters[limitSlug]) await assertWithinLimit(scope, tx, teamId, limitSlug, 1);
+}
 
 async function measure(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string, adding = 0): Promise<Usage> {
   const count = counters[limitSlug];

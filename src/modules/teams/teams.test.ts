@@ -337,3 +337,60 @@ describe('row-level security on team tables', () => {
     }
   });
 });
+
+describe('GraphQL: every team operation', () => {
+  it('invites, lists, accepts, changes roles, switches, reads plan facts, cancels and removes through GraphQL', async () => {
+    const gql = async (query: string, variables: Record<string, unknown>, user: SignedUpUser) => {
+      const res = await t.graphql(query, variables, as(user));
+      expect(res.body.errors).toBeUndefined();
+      return res.body.data;
+    };
+    const teamId = (await gql('mutation($i: CreateTeamInput!) { createTeam(input: $i) { id } }', { i: { name: 'GQL Team', slug: 'gql-team' } }, owner)).createTeam.id;
+    const invitee = await signUp(t);
+    const invited = await gql(
+      'mutation($t: ID!, $i: InviteTeamMemberInput!) { inviteTeamMember(teamId: $t, input: $i) { invitation { id token role status } emailSent } }',
+      { t: teamId, i: { email: invitee.email, role: 'viewer' } },
+      owner,
+    );
+    expect(invited.inviteTeamMember).toMatchObject({ invitation: { role: 'viewer', status: 'pending' }, emailSent: false });
+    const mine = await gql('{ teamInvitations { token team { slug } invitedByUser { firstName } } }', {}, invitee);
+    expect(mine.teamInvitations).toEqual([{ token: invited.inviteTeamMember.invitation.token, team: { slug: 'gql-team' }, invitedByUser: { firstName: 'Olive' } }]);
+    const accepted = await gql('mutation($k: String!) { acceptTeamInvitation(token: $k) { teamId role } }', { k: invited.inviteTeamMember.invitation.token }, invitee);
+    expect(accepted.acceptTeamInvitation).toEqual({ teamId, role: 'viewer' });
+
+    const members = await gql('query($t: ID!) { teamMembers(teamId: $t, role: "viewer") { items { id userId user { email } } total } }', { t: teamId }, owner);
+    expect(members.teamMembers).toMatchObject({ total: 1, items: [{ userId: invitee.id, user: { email: invitee.email } }] });
+    const memberId = members.teamMembers.items[0].id;
+    const changed = await gql('mutation($t: ID!, $m: ID!) { changeTeamMemberRole(teamId: $t, memberId: $m, role: "member") { role } }', { t: teamId, m: memberId }, owner);
+    expect(changed.changeTeamMemberRole.role).toBe('member');
+
+    expect((await gql('mutation($t: ID!) { switchTeam(teamId: $t) { activeTeamId } }', { t: teamId }, invitee)).switchTeam.activeTeamId).toBe(teamId);
+    expect((await gql('{ me { activeTeamId } }', {}, invitee)).me.activeTeamId).toBe(teamId);
+
+    const facts = await gql(
+      'query($t: ID!) { team(id: $t) { userRole memberCount } teamSubscription(teamId: $t) { plan { slug limits { slug max } } } teamUsage(teamId: $t, limitSlug: "team_members") { current max } teamInvoices(teamId: $t) { items { id } total } }',
+      { t: teamId },
+      invitee,
+    );
+    expect(facts).toMatchObject({ team: { userRole: 'member', memberCount: 2 }, teamSubscription: { plan: { slug: 'free' } }, teamUsage: { current: 2, max: 20 }, teamInvoices: { items: [], total: 0 } });
+
+    const updated = await gql('mutation($t: ID!) { updateTeam(id: $t, input: { description: "Graph" }) { description } }', { t: teamId }, owner);
+    expect(updated.updateTeam.description).toBe('Graph');
+    const second = await gql('mutation($t: ID!) { inviteTeamMember(teamId: $t, input: { email: "later@example.com", role: "member" }) { invitation { id token } } }', { t: teamId }, owner);
+    expect((await gql('mutation($i: ID!) { cancelTeamInvitation(id: $i) }', { i: second.inviteTeamMember.invitation.id }, owner)).cancelTeamInvitation).toBe(true);
+    const third = await gql('mutation($t: ID!) { inviteTeamMember(teamId: $t, input: { email: "declines@example.com", role: "member" }) { invitation { token } } }', { t: teamId }, owner);
+    const decliner = await signUp(t, { email: 'declines@example.com' });
+    expect((await gql('mutation($k: String!) { declineTeamInvitation(token: $k) { status } }', { k: third.inviteTeamMember.invitation.token }, decliner)).declineTeamInvitation.status).toBe('declined');
+
+    const fourth = await gql('mutation($t: ID!) { inviteTeamMember(teamId: $t, input: { email: "joins@example.com", role: "member" }) { invitation { token } } }', { t: teamId }, owner);
+    const joined = await t.graphql(
+      'mutation($i: SignupWithInviteInput!) { signupWithInvite(input: $i) { user { email } teamId emailVerified } }',
+      { i: { email: 'joins@example.com', password: 'joins password', firstName: 'J', lastName: 'O', inviteToken: fourth.inviteTeamMember.invitation.token } },
+    );
+    expect(joined.body.data.signupWithInvite).toEqual({ user: { email: 'joins@example.com' }, teamId, emailVerified: true });
+    expect(joined.headers.get('set-cookie')).toMatch(/^sid=/);
+
+    expect((await gql('mutation($t: ID!, $m: ID!) { removeTeamMember(teamId: $t, memberId: $m) }', { t: teamId, m: memberId }, owner)).removeTeamMember).toBe(true);
+    expect((await gql('mutation($t: ID!) { deleteTeam(id: $t) }', { t: teamId }, owner)).deleteTeam).toBe(true);
+  });
+});

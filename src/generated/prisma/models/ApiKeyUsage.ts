@@ -365,14 +365,6 @@ export type ApiKeyUsageUncheckedUpdateManyWithoutKeyNestedInput = {
   deleteMany?: Prisma.ApiKeyUsageScalarWhereInput | Prisma.ApiKeyUsageScalarWhereInput[]
 }
 
-export type IntFieldUpdateOperationsInput = {
-  set?: number
-  increment?: number
-  decrement?: number
-  multiply?: number
-  divide?: number
-}
-
 export type ApiKeyUsageCreateWithoutKeyInput = {
   hour: Date | string
   requests?: number

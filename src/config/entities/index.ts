@@ -1,0 +1,16 @@
+// The platform's entities: every other file in this folder is one definition (its default export).
+// Adding an entity: add a file here, then `npm run generate` and `npm run db:migration -- <name>`
+// (README "Entities"). Loaded and sanitized once; a bad definition stops the server with the reasons.
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { sanitizeEntities, type EntityDefinition } from '../entity-definition.js';
+
+const folder = fileURLToPath(new URL('.', import.meta.url));
+const files = readdirSync(folder)
+  .filter((name) => /\.(ts|js)$/.test(name) && !name.endsWith('.d.ts') && !/^index\.(ts|js)$/.test(name) && !name.includes('.test.'))
+  .sort();
+
+const loaded = await Promise.all(files.map(async (name) => ((await import(new URL(name, import.meta.url).href)) as { default: unknown }).default));
+
+/** The sanitized definitions, in file-name order. */
+export const entityDefinitions: readonly EntityDefinition[] = sanitizeEntities(loaded);

@@ -1,0 +1,168 @@
+// Entity definitions: what a definition file may say, and the one place that validates and sanitizes
+// it (defaults filled, unknown keys, duplicates, reserved and invalid names refused, missing
+// permissions meaning deny). Generators and the runtime read only the sanitized form.
+import { z } from 'zod';
+
+export const fieldTypes = ['string', 'text', 'number', 'integer', 'boolean', 'date', 'datetime', 'select', 'multiselect', 'json', 'email', 'url'] as const;
+export type FieldType = (typeof fieldTypes)[number];
+export const operations = ['list', 'create', 'read', 'update', 'delete'] as const;
+export type Operation = (typeof operations)[number];
+
+/** Names every record has; a definition may not declare them. */
+export const reservedFieldNames = ['id', 'createdAt', 'updatedAt', 'userId', 'teamId', 'deletedAt', 'metas', 'parentId'] as const;
+
+/** Tables and types of the platform itself. */
+const reservedTableNames = ['users', 'sessions', 'teams', 'team_members', 'team_invitations', 'subscriptions', 'email_outbox', 'api_keys', 'api_key_usage', 'api_key_audit', '_prisma_migrations'];
+const reservedTypeNames = ['User', 'Session', 'Team', 'TeamMember', 'TeamInvitation', 'Subscription', 'EmailOutbox', 'ApiKey', 'ApiKeyUsage', 'ApiKeyAudit', 'Query', 'Mutation', 'Plan', 'Invoice'];
+
+const identifier = /^[a-z][a-zA-Z0-9]{0,62}$/;
+const sqlName = /^[a-z][a-z0-9_]{0,62}$/;
+const slugName = /^[a-z][a-z0-9-]{0,62}$/;
+const typeName = /^[A-Z][A-Za-z0-9]{0,62}$/;
+
+const fieldSchema = z.strictObject({
+  name: z.string().regex(identifier, 'must be a camelCase identifier (letters and digits, starting with a lowercase letter)'),
+  type: z.enum(fieldTypes),
+  label: z.string().max(100).optional(),
+  required: z.boolean().default(false),
+  unique: z.boolean().default(false).describe('unique within a team'),
+  enum: z.array(z.string().min(1).max(100)).min(1).optional(),
+  default: z.unknown().optional(),
+  validation: z
+    .strictObject({
+      min: z.number().optional(),
+      max: z.number().optional(),
+      pattern: z.string().max(500).optional(),
+    })
+    .optional(),
+  searchable: z.boolean().default(false),
+  sortable: z.boolean().default(false),
+  filterable: z.boolean().default(false),
+});
+
+const permissionsSchema = z.strictObject(Object.fromEntries(operations.map((op) => [op, z.array(z.string().min(1)).optional()])) as Record<Operation, z.ZodOptional<z.ZodArray<z.ZodString>>>);
+
+const childSchema = z.strictObject({
+  name: z.string().regex(typeName, 'must be a PascalCase type name'),
+  slug: z.string().regex(slugName, 'must be lowercase letters, digits and hyphens'),
+  tableName: z.string().regex(sqlName, 'must be a lowercase SQL identifier'),
+  fields: z.array(fieldSchema).min(1),
+});
+
+const definitionSchema = z.strictObject({
+  name: z.string().regex(typeName, 'must be a PascalCase type name (e.g. Task)'),
+  pluralName: z.string().regex(typeName).optional(),
+  slug: z.string().regex(slugName, 'must be lowercase letters, digits and hyphens'),
+  tableName: z.string().regex(sqlName, 'must be a lowercase SQL identifier'),
+  fields: z.array(fieldSchema).min(1),
+  permissions: permissionsSchema.default({}),
+  access: z.strictObject({ public: z.boolean().default(false), shared: z.boolean().default(false) }).default({ public: false, shared: false }),
+  /** For public entities: equality conditions a record must meet to be seen without authentication. */
+  publicFilter: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  operations: z.strictObject(Object.fromEntries(operations.map((op) => [op, z.boolean().default(true)])) as Record<Operation, z.ZodDefault<z.ZodBoolean>>).default({ list: true, create: true, read: true, update: true, delete: true }),
+  softDelete: z.boolean().default(false),
+  metas: z.boolean().default(false),
+  children: z.array(childSchema).default([]),
+  /** Plan limit slug counted by this entity's records (teams plans: `tasks`). */
+  planLimit: z.string().regex(/^[a-z][a-z0-9_]*$/).optional(),
+});
+
+export type EntityDefinitionInput = z.input<typeof definitionSchema>;
+export type FieldDefinition = z.output<typeof fieldSchema>;
+export type ChildDefinition = z.output<typeof childSchema>;
+export type EntityDefinition = Omit<z.output<typeof definitionSchema>, 'permissions' | 'pluralName'> & {
+  pluralName: string;
+  /** Scopes per operation; an operation without a list grants nothing (deny). */
+  permissions: Record<Operation, string[]>;
+};
+
+/** Types a definition file's object (checked at start-up by sanitizeEntities). */
+export function defineEntity(definition: EntityDefinitionInput): EntityDefinitionInput {
+  return definition;
+}
+
+const isDate = (v: unknown) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v));
+
+/** Problems with one field's own settings (type-specific options, default value). */
+function fieldProblems(field: FieldDefinition, where: string): string[] {
+  const problems: string[] = [];
+  const at = `${where}.${field.name}`;
+  const choice = field.type === 'select' || field.type === 'multiselect';
+  if ((reservedFieldNames as readonly string[]).includes(field.name)) problems.push(`${at}: "${field.name}" is a reserved name`);
+  if (field.type === 'select' && !field.enum) problems.push(`${at}: a select field needs "enum"`);
+  if (field.enum && !choice) problems.push(`${at}: "enum" applies to select and multiselect fields only`);
+  if (field.enum && new Set(field.enum).size !== field.enum.length) problems.push(`${at}: "enum" has duplicate values`);
+  const { min, max, pattern } = field.validation ?? {};
+  if (min !== undefined && max !== undefined && min > max) problems.push(`${at}: validation.min is greater than validation.max`);
+  if (pattern !== undefined) {
+    if (!['string', 'text', 'email', 'url'].includes(field.type)) problems.push(`${at}: validation.pattern applies to text fields only`);
+    try {
+      new RegExp(pattern, 'u');
+    } catch {
+      problems.push(`${at}: validation.pattern is not a valid regular expression`);
+    }
+  }
+  if ((field.searchable && !['string', 'text', 'email', 'url', 'select'].includes(field.type)) || (field.sortable && ['json', 'multiselect'].includes(field.type))) {
+    problems.push(`${at}: type ${field.type} cannot be ${field.searchable ? 'searchable' : 'sortable'}`);
+  }
+  if (field.filterable && field.type === 'json') problems.push(`${at}: json fields cannot be filterable`);
+  if (field.default !== undefined) {
+    const d = field.default;
+    const ok =
+      field.type === 'boolean' ? typeof d === 'boolean'
+      : field.type === 'number' ? typeof d === 'number' && Number.isFinite(d)
+      : field.type === 'integer' ? Number.isInteger(d)
+      : field.type === 'select' ? typeof d === 'string' && (field.enum ?? []).includes(d)
+      : field.type === 'multiselect' ? Array.isArray(d) && d.every((v) => typeof v === 'string' && (!field.enum || field.enum.includes(v)))
+      : field.type === 'date' ? isDate(d)
+      : field.type === 'json' ? true
+      : typeof d === 'string';
+    if (!ok) problems.push(`${at}: default ${JSON.stringify(d)} does not fit type ${field.type}`);
+  }
+  return problems;
+}
+
+function duplicates(names: string[]): string[] {
+  return [...new Set(names.filter((n, i) => names.indexOf(n) !== i))];
+}
+
+/**
+ * Validates and sanitizes every definition, or throws one Error listing every problem (the server
+ * does not start with a bad definition).
+ */
+export function sanitizeEntities(inputs: readonly unknown[]): EntityDefinition[] {
+  const problems: string[] = [];
+  const out: EntityDefinition[] = [];
+  inputs.forEach((input, index) => {
+    const parsed = definitionSchema.safeParse(input);
+    const label = (input as { slug?: unknown })?.slug ?? `#${index + 1}`;
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) problems.push(`entity ${String(label)}: ${issue.path.join('.') || '(definition)'}: ${issue.message}`);
+      return;
+    }
+    const d = parsed.data;
+    const where = `entity ${d.slug}`;
+    for (const dup of duplicates(d.fields.map((f) => f.name))) problems.push(`${where}: duplicate field "${dup}"`);
+    for (const f of d.fields) problems.push(...fieldProblems(f, `${where}.fields`));
+    for (const child of d.children) {
+      for (const dup of duplicates(child.fields.map((f) => f.name))) problems.push(`${where}.children.${child.slug}: duplicate field "${dup}"`);
+      for (const f of child.fields) problems.push(...fieldProblems(f, `${where}.children.${child.slug}`));
+    }
+    for (const key of Object.keys(d.publicFilter ?? {})) {
+      if (!d.fields.some((f) => f.name === key)) problems.push(`${where}: publicFilter names unknown field "${key}"`);
+    }
+    if (d.publicFilter && !d.access.public) problems.push(`${where}: publicFilter needs access.public`);
+    const permissions = Object.fromEntries(operations.map((op) => [op, d.permissions[op] ?? []])) as Record<Operation, string[]>;
+    out.push({ ...d, pluralName: d.pluralName ?? `${d.name}s`, permissions });
+  });
+  const names = (pick: (d: EntityDefinition) => string[]) => duplicates(out.flatMap(pick));
+  for (const dup of names((d) => [d.slug, ...d.children.map((c) => c.slug)])) problems.push(`duplicate entity slug "${dup}"`);
+  for (const dup of names((d) => [d.tableName, ...d.children.map((c) => c.tableName)])) problems.push(`duplicate table name "${dup}"`);
+  for (const dup of names((d) => [d.name, d.pluralName, ...d.children.map((c) => c.name)])) problems.push(`duplicate type name "${dup}"`);
+  for (const d of out) {
+    for (const table of [d.tableName, ...d.children.map((c) => c.tableName)]) if (reservedTableNames.includes(table)) problems.push(`entity ${d.slug}: table name "${table}" belongs to the platform`);
+    for (const type of [d.name, d.pluralName, ...d.children.map((c) => c.name)]) if (reservedTypeNames.includes(type)) problems.push(`entity ${d.slug}: type name "${type}" belongs to the platform`);
+  }
+  if (problems.length) throw new Error(`Invalid entity definitions:\n  - ${problems.join('\n  - ')}`);
+  return out;
+}

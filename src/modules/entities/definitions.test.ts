@@ -1,0 +1,73 @@
+// Definitions are checked once, at start-up, and drive the generators: a fixture definition becomes
+// a Prisma model with its indexes and the RLS of its table; bad definitions stop with every reason.
+import { describe, expect, it } from 'vitest';
+import { sanitizeEntities } from '../../config/entity-definition.js';
+import { entitiesPrisma } from './prisma-model.js';
+import { rlsForCreatedTables } from './rls.js';
+
+const fixture = {
+  name: 'Receipt',
+  slug: 'receipts',
+  tableName: 'receipts',
+  fields: [
+    { name: 'number', type: 'string', required: true, unique: true, searchable: true },
+    { name: 'amount', type: 'number', sortable: true, filterable: true, validation: { min: 0 } },
+    { name: 'labels', type: 'multiselect', filterable: true },
+    { name: 'issuedOn', type: 'date', sortable: true },
+  ],
+  permissions: { list: ['receipts:read'], read: ['receipts:read'] },
+  access: { shared: true },
+  softDelete: true,
+};
+
+describe('entity definitions', () => {
+  it('sanitizes a definition: defaults filled, missing permissions are empty (deny)', () => {
+    const [d] = sanitizeEntities([fixture]);
+    expect(d!.permissions).toEqual({ list: ['receipts:read'], read: ['receipts:read'], create: [], update: [], delete: [] });
+    expect(d!.operations).toEqual({ list: true, create: true, read: true, update: true, delete: true });
+    expect(d!.access).toEqual({ public: false, shared: true });
+    expect(d!.fields[1]).toMatchObject({ required: false, searchable: false, sortable: true, filterable: true });
+  });
+
+  it('generates the Prisma model with owner, indexes and per-team uniqueness', () => {
+    const prisma = entitiesPrisma(sanitizeEntities([fixture]));
+    expect(prisma).toContain('model Receipt {');
+    expect(prisma).toContain('  issuedOn DateTime? @db.Date @map("issued_on")');
+    expect(prisma).toContain('  labels String[] @default([])');
+    expect(prisma).toContain('  deletedAt DateTime? @map("deleted_at") @db.Timestamptz(3)');
+    expect(prisma).toContain('  @@index([teamId, createdAt])');
+    expect(prisma).toContain('  @@unique([teamId, number])');
+    expect(prisma).toContain('  @@index([teamId, amount])');
+    expect(prisma).toContain('  @@index([labels], type: Gin)');
+    expect(prisma).toContain('  @@map("receipts")');
+  });
+
+  it('generates RLS for the tables a migration creates, and only for those', () => {
+    const defs = sanitizeEntities([fixture]);
+    const sql = rlsForCreatedTables(defs, 'CREATE TABLE "receipts" (…);');
+    expect(sql).toContain('HAND-WRITTEN');
+    expect(sql).toContain('ALTER TABLE "receipts" FORCE ROW LEVEL SECURITY;');
+    expect(sql).toContain('CREATE POLICY receipts_select ON "receipts" FOR SELECT USING ((team_id IN (SELECT app_user_team_ids())));');
+    expect(sql).toContain('app_user_writable_team_ids()');
+    expect(rlsForCreatedTables(defs, 'ALTER TABLE "receipts" ADD COLUMN "x" TEXT;')).toBe('');
+  });
+
+  it.each([
+    [{ ...fixture, extra: true }, /Unrecognized key/],
+    [{ ...fixture, fields: [...fixture.fields, { name: 'amount', type: 'number' }] }, /duplicate field "amount"/],
+    [{ ...fixture, fields: [{ name: 'teamId', type: 'string' }] }, /"teamId" is a reserved name/],
+    [{ ...fixture, fields: [{ name: 'Bad Name', type: 'string' }] }, /camelCase identifier/],
+    [{ ...fixture, tableName: 'receipts; DROP TABLE users' }, /SQL identifier/],
+    [{ ...fixture, tableName: 'users' }, /belongs to the platform/],
+    [{ ...fixture, fields: [{ name: 'state', type: 'select' }] }, /needs "enum"/],
+    [{ ...fixture, fields: [{ name: 'state', type: 'select', enum: ['a'], default: 'b' }] }, /default "b" does not fit/],
+    [{ ...fixture, fields: [{ name: 'code', type: 'string', validation: { pattern: '(' } }] }, /not a valid regular expression/],
+    [{ ...fixture, fields: [{ name: 'size', type: 'decimal' }] }, /Invalid option/],
+  ])('refuses a bad definition (%#) with a clear message', (bad, message) => {
+    expect(() => sanitizeEntities([bad])).toThrow(message);
+  });
+
+  it('refuses two entities with the same slug or table', () => {
+    expect(() => sanitizeEntities([fixture, { ...fixture, name: 'Bill' }])).toThrow(/duplicate entity slug "receipts"[\s\S]*duplicate table name "receipts"/);
+  });
+});

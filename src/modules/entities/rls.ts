@@ -1,0 +1,80 @@
+// Row-level security for entity tables, generated from definitions and appended (as the marked
+// HAND-WRITTEN section) to the migration that creates the tables. Identifiers and literals come from
+// sanitized definitions only. Rules: a record is seen within its team, by its creator alone unless
+// the entity is shared; viewers never write (app_user_writable_team_ids); children follow their
+// parent; a public entity's rows that meet its publicFilter are readable by anyone.
+import type { EntityDefinition } from '../../config/entity-definition.js';
+import { columnName } from './prisma-model.js';
+
+const literal = (value: string | number | boolean) => (typeof value === 'string' ? `'${value.replace(/'/g, "''")}'` : String(value));
+
+function publicCondition(d: EntityDefinition): string | null {
+  if (!d.access.public) return null;
+  const parts = Object.entries(d.publicFilter ?? {}).map(([field, value]) => `${columnName(field)} = ${literal(value)}`);
+  if (d.softDelete) parts.push('deleted_at IS NULL');
+  return parts.length ? parts.join(' AND ') : 'true';
+}
+
+function entityPolicies(d: EntityDefinition): string[] {
+  const t = d.tableName;
+  const owner = d.access.shared ? '' : ' AND user_id = app_current_user_id()';
+  const visible = `(team_id IN (SELECT app_user_team_ids())${owner})`;
+  const open = publicCondition(d);
+  const writable = `team_id IN (SELECT app_user_writable_team_ids())`;
+  return [
+    `GRANT SELECT, INSERT, UPDATE, DELETE ON "${t}" TO app_user;`,
+    `ALTER TABLE "${t}" ENABLE ROW LEVEL SECURITY;`,
+    `ALTER TABLE "${t}" FORCE ROW LEVEL SECURITY;`,
+    `CREATE POLICY ${t}_select ON "${t}" FOR SELECT USING (${visible}${open ? ` OR (${open})` : ''});`,
+    `CREATE POLICY ${t}_insert ON "${t}" FOR INSERT WITH CHECK (${writable} AND user_id = app_current_user_id());`,
+    `CREATE POLICY ${t}_update ON "${t}" FOR UPDATE USING (${writable}${owner}) WITH CHECK (${writable});`,
+    `CREATE POLICY ${t}_delete ON "${t}" FOR DELETE USING (${writable}${owner});`,
+  ];
+}
+
+function childPolicies(parent: EntityDefinition, table: string): string[] {
+  // The parent's own policies decide: a child is reachable exactly when its parent is.
+  const parentVisible = `parent_id IN (SELECT id FROM "${parent.tableName}")`;
+  const writable = `team_id IN (SELECT app_user_writable_team_ids())`;
+  return [
+    `GRANT SELECT, INSERT, UPDATE, DELETE ON "${table}" TO app_user;`,
+    `ALTER TABLE "${table}" ENABLE ROW LEVEL SECURITY;`,
+    `ALTER TABLE "${table}" FORCE ROW LEVEL SECURITY;`,
+    `CREATE POLICY ${table}_select ON "${table}" FOR SELECT USING (${parentVisible});`,
+    `CREATE POLICY ${table}_insert ON "${table}" FOR INSERT WITH CHECK (${writable} AND user_id = app_current_user_id() AND ${parentVisible});`,
+    `CREATE POLICY ${table}_update ON "${table}" FOR UPDATE USING (${writable} AND ${parentVisible}) WITH CHECK (${writable});`,
+    `CREATE POLICY ${table}_delete ON "${table}" FOR DELETE USING (${writable} AND ${parentVisible});`,
+  ];
+}
+
+/** RLS for the entity tables a migration script creates; empty when it creates none. */
+export function rlsForCreatedTables(definitions: readonly EntityDefinition[], script: string): string {
+  const created = (table: string) => script.includes(`CREATE TABLE "${table}"`);
+  const blocks: string[] = [];
+  for (const d of definitions) {
+    if (created(d.tableName)) blocks.push(`-- ${d.slug}${d.access.shared ? ' (shared in the team)' : ' (private to its creator)'}${d.access.public ? ', public when ' + publicCondition(d) : ''}`, ...entityPolicies(d), '');
+    for (const c of d.children) if (created(c.tableName)) blocks.push(`-- ${d.slug} → ${c.slug}: follows the parent`, ...childPolicies(d, c.tableName), '');
+  }
+  if (!blocks.length) return '';
+  blocks.push(
+    '-- Records of a team in an entity table, for plan limits: every member\'s rows, for the caller\'s own teams only.',
+    'CREATE OR REPLACE FUNCTION app_team_record_count(tbl text, team uuid, live_only boolean) RETURNS integer',
+    '  LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public AS $$',
+    'DECLARE n integer;',
+    'BEGIN',
+    '  IF team NOT IN (SELECT app_user_team_ids()) THEN RETURN 0; END IF;',
+    "  EXECUTE format('SELECT count(*)::integer FROM %I WHERE team_id = $1' || CASE WHEN live_only THEN ' AND deleted_at IS NULL' ELSE '' END, tbl) INTO n USING team;",
+    '  RETURN n;',
+    'END $$;',
+    '',
+  );
+  return [
+    '',
+    '-- ============================================================================================',
+    '-- HAND-WRITTEN (generated from src/config/entities by `npm run db:migration`): row-level security',
+    '-- of the new entity tables. Everything above this line is generated from the Prisma schema.',
+    '-- ============================================================================================',
+    '',
+    ...blocks,
+  ].join('\n');
+}

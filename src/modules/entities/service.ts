@@ -1,0 +1,245 @@
+// Entity records: list (the full query language), read, create, update, delete, children, for any
+// definition. Who may do what: the definition's permissions (scopes; none listed means nobody), the
+// caller's active team (records never cross teams), the creator alone unless the entity is shared,
+// viewers read only, anonymous callers read public entities' public rows. RLS enforces the same.
+import type { AuthenticatedActor } from '../../auth/actor.js';
+import { hasScope } from '../../auth/scopes.js';
+import type { ChildDefinition, EntityDefinition, FieldDefinition, Operation } from '../../config/entity-definition.js';
+import type { Tx } from '../../db/request-db.js';
+import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
+import type { RequestScope } from '../../shared/request-scope.js';
+import { assertPlanAllows, defineUsageCounter } from '../teams/service.js';
+import { childField } from './prisma-model.js';
+import { parseListQuery, type ListQuery } from './query.js';
+import { delegateOf, isUniqueViolation, type Row } from './repository.js';
+import { validateRecord, type Values } from './validate.js';
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type Caller = { kind: 'user'; actor: AuthenticatedActor; teamId: string; role: string } | { kind: 'public' };
+
+function requireOperation(d: EntityDefinition, op: Operation): void {
+  if (!d.operations[op]) throw new AppError('METHOD_NOT_ALLOWED', `${op} is disabled for ${d.slug}`);
+}
+
+/** Who is asking, checked against the definition for `op`. */
+function callerFor(scope: RequestScope, d: EntityDefinition, op: Operation): Caller {
+  requireOperation(d, op);
+  const { actor } = scope;
+  if (actor.kind !== 'user') {
+    if (d.access.public && (op === 'list' || op === 'read')) return { kind: 'public' };
+    throw unauthenticated();
+  }
+  const needed = d.permissions[op];
+  if (!needed.some((s) => hasScope(actor.scopes, s))) throw forbidden(`Insufficient permissions - ${needed[0] ?? `${d.slug}:${op}`} scope required`);
+  const teamId = actor.activeTeamId;
+  const membership = actor.teams.find((t) => t.teamId === teamId);
+  if (!teamId || !membership) throw forbidden('No active team');
+  if (op !== 'list' && op !== 'read' && membership.role === 'viewer') throw forbidden('Viewers can read but not change team data');
+  return { kind: 'user', actor, teamId, role: membership.role };
+}
+
+/** Rows the caller may reach, before any filter of the request. */
+function baseWhere(d: EntityDefinition, caller: Caller): Values[] {
+  const where: Values[] = [];
+  if (d.softDelete) where.push({ deletedAt: null });
+  if (caller.kind === 'public') where.push(...Object.entries(d.publicFilter ?? {}).map(([k, v]) => ({ [k]: v })));
+  else {
+    where.push({ teamId: caller.teamId });
+    if (!d.access.shared) where.push({ userId: caller.actor.userId });
+  }
+  return where;
+}
+
+/** Search input matches literally: LIKE's `%`, `_` and the escape character lose their meaning. */
+const escapeLike = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function filterWhere(d: EntityDefinition, q: ListQuery): Values[] {
+  const where: Values[] = [];
+  if (q.ids) where.push({ id: { in: q.ids } });
+  if (q.search) where.push({ OR: d.fields.filter((f) => f.searchable).map((f) => ({ [f.name]: { contains: escapeLike(q.search!), mode: 'insensitive' } })) });
+  if (q.range) where.push({ [q.range.field]: { ...(q.range.from ? { gte: q.range.from } : {}), ...(q.range.until ? { lt: q.range.until } : {}) } });
+  for (const { field, value } of q.equals) where.push({ [field.name]: field.type === 'multiselect' ? { has: value } : value });
+  for (const { field, min, max } of q.bounds) where.push({ [field.name]: { ...(min !== undefined ? { gte: min } : {}), ...(max !== undefined ? { lte: max } : {}) } });
+  return where;
+}
+
+/** A stored value as the API shows it: dates as YYYY-MM-DD, instants as ISO strings. */
+function shown(field: FieldDefinition | undefined, value: unknown): unknown {
+  if (value instanceof Date) return field?.type === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();
+  return value;
+}
+
+function present(d: { fields: FieldDefinition[] }, row: Row, caller: Caller, pick: string[] | null): Values {
+  const out: Values = { id: row.id };
+  for (const f of d.fields) out[f.name] = shown(f, row[f.name] ?? null);
+  out.createdAt = shown(undefined, row.createdAt);
+  out.updatedAt = shown(undefined, row.updatedAt);
+  if (caller.kind === 'user') {
+    out.userId = row.userId;
+    out.teamId = row.teamId;
+  }
+  if ('deletedAt' in row) out.deletedAt = shown(undefined, row.deletedAt);
+  if ('parentId' in row) out.parentId = row.parentId;
+  if (!pick) return out;
+  return Object.fromEntries(pick.map((name) => [name, out[name]]));
+}
+
+export interface ListResult {
+  data: Values[];
+  pagination: { page: number; limit: number; total: number; totalPages: number };
+}
+
+export async function list(scope: RequestScope, d: EntityDefinition, params: Record<string, string | undefined>): Promise<ListResult> {
+  const caller = callerFor(scope, d, 'list');
+  const q = parseListQuery(d, params);
+  const where = { AND: [...baseWhere(d, caller), ...filterWhere(d, q)] };
+  const model = delegateOf(await scope.db.tx(), d.name);
+  if (q.distinct) {
+    const field = d.fields.find((f) => f.name === q.fields![0])!;
+    const rows = await model.findMany({ where, distinct: [field.name], select: { [field.name]: true }, orderBy: { [field.name]: 'asc' }, take: 1000 });
+    const values = field.type === 'multiselect' ? [...new Set(rows.flatMap((r) => r[field.name] as string[]))].sort() : rows.map((r) => r[field.name]).filter((v) => v !== null);
+    const data = values.map((v) => ({ value: shown(field, v), label: String(shown(field, v)), entityType: d.slug }));
+    const page = data.slice((q.page - 1) * q.limit, q.page * q.limit);
+    return { data: page, pagination: { page: q.page, limit: q.limit, total: data.length, totalPages: Math.ceil(data.length / q.limit) } };
+  }
+  const include = Object.fromEntries(q.children.map((slug) => [childField(d.children.find((c) => c.slug === slug)!), { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }]));
+  const [rows, total] = await Promise.all([
+    model.findMany({ where, orderBy: [{ [q.sortBy]: q.sortOrder }, { id: q.sortOrder }], skip: (q.page - 1) * q.limit, take: q.limit, ...(q.children.length ? { include } : {}) }),
+    model.count({ where }),
+  ]);
+  const data = rows.map((row) => decorate(d, row, caller, q));
+  return { data, pagination: { page: q.page, limit: q.limit, total, totalPages: Math.ceil(total / q.limit) } };
+}
+
+function decorate(d: EntityDefinition, row: Row, caller: Caller, q: Pick<ListQuery, 'fields' | 'metas' | 'children'>): Values {
+  const out = present(d, row, caller, q.fields);
+  if (q.metas) out.metas = row.metas ?? {};
+  for (const slug of q.children) {
+    const child = d.children.find((c) => c.slug === slug)!;
+    out[slug] = ((row[childField(child)] as Row[] | undefined) ?? []).map((r) => present(child, r, caller, null));
+  }
+  return out;
+}
+
+/** One record the caller can see, or 404 `<Entity> not found`. */
+async function visible(scope: RequestScope, d: EntityDefinition, caller: Caller, id: string, include?: object): Promise<Row> {
+  const notFound = () => new AppError('NOT_FOUND', `${d.name} not found`);
+  if (!uuid.test(id)) throw notFound();
+  const row = await delegateOf(await scope.db.tx(), d.name).findFirst({ where: { AND: [{ id }, ...baseWhere(d, caller)] }, ...(include ? { include } : {}) });
+  if (!row) throw notFound();
+  return row;
+}
+
+export async function read(scope: RequestScope, d: EntityDefinition, id: string, params: Record<string, string | undefined>): Promise<Values> {
+  const caller = callerFor(scope, d, 'read');
+  const allowed = new Set(['fields', 'metas', 'child']);
+  const extra = Object.keys(params).filter((k) => !allowed.has(k));
+  if (extra.length) throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: extra.map((path) => ({ path, code: 'invalid', message: 'is not a parameter of READ' })) });
+  const q = parseListQuery(d, { ...(params.fields !== undefined ? { fields: params.fields } : {}), ...(params.metas !== undefined ? { metas: params.metas } : {}), ...(params.child !== undefined ? { child: params.child } : {}) });
+  const include = Object.fromEntries(q.children.map((slug) => [childField(d.children.find((c) => c.slug === slug)!), { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }]));
+  return decorate(d, await visible(scope, d, caller, id, q.children.length ? include : undefined), caller, q);
+}
+
+function mergedMetas(current: unknown, changes: Record<string, string | null>): Record<string, string> {
+  const merged: Record<string, string | null> = { ...((current as Record<string, string>) ?? {}), ...changes };
+  return Object.fromEntries(Object.entries(merged).filter((e): e is [string, string] => e[1] !== null));
+}
+
+function conflict(error: unknown): never {
+  if (isUniqueViolation(error)) throw new AppError('CONFLICT', 'A record with the same unique value already exists in this team');
+  throw error;
+}
+
+export async function create(scope: RequestScope, d: EntityDefinition, body: unknown): Promise<Values> {
+  const caller = callerFor(scope, d, 'create') as Extract<Caller, { kind: 'user' }>;
+  const { values, metas } = validateRecord(d.fields, body, { partial: false, metas: d.metas });
+  const tx = await scope.db.tx();
+  if (d.planLimit) await assertPlanAllows(scope, tx, caller.teamId, d.planLimit);
+  const data = { ...values, teamId: caller.teamId, userId: caller.actor.userId, ...(d.metas ? { metas: mergedMetas({}, metas ?? {}) } : {}) };
+  const row = await delegateOf(tx, d.name).create({ data }).catch(conflict);
+  return { ...present(d, row, caller, null), ...(d.metas ? { metas: row.metas } : {}) };
+}
+
+export async function update(scope: RequestScope, d: EntityDefinition, id: string, body: unknown): Promise<Values> {
+  const caller = callerFor(scope, d, 'update');
+  const { values, metas } = validateRecord(d.fields, body, { partial: true, metas: d.metas });
+  const current = await visible(scope, d, caller, id);
+  const data = { ...values, ...(metas ? { metas: mergedMetas(current.metas, metas) } : {}) };
+  const row = await delegateOf(await scope.db.tx(), d.name).update({ where: { id }, data }).catch(conflict);
+  return { ...present(d, row, caller, null), ...(d.metas ? { metas: row.metas } : {}) };
+}
+
+/** Deletes (or, with softDelete, marks deleted and returns) a record. */
+export async function remove(scope: RequestScope, d: EntityDefinition, id: string): Promise<{ deleted: Values | null }> {
+  const caller = callerFor(scope, d, 'delete');
+  await visible(scope, d, caller, id);
+  const model = delegateOf(await scope.db.tx(), d.name);
+  if (d.softDelete) return { deleted: present(d, await model.update({ where: { id }, data: { deletedAt: scope.now() } }), caller, null) };
+  await model.delete({ where: { id } });
+  return { deleted: null };
+}
+
+// ---- children --------------------------------------------------------------------------------
+
+function childOf(d: EntityDefinition, slug: string): ChildDefinition {
+  const child = d.children.find((c) => c.slug === slug);
+  if (!child) throw new AppError('NOT_FOUND', `${d.name} has no child "${slug}"`);
+  return child;
+}
+
+/** Children follow the parent: its read scope to see them, its update scope to change them. */
+async function parentFor(scope: RequestScope, d: EntityDefinition, parentId: string, op: 'read' | 'update') {
+  const caller = callerFor(scope, d, op);
+  await visible(scope, d, caller, parentId);
+  return caller;
+}
+
+export async function listChildren(scope: RequestScope, d: EntityDefinition, parentId: string, slug: string): Promise<Values[]> {
+  const child = childOf(d, slug);
+  const caller = await parentFor(scope, d, parentId, 'read');
+  const rows = await delegateOf(await scope.db.tx(), child.name).findMany({ where: { parentId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: 1000 });
+  return rows.map((r) => present(child, r, caller, null));
+}
+
+export async function createChild(scope: RequestScope, d: EntityDefinition, parentId: string, slug: string, body: unknown): Promise<Values> {
+  const child = childOf(d, slug);
+  const caller = (await parentFor(scope, d, parentId, 'update')) as Extract<Caller, { kind: 'user' }>;
+  const { values } = validateRecord(child.fields, body, { partial: false, metas: false });
+  const row = await delegateOf(await scope.db.tx(), child.name).create({ data: { ...values, parentId, teamId: caller.teamId, userId: caller.actor.userId } }).catch(conflict);
+  return present(child, row, caller, null);
+}
+
+async function visibleChild(tx: Tx, child: ChildDefinition, parentId: string, childId: string): Promise<Row> {
+  const row = uuid.test(childId) ? await delegateOf(tx, child.name).findFirst({ where: { id: childId, parentId } }) : null;
+  if (!row) throw new AppError('NOT_FOUND', `${child.name} not found`);
+  return row;
+}
+
+export async function updateChild(scope: RequestScope, d: EntityDefinition, parentId: string, slug: string, childId: string, body: unknown): Promise<Values> {
+  const child = childOf(d, slug);
+  const caller = await parentFor(scope, d, parentId, 'update');
+  const tx = await scope.db.tx();
+  await visibleChild(tx, child, parentId, childId);
+  const { values } = validateRecord(child.fields, body, { partial: true, metas: false });
+  return present(child, await delegateOf(tx, child.name).update({ where: { id: childId }, data: values }).catch(conflict), caller, null);
+}
+
+export async function removeChild(scope: RequestScope, d: EntityDefinition, parentId: string, slug: string, childId: string): Promise<void> {
+  const child = childOf(d, slug);
+  await parentFor(scope, d, parentId, 'update');
+  const tx = await scope.db.tx();
+  await visibleChild(tx, child, parentId, childId);
+  await delegateOf(tx, child.name).delete({ where: { id: childId } });
+}
+
+/** Records of a team, for plan usage (`tasks`, `customers`): every member's, not only the caller's. */
+export async function countForTeam(tx: Tx, d: EntityDefinition, teamId: string): Promise<number> {
+  const [row] = await tx.$queryRaw<[{ n: number }]>`SELECT app_team_record_count(${d.tableName}, ${teamId}::uuid, ${d.softDelete}) AS n`;
+  return row.n;
+}
+
+/** Makes each definition's plan limit (`tasks`, `customers`) measurable and enforced on create. */
+export function countPlanLimits(definitions: readonly EntityDefinition[]): void {
+  for (const d of definitions) if (d.planLimit) defineUsageCounter(d.planLimit, (_scope, tx, teamId) => countForTeam(tx, d, teamId));
+}

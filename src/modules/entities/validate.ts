@@ -1,0 +1,119 @@
+// Record validation for create and update, from the definition alone: only defined fields, required,
+// type, enum, min/max (length for text, value for numbers), pattern. Problems become 422
+// VALIDATION_FAILED with `details` mapping each bad field to a message; defaults fill a create.
+import type { FieldDefinition } from '../../config/entity-definition.js';
+import { AppError } from '../../shared/errors.js';
+
+export type Values = Record<string, unknown>;
+
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const datePattern = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The stored value of one field, or a message saying why the input cannot be one. */
+export function coerceField(field: FieldDefinition, value: unknown): { value: unknown } | { error: string } {
+  if (value === null) return field.required ? { error: 'is required' } : { value: field.type === 'multiselect' ? [] : null };
+  const { min, max, pattern } = field.validation ?? {};
+  switch (field.type) {
+    case 'string':
+    case 'text':
+    case 'email':
+    case 'url': {
+      if (typeof value !== 'string') return { error: 'must be a string' };
+      if (field.required && value.trim() === '') return { error: 'is required' };
+      if (min !== undefined && value.length < min) return { error: `must be at least ${min} characters` };
+      if (max !== undefined && value.length > max) return { error: `must be at most ${max} characters` };
+      if (field.type === 'email' && !emailPattern.test(value)) return { error: 'must be an e-mail address' };
+      if (field.type === 'url' && !/^https?:\/\/[^\s]+$/.test(value)) return { error: 'must be an http(s) URL' };
+      if (pattern !== undefined && !new RegExp(pattern, 'u').test(value)) return { error: `must match ${pattern}` };
+      return { value };
+    }
+    case 'number':
+    case 'integer': {
+      if (typeof value !== 'number' || !Number.isFinite(value)) return { error: 'must be a number' };
+      if (field.type === 'integer' && !Number.isInteger(value)) return { error: 'must be an integer' };
+      if (field.type === 'integer' && Math.abs(value) > 2_147_483_647) return { error: 'is out of range' };
+      if (min !== undefined && value < min) return { error: `must be at least ${min}` };
+      if (max !== undefined && value > max) return { error: `must be at most ${max}` };
+      return { value };
+    }
+    case 'boolean':
+      return typeof value === 'boolean' ? { value } : { error: 'must be true or false' };
+    case 'date':
+      return typeof value === 'string' && datePattern.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ? { value: new Date(`${value}T00:00:00Z`) } : { error: 'must be a date (YYYY-MM-DD)' };
+    case 'datetime': {
+      const time = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(time) ? { value: new Date(time) } : { error: 'must be an ISO 8601 date-time' };
+    }
+    case 'select':
+      return typeof value === 'string' && field.enum!.includes(value) ? { value } : { error: `must be one of ${field.enum!.join(', ')}` };
+    case 'multiselect': {
+      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && v.length > 0 && v.length <= 100)) return { error: 'must be a list of strings' };
+      if (field.enum && !value.every((v) => field.enum!.includes(v as string))) return { error: `values must be among ${field.enum.join(', ')}` };
+      if (value.length > 100) return { error: 'must have at most 100 values' };
+      return { value: [...new Set(value as string[])] };
+    }
+    case 'json':
+      return { value };
+  }
+}
+
+function defaultOf(field: FieldDefinition): unknown {
+  if (field.default === undefined) return field.type === 'multiselect' ? [] : undefined;
+  const result = coerceField(field, field.default);
+  return 'value' in result ? result.value : undefined;
+}
+
+export interface Validated {
+  values: Values;
+  metas?: Record<string, string | null>;
+}
+
+function metasOf(input: unknown, problems: Record<string, string>): Record<string, string | null> | undefined {
+  if (input === undefined) return undefined;
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    problems.metas = 'must be an object of string keys to string values';
+    return undefined;
+  }
+  const entries = Object.entries(input);
+  if (entries.length > 100 || !entries.every(([k, v]) => k.length > 0 && k.length <= 100 && (v === null || (typeof v === 'string' && v.length <= 10_000)))) {
+    problems.metas = 'must be an object of string keys (≤ 100 characters) to string values (or null to remove)';
+    return undefined;
+  }
+  return Object.fromEntries(entries) as Record<string, string | null>;
+}
+
+/**
+ * Validates a create (`partial: false`: required fields, defaults) or an update (`partial: true`:
+ * only the given fields). Throws 422 listing every bad field.
+ */
+export function validateRecord(fields: readonly FieldDefinition[], input: unknown, options: { partial: boolean; metas: boolean }): Validated {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new AppError('VALIDATION_FAILED', 'Validation failed', { body: 'must be a JSON object' });
+  }
+  const problems: Record<string, string> = {};
+  const values: Values = {};
+  const known = new Map(fields.map((f) => [f.name, f]));
+  for (const key of Object.keys(input)) {
+    if (!known.has(key) && !(key === 'metas' && options.metas)) problems[key] = 'is not a field of this entity';
+  }
+  for (const field of fields) {
+    const present = Object.hasOwn(input, field.name);
+    const raw = (input as Values)[field.name];
+    if (!present || raw === undefined) {
+      if (options.partial) continue;
+      const fallback = defaultOf(field);
+      if (fallback !== undefined) values[field.name] = fallback;
+      else if (field.required) problems[field.name] = 'is required';
+      continue;
+    }
+    const result = coerceField(field, raw);
+    if ('error' in result) problems[field.name] = result.error;
+    else values[field.name] = result.value;
+  }
+  const metas = options.metas ? metasOf((input as Values).metas, problems) : undefined;
+  if (options.partial && Object.keys(values).length === 0 && metas === undefined && Object.keys(problems).length === 0) {
+    problems.body = 'at least one field is required';
+  }
+  if (Object.keys(problems).length) throw new AppError('VALIDATION_FAILED', 'Validation failed', problems);
+  return metas === undefined ? { values } : { values, metas };
+}
