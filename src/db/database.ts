@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
@@ -55,7 +56,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 async function openPglite(dataDir: string): Promise<Database> {
   const location = dataDir.startsWith('memory://') ? dataDir : path.join(dataDir, 'pglite');
   if (!location.startsWith('memory://')) await mkdir(location, { recursive: true });
-  const pglite = await PGlite.create(location);
+  const pglite = await PGlite.create(location, { extensions: { pg_trgm } });
   const clientFactory = new PrismaPGlite(pglite);
   const prisma = new PrismaClient({ adapter: clientFactory });
   return {

@@ -3,6 +3,7 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { MigrationList, SchemaContainer } from '@prisma/schema-engine-wasm';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { Database } from './database.js';
@@ -55,8 +56,12 @@ export async function readSchemaFiles(schemaDir: string): Promise<SchemaContaine
  * is replayed into a throwaway in-memory PGlite, so no database server is needed. Empty when in sync.
  */
 export async function diffSchemaAgainstHistory(schemaDir: string, migrationsDir: string): Promise<string> {
-  const scratch = await PGlite.create('memory://');
-  const engine = await openSchemaEngine(new PrismaPGlite(scratch));
+  const scratch = await PGlite.create('memory://', { extensions: { pg_trgm } });
+  const factory = new PrismaPGlite(scratch);
+  // The engine replays the history into a shadow database; the adapter's own is a bare PGlite without
+  // the extensions the migrations create (pg_trgm).
+  factory.connectToShadowDb = async () => new PrismaPGlite(await PGlite.create('memory://', { extensions: { pg_trgm } })).connect();
+  const engine = await openSchemaEngine(factory);
   try {
     const history = await readMigrationList(migrationsDir);
     const files = await readSchemaFiles(schemaDir);

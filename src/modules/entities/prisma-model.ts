@@ -1,6 +1,6 @@
 // Definitions → Prisma models (prisma/entities.prisma, written by `npm run generate`): one table per
 // entity and per child, snake_case columns, the owner team and user, indexes for (teamId, createdAt)
-// and every sortable or filterable field, and per-team uniqueness. Defaults are applied by the
+// and every sortable or filterable field, trigram search indexes, and per-team uniqueness. Defaults are applied by the
 // runtime validator (one source of truth), not by the database.
 import type { ChildDefinition, EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
 
@@ -38,6 +38,8 @@ function fieldLine(field: FieldDefinition): string {
 function indexes(fields: FieldDefinition[]): string[] {
   const lines = ['  @@index([teamId, createdAt])'];
   for (const f of fields) {
+    // Search: a trigram GIN index serves the case-insensitive "contains" of LIST `search`.
+    if (f.searchable) lines.push(`  @@index([${f.name}(ops: raw("gin_trgm_ops"))], type: Gin)`);
     if (f.unique) lines.push(`  @@unique([teamId, ${f.name}])`);
     else if (f.type === 'multiselect' && f.filterable) lines.push(`  @@index([${f.name}], type: Gin)`);
     else if ((f.sortable || f.filterable) && f.type !== 'multiselect') lines.push(`  @@index([teamId, ${f.name}])`);
