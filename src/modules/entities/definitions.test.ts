@@ -1,9 +1,12 @@
 // Definitions are checked once, at start-up, and drive the generators: a fixture definition becomes
 // a Prisma model with its indexes and the RLS of its table; bad definitions stop with every reason.
+import { printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { sanitizeEntities } from '../../config/entity-definition.js';
+import { createBuilder } from '../../graphql/builder.js';
 import { entitiesPrisma } from './prisma-model.js';
 import { rlsForCreatedTables } from './rls.js';
+import { registerEntities } from './schema.js';
 
 const fixture = {
   name: 'Receipt',
@@ -40,6 +43,23 @@ describe('entity definitions', () => {
     expect(prisma).toContain('  @@index([teamId, amount])');
     expect(prisma).toContain('  @@index([labels], type: Gin)');
     expect(prisma).toContain('  @@map("receipts")');
+  });
+
+  it('builds the GraphQL type, filter input, queries and mutations from a fixture definition', () => {
+    const b = createBuilder();
+    registerEntities(b, sanitizeEntities([fixture]));
+    const sdl = printSchema(b.toSchema());
+    const block = (head: string) => sdl.slice(sdl.indexOf(head), sdl.indexOf('}', sdl.indexOf(head)));
+    for (const line of ['number: String!', 'amount: Float', 'labels: [String!]!', 'issuedOn: String', 'deletedAt: String', 'createdAt: String!', 'teamId: ID']) {
+      expect(block('type Receipt {')).toContain(`  ${line}\n`);
+    }
+    expect(block('input ReceiptFilter {').split('\n').slice(1).map((l) => l.trim()).filter(Boolean)).toEqual(['amount: Float', 'amount_max: Float', 'amount_min: Float', 'labels: String']);
+    const list = sdl.slice(sdl.indexOf('  receipts('), sdl.indexOf('): ReceiptPage!', sdl.indexOf('  receipts(')));
+    for (const arg of ['first: Int', 'after: String', 'filter: ReceiptFilter', 'sortBy: String', 'search: String']) expect(list).toContain(arg);
+    expect(sdl).toContain('receipt(id: ID!): Receipt!');
+    expect(sdl).toContain('createReceipt(input: JSONObject!): Receipt!');
+    expect(sdl).toContain('updateReceipt(id: ID!, input: JSONObject!): Receipt!');
+    expect(sdl).toContain('deleteReceipt(id: ID!): Boolean!');
   });
 
   it('generates RLS for the tables a migration creates, and only for those', () => {

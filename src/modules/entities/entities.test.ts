@@ -237,11 +237,32 @@ describe('GraphQL', () => {
     expect(created.body.data.createTask).toMatchObject({ title: 'From GraphQL', status: 'todo', tags: [], estimatedHours: 4 });
     const listed = await t.graphql('{ tasks(search: "graphql", limit: 5) { items { title } total page endCursor } }', undefined, as(alice));
     expect(listed.body.data.tasks).toEqual({ items: [{ title: 'From GraphQL' }], total: 1, page: 1, endCursor: null });
-    const filtered = await t.graphql('query($f: JSONObject) { tasks(filter: $f) { items { title } } }', { f: { status: 'todo', estimatedHours_min: 4 } }, as(alice));
+    const filtered = await t.graphql('query($f: TaskFilter) { tasks(filter: $f) { items { title } } }', { f: { status: 'todo', estimatedHours_min: 4 } }, as(alice));
     expect(filtered.body.data.tasks.items.map((i: { title: string }) => i.title)).toContain('From GraphQL');
     const invalid = await t.graphql('mutation($i: JSONObject!) { createTask(input: $i) { id } }', { i: { title: 1 } }, as(alice));
     expect(invalid.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', details: { title: 'must be a string' } });
     const customers = await t.graphql('{ customers(limit: 1, sortBy: "name", sortOrder: "asc") { items { name notes { body } } } }', undefined, as(alice));
     expect(customers.body.errors).toBeUndefined();
+  });
+});
+
+describe('plans and cursors', () => {
+  it('applies the plan limit to creates and pages with cursors in GraphQL', async () => {
+    const small = await createTestApp({ PLANS_JSON: JSON.stringify({ free: { limits: { tasks: 2 } } }) });
+    try {
+      const user = await signUp(small);
+      for (const title of ['one', 'two']) expect((await small.json('POST', '/api/v1/tasks', { title }, as(user))).status).toBe(201);
+      const over = await small.json('POST', '/api/v1/tasks', { title: 'three' }, as(user));
+      expect(over).toMatchObject({ status: 403, body: { code: 'PLAN_LIMIT_REACHED', details: { limitSlug: 'tasks', max: 2 } } });
+      const usage = await small.json('GET', `/api/v1/teams/${user.activeTeamId}/usage/tasks`, undefined, as(user));
+      expect(usage.body.data).toMatchObject({ current: 2, max: 2, remaining: 0 });
+
+      const first = await small.graphql('{ tasks(first: 1, sortBy: "title", sortOrder: "asc") { items { title } endCursor } }', undefined, as(user));
+      expect(first.body.data.tasks.items).toEqual([{ title: 'one' }]);
+      const next = await small.graphql('query($a: String) { tasks(first: 1, after: $a, sortBy: "title", sortOrder: "asc") { items { title } endCursor } }', { a: first.body.data.tasks.endCursor }, as(user));
+      expect(next.body.data.tasks).toEqual({ items: [{ title: 'two' }], endCursor: null });
+    } finally {
+      await small.close();
+    }
   });
 });

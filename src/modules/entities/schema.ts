@@ -5,18 +5,13 @@
 import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
 import { entityDefinitions } from '../../config/entities/index.js';
 import { defineScopeResource } from '../../auth/scopes.js';
-import { builder } from '../../graphql/builder.js';
+import { builder, type Builder } from '../../graphql/builder.js';
 import { AppError } from '../../shared/errors.js';
 import { childField } from './prisma-model.js';
 import * as records from './service.js';
 
 type Values = Record<string, unknown>;
 
-function definition(slug: string): EntityDefinition {
-  const d = entityDefinitions.find((e) => e.slug === slug);
-  if (!d) throw new AppError('NOT_FOUND', `Unknown entity "${slug}"`);
-  return d;
-}
 
 /** GraphQL passes query parameters as JSON; the query language reads strings, as from a URL. */
 function asParams(params: Values | null | undefined): Record<string, string> {
@@ -28,12 +23,23 @@ function asParams(params: Values | null | undefined): Record<string, string> {
   return out;
 }
 
-for (const d of entityDefinitions) defineScopeResource(d.slug, { description: `${d.name} records` });
-records.countPlanLimits(entityDefinitions);
+/** Registers the entities' types and fields on `b` (the platform's builder, or a test's own). */
+export function registerEntities(b: Builder, definitions: readonly EntityDefinition[]): void {
+  const definition = (slug: string): EntityDefinition => {
+    const d = definitions.find((e) => e.slug === slug);
+    if (!d) throw new AppError('NOT_FOUND', `Unknown entity "${slug}"`);
+    return d;
+  };
+  for (const d of definitions) defineScopeResource(d.slug, { description: `${d.name} records` });
+  records.countPlanLimits(definitions);
+  registerGeneric(b, definition);
+  for (const d of definitions) registerTyped(b, d);
+}
 
 // ---- generic, REST-shaped fields --------------------------------------------------------------
 
-builder.queryFields((t) => ({
+function registerGeneric(b: Builder, definition: (slug: string) => EntityDefinition): void {
+b.queryFields((t) => ({
   entityList: t.field({
     type: 'JSONObject',
     description: 'LIST of any entity with the REST query parameters: `{data, pagination}`.',
@@ -53,7 +59,7 @@ builder.queryFields((t) => ({
   }),
 }));
 
-builder.mutationFields((t) => ({
+b.mutationFields((t) => ({
   entityCreate: t.field({
     type: 'JSONObject',
     args: { entity: t.arg.string({ required: true }), data: t.arg({ type: 'JSONObject', required: true }) },
@@ -92,6 +98,7 @@ builder.mutationFields((t) => ({
     },
   }),
 }));
+}
 
 // ---- typed, per entity -------------------------------------------------------------------------
 
@@ -125,12 +132,13 @@ function recordFields(t: FieldBuilder, fields: readonly FieldDefinition[]) {
   return out;
 }
 
-for (const d of entityDefinitions) {
+/** The typed face of one entity: its type, filter input, page type, queries and mutations. */
+function registerTyped(b: Builder, d: EntityDefinition): void {
   const children = d.children.map((child) => ({
     child,
-    ref: builder.objectRef<Values>(child.name).implement({ description: `A ${child.name} of a ${d.name}.`, fields: (t) => ({ ...recordFields(t, child.fields), parentId: t.id({ resolve: (r) => String(r.parentId) }) }) }),
+    ref: b.objectRef<Values>(child.name).implement({ description: `A ${child.name} of a ${d.name}.`, fields: (t) => ({ ...recordFields(t, child.fields), parentId: t.id({ resolve: (r) => String(r.parentId) }) }) }),
   }));
-  const ref = builder.objectRef<Values>(d.name).implement({
+  const ref = b.objectRef<Values>(d.name).implement({
     description: `A ${d.name} record (entity \`${d.slug}\`).`,
     fields: (t) => ({
       ...recordFields(t, d.fields),
@@ -139,7 +147,7 @@ for (const d of entityDefinitions) {
       ...Object.fromEntries(children.map(({ child, ref: childRef }) => [childField(child), t.field({ type: [childRef], resolve: (r, _a, ctx) => records.listChildren(ctx, d, String(r.id), child.slug) })])),
     }),
   });
-  const page = builder.objectRef<{ data: Values[]; pagination: { page: number; limit: number; total: number; totalPages: number } }>(`${d.name}Page`).implement({
+  const page = b.objectRef<{ data: Values[]; pagination: { page: number; limit: number; total: number; totalPages: number } }>(`${d.name}Page`).implement({
     fields: (t) => ({
       items: t.field({ type: [ref], resolve: (p) => p.data }),
       page: t.int({ resolve: (p) => p.pagination.page }),
@@ -149,12 +157,32 @@ for (const d of entityDefinitions) {
       endCursor: t.string({ nullable: true, description: 'Pass as `after` for the next page.', resolve: (p) => (p.pagination.page < p.pagination.totalPages ? Buffer.from(String(p.pagination.page)).toString('base64url') : null) }),
     }),
   });
+  // The filter input: equality per filterable field (multiselect: contains), ranges for numbers and dates.
+  const filterable = d.fields.filter((f) => f.filterable);
+  const ranged = (f: FieldDefinition) => ['number', 'integer', 'date', 'datetime'].includes(f.type);
+  const filter = filterable.length
+    ? b.inputType(`${d.name}Filter`, {
+        description: `Filters of ${d.slug} (combined with AND); dates as YYYY-MM-DD, instants as ISO 8601.`,
+        fields: (t) => {
+          const arg = (f: FieldDefinition) => (f.type === 'number' ? t.float() : f.type === 'integer' ? t.int() : f.type === 'boolean' ? t.boolean() : t.string());
+          const out: Record<string, ReturnType<typeof arg>> = {};
+          for (const f of filterable) {
+            out[f.name] = arg(f);
+            if (ranged(f)) {
+              out[`${f.name}_min`] = arg(f);
+              out[`${f.name}_max`] = arg(f);
+            }
+          }
+          return out;
+        },
+      })
+    : null;
   const pageFromCursor = (after: string | null | undefined) => (after ? String(Number(Buffer.from(after, 'base64url').toString()) + 1) : undefined);
 
-  builder.queryFields((t) => ({
+  b.queryFields((t) => ({
     [lowerFirst(d.pluralName)]: t.field({
       type: page,
-      description: `LIST ${d.slug}: filters are the REST parameters (\`{status: "todo", estimatedHours_min: 2}\`).`,
+      description: `LIST ${d.slug}: the REST query language as arguments; \`filter\` holds the field filters.`,
       args: {
         page: t.arg.int(),
         limit: t.arg.int(),
@@ -167,10 +195,12 @@ for (const d of entityDefinitions) {
         from: t.arg.string(),
         to: t.arg.string(),
         dateField: t.arg.string(),
-        filter: t.arg({ type: 'JSONObject' }),
+        ...(filter ? { filter: t.arg({ type: filter }) } : {}),
       },
-      resolve: (_root, { filter, first, after, ...args }, ctx) =>
-        records.list(ctx, d, asParams({ ...filter, ...args, ...(first ? { limit: first } : {}), ...(after ? { page: pageFromCursor(after) } : {}) })),
+      resolve: (_root, { first, after, ...args }, ctx) => {
+        const { filter: given, ...rest } = args as typeof args & { filter?: Values | null };
+        return records.list(ctx, d, asParams({ ...given, ...rest, ...(first ? { limit: first } : {}), ...(after ? { page: pageFromCursor(after) } : {}) }));
+      },
     }),
     [lowerFirst(d.name)]: t.field({
       type: ref,
@@ -178,9 +208,11 @@ for (const d of entityDefinitions) {
       resolve: (_root, { id }, ctx) => records.read(ctx, d, String(id), d.metas ? { metas: 'all' } : {}),
     }),
   }));
-  builder.mutationFields((t) => ({
+  b.mutationFields((t) => ({
     [`create${d.name}`]: t.field({ type: ref, args: { input: t.arg({ type: 'JSONObject', required: true }) }, resolve: (_root, { input }, ctx) => records.create(ctx, d, input) }),
     [`update${d.name}`]: t.field({ type: ref, args: { id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) }, resolve: (_root, { id, input }, ctx) => records.update(ctx, d, String(id), input) }),
     [`delete${d.name}`]: t.boolean({ args: { id: t.arg.id({ required: true }) }, resolve: async (_root, { id }, ctx) => (await records.remove(ctx, d, String(id)), true) }),
   }));
 }
+
+registerEntities(builder, entityDefinitions);
