@@ -3,7 +3,7 @@
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
-import { GraphQLScalarType, Kind } from 'graphql';
+import { GraphQLScalarType, Kind, valueFromASTUntyped } from 'graphql';
 import type { GlobalRole } from '../auth/actor.js';
 import { hasGlobalRole } from '../auth/actor.js';
 import { hasScope } from '../auth/scopes.js';
@@ -65,8 +65,9 @@ export function createBuilder() {
         if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError('JSONObject must be an object');
         return value as Record<string, unknown>;
       },
-      parseLiteral: () => {
-        throw new TypeError('JSONObject is accepted as a variable only');
+      parseLiteral: (ast, variables) => {
+        if (ast.kind !== Kind.OBJECT) throw new TypeError('JSONObject must be an object');
+        return valueFromASTUntyped(ast, variables) as Record<string, unknown>;
       },
     }),
   );

@@ -241,8 +241,14 @@ describe('GraphQL', () => {
     expect(filtered.body.data.tasks.items.map((i: { title: string }) => i.title)).toContain('From GraphQL');
     const invalid = await t.graphql('mutation($i: JSONObject!) { createTask(input: $i) { id } }', { i: { title: 1 } }, as(alice));
     expect(invalid.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', details: { title: 'must be a string' } });
-    const customers = await t.graphql('{ customers(limit: 1, sortBy: "name", sortOrder: "asc") { items { name notes { body } } } }', undefined, as(alice));
-    expect(customers.body.errors).toBeUndefined();
+    const customer = (await create(alice, 'customers', { name: 'Graph Customer', account: 9001, office: 'G' })).body.data;
+    const note = await t.graphql('mutation($p: ID!) { createNote(parentId: $p, input: { body: "via GraphQL" }) { id body parentId } }', { p: customer.id }, as(alice));
+    expect(note.body.errors).toBeUndefined();
+    expect(note.body.data.createNote).toMatchObject({ body: 'via GraphQL', parentId: customer.id });
+    const customers = await t.graphql('query($p: [ID!]) { customers(ids: $p) { items { name notes { body } } } }', { p: [customer.id] }, as(alice));
+    expect(customers.body.data.customers.items).toEqual([{ name: 'Graph Customer', notes: [{ body: 'via GraphQL' }] }]);
+    const removed = await t.graphql('mutation($p: ID!, $n: ID!) { deleteNote(parentId: $p, id: $n) }', { p: customer.id, n: note.body.data.createNote.id }, as(alice));
+    expect(removed.body.data.deleteNote).toBe(true);
   });
 });
 

@@ -199,7 +199,8 @@ function registerTyped(b: Builder, d: EntityDefinition): void {
       },
       resolve: (_root, { first, after, ...args }, ctx) => {
         const { filter: given, ...rest } = args as typeof args & { filter?: Values | null };
-        return records.list(ctx, d, asParams({ ...given, ...rest, ...(first ? { limit: first } : {}), ...(after ? { page: pageFromCursor(after) } : {}) }));
+        const paging = { ...(first ? { limit: first } : {}), ...(after ? { page: pageFromCursor(after) } : {}) };
+        return records.list(ctx, d, asParams({ ...given, ...rest, ...paging, ...(d.metas ? { metas: 'all' } : {}) }));
       },
     }),
     [lowerFirst(d.name)]: t.field({
@@ -212,6 +213,14 @@ function registerTyped(b: Builder, d: EntityDefinition): void {
     [`create${d.name}`]: t.field({ type: ref, args: { input: t.arg({ type: 'JSONObject', required: true }) }, resolve: (_root, { input }, ctx) => records.create(ctx, d, input) }),
     [`update${d.name}`]: t.field({ type: ref, args: { id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) }, resolve: (_root, { id, input }, ctx) => records.update(ctx, d, String(id), input) }),
     [`delete${d.name}`]: t.boolean({ args: { id: t.arg.id({ required: true }) }, resolve: async (_root, { id }, ctx) => (await records.remove(ctx, d, String(id)), true) }),
+    // Children: created, changed and deleted under their parent (`createNote(parentId, input)`).
+    ...Object.fromEntries(
+      children.flatMap(({ child, ref: childRef }) => [
+        [`create${child.name}`, t.field({ type: childRef, args: { parentId: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) }, resolve: (_root, { parentId, input }, ctx) => records.createChild(ctx, d, String(parentId), child.slug, input) })],
+        [`update${child.name}`, t.field({ type: childRef, args: { parentId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) }, resolve: (_root, { parentId, id, input }, ctx) => records.updateChild(ctx, d, String(parentId), child.slug, String(id), input) })],
+        [`delete${child.name}`, t.boolean({ args: { parentId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) }, resolve: async (_root, { parentId, id }, ctx) => (await records.removeChild(ctx, d, String(parentId), child.slug, String(id)), true) })],
+      ]),
+    ),
   }));
 }
 
