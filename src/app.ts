@@ -26,6 +26,10 @@ import { createRestRouter } from './rest/router.js';
 import { restRoutes } from './rest/routes.js';
 import { createMailer } from './mail/outbox.js';
 import { loadPlans } from './modules/teams/plans.js';
+import { isStoredFilePath, serveStoredFile } from './modules/media/served-file.js';
+import { localStorage } from './modules/media/storage.js';
+import { uploadRequestLimit } from './modules/media/upload.js';
+import { handleUpload } from './modules/media/upload-route.js';
 import { createBroadcast } from './shared/broadcast.js';
 import { AppError } from './shared/errors.js';
 import type { ClientInfo, Credentials } from './shared/request-scope.js';
@@ -72,6 +76,8 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
   const mail = createMailer(config.mail, logger);
   const plans = loadPlans(config.teams.plansJson);
   const credentials: Credentials = { forgetKey: keys.forgetKey, forgetUser: keys.forgetUser, pendingUsage: usage.pending };
+  const mediaStorage = localStorage(config.media.uploadDir);
+  const uploadTraits: RouteTraits = { scope: 'media:write', errorCodes: false, bodyLimitBytes: uploadRequestLimit(config.media) };
 
   /**
    * The per-minute limit for this request: a key gets its route's scope limit when one is configured,
@@ -106,12 +112,14 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
     scope?: string;
     /** false: error envelopes without `code` (contract: media and API-key routes). */
     errorCodes?: boolean;
+    /** Largest body the route reads (uploads); BODY_LIMIT_BYTES unless stated. */
+    bodyLimitBytes?: number;
   }
 
   /** Runs `handle` with the request's context; authentication and rate-limit answers follow the route's traits. */
   async function withContext(request: HttpRequest, requestId: string, traits: RouteTraits, handle: (ctx: Context) => Promise<HttpResponse>): Promise<HttpResponse> {
     try {
-      return await runWithContext(request, requestId, traits.scope, handle);
+      return await runWithContext(request, requestId, traits, handle);
     } catch (error) {
       if (error instanceof AppError && traits.errorCodes === false) return failure(error.status, error.code, error.message, error.details, false);
       throw error;
@@ -119,9 +127,10 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
   }
 
   /** Authenticates, applies the rate limit, runs `handle` with the request's context and ends its transaction. */
-  async function runWithContext(request: HttpRequest, requestId: string, scope: string | undefined, handle: (ctx: Context) => Promise<HttpResponse>): Promise<HttpResponse> {
-    if (Number(request.header('content-length') ?? 0) > config.bodyLimitBytes) {
-      return failure(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${config.bodyLimitBytes} bytes`);
+  async function runWithContext(request: HttpRequest, requestId: string, traits: RouteTraits, handle: (ctx: Context) => Promise<HttpResponse>): Promise<HttpResponse> {
+    const { scope, bodyLimitBytes = config.bodyLimitBytes } = traits;
+    if (Number(request.header('content-length') ?? 0) > bodyLimitBytes) {
+      return failure(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${bodyLimitBytes} bytes`, undefined, traits.errorCodes !== false);
     }
     if (isCrossSiteForgery(request, config)) return failure(403, 'CSRF_REJECTED', 'Cross-site request refused');
     const client = clientOf(request);
@@ -192,6 +201,14 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
     }
     if (pathname === '/graphql') {
       return { response: await withContext(request, requestId, {}, (ctx) => graphql(request, ctx)), route: '/graphql' };
+    }
+    if (isStoredFilePath(pathname) && (method === 'GET' || method === 'HEAD')) {
+      return { response: await serveStoredFile(pathname, mediaStorage, systemDb(database, 'serve uploaded files')), route: '/uploads/temp/{key}' };
+    }
+    // Multipart and streamed to storage: the one media route that is not a JSON declaration.
+    if (pathname === '/api/v1/media/upload' && method === 'POST') {
+      const response = await withContext(request, requestId, uploadTraits, (ctx) => handleUpload(request, ctx, config.media, mediaStorage));
+      return { response, route: pathname };
     }
     if (pathname.startsWith('/api/')) {
       const match = rest.match(method, pathname);

@@ -11,4 +11,17 @@ describe('loadConfig', () => {
   it('stops with every problem listed', () => {
     expect(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'not a url' })).toThrow(/PORT.*DATABASE_URL|DATABASE_URL.*PORT/);
   });
+
+  it('reads MEDIA_CONFIG over documented defaults, and UPLOAD_DIR', () => {
+    const defaults = loadConfig({}).media;
+    expect(defaults).toMatchObject({ maxSizeBytes: 100 * 1048576, maxImageBytes: 10 * 1048576, maxVideoBytes: 100 * 1048576, maxFiles: 20 });
+    expect(defaults.allowedMimeTypes).toEqual(expect.arrayContaining(['image/jpeg', 'image/png', 'video/mp4']));
+    expect(defaults.uploadDir).toMatch(/\.data\/uploads$/);
+    const custom = loadConfig({ MEDIA_CONFIG: '{"allowedMimeTypes":["image/png"],"maxSizeMB":5,"maxSizeImageMB":50}', UPLOAD_DIR: '/srv/files' }).media;
+    expect(custom).toMatchObject({ allowedMimeTypes: ['image/png'], maxSizeBytes: 5 * 1048576, maxImageBytes: 5 * 1048576, uploadDir: '/srv/files' });
+  });
+
+  it.each(['not json', '{"maxSizeMB":-1}', '{"allowedMimeTypes":["png"]}', '{"maxFiles":0}', '{"unknown":1}', '[]'])('stops on MEDIA_CONFIG %s', (value) => {
+    expect(() => loadConfig({ MEDIA_CONFIG: value, PORT: 'x' })).toThrow(/MEDIA_CONFIG.*PORT|PORT.*MEDIA_CONFIG/);
+  });
 });

@@ -2,6 +2,7 @@
 // the code base reads process.env: it receives a Config.
 import path from 'node:path';
 import { z } from 'zod';
+import { parseMediaConfig, type MediaConfig } from './media.js';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const list = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
@@ -45,6 +46,17 @@ const envSchema = z.object({
   MAIL_FROM: z.string().min(3).default('Platform <no-reply@localhost>'),
   APP_URL: z.string().url().optional(),
   PLANS_JSON: z.string().optional(),
+  UPLOAD_DIR: z.string().min(1).default('./.data/uploads'),
+  MEDIA_CONFIG: z
+    .string()
+    .optional()
+    .superRefine((value, ctx) => {
+      try {
+        parseMediaConfig(value, '.');
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message.replace(/^MEDIA_CONFIG: /, '') });
+      }
+    }),
 });
 
 export type Config = {
@@ -103,6 +115,8 @@ export type Config = {
     /** Where the front end lives, for links in e-mails (invitation accept page). */
     appUrl: string | undefined;
   };
+  /** Upload rules (MEDIA_CONFIG) and where local storage keeps files (UPLOAD_DIR). */
+  media: MediaConfig;
 };
 
 /** Parses an environment (process.env by default) into a Config, or throws with every problem listed. */
@@ -151,5 +165,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       plansJson: e.PLANS_JSON,
     },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, appUrl: e.APP_URL },
+    media: parseMediaConfig(e.MEDIA_CONFIG, path.resolve(e.UPLOAD_DIR)),
   };
 }

@@ -5,6 +5,7 @@ import '../modules/accounts/schema.js';
 import '../modules/api-keys/schema.js';
 import '../modules/teams/schema.js';
 import '../modules/entities/schema.js';
+import '../modules/media/schema.js';
 
 export const schema: GraphQLSchema = builder.toSchema();
 

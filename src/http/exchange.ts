@@ -17,7 +17,8 @@ export interface HttpRequest {
   body: AsyncIterable<Uint8Array>;
 }
 
-export type HttpBody = string | Uint8Array | null;
+/** A stream body (a stored file) is piped out; its response sets content-length itself. */
+export type HttpBody = string | Uint8Array | Readable | null;
 
 export interface HttpResponse {
   status: number;

@@ -1,6 +1,8 @@
 // node:http ↔ the app: an IncomingMessage becomes an HttpRequest, the app's HttpResponse is written
 // with one writeHead and one end. Behind a trusted proxy the URL takes X-Forwarded-Proto/-Host.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { HttpRequest, HttpResponse } from './exchange.js';
 
 export interface NodeHandlerOptions {
@@ -46,6 +48,17 @@ export function fromNodeRequest(req: IncomingMessage, trustProxy: boolean): Http
 export function writeNodeResponse(res: ServerResponse, response: HttpResponse, method: string): void {
   const { body } = response;
   const headers = response.headers;
+  if (body instanceof Readable) {
+    res.writeHead(response.status, headers);
+    if (method === 'HEAD') {
+      body.destroy();
+      res.end();
+      return;
+    }
+    // A client that goes away mid-file ends the pipeline; the file is closed, nothing else to do.
+    pipeline(body, res).catch(() => {});
+    return;
+  }
   if (body !== null && headers['content-length'] === undefined) {
     headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   }

@@ -43,6 +43,12 @@ export interface RestRoute<TData = unknown, TVars = unknown, P = unknown, Q = un
   response?: z.ZodType;
   /** Contract: media and API key errors carry no `code`. */
   errorCodes?: boolean;
+  /**
+   * How refused input is reported: `flat` (default) `Invalid <part>: <first problem>` with
+   * `details.errors[{path, code, message}]`; `zod` (media contract) exactly `Invalid query parameters`,
+   * `Invalid request body` or `Invalid path parameters`, with zod's issues (`{code, path, message, maximum…}`).
+   */
+  issueFormat?: 'flat' | 'zod';
   /** The `entity:action` scope the operation requires (key rate limits, documentation). */
   scope?: string;
 }

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { Context } from '../graphql/context.js';
 import type { HttpRequest, HttpResponse } from '../http/exchange.js';
 import { AppError } from '../shared/errors.js';
-import { parseInput } from '../shared/validation.js';
+import { parseInput, parseInputExactly } from '../shared/validation.js';
 import { readJsonBody } from './body.js';
 import { failure, fromGraphQLErrors, success } from './envelope.js';
 import { assertValidDocument, executeOperation } from './execute.js';
@@ -45,10 +45,11 @@ export function createRestRouter(schema: GraphQLSchema, routes: readonly RestRou
     async handle({ route, params }, request, ctx) {
       const withCode = route.errorCodes !== false;
       try {
+        const format = route.issueFormat ?? 'flat';
         const input = {
-          params: parsePart(route.params, params, 'path parameters'),
-          query: parsePart(route.query, Object.fromEntries(request.url.searchParams), 'query parameters'),
-          body: route.body ? parsePart(route.body, await readJsonBody(request, bodyLimit), 'request body') : undefined,
+          params: parsePart(route.params, params, 'path parameters', format),
+          query: parsePart(route.query, Object.fromEntries(request.url.searchParams), 'query parameters', format),
+          body: route.body ? parsePart(route.body, await readJsonBody(request, bodyLimit), 'request body', format) : undefined,
         };
         const result = await executeOperation(schema, route.operation, route.variables(input), ctx);
         if (result.errors) return fromGraphQLErrors(result.errors, withCode);
@@ -63,6 +64,7 @@ export function createRestRouter(schema: GraphQLSchema, routes: readonly RestRou
   };
 }
 
-function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, what: string): T {
-  return schema ? parseInput(schema, value, `Invalid ${what}`) : (undefined as T);
+function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, what: string, format: 'flat' | 'zod'): T {
+  if (!schema) return undefined as T;
+  return format === 'zod' ? parseInputExactly(schema, value, `Invalid ${what}`) : parseInput(schema, value, `Invalid ${what}`);
 }

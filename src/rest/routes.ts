@@ -3,6 +3,7 @@ import { accountRoutes } from '../modules/accounts/rest.js';
 import { apiKeyRoutes } from '../modules/api-keys/rest.js';
 import { teamRoutes } from '../modules/teams/rest.js';
 import { entityRoutes } from '../modules/entities/rest.js';
+import { mediaRoutes } from '../modules/media/rest.js';
 import type { RestRoute } from './route.js';
 
-export const restRoutes: readonly RestRoute[] = [...accountRoutes, ...apiKeyRoutes, ...teamRoutes, ...entityRoutes];
+export const restRoutes: readonly RestRoute[] = [...accountRoutes, ...apiKeyRoutes, ...teamRoutes, ...mediaRoutes, ...entityRoutes];

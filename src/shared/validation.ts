@@ -22,3 +22,15 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, what 
   const message = first ? `${what}: ${first.path ? `${first.path}: ` : ''}${first.message}` : what;
   throw new AppError('VALIDATION_ERROR', message, { errors: issues });
 }
+
+/** zod's own issues, JSON-safe: `{code, path: ["limit"], message, maximum…}` (the media contract's form). */
+export function zodIssues(error: z.ZodError): Record<string, unknown>[] {
+  return error.issues.map(({ input: _input, ...issue }) => ({ ...issue, path: issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)) }));
+}
+
+/** Parses `value` or throws a 400 VALIDATION_ERROR whose message is exactly `message`, with zod's issues in details.errors. */
+export function parseInputExactly<S extends z.ZodType>(schema: S, value: unknown, message: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new AppError('VALIDATION_ERROR', message, { errors: zodIssues(result.error) });
+}

@@ -1,6 +1,9 @@
 // The real app on a real HTTP server (127.0.0.1, a free port), in process, on a fresh database: tests
 // call it through HTTP as a client would.
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createApp, type App } from '../app.js';
@@ -35,7 +38,9 @@ export interface TestApp {
  */
 export async function createTestApp(env: Record<string, string> = {}, sameDatabaseAs?: TestApp): Promise<TestApp> {
   const testDb = sameDatabaseAs ? { database: sameDatabaseAs.database, drop: async () => {} } : await createTestDatabase();
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
+  // Uploaded files go to a directory of this app's own, removed on close.
+  const uploadDir = await mkdtemp(path.join(tmpdir(), 'platform-uploads-'));
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', UPLOAD_DIR: uploadDir, ...env });
   const app = createApp({ config, database: testDb.database, logger: pino({ level: config.logLevel }) });
   app.markReady();
   const server = createServer(app.listener);
@@ -64,6 +69,7 @@ export async function createTestApp(env: Record<string, string> = {}, sameDataba
       });
       await app.close();
       await testDb.drop();
+      await rm(uploadDir, { recursive: true, force: true });
     },
   };
 }

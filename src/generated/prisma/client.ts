@@ -115,3 +115,23 @@ export type Subscription = Prisma.SubscriptionModel
  * (no SMTP_URL configured). Readable by the system context only.
  */
 export type EmailOutbox = Prisma.EmailOutboxModel
+/**
+ * Model Media
+ * A media file of a team (image, video…), owned by the user who added it. Immutable after creation:
+ * url, filename, fileSize, mimeType, width, height. status: active or deleted (a soft delete: the
+ * row and the file stay, hidden from every query). Uploaded files carry the SHA-256 of their content
+ * and where storage keeps them (driver and key); registered (already hosted) files carry neither.
+ */
+export type Media = Prisma.MediaModel
+/**
+ * Model MediaTag
+ * A tag of a team's media taxonomy (type `media_tag`). The slug is made from the name and is unique
+ * within the team (creating a tag with a taken slug updates that tag). Soft-deleted with deletedAt.
+ */
+export type MediaTag = Prisma.MediaTagModel
+/**
+ * Model MediaTagLink
+ * A tag on a media record. Both foreign keys include the team: a tag of another team cannot be
+ * attached, whatever the code above does.
+ */
+export type MediaTagLink = Prisma.MediaTagLinkModel

@@ -410,7 +410,10 @@ export const ModelName = {
   ApiKeyAudit: 'ApiKeyAudit',
   TeamInvitation: 'TeamInvitation',
   Subscription: 'Subscription',
-  EmailOutbox: 'EmailOutbox'
+  EmailOutbox: 'EmailOutbox',
+  Media: 'Media',
+  MediaTag: 'MediaTag',
+  MediaTagLink: 'MediaTagLink'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -426,7 +429,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "customer" | "note" | "post" | "task" | "user" | "session" | "team" | "teamMember" | "apiKey" | "apiKeyUsage" | "apiKeyAudit" | "teamInvitation" | "subscription" | "emailOutbox"
+    modelProps: "customer" | "note" | "post" | "task" | "user" | "session" | "team" | "teamMember" | "apiKey" | "apiKeyUsage" | "apiKeyAudit" | "teamInvitation" | "subscription" | "emailOutbox" | "media" | "mediaTag" | "mediaTagLink"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1466,6 +1469,228 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    Media: {
+      payload: Prisma.$MediaPayload<ExtArgs>
+      fields: Prisma.MediaFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.MediaFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.MediaFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload>
+        }
+        findFirst: {
+          args: Prisma.MediaFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.MediaFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload>
+        }
+        findMany: {
+          args: Prisma.MediaFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload>[]
+        }
+        create: {
+          args: Prisma.MediaCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload>
+        }
+        createMany: {
+          args: Prisma.MediaCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.MediaCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload>[]
+        }
+        delete: {
+          args: Prisma.MediaDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload>
+        }
+        update: {
+          args: Prisma.MediaUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload>
+        }
+        deleteMany: {
+          args: Prisma.MediaDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.MediaUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.MediaUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload>[]
+        }
+        upsert: {
+          args: Prisma.MediaUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaPayload>
+        }
+        aggregate: {
+          args: Prisma.MediaAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateMedia>
+        }
+        groupBy: {
+          args: Prisma.MediaGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.MediaGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.MediaCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.MediaCountAggregateOutputType> | number
+        }
+      }
+    }
+    MediaTag: {
+      payload: Prisma.$MediaTagPayload<ExtArgs>
+      fields: Prisma.MediaTagFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.MediaTagFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.MediaTagFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagPayload>
+        }
+        findFirst: {
+          args: Prisma.MediaTagFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.MediaTagFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagPayload>
+        }
+        findMany: {
+          args: Prisma.MediaTagFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagPayload>[]
+        }
+        create: {
+          args: Prisma.MediaTagCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagPayload>
+        }
+        createMany: {
+          args: Prisma.MediaTagCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.MediaTagCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagPayload>[]
+        }
+        delete: {
+          args: Prisma.MediaTagDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagPayload>
+        }
+        update: {
+          args: Prisma.MediaTagUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagPayload>
+        }
+        deleteMany: {
+          args: Prisma.MediaTagDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.MediaTagUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.MediaTagUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagPayload>[]
+        }
+        upsert: {
+          args: Prisma.MediaTagUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagPayload>
+        }
+        aggregate: {
+          args: Prisma.MediaTagAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateMediaTag>
+        }
+        groupBy: {
+          args: Prisma.MediaTagGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.MediaTagGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.MediaTagCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.MediaTagCountAggregateOutputType> | number
+        }
+      }
+    }
+    MediaTagLink: {
+      payload: Prisma.$MediaTagLinkPayload<ExtArgs>
+      fields: Prisma.MediaTagLinkFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.MediaTagLinkFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagLinkPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.MediaTagLinkFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagLinkPayload>
+        }
+        findFirst: {
+          args: Prisma.MediaTagLinkFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagLinkPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.MediaTagLinkFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagLinkPayload>
+        }
+        findMany: {
+          args: Prisma.MediaTagLinkFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagLinkPayload>[]
+        }
+        create: {
+          args: Prisma.MediaTagLinkCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagLinkPayload>
+        }
+        createMany: {
+          args: Prisma.MediaTagLinkCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.MediaTagLinkCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagLinkPayload>[]
+        }
+        delete: {
+          args: Prisma.MediaTagLinkDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagLinkPayload>
+        }
+        update: {
+          args: Prisma.MediaTagLinkUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagLinkPayload>
+        }
+        deleteMany: {
+          args: Prisma.MediaTagLinkDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.MediaTagLinkUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.MediaTagLinkUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagLinkPayload>[]
+        }
+        upsert: {
+          args: Prisma.MediaTagLinkUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaTagLinkPayload>
+        }
+        aggregate: {
+          args: Prisma.MediaTagLinkAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateMediaTagLink>
+        }
+        groupBy: {
+          args: Prisma.MediaTagLinkGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.MediaTagLinkGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.MediaTagLinkCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.MediaTagLinkCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1714,6 +1939,59 @@ export const EmailOutboxScalarFieldEnum = {
 } as const
 
 export type EmailOutboxScalarFieldEnum = (typeof EmailOutboxScalarFieldEnum)[keyof typeof EmailOutboxScalarFieldEnum]
+
+
+export const MediaScalarFieldEnum = {
+  id: 'id',
+  userId: 'userId',
+  teamId: 'teamId',
+  url: 'url',
+  filename: 'filename',
+  fileSize: 'fileSize',
+  mimeType: 'mimeType',
+  width: 'width',
+  height: 'height',
+  title: 'title',
+  alt: 'alt',
+  caption: 'caption',
+  status: 'status',
+  sha256: 'sha256',
+  storageDriver: 'storageDriver',
+  storageKey: 'storageKey',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type MediaScalarFieldEnum = (typeof MediaScalarFieldEnum)[keyof typeof MediaScalarFieldEnum]
+
+
+export const MediaTagScalarFieldEnum = {
+  id: 'id',
+  teamId: 'teamId',
+  type: 'type',
+  slug: 'slug',
+  name: 'name',
+  description: 'description',
+  icon: 'icon',
+  color: 'color',
+  order: 'order',
+  isActive: 'isActive',
+  deletedAt: 'deletedAt',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type MediaTagScalarFieldEnum = (typeof MediaTagScalarFieldEnum)[keyof typeof MediaTagScalarFieldEnum]
+
+
+export const MediaTagLinkScalarFieldEnum = {
+  mediaId: 'mediaId',
+  tagId: 'tagId',
+  teamId: 'teamId',
+  createdAt: 'createdAt'
+} as const
+
+export type MediaTagLinkScalarFieldEnum = (typeof MediaTagLinkScalarFieldEnum)[keyof typeof MediaTagLinkScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -2017,6 +2295,9 @@ export type GlobalOmitConfig = {
   teamInvitation?: Prisma.TeamInvitationOmit
   subscription?: Prisma.SubscriptionOmit
   emailOutbox?: Prisma.EmailOutboxOmit
+  media?: Prisma.MediaOmit
+  mediaTag?: Prisma.MediaTagOmit
+  mediaTagLink?: Prisma.MediaTagLinkOmit
 }
 
 /* Types for Logging */

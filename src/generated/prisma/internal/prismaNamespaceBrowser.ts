@@ -64,7 +64,10 @@ export const ModelName = {
   ApiKeyAudit: 'ApiKeyAudit',
   TeamInvitation: 'TeamInvitation',
   Subscription: 'Subscription',
-  EmailOutbox: 'EmailOutbox'
+  EmailOutbox: 'EmailOutbox',
+  Media: 'Media',
+  MediaTag: 'MediaTag',
+  MediaTagLink: 'MediaTagLink'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -292,6 +295,59 @@ export const EmailOutboxScalarFieldEnum = {
 } as const
 
 export type EmailOutboxScalarFieldEnum = (typeof EmailOutboxScalarFieldEnum)[keyof typeof EmailOutboxScalarFieldEnum]
+
+
+export const MediaScalarFieldEnum = {
+  id: 'id',
+  userId: 'userId',
+  teamId: 'teamId',
+  url: 'url',
+  filename: 'filename',
+  fileSize: 'fileSize',
+  mimeType: 'mimeType',
+  width: 'width',
+  height: 'height',
+  title: 'title',
+  alt: 'alt',
+  caption: 'caption',
+  status: 'status',
+  sha256: 'sha256',
+  storageDriver: 'storageDriver',
+  storageKey: 'storageKey',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type MediaScalarFieldEnum = (typeof MediaScalarFieldEnum)[keyof typeof MediaScalarFieldEnum]
+
+
+export const MediaTagScalarFieldEnum = {
+  id: 'id',
+  teamId: 'teamId',
+  type: 'type',
+  slug: 'slug',
+  name: 'name',
+  description: 'description',
+  icon: 'icon',
+  color: 'color',
+  order: 'order',
+  isActive: 'isActive',
+  deletedAt: 'deletedAt',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type MediaTagScalarFieldEnum = (typeof MediaTagScalarFieldEnum)[keyof typeof MediaTagScalarFieldEnum]
+
+
+export const MediaTagLinkScalarFieldEnum = {
+  mediaId: 'mediaId',
+  tagId: 'tagId',
+  teamId: 'teamId',
+  createdAt: 'createdAt'
+} as const
+
+export type MediaTagLinkScalarFieldEnum = (typeof MediaTagLinkScalarFieldEnum)[keyof typeof MediaTagLinkScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -1,0 +1,209 @@
+// GraphQL face of the media library: `mediaList`, `media(id)` (with its `tags`), `mediaDuplicates`,
+// `mediaTags`; `createMedia`, `updateMedia`, `deleteMedia`, `createMediaTag`, `addMediaTag`,
+// `setMediaTags`, `removeMediaTag`. Scopes (media:read, media:write, media:delete) are checked in the
+// service, whose 403 names the missing scope as the contract words it.
+import { defineScopeResource } from '../../auth/scopes.js';
+import { builder } from '../../graphql/builder.js';
+import { parseInput } from '../../shared/validation.js';
+import { checkDuplicatesInput, createMediaInput, createTagInput, listMediaQuery, updateMediaInput } from './inputs.js';
+import * as media from './service.js';
+import type { MediaPage, MediaView, NameDuplicate, TagView } from './service.js';
+
+defineScopeResource('media', { description: 'Media records, uploads and media tags of the caller’s teams' });
+
+const signedIn = { authenticated: true } as const;
+
+/** GraphQL passes absent optional arguments as null; zod defaults want them absent. */
+const given = (args: Record<string, unknown>) => Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined));
+
+const MediaTagRef = builder.objectRef<TagView>('MediaTag').implement({
+  description: 'A tag of a team’s media taxonomy (type media_tag).',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    teamId: t.exposeID('teamId'),
+    type: t.exposeString('type'),
+    slug: t.exposeString('slug', { description: 'Made from the name; unique within the team.' }),
+    name: t.exposeString('name'),
+    description: t.exposeString('description', { nullable: true }),
+    icon: t.exposeString('icon', { nullable: true }),
+    color: t.exposeString('color', { nullable: true, description: 'A hex color string.' }),
+    order: t.exposeInt('order'),
+    isActive: t.exposeBoolean('isActive'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const MediaRef = builder.objectRef<MediaView>('Media').implement({
+  description: 'A media file of a team. url, filename, fileSize, mimeType, width and height never change.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    userId: t.exposeID('userId'),
+    teamId: t.exposeID('teamId'),
+    url: t.exposeString('url'),
+    filename: t.exposeString('filename'),
+    fileSize: t.exposeInt('fileSize', { description: 'Bytes.' }),
+    mimeType: t.exposeString('mimeType'),
+    width: t.exposeInt('width', { nullable: true }),
+    height: t.exposeInt('height', { nullable: true }),
+    title: t.exposeString('title', { nullable: true }),
+    alt: t.exposeString('alt', { nullable: true }),
+    caption: t.exposeString('caption', { nullable: true }),
+    status: t.exposeString('status'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    tags: t.field({ type: [MediaTagRef], description: 'By order, then name.', resolve: (m, _args, ctx) => media.tagsOfMedia(ctx, m.id) }),
+  }),
+});
+
+const MediaPageRef = builder.objectRef<MediaPage>('MediaPage').implement({
+  fields: (t) => ({
+    items: t.field({ type: [MediaRef], resolve: (p) => p.items }),
+    total: t.exposeInt('total'),
+    limit: t.exposeInt('limit'),
+    offset: t.exposeInt('offset'),
+  }),
+});
+
+const DuplicateMatchRef = builder.objectRef<NameDuplicate['existing'][number]>('MediaDuplicateMatch').implement({
+  fields: (t) => ({ id: t.exposeID('id'), url: t.exposeString('url'), createdAt: t.expose('createdAt', { type: 'DateTime' }) }),
+});
+
+const NameDuplicateRef = builder.objectRef<NameDuplicate>('MediaDuplicate').implement({
+  fields: (t) => ({
+    filename: t.exposeString('filename'),
+    fileSize: t.exposeInt('fileSize'),
+    existing: t.field({ type: [DuplicateMatchRef], resolve: (d) => d.existing }),
+  }),
+});
+
+const DeletedMediaRef = builder.objectRef<{ id: string; message: string }>('DeletedMedia').implement({
+  fields: (t) => ({ id: t.exposeID('id'), message: t.exposeString('message') }),
+});
+
+const MediaOrderBy = builder.enumType('MediaOrderBy', { values: ['createdAt', 'filename', 'fileSize'] as const });
+const MediaOrderDir = builder.enumType('MediaOrderDir', { values: ['asc', 'desc'] as const });
+const MediaTypeFilter = builder.enumType('MediaTypeFilter', { values: ['image', 'video', 'all'] as const, description: 'By MIME type prefix.' });
+
+const CreateMediaInput = builder.inputType('CreateMediaInput', {
+  fields: (t) => ({
+    url: t.string({ required: true, description: 'An http(s) URL.' }),
+    filename: t.string({ required: true }),
+    fileSize: t.int({ required: true }),
+    mimeType: t.string({ required: true }),
+    width: t.int(),
+    height: t.int(),
+    title: t.string(),
+    alt: t.string(),
+    caption: t.string(),
+  }),
+});
+
+const UpdateMediaInput = builder.inputType('UpdateMediaInput', {
+  description: 'title, alt, caption: a string, or null to clear it; at least one.',
+  fields: (t) => ({ title: t.string(), alt: t.string(), caption: t.string() }),
+});
+
+const MediaFileInput = builder.inputType('MediaFileInput', {
+  fields: (t) => ({ filename: t.string({ required: true }), fileSize: t.int({ required: true }) }),
+});
+
+const CreateMediaTagInput = builder.inputType('CreateMediaTagInput', {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    description: t.string(),
+    icon: t.string(),
+    color: t.string(),
+    order: t.int(),
+    isActive: t.boolean(),
+  }),
+});
+
+builder.queryFields((t) => ({
+  mediaList: t.field({
+    type: MediaPageRef,
+    description: 'Active media of the caller’s teams: filters, full-text search (filename, title, alt, caption), paging.',
+    authScopes: signedIn,
+    args: {
+      limit: t.arg.int({ description: '1-100, default 20' }),
+      offset: t.arg.int(),
+      orderBy: t.arg({ type: MediaOrderBy }),
+      orderDir: t.arg({ type: MediaOrderDir }),
+      type: t.arg({ type: MediaTypeFilter }),
+      search: t.arg.string(),
+      tagIds: t.arg.stringList({ description: 'Records with any of these tags.' }),
+      tagSlugs: t.arg.stringList({ description: 'Records with a tag of any of these slugs.' }),
+    },
+    resolve: (_root, args, ctx) => media.listMedia(ctx, parseInput(listMediaQuery, given(args))),
+  }),
+  media: t.field({
+    type: MediaRef,
+    description: 'One active record of the caller’s teams.',
+    authScopes: signedIn,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => media.getMedia(ctx, String(id)),
+  }),
+  mediaDuplicates: t.field({
+    type: [NameDuplicateRef],
+    description: 'Files (filename and size) the caller’s teams already hold; only those that match.',
+    authScopes: signedIn,
+    args: { files: t.arg({ type: [MediaFileInput], required: true }) },
+    resolve: (_root, { files }, ctx) => media.checkDuplicates(ctx, parseInput(checkDuplicatesInput, { files })),
+  }),
+  mediaTags: t.field({
+    type: [MediaTagRef],
+    description: 'Active tags of the caller’s teams, by order then name.',
+    authScopes: signedIn,
+    resolve: (_root, _args, ctx) => media.listTags(ctx),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createMedia: t.field({
+    type: MediaRef,
+    description: 'Registers an already-hosted file in the caller’s active team.',
+    authScopes: signedIn,
+    args: { input: t.arg({ type: CreateMediaInput, required: true }) },
+    resolve: (_root, { input }, ctx) => media.createMedia(ctx, parseInput(createMediaInput, given(input))),
+  }),
+  updateMedia: t.field({
+    type: MediaRef,
+    authScopes: signedIn,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateMediaInput, required: true }) },
+    resolve: (_root, { id, input }, ctx) => media.updateMedia(ctx, String(id), parseInput(updateMediaInput, input)),
+  }),
+  deleteMedia: t.field({
+    type: DeletedMediaRef,
+    description: 'Soft delete: hidden from every query; the file stays in storage.',
+    authScopes: signedIn,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => media.deleteMedia(ctx, String(id)),
+  }),
+  createMediaTag: t.field({
+    type: MediaTagRef,
+    description: 'Creates a tag in the caller’s active team, or updates the tag with the same slug.',
+    authScopes: signedIn,
+    args: { input: t.arg({ type: CreateMediaTagInput, required: true }) },
+    resolve: (_root, { input }, ctx) => media.createTag(ctx, parseInput(createTagInput, given(input))),
+  }),
+  addMediaTag: t.field({
+    type: [MediaTagRef],
+    description: 'Idempotent; the record’s tags after the change.',
+    authScopes: signedIn,
+    args: { mediaId: t.arg.id({ required: true }), tagId: t.arg.id({ required: true }) },
+    resolve: (_root, { mediaId, tagId }, ctx) => media.addTag(ctx, String(mediaId), String(tagId)),
+  }),
+  setMediaTags: t.field({
+    type: [MediaTagRef],
+    description: 'Replaces the record’s tags.',
+    authScopes: signedIn,
+    args: { mediaId: t.arg.id({ required: true }), tagIds: t.arg.idList({ required: true }) },
+    resolve: (_root, { mediaId, tagIds }, ctx) => media.setTags(ctx, String(mediaId), tagIds.map(String)),
+  }),
+  removeMediaTag: t.field({
+    type: 'Boolean',
+    authScopes: signedIn,
+    args: { mediaId: t.arg.id({ required: true }), tagId: t.arg.id({ required: true }) },
+    resolve: (_root, { mediaId, tagId }, ctx) => media.removeTag(ctx, String(mediaId), String(tagId)),
+  }),
+}));

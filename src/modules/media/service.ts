@@ -1,0 +1,243 @@
+// The media library: records (registered or uploaded), their metadata, soft delete, duplicates, and
+// the team's tag taxonomy. The words: a caller reads the active records of every team they belong to;
+// new records and tags go to the caller's active team (uploads: the team named by x-team-id); only
+// members who may write (every role but viewer) change anything; a record that is deleted or outside
+// the caller's teams is "Media not found". API keys need media:read, media:write or media:delete.
+import type { AuthenticatedActor } from '../../auth/actor.js';
+import type { SystemDb } from '../../db/request-db.js';
+import { hasScope } from '../../auth/scopes.js';
+import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
+import type { RequestScope } from '../../shared/request-scope.js';
+import { isUuid, tagSlug, type CheckDuplicatesInput, type CreateMediaInput, type CreateTagInput, type ListMediaQuery, type UpdateMediaInput } from './inputs.js';
+import * as repo from './repository.js';
+
+export type MediaView = repo.MediaRow;
+export type TagView = repo.TagRow;
+export type MediaScope = 'media:read' | 'media:write' | 'media:delete';
+
+export interface MediaPage {
+  items: MediaView[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+export interface DuplicateMatch {
+  id: string;
+  url: string;
+  createdAt: Date;
+}
+
+export interface NameDuplicate {
+  filename: string;
+  fileSize: number;
+  existing: DuplicateMatch[];
+}
+
+const mediaNotFound = () => new AppError('NOT_FOUND', 'Media not found');
+const tagNotFound = () => new AppError('NOT_FOUND', 'Tag not found');
+
+/** The signed-in caller holding `needed`; anonymous → 401, a key without the scope → 403. */
+function mediaCaller(scope: RequestScope, needed: MediaScope): AuthenticatedActor {
+  const { actor } = scope;
+  if (actor.kind !== 'user') throw unauthenticated();
+  if (!hasScope(actor.scopes, needed)) throw forbidden(`Insufficient permissions - ${needed} scope required`);
+  return actor;
+}
+
+const teamIdsOf = (actor: AuthenticatedActor) => actor.teams.map((t) => t.teamId);
+
+/** `teamId` when the caller may write there: a member whose role is not viewer. */
+function writableTeam(actor: AuthenticatedActor, teamId: string | null): string {
+  const membership = teamId ? actor.teams.find((t) => t.teamId === teamId) : undefined;
+  if (!membership) throw forbidden(teamId ? 'Not a member of this team' : 'No active team');
+  if (membership.role === 'viewer') throw forbidden('Viewers can read but not change team media');
+  return membership.teamId;
+}
+
+/** The team an upload goes to: the one named by x-team-id (one of the caller's), else the active team. */
+export function uploadTeam(scope: RequestScope, requestedTeamId: string | null): string {
+  const actor = mediaCaller(scope, 'media:write');
+  if (requestedTeamId && !actor.teams.some((t) => t.teamId === requestedTeamId)) throw forbidden('Not a member of the team named in x-team-id');
+  return writableTeam(actor, requestedTeamId || actor.activeTeamId);
+}
+
+/** An active record in the caller's teams, or 404. */
+async function visibleMedia(scope: RequestScope, actor: AuthenticatedActor, id: string): Promise<MediaView> {
+  if (!isUuid(id)) throw mediaNotFound();
+  const record = await repo.findActiveMedia(await scope.db.tx(), id, teamIdsOf(actor));
+  if (!record) throw mediaNotFound();
+  return record;
+}
+
+export async function listMedia(scope: RequestScope, q: ListMediaQuery): Promise<MediaPage> {
+  const actor = mediaCaller(scope, 'media:read');
+  const tagIds = q.tagIds?.filter(isUuid);
+  // Tag ids that are not UUIDs name no tag: the filter then matches nothing, it is not an error.
+  if (q.tagIds && !tagIds?.length) return { items: [], total: 0, limit: q.limit, offset: q.offset };
+  const { rows, total } = await repo.listMedia(await scope.db.tx(), {
+    teamIds: teamIdsOf(actor),
+    limit: q.limit,
+    offset: q.offset,
+    orderBy: q.orderBy,
+    orderDir: q.orderDir,
+    mimePrefix: q.type === 'all' ? null : `${q.type}/`,
+    search: q.search || null,
+    tagIds: tagIds ?? null,
+    tagSlugs: q.tagSlugs?.map((s) => s.toLowerCase()) ?? null,
+  });
+  return { items: rows, total, limit: q.limit, offset: q.offset };
+}
+
+export async function getMedia(scope: RequestScope, id: string): Promise<MediaView> {
+  return visibleMedia(scope, mediaCaller(scope, 'media:read'), id);
+}
+
+/** Registers an already-hosted file in the caller's active team. */
+export async function createMedia(scope: RequestScope, input: CreateMediaInput): Promise<MediaView> {
+  const actor = mediaCaller(scope, 'media:write');
+  const teamId = writableTeam(actor, actor.activeTeamId);
+  const [record] = await repo.insertMedia(await scope.db.tx(), [
+    { ...input, userId: actor.userId, teamId, width: input.width ?? null, height: input.height ?? null, title: input.title ?? null, alt: input.alt ?? null, caption: input.caption ?? null },
+  ]);
+  return record!;
+}
+
+/** Changes title, alt or caption (the rest is immutable). */
+export async function updateMedia(scope: RequestScope, id: string, input: UpdateMediaInput): Promise<MediaView> {
+  const actor = mediaCaller(scope, 'media:write');
+  const record = await visibleMedia(scope, actor, id);
+  writableTeam(actor, record.teamId);
+  const updated = await repo.updateActiveMedia(await scope.db.tx(), id, input);
+  if (!updated) throw mediaNotFound();
+  return updated;
+}
+
+/** Soft delete: status `deleted`, hidden from every query; the file stays in storage. */
+export async function deleteMedia(scope: RequestScope, id: string): Promise<{ id: string; message: string }> {
+  const actor = mediaCaller(scope, 'media:delete');
+  const record = await visibleMedia(scope, actor, id);
+  writableTeam(actor, record.teamId);
+  if (!(await repo.updateActiveMedia(await scope.db.tx(), id, { status: 'deleted' }))) throw mediaNotFound();
+  return { id, message: 'Media deleted successfully' };
+}
+
+/** Active records in the caller's teams with the same filename and size, per file asked about (one query). */
+export async function checkDuplicates(scope: RequestScope, input: CheckDuplicatesInput): Promise<NameDuplicate[]> {
+  const actor = mediaCaller(scope, 'media:read');
+  const files = [...new Map(input.files.map((f) => [`${f.fileSize}:${f.filename}`, f])).values()];
+  if (!files.length) return [];
+  const rows = await repo.findByNameAndSize(await scope.db.tx(), teamIdsOf(actor), files);
+  return files
+    .map((f) => ({
+      filename: f.filename,
+      fileSize: f.fileSize,
+      existing: rows.filter((r) => r.filename === f.filename && r.fileSize === f.fileSize).map(({ id, url, createdAt }) => ({ id, url, createdAt })),
+    }))
+    .filter((d) => d.existing.length > 0);
+}
+
+// ---- uploads -------------------------------------------------------------------------------------
+
+/** A file received and stored by the upload route, ready to be recorded. */
+export interface StoredUpload {
+  filename: string;
+  fileSize: number;
+  mimeType: string;
+  width: number | null;
+  height: number | null;
+  sha256: string;
+  url: string;
+  storageDriver: string;
+  storageKey: string;
+}
+
+export interface ContentDuplicate {
+  filename: string;
+  sha256: string;
+  existing: DuplicateMatch[];
+}
+
+/**
+ * Records stored uploads in `teamId` (one record per file, in one statement) and reports content
+ * duplicates: active records of the team with the same SHA-256, earlier files of the batch included.
+ */
+export async function recordUploads(scope: RequestScope, teamId: string, files: StoredUpload[]): Promise<{ media: MediaView[]; duplicates: ContentDuplicate[] }> {
+  const actor = mediaCaller(scope, 'media:write');
+  writableTeam(actor, teamId);
+  const tx = await scope.db.tx();
+  const earlier = await repo.findByContentHash(tx, teamId, [...new Set(files.map((f) => f.sha256))]);
+  const inserted = await repo.insertMedia(tx, files.map((f) => ({ ...f, userId: actor.userId, teamId })));
+  // In the order of the files (each stored file has its own URL).
+  const byUrl = new Map(inserted.map((m) => [m.url, m]));
+  const media = files.map((f) => byUrl.get(f.url)!);
+  const match = ({ id, url, createdAt }: DuplicateMatch) => ({ id, url, createdAt });
+  const duplicates = files.flatMap(({ sha256, filename }, i) => {
+    const before = [...earlier.filter((e) => e.sha256 === sha256), ...media.slice(0, i).filter((_, j) => files[j]!.sha256 === sha256)];
+    return before.length ? [{ filename, sha256, existing: before.map(match) }] : [];
+  });
+  return { media, duplicates };
+}
+
+/** The content type of a stored file of an active record, or null: what serving a file needs to know. */
+export function servedFileType(system: SystemDb, driver: string, key: string): Promise<string | null> {
+  return repo.servedFileType(system, driver, key);
+}
+
+// ---- tags ----------------------------------------------------------------------------------------
+
+export async function listTags(scope: RequestScope): Promise<TagView[]> {
+  const actor = mediaCaller(scope, 'media:read');
+  return repo.listTags(await scope.db.tx(), teamIdsOf(actor));
+}
+
+/** Creates a tag in the caller's active team, or updates the team's tag with the same slug. */
+export async function createTag(scope: RequestScope, input: CreateTagInput): Promise<TagView> {
+  const actor = mediaCaller(scope, 'media:write');
+  const teamId = writableTeam(actor, actor.activeTeamId);
+  const { order, isActive, ...rest } = input;
+  const fields: repo.TagFields = { ...rest, ...(order === undefined ? {} : { order }), ...(isActive === undefined ? {} : { isActive }) };
+  return repo.upsertTag(await scope.db.tx(), teamId, tagSlug(input.name), fields);
+}
+
+export async function tagsOfMedia(scope: RequestScope, mediaId: string): Promise<TagView[]> {
+  const actor = mediaCaller(scope, 'media:read');
+  await visibleMedia(scope, actor, mediaId);
+  return repo.tagsOfMedia(await scope.db.tx(), mediaId);
+}
+
+/** The record to change tags on and the team's tags among `tagIds`; any tag that is not the team's → 404. */
+async function taggable(scope: RequestScope, needed: MediaScope, mediaId: string, tagIds: string[]) {
+  const actor = mediaCaller(scope, needed);
+  const record = await visibleMedia(scope, actor, mediaId);
+  writableTeam(actor, record.teamId);
+  const wanted = [...new Set(tagIds)];
+  if (wanted.some((id) => !isUuid(id))) throw tagNotFound();
+  const found = wanted.length ? await repo.findTeamTags(await scope.db.tx(), record.teamId, wanted) : [];
+  if (found.length !== wanted.length) throw tagNotFound();
+  return { record, tagIds: wanted };
+}
+
+/** Adds a tag (idempotent); returns the record's tags. */
+export async function addTag(scope: RequestScope, mediaId: string, tagId: string): Promise<TagView[]> {
+  const { record, tagIds } = await taggable(scope, 'media:write', mediaId, [tagId]);
+  const tx = await scope.db.tx();
+  await repo.linkTags(tx, record.id, record.teamId, tagIds);
+  return repo.tagsOfMedia(tx, record.id);
+}
+
+/** Replaces the record's tags with exactly `tagIds`; returns them. */
+export async function setTags(scope: RequestScope, mediaId: string, tagIds: string[]): Promise<TagView[]> {
+  const { record, tagIds: wanted } = await taggable(scope, 'media:write', mediaId, tagIds);
+  const tx = await scope.db.tx();
+  await repo.unlinkTagsExcept(tx, record.id, wanted);
+  await repo.linkTags(tx, record.id, record.teamId, wanted);
+  return repo.tagsOfMedia(tx, record.id);
+}
+
+/** Removes a tag from a record (a tag of the team that is not on it: nothing to do). */
+export async function removeTag(scope: RequestScope, mediaId: string, tagId: string): Promise<boolean> {
+  const { record } = await taggable(scope, 'media:delete', mediaId, [tagId]);
+  await repo.unlinkTag(await scope.db.tx(), record.id, tagId);
+  return true;
+}

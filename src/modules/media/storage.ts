@@ -1,0 +1,72 @@
+// Where uploaded files live, behind one interface. An upload is first received whole into a spool
+// file (see upload.ts); `put` then moves it into storage under a key the server generated (a UUID
+// and the extension of the detected type: nothing of the client's filename ever reaches the disk).
+// Drivers: `local` (files under UPLOAD_DIR, served by this server at /uploads/temp/<key>).
+import { createReadStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+
+export type StorageDriverName = 'local';
+
+export interface StoredFile {
+  driver: StorageDriverName;
+  key: string;
+  /** Where clients fetch the file: relative (`/uploads/temp/<key>`) for local storage. */
+  url: string;
+}
+
+export interface MediaStorage {
+  readonly driver: StorageDriverName;
+  /** A directory for spool files of uploads being received (on the same filesystem as storage, when local). */
+  spoolDir(): Promise<string>;
+  /** Moves a completely received spool file into storage under `key`. */
+  put(spoolPath: string, key: string): Promise<StoredFile>;
+  /** Removes a stored file (undoing a put whose record could not be written). Absent files are fine. */
+  remove(key: string): Promise<void>;
+  /** A stored file as a stream with its size, or null when there is none under `key`. */
+  open(key: string): Promise<{ stream: Readable; size: number } | null>;
+}
+
+/** Keys this server generates: a UUID and a short lower-case extension. Nothing else is ever a key. */
+const keyPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.[a-z0-9]{1,8}$/;
+
+export function isStorageKey(key: string): boolean {
+  return keyPattern.test(key);
+}
+
+/** The public path local files are served under. */
+export const localUrlPrefix = '/uploads/temp/';
+
+/** The local driver: files under `root` (UPLOAD_DIR), spool files under `root/.incoming`. */
+export function localStorage(root: string): MediaStorage {
+  const base = path.resolve(root);
+  const spool = path.join(base, '.incoming');
+  /** The file of a key, refusing anything that is not a generated key or would leave `base`. */
+  const fileOf = (key: string): string => {
+    const file = path.join(base, key);
+    if (!isStorageKey(key) || path.dirname(file) !== base) throw new Error(`not a storage key: ${JSON.stringify(key)}`);
+    return file;
+  };
+  return {
+    driver: 'local',
+    async spoolDir() {
+      await mkdir(spool, { recursive: true });
+      return spool;
+    },
+    async put(spoolPath, key) {
+      await rename(spoolPath, fileOf(key));
+      return { driver: 'local', key, url: `${localUrlPrefix}${key}` };
+    },
+    async remove(key) {
+      await rm(fileOf(key), { force: true });
+    },
+    async open(key) {
+      if (!isStorageKey(key)) return null;
+      const file = fileOf(key);
+      const info = await stat(file).catch(() => null);
+      if (!info?.isFile()) return null;
+      return { stream: createReadStream(file), size: info.size };
+    },
+  };
+}
