@@ -35,14 +35,20 @@ function fieldLine(field: FieldDefinition): string {
   return `  ${field.name} ${type}${map}`;
 }
 
-function indexes(fields: FieldDefinition[]): string[] {
-  const lines = ['  @@index([teamId, createdAt])'];
+/**
+ * Every query of a record is scoped to its team, and for private entities (`shared: false`) to its
+ * creator too: indexes lead with those columns, so a filtered count stays an index-only range scan of
+ * the caller's own rows however large the team's table grows.
+ */
+function indexes(fields: FieldDefinition[], shared: boolean): string[] {
+  const scope = shared ? 'teamId' : 'teamId, userId';
+  const lines = [`  @@index([${scope}, createdAt])`];
   for (const f of fields) {
     // Search: a trigram GIN index serves the case-insensitive "contains" of LIST `search`.
     if (f.searchable) lines.push(`  @@index([${f.name}(ops: raw("gin_trgm_ops"))], type: Gin)`);
     if (f.unique) lines.push(`  @@unique([teamId, ${f.name}])`);
     else if (f.type === 'multiselect' && f.filterable) lines.push(`  @@index([${f.name}], type: Gin)`);
-    else if ((f.sortable || f.filterable) && f.type !== 'multiselect') lines.push(`  @@index([teamId, ${f.name}])`);
+    else if ((f.sortable || f.filterable) && f.type !== 'multiselect') lines.push(`  @@index([${scope}, ${f.name}])`);
   }
   return lines;
 }
@@ -70,7 +76,7 @@ function entityModel(d: EntityDefinition): string {
   if (d.softDelete) lines.push('  deletedAt DateTime? @map("deleted_at") @db.Timestamptz(3)');
   lines.push(...stampLines, ...relationLines(d.name));
   for (const c of d.children) lines.push(`  ${childField(c)} ${c.name}[]`);
-  lines.push('', ...indexes(d.fields), `  @@map("${d.tableName}")`, '}');
+  lines.push('', ...indexes(d.fields, d.access.shared), `  @@map("${d.tableName}")`, '}');
   return lines.join('\n');
 }
 
@@ -81,7 +87,7 @@ function childModel(parent: EntityDefinition, c: ChildDefinition): string {
   const lines = [`/// Generated from src/config/entities (${parent.slug} → ${c.slug}): do not edit.`, `model ${c.name} {`, ...ownerLines, '  parentId  String   @map("parent_id") @db.Uuid'];
   for (const f of c.fields) lines.push(fieldLine(f));
   lines.push(...stampLines, ...relationLines(c.name), `  parent    ${parent.name} @relation(fields: [parentId], references: [id], onDelete: Cascade)`);
-  lines.push('', '  @@index([parentId, createdAt])', ...indexes(c.fields), `  @@map("${c.tableName}")`, '}');
+  lines.push('', '  @@index([parentId, createdAt])', ...indexes(c.fields, true), `  @@map("${c.tableName}")`, '}');
   return lines.join('\n');
 }
 
