@@ -8,12 +8,16 @@ export interface DatasetSizes {
   apiKeys: number;
   teams: number;
   teamMembers: number;
+  tasks: number;
+  customers: number;
+  customerNotes: number;
 }
 
 /** The same counts on PostgreSQL and PGlite. */
 export const datasetSizesQuery = `SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM sessions)::int AS sessions,
   (SELECT count(*) FROM api_keys)::int AS "apiKeys", (SELECT count(*) FROM teams)::int AS teams,
-  (SELECT count(*) FROM team_members)::int AS "teamMembers"`;
+  (SELECT count(*) FROM team_members)::int AS "teamMembers", (SELECT count(*) FROM tasks)::int AS tasks,
+  (SELECT count(*) FROM customers)::int AS customers, (SELECT count(*) FROM customer_notes)::int AS "customerNotes"`;
 
 function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
@@ -37,7 +41,8 @@ export async function recreateDatabase(url: string): Promise<void> {
   }
 }
 
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+/** Runs `work` on a connection of its own, as the URL's user (the database owner: no RLS). */
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

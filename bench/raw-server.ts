@@ -1,6 +1,9 @@
 // The baseline: what node:http and `pg` alone do for the same routes, with the same SQL statement the
-// product runs for a session. Never part of the product; it answers the same JSON so that the bench
-// can check both give identical answers. Env: PORT, HOST, DATABASE_URL.
+// product runs for a session, and for tasks the same database work as the product: the session
+// lookup, then one transaction that sets the caller and drops to app_user (so RLS costs the same),
+// hand-written SQL for the page and its count (or the record), and COMMIT. Never part of the product;
+// it answers the same JSON so that the bench can check both give identical answers. Env: PORT, HOST,
+// DATABASE_URL.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
@@ -28,12 +31,30 @@ const sessionStatement = {
  GROUP BY s.id, u.id`,
 };
 
+/** The first statement of the product's RLS transaction (src/db/request-db.ts). */
+const enterStatement = { name: 'bench_enter', text: `SELECT set_config('app.user_id', $1, true), set_config('role', 'app_user', true)` };
+
+// Tasks as the API shows them, in its order of fields. The explicit team and user conditions are the
+// ones the product adds to its queries; RLS checks the same again.
+const taskColumns = `id, title, description, status, priority, tags, to_char(due_date, 'YYYY-MM-DD') AS "dueDate",
+       estimated_hours AS "estimatedHours", completed, created_at AS "createdAt", updated_at AS "updatedAt",
+       user_id AS "userId", team_id AS "teamId"`;
+const taskPageStatement = {
+  name: 'bench_task_page',
+  text: `SELECT ${taskColumns} FROM tasks WHERE team_id = $1 AND user_id = $2 AND status = $3 ORDER BY due_date ASC, id ASC LIMIT $4 OFFSET $5`,
+};
+const taskCountStatement = { name: 'bench_task_count', text: 'SELECT count(*)::int AS total FROM tasks WHERE team_id = $1 AND user_id = $2 AND status = $3' };
+const taskStatement = { name: 'bench_task', text: `SELECT ${taskColumns} FROM tasks WHERE id = $1 AND team_id = $2 AND user_id = $3` };
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) throw new Error('DATABASE_URL is required');
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 8 });
 
 const healthBody = JSON.stringify({ status: 'ok' });
 const unauthorizedBody = JSON.stringify({ success: false, error: 'Not signed in', code: 'UNAUTHENTICATED' });
+const taskNotFoundBody = JSON.stringify({ success: false, error: 'Task not found', code: 'NOT_FOUND' });
+const unsupportedBody = JSON.stringify({ success: false, error: 'The raw baseline answers only ?status=…&sortBy=dueDate&sortOrder=asc[&limit][&page]' });
 
 function send(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
@@ -53,14 +74,21 @@ function sessionToken(header: string | undefined): string | null {
   return null;
 }
 
-async function session(req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** The session behind the request's cookie, with the product's checks, or null. */
+async function authenticate(req: IncomingMessage): Promise<SessionRow | null> {
   const token = sessionToken(req.headers.cookie);
-  if (!token) return send(res, 401, unauthorizedBody);
+  if (!token) return null;
   const hash = createHash('sha256').update(token).digest('hex');
   const { rows } = await pool.query<SessionRow>({ ...sessionStatement, values: [hash] });
   const row = rows[0];
   // Same constant-time comparison the product makes, so the baseline does no less work.
-  if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), Buffer.from(hash, 'hex'))) return send(res, 401, unauthorizedBody);
+  if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
+  return row;
+}
+
+async function session(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const row = await authenticate(req);
+  if (!row) return send(res, 401, unauthorizedBody);
   const data = {
     user: { id: row.user_id, email: row.email, role: row.role, firstName: row.first_name, lastName: row.last_name, image: row.image },
     activeTeamId: row.active_team_id ?? row.teams[0]?.teamId ?? null,
@@ -68,13 +96,79 @@ async function session(req: IncomingMessage, res: ServerResponse): Promise<void>
   send(res, 200, JSON.stringify({ success: true, data }));
 }
 
-const server = createServer((req, res) => {
-  const path = req.url?.split('?')[0];
-  if (req.method === 'GET' && path === '/healthz') return send(res, 200, healthBody);
-  if (req.method === 'GET' && path === '/api/auth/session') {
-    session(req, res).catch((error: Error) => send(res, 500, JSON.stringify({ success: false, error: error.message })));
-    return;
+/** The product's rule: the session's team while the user belongs to it, else their first team. */
+function activeTeam(row: SessionRow): string | null {
+  return row.teams.some((t) => t.teamId === row.active_team_id) ? row.active_team_id : (row.teams[0]?.teamId ?? null);
+}
+
+/** `work` inside the product's kind of transaction: the caller set, the role dropped to app_user. */
+async function asUser<T>(userId: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query({ ...enterStatement, values: [userId] });
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
   }
+}
+
+/** The one LIST the bench sends: `status`, sorted by dueDate ascending, `limit` and `page`. */
+function taskListQuery(search: URLSearchParams): { status: string; limit: number; page: number } | null {
+  const known = new Set(['status', 'sortBy', 'sortOrder', 'limit', 'page']);
+  if ([...search.keys()].some((k) => !known.has(k)) || search.get('sortBy') !== 'dueDate' || search.get('sortOrder') !== 'asc') return null;
+  const status = search.get('status');
+  const limit = Number(search.get('limit') ?? 10);
+  const page = Number(search.get('page') ?? 1);
+  if (!status || !Number.isInteger(limit) || limit < 1 || limit > 100 || !Number.isInteger(page) || page < 1) return null;
+  return { status, limit, page };
+}
+
+async function taskList(req: IncomingMessage, res: ServerResponse, search: URLSearchParams): Promise<void> {
+  const query = taskListQuery(search);
+  if (!query) return send(res, 400, unsupportedBody);
+  const row = await authenticate(req);
+  const teamId = row && activeTeam(row);
+  if (!row || !teamId) return send(res, 401, unauthorizedBody);
+  const { status, limit, page } = query;
+  const values = [teamId, row.user_id, status];
+  const [data, total] = await asUser(row.user_id, async (client) => {
+    const rows = await client.query({ ...taskPageStatement, values: [...values, limit, (page - 1) * limit] });
+    const counted = await client.query<{ total: number }>({ ...taskCountStatement, values });
+    return [rows.rows, counted.rows[0]?.total ?? 0] as const;
+  });
+  send(res, 200, JSON.stringify({ success: true, data, pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } }));
+}
+
+async function taskRead(req: IncomingMessage, res: ServerResponse, encodedId: string): Promise<void> {
+  const id = decodeURIComponent(encodedId);
+  const row = await authenticate(req);
+  const teamId = row && activeTeam(row);
+  if (!row || !teamId) return send(res, 401, unauthorizedBody);
+  if (!uuid.test(id)) return send(res, 404, taskNotFoundBody);
+  const { rows } = await asUser(row.user_id, (client) => client.query({ ...taskStatement, values: [id, teamId, row.user_id] }));
+  if (!rows[0]) return send(res, 404, taskNotFoundBody);
+  send(res, 200, JSON.stringify({ success: true, data: rows[0] }));
+}
+
+function failed(res: ServerResponse): (error: Error) => void {
+  return (error) => send(res, 500, JSON.stringify({ success: false, error: error.message }));
+}
+
+const taskPathPattern = /^\/api\/v1\/tasks\/([^/]+)$/;
+
+const server = createServer((req, res) => {
+  const [path = '', search = ''] = (req.url ?? '').split('?', 2);
+  if (req.method === 'GET' && path === '/healthz') return send(res, 200, healthBody);
+  if (req.method === 'GET' && path === '/api/auth/session') return void session(req, res).catch(failed(res));
+  if (req.method === 'GET' && path === '/api/v1/tasks') return void taskList(req, res, new URLSearchParams(search)).catch(failed(res));
+  const taskId = req.method === 'GET' ? taskPathPattern.exec(path)?.[1] : undefined;
+  if (taskId !== undefined) return void taskRead(req, res, taskId).catch(failed(res));
   send(res, 404, JSON.stringify({ success: false, error: 'Not found' }));
 });
 // Same as the product (src/main.ts), so autocannon's connections are kept alike on both.

@@ -1,10 +1,12 @@
 // Turns the samples of all rounds into the summary: medians per scenario and target, ratios between
-// targets measured side by side, the rate-limit checks, and the issues' goals. Rendered as markdown
-// for stdout.
+// targets measured side by side (of req/s, and of 1-connection p50 between dataset sizes), the
+// rate-limit checks, the SQL statements per request, and the issues' goals. Rendered as markdown for
+// stdout.
 import type { LoadResult } from './load.js';
 import type { BenchOptions } from './options.js';
 import type { RateLimitCheck } from './rate-limit.js';
 import { floodConnections, type ScenarioId, type TargetId } from './scenarios.js';
+import type { StatementCount } from './statements.js';
 import { median, spreadPercent } from './stats.js';
 import type { VerifyResult } from './verify-keys.js';
 
@@ -60,7 +62,12 @@ export interface Flood {
 
 export interface Summary {
   rows: Row[];
+  /** Of req/s at 50 connections. */
   ratios: Ratio[];
+  /** Of p50 in the 1-connection runs (latency without queueing): lower is better. */
+  latencyRatios: Ratio[];
+  /** SQL statements per request, counted once on their own server. */
+  statements: StatementCount[];
   flood?: Flood;
   rateLimit: RateLimitCheck[];
   /** µs per API-key verification, alone in its own process. */
@@ -84,6 +91,20 @@ const order: [ScenarioId, TargetId][] = [
   // Reported only, no goal.
   ['teams-list', 'rest'],
   ['team-members', 'rest'],
+  ['tasks-list-1k', 'raw'],
+  ['tasks-list-1k', 'rest'],
+  ['tasks-list-1k', 'graphql'],
+  ['tasks-list-100k', 'raw'],
+  ['tasks-list-100k', 'rest'],
+  ['tasks-list-100k', 'graphql'],
+  ['task-read-1k', 'raw'],
+  ['task-read-1k', 'rest'],
+  ['task-read-1k', 'graphql'],
+  ['task-read-100k', 'raw'],
+  ['task-read-100k', 'rest'],
+  ['task-read-100k', 'graphql'],
+  ['customers-child-20', 'rest'],
+  ['customers-child-100', 'rest'],
 ];
 
 function pick(samples: readonly Sample[], scenario: ScenarioId, target: TargetId, phase: Phase): Sample[] {
@@ -114,16 +135,27 @@ function row(samples: readonly Sample[], scenario: ScenarioId, target: TargetId)
   };
 }
 
-function ratio(samples: readonly Sample[], label: string, scenario: string, top: [ScenarioId, TargetId], bottom: [ScenarioId, TargetId]): Ratio | undefined {
-  const tops = pick(samples, ...top, 'throughput');
-  const bottoms = pick(samples, ...bottom, 'throughput');
-  const perRound = tops.flatMap((t) => {
+/** Median over rounds of top / bottom, each measured in the same round, of `metric` in `phase` runs. */
+function perRound(samples: readonly Sample[], label: string, scenario: string, top: [ScenarioId, TargetId], bottom: [ScenarioId, TargetId], phase: Phase, metric: 'reqPerSec' | 'p50Ms'): Ratio | undefined {
+  const tops = pick(samples, ...top, phase);
+  const bottoms = pick(samples, ...bottom, phase);
+  const values = tops.flatMap((t) => {
     const b = bottoms.find((s) => s.round === t.round);
-    return b ? [t.reqPerSec / b.reqPerSec] : [];
+    return b ? [t[metric] / b[metric]] : [];
   });
-  if (!perRound.length) return undefined;
-  return { label, scenario, median: median(perRound), min: Math.min(...perRound), max: Math.max(...perRound) };
+  if (!values.length) return undefined;
+  return { label, scenario, median: median(values), min: Math.min(...values), max: Math.max(...values) };
 }
+
+function ratio(samples: readonly Sample[], label: string, scenario: string, top: [ScenarioId, TargetId], bottom: [ScenarioId, TargetId]): Ratio | undefined {
+  return perRound(samples, label, scenario, top, bottom, 'throughput', 'reqPerSec');
+}
+
+function latencyRatio(samples: readonly Sample[], label: string, scenario: string, top: [ScenarioId, TargetId], bottom: [ScenarioId, TargetId]): Ratio | undefined {
+  return perRound(samples, label, scenario, top, bottom, 'latency', 'p50Ms');
+}
+
+const taskScenarios = ['tasks-list-1k', 'tasks-list-100k', 'task-read-1k', 'task-read-100k'] as const;
 
 function flood(samples: readonly Sample[]): Flood | undefined {
   const runs = pick(samples, 'invalid-key-flood', 'rest', 'background');
@@ -132,6 +164,23 @@ function flood(samples: readonly Sample[]): Flood | undefined {
 }
 
 const x = (n: number) => n.toFixed(2);
+
+/** S8: the statements a request with children costs do not grow with the page size. */
+function statementsGoal(counts: readonly StatementCount[]): Goal {
+  const at = (limit: number) => counts.find((c) => c.scenario === `customers-child-${limit}`)?.perRequest ?? Number.NaN;
+  const small = at(20);
+  const large = at(100);
+  // Counted one request at a time: a fraction means something else ran meanwhile, so whole numbers are compared.
+  const constant = Math.round(large) === Math.round(small);
+  return {
+    text: 'customers `?child=all&metas=all`: SQL statements per request at limit 100 = at limit 20',
+    threshold: small,
+    value: large,
+    shown: `${small.toFixed(2)} at 20, ${large.toFixed(2)} at 100`,
+    pass: constant,
+    kind: 'correctness',
+  };
+}
 
 /** S7: in every round, exactly the limit answered 200 and every request above it 429. */
 function rateLimitGoal(checks: readonly RateLimitCheck[]): Goal {
@@ -147,7 +196,7 @@ function rateLimitGoal(checks: readonly RateLimitCheck[]): Goal {
   };
 }
 
-export function summarize(samples: readonly Sample[], rateLimit: readonly RateLimitCheck[], verification?: VerifyResult): Summary {
+export function summarize(samples: readonly Sample[], rateLimit: readonly RateLimitCheck[], statements: readonly StatementCount[], verification?: VerifyResult): Summary {
   const rows = order.flatMap(([scenario, target]) => row(samples, scenario, target) ?? []);
   const ratios = [
     ratio(samples, 'rest / graphql', 'session', ['session-rest', 'rest'], ['session-graphql', 'graphql']),
@@ -159,10 +208,25 @@ export function summarize(samples: readonly Sample[], rateLimit: readonly RateLi
     ratio(samples, 'key / cookie', 'session', ['session-key', 'rest'], ['session-rest', 'rest']),
     ratio(samples, 'rotating keys / one key', 'session', ['session-key-rotating', 'rest'], ['session-key', 'rest']),
     ratio(samples, 'under flood / alone', 'session-key', ['invalid-key-flood', 'rest'], ['session-key', 'rest']),
+    ...taskScenarios.map((scenario) => ratio(samples, 'rest / graphql', scenario, [scenario, 'rest'], [scenario, 'graphql'])),
+    ...taskScenarios.map((scenario) => ratio(samples, 'rest / raw', scenario, [scenario, 'rest'], [scenario, 'raw'])),
+    ratio(samples, 'limit 100 / limit 20', 'customers-child', ['customers-child-100', 'rest'], ['customers-child-20', 'rest']),
+  ].filter((r): r is Ratio => r !== undefined);
+  const latencyRatios = [
+    latencyRatio(samples, 'rest 100k / 1k', 'tasks-list', ['tasks-list-100k', 'rest'], ['tasks-list-1k', 'rest']),
+    latencyRatio(samples, 'rest 100k / 1k', 'task-read', ['task-read-100k', 'rest'], ['task-read-1k', 'rest']),
+    latencyRatio(samples, 'raw 100k / 1k', 'tasks-list', ['tasks-list-100k', 'raw'], ['tasks-list-1k', 'raw']),
+    latencyRatio(samples, 'raw 100k / 1k', 'task-read', ['task-read-100k', 'raw'], ['task-read-1k', 'raw']),
+    latencyRatio(samples, 'limit 100 / limit 20', 'customers-child', ['customers-child-100', 'rest'], ['customers-child-20', 'rest']),
   ].filter((r): r is Ratio => r !== undefined);
   const goal = (text: string, label: string, scenario: string, threshold: number): Goal => {
     const value = ratios.find((r) => r.label === label && r.scenario === scenario)?.median ?? Number.NaN;
     return { text, ratio: label, threshold, value, shown: x(value), pass: value >= threshold, kind: 'performance' };
+  };
+  /** A latency ratio that must stay at or below `threshold`. */
+  const latencyGoal = (text: string, label: string, scenario: string, threshold: number): Goal => {
+    const value = latencyRatios.find((r) => r.label === label && r.scenario === scenario)?.median ?? Number.NaN;
+    return { text, ratio: label, threshold, value, shown: x(value), pass: value <= threshold, kind: 'performance' };
   };
   const goals = [
     goal('REST session ≥ 0.85× GraphQL session req/s', 'rest / graphql', 'session', 0.85),
@@ -170,12 +234,20 @@ export function summarize(samples: readonly Sample[], rateLimit: readonly RateLi
     goal('keyed session ≥ 0.90× cookie session req/s', 'key / cookie', 'session', 0.9),
     goal('invalid-key flood cuts valid throughput < 10% (keyed session under flood ≥ 0.90× alone)', 'under flood / alone', 'session-key', 0.9),
     rateLimitGoal(rateLimit),
+    latencyGoal('tasks LIST p50 (1 connection) at 100k ≤ 1.5× at 1k', 'rest 100k / 1k', 'tasks-list', 1.5),
+    latencyGoal('task READ p50 (1 connection) at 100k ≤ 1.5× at 1k', 'rest 100k / 1k', 'task-read', 1.5),
+    ...(['1k', '100k'] as const).flatMap((size) => [
+      goal(`REST tasks LIST ≥ 0.85× GraphQL req/s (${size})`, 'rest / graphql', `tasks-list-${size}`, 0.85),
+      goal(`REST task READ ≥ 0.85× GraphQL req/s (${size})`, 'rest / graphql', `task-read-${size}`, 0.85),
+      goal(`REST tasks LIST ≥ 0.15× raw req/s (${size})`, 'rest / raw', `tasks-list-${size}`, 0.15),
+    ]),
+    statementsGoal(statements),
   ];
   if (verification) {
     const value = verification.hit.cpuMicros;
     goals.push({ text: 'API-key verification on a cache hit < 50 µs CPU', threshold: 50, value, shown: `${value.toFixed(1)} µs`, pass: value < 50, kind: 'performance' });
   }
-  return { rows, ratios, flood: flood(samples), rateLimit: [...rateLimit], verification, goals };
+  return { rows, ratios, latencyRatios, statements: [...statements], flood: flood(samples), rateLimit: [...rateLimit], verification, goals };
 }
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -209,6 +281,20 @@ export function renderMarkdown(summary: Summary, options: BenchOptions): string 
   lines.push('| Ratio (req/s) | Scenario | median | per-round range |');
   lines.push('|---|---|---:|---:|');
   for (const r of summary.ratios) lines.push(`| ${r.label} | ${r.scenario} | ${x(r.median)} | ${x(r.min)}–${x(r.max)} |`);
+  if (summary.latencyRatios.length) {
+    lines.push('');
+    lines.push('| Ratio (1-connection p50, lower is better) | Scenario | median | per-round range |');
+    lines.push('|---|---|---:|---:|');
+    for (const r of summary.latencyRatios) lines.push(`| ${r.label} | ${r.scenario} | ${x(r.median)} | ${x(r.min)}–${x(r.max)} |`);
+  }
+  if (summary.statements.length) {
+    lines.push('');
+    lines.push('SQL statements per request: every simple query and every execute the product sends, counted by a proxy on its own server, one request at a time.');
+    lines.push('');
+    lines.push('| Scenario | statements per request |');
+    lines.push('|---|---:|');
+    for (const c of summary.statements) lines.push(`| ${c.scenario} | ${c.perRequest.toFixed(2)} |`);
+  }
   if (summary.rateLimit.length) {
     lines.push('');
     lines.push('rate-limit: one fresh key per round sends limit + extra requests to a product started with that limit as its free tier.');

@@ -1,13 +1,15 @@
 // `npm run bench [-- --quick]`: seeds the databases (bench user, its API keys and, on PostgreSQL, its
-// 20 teams of 50 members), then measures every target in interleaved rounds (raw, product on
-// PostgreSQL, product on PGlite, the rate-limit check on its own product instance; again...), and
-// prints medians, ratios and goals.
+// 20 teams of 50 members, then in SQL its 100k tasks and its customers with notes, and 1k tasks of a
+// second account), then measures every target in interleaved rounds (raw, product on PostgreSQL,
+// product on PGlite, the rate-limit check on its own product instance; again...), counts SQL
+// statements per request once, and prints medians, ratios and goals.
 // See /work/shared/BENCHMARKS.md for the method. Progress goes to stderr, the table to stdout.
 import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createBenchKeys } from './api-keys.js';
+import { expectedCustomerPages, seedCustomers } from './customers.js';
 import { measureVerification } from './verification.js';
 import { datasetSizes, recreateDatabase, serverVersion, vacuumAnalyze, type DatasetSizes } from './database.js';
 import { describeEnvironment } from './environment.js';
@@ -16,18 +18,32 @@ import { parseOptions, type BenchOptions } from './options.js';
 import { preparePglite } from './pglite.js';
 import { burstAboveLimit, rateLimit, type RateLimitCheck } from './rate-limit.js';
 import { renderMarkdown, summarize, type Sample } from './report.js';
-import { checkOnce, measurementsFor, type Credentials, type Measurement, type PostgresSeed, type ServerKind } from './scenarios.js';
-import { fetchSessionData, obtainSessionCookie } from './session.js';
+import {
+  checkOnce,
+  measurementsFor,
+  statementCountMeasurements,
+  type Credentials,
+  type KeyedCredentials,
+  type Measurement,
+  type PostgresSeed,
+  type ServerKind,
+} from './scenarios.js';
+import { benchUser, fetchSessionData, obtainSessionCookie, type Account, type SessionData } from './session.js';
+import { startStatementCounter, statementsPerRequest, type StatementCount } from './statements.js';
 import { killAllServers, repoRoot, startServer, type RunningServer, type ServerSpec } from './targets.js';
-import { seedTeams } from './teams.js';
+import { expectedTaskAnswers, seedTasks, smallTasksUser, taskCounts, type RecordOwner, type TaskDataset, type TaskSize } from './tasks.js';
+import { seedTeams, type BenchTeams } from './teams.js';
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
 /** Rate limiting stays on, as in production, with limits no run reaches: measured is its cost, not its refusals. */
 const unreachableLimits = { RATE_LIMIT_TIERS: 'free=100000000,pro=100000000,enterprise=100000000', RATE_LIMIT_SESSION: '100000000' };
-/** The free plan allows any number of team members (null: unlimited), so the bench user's teams can hold 50. */
-const unlimitedTeamMembers = { PLANS_JSON: JSON.stringify({ free: { limits: { team_members: null } } }) };
-const productEnv = { ...unreachableLimits, ...unlimitedTeamMembers };
+/**
+ * The free plan allows any number of team members and tasks (null: unlimited), so the bench user's
+ * teams can hold 50 and its team 100k tasks (seeded in SQL, but a plan over its limit is still one).
+ */
+const unlimitedPlan = { PLANS_JSON: JSON.stringify({ free: { limits: { team_members: null, tasks: null } } }) };
+const productEnv = { ...unreachableLimits, ...unlimitedPlan };
 
 function serverSpecs(databaseUrl: string, pgliteDir: string): Record<ServerKind, ServerSpec> {
   return {
@@ -53,29 +69,89 @@ async function withServer<T>(spec: ServerSpec, work: (server: RunningServer) => 
   }
 }
 
-/** The bench user, created (or signed in) through the product's own API, and its session answer. */
-async function signIn(baseUrl: string): Promise<Credentials> {
-  const cookie = await obtainSessionCookie(baseUrl);
-  return { cookie, session: await fetchSessionData(baseUrl, cookie) };
+/** An account (the bench user by default), created (or signed in) through the product's own API, and its session answer. */
+async function signIn(baseUrl: string, account: Account = benchUser): Promise<Credentials> {
+  const cookie = await obtainSessionCookie(baseUrl, account);
+  return { cookie, session: await fetchSessionData(baseUrl, cookie, account.email) };
+}
+
+/** What the product itself seeds on PostgreSQL: the bench user's keys and teams, and the small tasks dataset's owner. */
+interface ProductSeed extends KeyedCredentials {
+  teams: BenchTeams;
+  smallTasksOwner: Credentials;
 }
 
 /**
  * Starts the product once to apply its migrations and create the bench user, its API keys and its
- * teams through its own API.
+ * teams, and the small tasks dataset's owner, through its own API.
  */
-function seedWithKeysAndTeams(spec: ServerSpec, rounds: number): Promise<PostgresSeed> {
+function seedWithKeysAndTeams(spec: ServerSpec, rounds: number): Promise<ProductSeed> {
   return withServer(spec, async (server) => {
     const credentials = await signIn(server.baseUrl);
     const keys = await createBenchKeys(server.baseUrl, credentials.cookie, rounds);
     const teams = await seedTeams(server.baseUrl, credentials, log);
+    const smallTasksOwner = await signIn(server.baseUrl, smallTasksUser);
     // Read again: the session answer is the reference of the session scenarios, whatever the teams changed.
-    return { cookie: credentials.cookie, session: await fetchSessionData(server.baseUrl, credentials.cookie), keys, teams };
+    return { cookie: credentials.cookie, session: await fetchSessionData(server.baseUrl, credentials.cookie), keys, teams, smallTasksOwner };
   });
+}
+
+/** Records are created by the user in their active team. */
+function ownerOf(session: SessionData): RecordOwner {
+  if (!session.activeTeamId) throw new Error(`${session.user.email} has no active team`);
+  return { userId: session.user.id, teamId: session.activeTeamId };
+}
+
+const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+
+/**
+ * Seeds the records straight in SQL (tasks of both datasets, the bench user's customers with notes),
+ * vacuums, and reads the answers the records' scenarios must give.
+ */
+async function seedRecords(url: string, seed: ProductSeed): Promise<PostgresSeed> {
+  const started = performance.now();
+  const owners: Record<TaskSize, Credentials> = { '1k': seed.smallTasksOwner, '100k': seed };
+  const sizes = Object.keys(owners) as TaskSize[];
+  for (const size of sizes) await seedTasks(url, size, ownerOf(owners[size].session));
+  await seedCustomers(url, ownerOf(seed.session));
+  await vacuumAnalyze(url);
+  log(`records: ${sizes.map((size) => `${taskCounts[size]} tasks`).join(' and ')}, customers with notes seeded and vacuumed in ${seconds(started)}`);
+  const tasks: TaskDataset[] = [];
+  for (const size of sizes) {
+    const owner = ownerOf(owners[size].session);
+    tasks.push({ size, cookie: owners[size].cookie, owner, expected: await expectedTaskAnswers(url, size, owner) });
+  }
+  const { smallTasksOwner: _, ...rest } = seed;
+  return { ...rest, tasks, customerPages: await expectedCustomerPages(url, ownerOf(seed.session)) };
 }
 
 /** Starts the product once to apply its migrations and create the bench user through its own API. */
 function seed(spec: ServerSpec): Promise<Credentials> {
   return withServer(spec, (server) => signIn(server.baseUrl));
+}
+
+/** Requests counted per scenario (after a warm-up), one at a time. */
+const countedRequests = 20;
+
+/**
+ * S8: SQL statements per request, on a product whose database connections go through the counting
+ * proxy (a server of its own, so the proxy never sits in a measured path).
+ */
+async function countStatements(databaseUrl: string, pgliteDir: string, seed: PostgresSeed): Promise<StatementCount[]> {
+  const counter = await startStatementCounter(databaseUrl);
+  try {
+    const spec = { ...serverSpecs(counter.url, pgliteDir)['product-pg'], name: 'product (PostgreSQL, statements counted)' };
+    return await withServer(spec, async (server) => {
+      const counts: StatementCount[] = [];
+      for (const m of statementCountMeasurements(seed)) {
+        await checkOnce(server.baseUrl, m);
+        counts.push({ scenario: m.scenario, perRequest: await statementsPerRequest(server.baseUrl, counter, m.requests[0]!, m.verify, countedRequests) });
+      }
+      return counts;
+    });
+  } finally {
+    await counter.close();
+  }
 }
 
 /** Only bounds a background load that nobody stops; it is stopped as soon as the measurement ends. */
@@ -130,9 +206,10 @@ async function main(): Promise<void> {
     await recreateDatabase(options.databaseUrl);
     const specs = serverSpecs(options.databaseUrl, pgliteDir);
 
-    log('seeding PostgreSQL through the product (migrations, bench user, API keys, teams)');
-    const pgCredentials = await seedWithKeysAndTeams(specs['product-pg'], options.rounds);
-    await vacuumAnalyze(options.databaseUrl);
+    log('seeding PostgreSQL through the product (migrations, bench user, API keys, teams, tasks owner)');
+    const productSeed = await seedWithKeysAndTeams(specs['product-pg'], options.rounds);
+    log('seeding PostgreSQL in SQL (tasks, customers with notes)');
+    const pgCredentials = await seedRecords(options.databaseUrl, productSeed);
     log('seeding PGlite through the product (migrations, bench user)');
     const pgliteCredentials = await seed(specs['product-pglite']);
     const datasets: Record<'postgres' | 'pglite', DatasetSizes> = {
@@ -165,7 +242,11 @@ async function main(): Promise<void> {
     });
     log(`key verification: hit ${verification.hit.cpuMicros.toFixed(1)} µs CPU, miss ${verification.miss.cpuMicros.toFixed(1)} µs CPU (${verification.miss.wallMicros.toFixed(0)} µs wall)`);
 
-    const summary = summarize(samples, rateLimitChecks, verification);
+    log('SQL statements per request, counted on the wire, in a server of its own');
+    const statements = await countStatements(options.databaseUrl, pgliteDir, pgCredentials);
+    log(`statements per request: ${statements.map((c) => `${c.scenario} ${c.perRequest.toFixed(2)}`).join(', ')}`);
+
+    const summary = summarize(samples, rateLimitChecks, statements, verification);
     process.stdout.write(`${renderMarkdown(summary, options)}\n`);
 
     const environment = describeEnvironment(await serverVersion(options.databaseUrl));

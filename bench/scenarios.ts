@@ -1,12 +1,14 @@
 // What is measured: each scenario is one HTTP request (or one per API key, rotated), sent to each
 // target that answers it. Every response is checked: a cheap prefix (or length) test on every response
 // under load, a full check once before each warm-up (equal to the reference answer; for the teams
-// scenarios, exactly the seeded teams and members).
+// scenarios, exactly the seeded teams and members; for tasks and customers, the answer read in SQL).
 import { isDeepStrictEqual } from 'node:util';
 import { bearer, unknownKeys, type BenchKeys } from './api-keys.js';
 import { mapLimited } from './concurrency.js';
+import { childPageSizes, customersWithChildrenPath, type ChildPageSize } from './customers.js';
 import type { SessionData } from './session.js';
 import { teamMembersPath, teamMembersProblem, teamsListPath, teamsListProblem, type BenchTeams } from './teams.js';
+import { taskPath, taskQuery, tasksListPath, tasksListQuery, tasksListVariables, type TaskDataset, type TaskSize } from './tasks.js';
 
 export type ScenarioId =
   | 'healthz'
@@ -16,7 +18,10 @@ export type ScenarioId =
   | 'session-key-rotating'
   | 'invalid-key-flood'
   | 'teams-list'
-  | 'team-members';
+  | 'team-members'
+  | `tasks-list-${TaskSize}`
+  | `task-read-${TaskSize}`
+  | `customers-child-${ChildPageSize}`;
 export type TargetId = 'raw' | 'rest' | 'graphql' | 'rest-pglite';
 
 export interface HttpRequest {
@@ -63,6 +68,20 @@ function equalTo(expected: unknown): Measurement['check'] {
   return (answer) => (isDeepStrictEqual(answer, expected) ? undefined : `expected ${JSON.stringify(expected)}`);
 }
 
+/**
+ * Both checks of an answer that must equal `expected`: under load, its start and its length (the
+ * length of a JSON text does not depend on the order of its keys).
+ */
+function answering(expected: unknown, prefix: string): Pick<Measurement, 'verify' | 'check'> {
+  const length = JSON.stringify(expected).length;
+  return { verify: (body) => body.length === length && body.startsWith(prefix), check: equalTo(expected) };
+}
+
+function graphqlRequest(cookie: string, query: string, variables?: Record<string, unknown>): HttpRequest {
+  // No Origin header: a cookie-carrying POST from a foreign origin is refused as CSRF.
+  return { method: 'POST', path: '/graphql', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) };
+}
+
 function healthz(target: TargetId): Measurement {
   return {
     scenario: 'healthz',
@@ -94,8 +113,7 @@ function sessionGraphql(cookie: string, data: SessionData): Measurement {
   return {
     scenario: 'session-graphql',
     target: 'graphql',
-    // No Origin header: a cookie-carrying POST from a foreign origin is refused as CSRF.
-    requests: [{ method: 'POST', path: '/graphql', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ query: currentSessionQuery }) }],
+    requests: [graphqlRequest(cookie, currentSessionQuery)],
     latencyRun: true,
     // A GraphQL error still answers 200, so the body must start with a non-null `me`.
     verify: (body) => body.startsWith('{"data":{"me":{"user":{'),
@@ -143,6 +161,63 @@ function teamMembers(cookie: string, teams: BenchTeams): Measurement {
   };
 }
 
+/** LIST: the dataset's first page of todo tasks, soonest due first, with the total. */
+function tasksList(target: 'raw' | 'rest', tasks: TaskDataset): Measurement {
+  return {
+    scenario: `tasks-list-${tasks.size}`,
+    target,
+    requests: [{ method: 'GET', path: tasksListPath, headers: { cookie: tasks.cookie } }],
+    latencyRun: true,
+    ...answering({ success: true, ...tasks.expected.list }, '{"success":true,"data":[{'),
+  };
+}
+
+/** The same LIST as a GraphQL query selecting every field REST answers. */
+function tasksListGraphql(tasks: TaskDataset): Measurement {
+  const { data, pagination } = tasks.expected.list;
+  return {
+    scenario: `tasks-list-${tasks.size}`,
+    target: 'graphql',
+    requests: [graphqlRequest(tasks.cookie, tasksListQuery, tasksListVariables)],
+    latencyRun: false,
+    ...answering({ data: { tasks: { items: data, ...pagination } } }, '{"data":{"tasks":{"items":[{'),
+  };
+}
+
+/** READ: one task of the dataset by id. */
+function taskRead(target: 'raw' | 'rest', tasks: TaskDataset): Measurement {
+  const { record } = tasks.expected;
+  return {
+    scenario: `task-read-${tasks.size}`,
+    target,
+    requests: [{ method: 'GET', path: taskPath(record.id), headers: { cookie: tasks.cookie } }],
+    latencyRun: true,
+    ...answering({ success: true, data: record }, '{"success":true,"data":{'),
+  };
+}
+
+function taskReadGraphql(tasks: TaskDataset): Measurement {
+  const { record } = tasks.expected;
+  return {
+    scenario: `task-read-${tasks.size}`,
+    target: 'graphql',
+    requests: [graphqlRequest(tasks.cookie, taskQuery, { id: record.id })],
+    latencyRun: false,
+    ...answering({ data: { task: record } }, '{"data":{"task":{'),
+  };
+}
+
+/** S8: a page of customers with their metas and notes. */
+function customersWithChildren(cookie: string, limit: ChildPageSize, expected: unknown): Measurement {
+  return {
+    scenario: `customers-child-${limit}`,
+    target: 'rest',
+    requests: [{ method: 'GET', path: customersWithChildrenPath(limit), headers: { cookie } }],
+    latencyRun: true,
+    ...answering(expected, '{"success":true,"data":[{'),
+  };
+}
+
 /** A server process and what is measured against it. */
 export type ServerKind = 'raw' | 'product-pg' | 'product-pglite';
 
@@ -155,15 +230,22 @@ export interface KeyedCredentials extends Credentials {
   keys: BenchKeys;
 }
 
-/** What is seeded on PostgreSQL: the bench user with its API keys and its teams. */
+/** What is seeded on PostgreSQL: the bench user with its API keys, its teams and its customers, and both tasks datasets. */
 export interface PostgresSeed extends KeyedCredentials {
   teams: BenchTeams;
+  tasks: TaskDataset[];
+  /** The answer to customersWithChildrenPath(limit), per limit. */
+  customerPages: Record<ChildPageSize, unknown>;
 }
 
 export function measurementsFor(server: ServerKind, pg: PostgresSeed, pglite: Credentials): Measurement[] {
   switch (server) {
     case 'raw':
-      return [healthz('raw'), session('session-rest', 'raw', [{ cookie: pg.cookie }], pg.session)];
+      return [
+        healthz('raw'),
+        session('session-rest', 'raw', [{ cookie: pg.cookie }], pg.session),
+        ...pg.tasks.flatMap((tasks) => [tasksList('raw', tasks), taskRead('raw', tasks)]),
+      ];
     case 'product-pg':
       // One process serves both faces and both credentials: all measured against the same server.
       // The flood comes last: nothing measured after it on this server can feel its aftermath.
@@ -175,11 +257,22 @@ export function measurementsFor(server: ServerKind, pg: PostgresSeed, pglite: Cr
         { ...session('session-key-rotating', 'rest', pg.keys.rotating.map(bearer), pg.session), latencyRun: false },
         teamsList(pg.cookie, pg.teams),
         teamMembers(pg.cookie, pg.teams),
+        ...pg.tasks.flatMap((tasks) => [tasksList('rest', tasks), tasksListGraphql(tasks), taskRead('rest', tasks), taskReadGraphql(tasks)]),
+        ...childPageSizes.map((limit) => customersWithChildren(pg.cookie, limit, pg.customerPages[limit])),
         invalidKeyFlood(pg.keys.warm, pg.session),
       ];
     case 'product-pglite':
       return [healthz('rest-pglite'), session('session-rest', 'rest-pglite', [{ cookie: pglite.cookie }], pglite.session)];
   }
+}
+
+/** What S8 counts statements of: customers with children at both page sizes, and for context the large tasks dataset's LIST and READ. */
+export function statementCountMeasurements(pg: PostgresSeed): Measurement[] {
+  const large = pg.tasks.filter((tasks) => tasks.size === '100k');
+  return [
+    ...childPageSizes.map((limit) => customersWithChildren(pg.cookie, limit, pg.customerPages[limit])),
+    ...large.flatMap((tasks) => [tasksList('rest', tasks), taskRead('rest', tasks)]),
+  ];
 }
 
 interface Answer {

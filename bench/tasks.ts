@@ -1,0 +1,143 @@
+// The entities scenarios' tasks: one user's tasks in one team, 1k for one account and 100k for the
+// bench user, so that both live in one database. Seeded straight in SQL as the database owner
+// (bypassing the API, its validation and the free plan's task limit) with generate_series and hash
+// functions, so every run seeds the same rows. Also here: the requests (REST and GraphQL, LIST with
+// a filter and a sort, READ by id) and the answers they must give, read in SQL without RLS.
+import { withClient } from './database.js';
+import type { Account } from './session.js';
+
+/** The account whose personal team holds the small dataset; the bench user holds the large one. */
+export const smallTasksUser: Account = { email: 'bench-tasks@example.com', password: 'benchpassword', firstName: 'Tasks', lastName: 'Owner' };
+
+export type TaskSize = '1k' | '100k';
+export const taskCounts: Record<TaskSize, number> = { '1k': 1_000, '100k': 100_000 };
+
+/** Whose tasks: the user and the team they were created in (the user's active team). */
+export interface RecordOwner {
+  userId: string;
+  teamId: string;
+}
+
+/** LIST: one status, soonest due first, one page of 20. */
+const listFilter = { status: 'todo' };
+const listSort = { sortBy: 'dueDate', sortOrder: 'asc' } as const;
+const listLimit = 20;
+export const tasksListPath = `/api/v1/tasks?${new URLSearchParams({ ...listFilter, ...listSort, limit: String(listLimit) })}`;
+export const taskPath = (id: string) => `/api/v1/tasks/${encodeURIComponent(id)}`;
+
+/** Every field REST answers, so that both faces return the same data. */
+const taskFields = 'id title description status priority tags dueDate estimatedHours completed createdAt updatedAt userId teamId';
+export const tasksListQuery = `query TasksList($f: TaskFilter) { tasks(filter: $f, sortBy: "${listSort.sortBy}", sortOrder: "${listSort.sortOrder}", limit: ${listLimit}) { items { ${taskFields} } page limit total totalPages } }`;
+export const tasksListVariables = { f: listFilter };
+export const taskQuery = `query Task($id: ID!) { task(id: $id) { ${taskFields} } }`;
+
+/** A task as the API shows it. */
+export interface TaskRecord {
+  id: string;
+  title: string;
+  description: string | null;
+  status: string | null;
+  priority: string | null;
+  tags: string[];
+  dueDate: string | null;
+  estimatedHours: number | null;
+  completed: boolean | null;
+  createdAt: string;
+  updatedAt: string;
+  userId: string;
+  teamId: string;
+}
+
+export interface Pagination {
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+}
+
+/** What the scenarios must answer for one dataset. */
+export interface TaskAnswers {
+  list: { data: TaskRecord[]; pagination: Pagination };
+  /** The task READ asks for: the one in the middle of the dataset. */
+  record: TaskRecord;
+}
+
+export interface TaskDataset {
+  size: TaskSize;
+  /** The owner's session. */
+  cookie: string;
+  owner: RecordOwner;
+  expected: TaskAnswers;
+}
+
+/** Ids derived from the dataset's name and the row number (an SQL expression): the same rows on every run. */
+const taskId = (size: TaskSize, n: string) => `md5('bench-task-${size}-' || ${n})::uuid`;
+
+/**
+ * `h1`…`h6` are independent hashes of the row number in 0..999. Distributions: status todo 30%,
+ * in-progress 20%, review 10%, done 35%, blocked 5%; priority low 25%, medium 40%, high 25%, urgent
+ * 10%; 0 to 2 tags; a due date over 2026 (10% none); estimated hours 0–39.75 (10% none); completed
+ * when done; one created a minute.
+ */
+function seedSql(size: TaskSize): string {
+  return `
+INSERT INTO tasks (id, team_id, user_id, title, description, status, priority, tags, due_date, estimated_hours, completed, metas, created_at, updated_at)
+SELECT ${taskId(size, 'n')}, $1::uuid, $2::uuid,
+       (ARRAY['Fix', 'Write', 'Review', 'Deploy', 'Plan', 'Test'])[1 + h1 % 6] || ' ' ||
+         (ARRAY['login', 'billing', 'search', 'reports', 'dashboard', 'invoices', 'onboarding'])[1 + h2 % 7] || ' #' || n,
+       CASE WHEN h3 % 5 = 0 THEN NULL
+            ELSE 'Task ' || n || ' of the bench dataset: steps, notes and acceptance criteria for the ' ||
+                 (ARRAY['web', 'mobile', 'api', 'data'])[1 + h4 % 4] || ' team.' END,
+       CASE WHEN h5 < 300 THEN 'todo' WHEN h5 < 500 THEN 'in-progress' WHEN h5 < 600 THEN 'review' WHEN h5 < 950 THEN 'done' ELSE 'blocked' END,
+       CASE WHEN h6 < 250 THEN 'low' WHEN h6 < 650 THEN 'medium' WHEN h6 < 900 THEN 'high' ELSE 'urgent' END,
+       CASE h1 % 3 WHEN 0 THEN ARRAY[]::text[]
+            WHEN 1 THEN ARRAY[(ARRAY['frontend', 'backend', 'bug', 'feature', 'docs', 'ops'])[1 + h2 % 6]]
+            ELSE ARRAY[(ARRAY['frontend', 'backend', 'bug', 'feature', 'docs', 'ops'])[1 + h2 % 6],
+                       (ARRAY['frontend', 'backend', 'bug', 'feature', 'docs', 'ops'])[1 + (h2 % 6 + 1 + h3 % 5) % 6]] END,
+       CASE WHEN h4 < 100 THEN NULL ELSE date '2026-01-01' + (h3 * 7 + h6) % 365 END,
+       CASE WHEN h2 < 100 THEN NULL ELSE (h4 % 160) / 4.0 END,
+       h5 >= 600 AND h5 < 950,
+       '{}'::jsonb,
+       timestamptz '2025-06-01 00:00:00+00' + n * interval '1 minute',
+       timestamptz '2025-06-01 00:00:00+00' + n * interval '1 minute'
+  FROM generate_series(1, $3::int) AS n,
+       LATERAL (SELECT (abs(hashint4extended(n, 1)) % 1000)::int AS h1, (abs(hashint4extended(n, 2)) % 1000)::int AS h2,
+                       (abs(hashint4extended(n, 3)) % 1000)::int AS h3, (abs(hashint4extended(n, 4)) % 1000)::int AS h4,
+                       (abs(hashint4extended(n, 5)) % 1000)::int AS h5, (abs(hashint4extended(n, 6)) % 1000)::int AS h6) AS h`;
+}
+
+/** Inserts the dataset's tasks for `owner`; VACUUM ANALYZE is the caller's, once everything is seeded. */
+export function seedTasks(url: string, size: TaskSize, owner: RecordOwner): Promise<void> {
+  return withClient(url, async (c) => {
+    await c.query(seedSql(size), [owner.teamId, owner.userId, taskCounts[size]]);
+  });
+}
+
+// Written apart from the raw baseline's SQL on purpose: this is the reference both are checked against.
+const recordColumns = `id::text AS id, title, description, status, priority, tags, to_char(due_date, 'YYYY-MM-DD') AS "dueDate",
+  estimated_hours AS "estimatedHours", completed, created_at AS "createdAt", updated_at AS "updatedAt",
+  user_id::text AS "userId", team_id::text AS "teamId"`;
+
+type TaskRow = Omit<TaskRecord, 'createdAt' | 'updatedAt'> & { createdAt: Date; updatedAt: Date };
+
+const shown = (row: TaskRow): TaskRecord => ({ ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() });
+
+/** The answers of the dataset's scenarios, read as the database owner (no RLS) with the owner's conditions spelled out. */
+export function expectedTaskAnswers(url: string, size: TaskSize, owner: RecordOwner): Promise<TaskAnswers> {
+  return withClient(url, async (c) => {
+    const values = [owner.teamId, owner.userId, listFilter.status];
+    const page = await c.query<TaskRow>(
+      `SELECT ${recordColumns} FROM tasks WHERE team_id = $1 AND user_id = $2 AND status = $3 ORDER BY due_date ASC NULLS LAST, id ASC LIMIT ${listLimit}`,
+      values,
+    );
+    const counted = await c.query<{ total: number }>('SELECT count(*)::int AS total FROM tasks WHERE team_id = $1 AND user_id = $2 AND status = $3', values);
+    const record = await c.query<TaskRow>(`SELECT ${recordColumns} FROM tasks WHERE id = ${taskId(size, '$1::int')}`, [taskCounts[size] / 2]);
+    const total = counted.rows[0]?.total ?? 0;
+    const middle = record.rows[0];
+    if (!middle || page.rows.length !== listLimit) throw new Error(`tasks ${size}: the seeded rows are missing`);
+    return {
+      list: { data: page.rows.map(shown), pagination: { page: 1, limit: listLimit, total, totalPages: Math.ceil(total / listLimit) } },
+      record: shown(middle),
+    };
+  });
+}
