@@ -91,3 +91,15 @@ describe('entity definitions', () => {
     expect(() => sanitizeEntities([fixture, { ...fixture, name: 'Bill' }])).toThrow(/duplicate entity slug "receipts"[\s\S]*duplicate table name "receipts"/);
   });
 });
+
+describe('disabled operations', () => {
+  it('answers 405 METHOD_NOT_ALLOWED before anything else when the definition disables an operation', async () => {
+    const { remove, create, list } = await import('./service.js');
+    const [d] = sanitizeEntities([{ ...fixture, operations: { delete: false, create: false, list: true, read: true, update: true } }]);
+    const scope = { actor: { kind: 'anonymous' } } as unknown as Parameters<typeof remove>[0];
+    await expect(remove(scope, d!, '00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 'METHOD_NOT_ALLOWED', status: 405 });
+    await expect(create(scope, d!, {})).rejects.toMatchObject({ code: 'METHOD_NOT_ALLOWED', status: 405 });
+    // An enabled operation goes on to authentication (anonymous, not public → 401).
+    await expect(list(scope, d!, {})).rejects.toMatchObject({ code: 'AUTHENTICATION_FAILED', status: 401 });
+  });
+});
