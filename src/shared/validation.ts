@@ -1,5 +1,5 @@
 // Parsing input at a boundary with zod: one place that turns zod issues into VALIDATION_ERROR.
-import type { z } from 'zod';
+import { z } from 'zod';
 import { AppError } from './errors.js';
 
 export interface FieldIssue {
@@ -34,3 +34,14 @@ export function parseInputExactly<S extends z.ZodType>(schema: S, value: unknown
   if (result.success) return result.data;
   throw new AppError('VALIDATION_ERROR', message, { errors: zodIssues(result.error) });
 }
+
+/** Ids are UUIDs: anything else names no record (callers answer 404, never reach the database). */
+export const isUuid = (id: string): boolean => z.uuid().safeParse(id).success;
+
+/** An e-mail address as accounts and invitations take it: trimmed, checked, stored lower-cased. */
+export const emailAddress = z
+  .string()
+  .trim()
+  .max(254)
+  .pipe(z.email('must be a valid e-mail address'))
+  .transform((value) => value.toLowerCase());

@@ -1,12 +1,7 @@
 // Account inputs, validated at both edges with the same schemas.
 import { z } from 'zod';
+import { emailAddress as email } from '../../shared/validation.js';
 
-const email = z
-  .string()
-  .trim()
-  .max(254)
-  .pipe(z.email('must be a valid e-mail address'))
-  .transform((value) => value.toLowerCase());
 
 export const signupInput = z.strictObject({
   email,

@@ -9,5 +9,3 @@ export const createApiKeyInput = z.strictObject({
 });
 export type CreateApiKeyInput = z.output<typeof createApiKeyInput>;
 
-/** Key ids are UUIDs; anything else names no key (404, like someone else's key). */
-export const isKeyId = (id: string) => z.uuid().safeParse(id).success;

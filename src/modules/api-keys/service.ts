@@ -5,7 +5,8 @@ import { hashToken } from '../../auth/secret-token.js';
 import { scopeRefusal } from '../../auth/scopes.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { AppError, unauthenticated } from '../../shared/errors.js';
-import { isKeyId, type CreateApiKeyInput } from './inputs.js';
+import { isUuid } from '../../shared/validation.js';
+import type { CreateApiKeyInput } from './inputs.js';
 import * as repo from './repository.js';
 
 export type ApiKeyStatus = 'active' | 'inactive' | 'expired';
@@ -79,7 +80,7 @@ export async function listKeys(scope: RequestScope): Promise<ApiKeyView[]> {
 
 async function ownKey(scope: RequestScope, id: string): Promise<repo.KeyRecord> {
   signedInUser(scope);
-  if (!isKeyId(id)) throw new AppError('NOT_FOUND', 'API key not found');
+  if (!isUuid(id)) throw new AppError('NOT_FOUND', 'API key not found');
   // RLS hides other users' keys: someone else's key is "not found", exactly like a missing one.
   const record = await repo.findKey(await scope.db.tx(), id);
   if (!record) throw new AppError('NOT_FOUND', 'API key not found');

@@ -3,6 +3,7 @@
 // request ever reaches SQL as an identifier. Problems → 400 "Invalid query parameters".
 import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
 import { AppError } from '../../shared/errors.js';
+import { isUuid } from '../../shared/validation.js';
 
 export interface ListQuery {
   page: number;
@@ -24,7 +25,6 @@ export interface ListQuery {
 
 export const systemFields = ['id', 'createdAt', 'updatedAt'] as const;
 const listParams = new Set(['page', 'limit', 'sortBy', 'sortOrder', 'fields', 'distinct', 'ids', 'search', 'from', 'to', 'dateField', 'metas', 'child']);
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const day = /^\d{4}-\d{2}-\d{2}$/;
 
 type Problems = { path: string; message: string }[];
@@ -104,7 +104,7 @@ export function parseListQuery(d: EntityDefinition, params: Record<string, strin
   let ids: string[] | null = null;
   if (params.ids !== undefined) {
     ids = params.ids.split(',').map((s) => s.trim()).filter(Boolean);
-    if (!ids.length || ids.length > 100 || !ids.every((id) => uuid.test(id))) problems.push({ path: 'ids', message: 'must be 1 to 100 comma-separated ids' });
+    if (!ids.length || ids.length > 100 || !ids.every(isUuid)) problems.push({ path: 'ids', message: 'must be 1 to 100 comma-separated ids' });
   }
 
   const search = params.search?.trim() || null;

@@ -8,13 +8,13 @@ import type { ChildDefinition, EntityDefinition, FieldDefinition, Operation } fr
 import type { Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
+import { isUuid } from '../../shared/validation.js';
 import { assertPlanAllows, defineUsageCounter } from '../teams/service.js';
 import { childField } from './prisma-model.js';
 import { parseListQuery, type ListQuery } from './query.js';
 import { delegateOf, isUniqueViolation, type Row } from './repository.js';
 import { validateRecord, type Values } from './validate.js';
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Caller = { kind: 'user'; actor: AuthenticatedActor; teamId: string; role: string } | { kind: 'public' };
 
@@ -125,7 +125,7 @@ function decorate(d: EntityDefinition, row: Row, caller: Caller, q: Pick<ListQue
 /** One record the caller can see, or 404 `<Entity> not found`. */
 async function visible(scope: RequestScope, d: EntityDefinition, caller: Caller, id: string, include?: object): Promise<Row> {
   const notFound = () => new AppError('NOT_FOUND', `${d.name} not found`);
-  if (!uuid.test(id)) throw notFound();
+  if (!isUuid(id)) throw notFound();
   const row = await delegateOf(await scope.db.tx(), d.name).findFirst({ where: { AND: [{ id }, ...baseWhere(d, caller)] }, ...(include ? { include } : {}) });
   if (!row) throw notFound();
   return row;
@@ -211,7 +211,7 @@ export async function createChild(scope: RequestScope, d: EntityDefinition, pare
 }
 
 async function visibleChild(tx: Tx, child: ChildDefinition, parentId: string, childId: string): Promise<Row> {
-  const row = uuid.test(childId) ? await delegateOf(tx, child.name).findFirst({ where: { id: childId, parentId } }) : null;
+  const row = isUuid(childId) ? await delegateOf(tx, child.name).findFirst({ where: { id: childId, parentId } }) : null;
   if (!row) throw new AppError('NOT_FOUND', `${child.name} not found`);
   return row;
 }

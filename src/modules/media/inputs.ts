@@ -81,5 +81,3 @@ export const addTagInput = z.strictObject({ tagId: z.string().trim().min(1).max(
 export const setTagsInput = z.strictObject({ tagIds: z.array(z.string().trim().min(1).max(100)).max(100) });
 export const removeTagQuery = z.strictObject({ tagId: z.string().trim().min(1, 'is required').max(100) });
 
-/** Ids are UUIDs; anything else names nothing (404). */
-export const isUuid = (id: string) => z.uuid().safeParse(id).success;

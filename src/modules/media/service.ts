@@ -8,7 +8,8 @@ import type { SystemDb } from '../../db/request-db.js';
 import { hasScope } from '../../auth/scopes.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
-import { isUuid, tagSlug, type CheckDuplicatesInput, type CreateMediaInput, type CreateTagInput, type ListMediaQuery, type UpdateMediaInput } from './inputs.js';
+import { isUuid } from '../../shared/validation.js';
+import { tagSlug, type CheckDuplicatesInput, type CreateMediaInput, type CreateTagInput, type ListMediaQuery, type UpdateMediaInput } from './inputs.js';
 import * as repo from './repository.js';
 
 export type MediaView = repo.MediaRow;

@@ -1,13 +1,8 @@
 // Team inputs, validated at both edges with the same schemas.
 import { z } from 'zod';
+import { emailAddress as email } from '../../shared/validation.js';
 import { assignableRoles, teamRoles } from './rules.js';
 
-const email = z
-  .string()
-  .trim()
-  .max(254)
-  .pipe(z.email('must be a valid e-mail address'))
-  .transform((value) => value.toLowerCase());
 
 export const teamSlug = z
   .string()
@@ -57,5 +52,3 @@ export const paging = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
 
-/** Ids are UUIDs; anything else names nothing (404). */
-export const isUuid = (id: string) => z.uuid().safeParse(id).success;
