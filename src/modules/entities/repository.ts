@@ -23,3 +23,4 @@ export function delegateOf(tx: Tx, model: string): Delegate {
 }
 
 export { isUniqueViolation } from '../../db/errors.js';
+export { escapeLike } from '../../db/like.js';

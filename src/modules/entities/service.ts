@@ -12,7 +12,7 @@ import { isUuid } from '../../shared/validation.js';
 import { assertPlanAllows, defineUsageCounter } from '../teams/service.js';
 import { childField } from './prisma-model.js';
 import { parseListQuery, type ListQuery } from './query.js';
-import { delegateOf, isUniqueViolation, type Row } from './repository.js';
+import { delegateOf, escapeLike, isUniqueViolation, type Row } from './repository.js';
 import { validateRecord, type Values } from './validate.js';
 
 
@@ -50,9 +50,6 @@ function baseWhere(d: EntityDefinition, caller: Caller): Values[] {
   }
   return where;
 }
-
-/** Search input matches literally: LIKE's `%`, `_` and the escape character lose their meaning. */
-const escapeLike = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function filterWhere(d: EntityDefinition, q: ListQuery): Values[] {
   const where: Values[] = [];

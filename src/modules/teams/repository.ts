@@ -2,6 +2,7 @@
 // transaction (or a named system context where noted): the rows a caller can reach are decided here
 // and by the policies, never by a missing WHERE.
 import { Prisma } from '../../generated/prisma/client.js';
+import { escapeLike } from '../../db/like.js';
 import type { SystemDb, Tx } from '../../db/request-db.js';
 
 export { isUniqueViolation } from '../../db/errors.js';
@@ -53,28 +54,27 @@ interface TeamListRow {
 
 const sortColumns = { createdAt: Prisma.raw('t.created_at'), updatedAt: Prisma.raw('t.updated_at'), name: Prisma.raw('t.name') };
 
-/** `%` and `_` match themselves in a search term. */
-const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, '\\$&')}%`;
 
 /**
  * The caller's teams with their role, member count and the total, in one statement (each round trip
  * to the database costs more than the rows): search over name and description, sorted and paged.
  */
 export async function listTeams(tx: Tx, userId: string, q: TeamQuery) {
-  const pattern = q.search ? likePattern(q.search) : null;
+  const pattern = q.search ? `%${escapeLike(q.search)}%` : null;
   const direction = Prisma.raw(q.order === 'asc' ? 'ASC' : 'DESC');
+  const from = Prisma.sql`
+      FROM teams t
+      JOIN team_members m ON m.team_id = t.id AND m.user_id = ${userId}::uuid
+     WHERE ${pattern}::text IS NULL OR t.name ILIKE ${pattern} OR t.description ILIKE ${pattern}`;
   const rows = await tx.$queryRaw<TeamListRow[]>`
     SELECT t.id::text, t.name, t.slug, t.description, t.owner_id::text, t.avatar_url, t.settings, t.created_at, t.updated_at,
            m.role AS user_role,
            (SELECT count(*)::int FROM team_members c WHERE c.team_id = t.id) AS member_count,
            count(*) OVER ()::int AS total
-      FROM teams t
-      JOIN team_members m ON m.team_id = t.id AND m.user_id = ${userId}::uuid
-     WHERE ${pattern}::text IS NULL OR t.name ILIKE ${pattern} OR t.description ILIKE ${pattern}
+    ${from}
      ORDER BY ${sortColumns[q.sort]} ${direction}, t.id ${direction}
      LIMIT ${q.take} OFFSET ${q.skip}`;
-  // Past the last page there is no row to carry the total: count apart (rare).
-  const total = rows[0]?.total ?? (q.skip > 0 ? await tx.team.count({ where: { members: { some: { userId } }, ...(q.search ? { OR: [{ name: { contains: q.search, mode: 'insensitive' } }, { description: { contains: q.search, mode: 'insensitive' } }] } : {}) } }) : 0);
+  const total = rows[0]?.total ?? (q.skip > 0 ? await countOf(tx, from) : 0);
   return {
     total,
     rows: rows.map((r) => ({
@@ -107,17 +107,15 @@ export async function deleteTeam(tx: Tx, id: string): Promise<boolean> {
   return count > 0;
 }
 
-export const memberView = {
-  id: true,
-  teamId: true,
-  userId: true,
-  role: true,
-  joinedAt: true,
-  updatedAt: true,
-  user: { select: { id: true, email: true, firstName: true, lastName: true, image: true } },
-} as const;
-
-export type MemberRow = Prisma.TeamMemberGetPayload<{ select: typeof memberView }>;
+export interface MemberRow {
+  id: string;
+  teamId: string;
+  userId: string;
+  role: string;
+  joinedAt: Date;
+  updatedAt: Date;
+  user: { id: string; email: string; firstName: string; lastName: string; image: string | null };
+}
 
 interface MemberListRow {
   id: string;
@@ -133,17 +131,25 @@ interface MemberListRow {
   total: number;
 }
 
+/** Past the last page no row carries the window total: the same FROM/WHERE, counted (rare). */
+async function countOf(tx: Tx, from: Prisma.Sql): Promise<number> {
+  const [row] = await tx.$queryRaw<[{ total: number }]>`SELECT count(*)::int AS total ${from}`;
+  return row.total;
+}
+
 /** A team's members with their user and the total, in one statement. */
 export async function listMembers(tx: Tx, teamId: string, q: { skip: number; take: number; role?: string }): Promise<{ rows: MemberRow[]; total: number }> {
   const role = q.role ?? null;
+  const from = Prisma.sql`
+      FROM team_members m JOIN users u ON u.id = m.user_id
+     WHERE m.team_id = ${teamId}::uuid AND (${role}::text IS NULL OR m.role = ${role})`;
   const rows = await tx.$queryRaw<MemberListRow[]>`
     SELECT m.id::text, m.team_id::text, m.user_id::text, m.role, m.joined_at, m.updated_at,
            u.email, u.first_name, u.last_name, u.image, count(*) OVER ()::int AS total
-      FROM team_members m JOIN users u ON u.id = m.user_id
-     WHERE m.team_id = ${teamId}::uuid AND (${role}::text IS NULL OR m.role = ${role})
+    ${from}
      ORDER BY m.joined_at ASC, m.id ASC
      LIMIT ${q.take} OFFSET ${q.skip}`;
-  const total = rows[0]?.total ?? (q.skip > 0 ? await tx.teamMember.count({ where: { teamId, ...(q.role ? { role: q.role } : {}) } }) : 0);
+  const total = rows[0]?.total ?? (q.skip > 0 ? await countOf(tx, from) : 0);
   return {
     total,
     rows: rows.map((r) => ({

@@ -53,6 +53,8 @@ describe('teams', () => {
     expect(list.body.data[0]).toMatchObject({ userRole: 'owner', memberCount: 1 });
     const second = await t.json('GET', '/api/v1/teams?limit=2&page=2&sort=name&order=asc', undefined, as(user));
     expect(second.body.meta).toMatchObject({ page: 2, hasMore: false });
+    const beyond = await t.json('GET', '/api/v1/teams?limit=2&page=9&search=-', undefined, as(user));
+    expect(beyond.body).toMatchObject({ data: [], meta: { page: 9, total: 3, hasMore: false } });
     const search = await t.json('GET', '/api/v1/teams?search=ZETA', undefined, as(user));
     expect(search.body.data.map((team: { slug: string }) => team.slug)).toEqual(['zeta-one']);
     expect((await t.json('GET', '/api/v1/teams?limit=101', undefined, as(user))).status).toBe(400);
@@ -135,6 +137,8 @@ describe('members and roles', () => {
     const admins = await t.json('GET', `/api/v1/teams/${teamId}/members?role=admin`, undefined, as(viewer));
     expect(admins.body.data.map((m: { userId: string }) => m.userId)).toEqual([admin.id]);
     expect((await t.json('GET', `/api/v1/teams/${teamId}/members?role=king`, undefined, as(viewer))).status).toBe(400);
+    const beyond = await t.json('GET', `/api/v1/teams/${teamId}/members?role=admin&page=5`, undefined, as(viewer));
+    expect(beyond.body).toMatchObject({ data: [], meta: { page: 5, total: 1 } });
   });
 
   it.each([
