@@ -25,7 +25,7 @@ import { buildOpenApi, docsResponse } from './rest/openapi.js';
 import { createRestRouter } from './rest/router.js';
 import { restRoutes } from './rest/routes.js';
 import { createMailer } from './mail/outbox.js';
-import { loadPlans } from './modules/teams/plans.js';
+import { plansOf } from './modules/teams/plans.js';
 import { isStoredFilePath, serveStoredFile } from './modules/media/served-file.js';
 import { localStorage } from './modules/media/storage.js';
 import { uploadRequestLimit } from './modules/media/upload.js';
@@ -74,7 +74,7 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
   const keys = createApiKeyAuth({ system, broadcast, usage, logger, now, cacheTtlMs: config.apiKeys.cacheTtlMs, failureDelayMs: config.apiKeys.failureDelayMs });
   const limiter = config.rateLimit.enabled ? createRateLimiter(redis) : null;
   const mail = createMailer(config.mail, logger);
-  const plans = loadPlans(config.teams.plansJson);
+  const plans = plansOf(config); // parsed (and validated) once, here at start-up
   const credentials: Credentials = { forgetKey: keys.forgetKey, forgetUser: keys.forgetUser, pendingUsage: usage.pending };
   const mediaStorage = localStorage(config.media.uploadDir);
   const uploadTraits: RouteTraits = { scope: 'media:write', errorCodes: false, bodyLimitBytes: uploadRequestLimit(config.media) };
@@ -103,7 +103,8 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
     const forwarded = config.trustProxy ? request.header('x-forwarded-for')?.split(',')[0]?.trim() : undefined;
     return {
       ip: forwarded || request.remoteAddress,
-      userAgent: request.header('user-agent'),
+      // Stored with sessions and audit records: bounded once, here.
+      userAgent: request.header('user-agent')?.slice(0, 500) ?? null,
       secure: request.url.protocol === 'https:',
     };
   }

@@ -15,6 +15,6 @@ export interface KeyEvent extends KeyEventClient {
 
 export async function recordKeyEvent(system: SystemDb, event: KeyEvent): Promise<void> {
   await system.prisma.apiKeyAudit.create({
-    data: { keyId: event.keyId, action: event.action, reason: event.reason, ipAddress: event.ipAddress, userAgent: event.userAgent?.slice(0, 500) ?? null },
+    data: { keyId: event.keyId, action: event.action, reason: event.reason, ipAddress: event.ipAddress, userAgent: event.userAgent },
   });
 }

@@ -21,8 +21,6 @@ export function sessionScopes(_role: GlobalRole): readonly string[] {
 
 // ---- What a scope may name, and who may grant it ------------------------------------------------
 
-export const scopeActions = ['read', 'write', 'delete', '*'] as const;
-
 export interface ScopeResource {
   name: string;
   description: string;
@@ -35,10 +33,6 @@ const resources = new Map<string, ScopeResource>();
 /** Declares a resource (`media`, `teams`, an entity slug) whose scopes keys may carry. Modules call this once. */
 export function defineScopeResource(name: string, options: { description: string; minimumRole?: GlobalRole }): void {
   resources.set(name, { name, description: options.description, minimumRole: options.minimumRole ?? 'member' });
-}
-
-export function scopeResources(): readonly ScopeResource[] {
-  return [...resources.values()];
 }
 
 const scopePattern = /^([a-z][a-z0-9_-]*):(read|write|delete|\*)$/;

@@ -7,6 +7,7 @@ import type { Mailer } from '../mail/outbox.js';
 
 export interface ClientInfo {
   ip: string | null;
+  /** At most 500 characters. */
   userAgent: string | null;
   /** Whether the request reached us (or the trusted proxy) over HTTPS. */
   secure: boolean;

@@ -113,7 +113,7 @@ async function startSession(scope: RequestScope, tx: Tx, user: UserView, activeT
     activeTeamId,
     expiresAt: new Date(scope.now().getTime() + scope.config.sessionTtlMs),
     ipAddress: scope.client.ip,
-    userAgent: scope.client.userAgent?.slice(0, 500) ?? null,
+    userAgent: scope.client.userAgent,
   });
   return { user, activeTeamId, token, expiresAt: session.expiresAt };
 }

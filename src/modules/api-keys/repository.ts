@@ -53,7 +53,7 @@ export async function requestsSince(tx: Tx, keyId: string, since: Date): Promise
 }
 
 export function insertAudit(tx: Tx, data: { keyId: string; action: string; reason?: string | null; ipAddress: string | null; userAgent: string | null }) {
-  return tx.apiKeyAudit.create({ data: { ...data, userAgent: data.userAgent?.slice(0, 500) ?? null } });
+  return tx.apiKeyAudit.create({ data });
 }
 
 export function listAudit(tx: Tx, keyId: string, limit: number) {

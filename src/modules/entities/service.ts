@@ -100,13 +100,18 @@ export async function list(scope: RequestScope, d: EntityDefinition, params: Rec
     const page = data.slice((q.page - 1) * q.limit, q.page * q.limit);
     return { data: page, pagination: { page: q.page, limit: q.limit, total: data.length, totalPages: Math.ceil(data.length / q.limit) } };
   }
-  const include = Object.fromEntries(q.children.map((slug) => [childField(d.children.find((c) => c.slug === slug)!), { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }]));
   const [rows, total] = await Promise.all([
-    model.findMany({ where, orderBy: [{ [q.sortBy]: q.sortOrder }, { id: q.sortOrder }], skip: (q.page - 1) * q.limit, take: q.limit, ...(q.children.length ? { include } : {}) }),
+    model.findMany({ where, orderBy: [{ [q.sortBy]: q.sortOrder }, { id: q.sortOrder }], skip: (q.page - 1) * q.limit, take: q.limit, ...childInclude(d, q.children) }),
     model.count({ where }),
   ]);
   const data = rows.map((row) => decorate(d, row, caller, q));
   return { data, pagination: { page: q.page, limit: q.limit, total, totalPages: Math.ceil(total / q.limit) } };
+}
+
+/** Prisma's `include` for the requested children (oldest first), or nothing when none is asked for. */
+function childInclude(d: EntityDefinition, slugs: string[]): { include?: object } {
+  if (!slugs.length) return {};
+  return { include: Object.fromEntries(slugs.map((slug) => [childField(d.children.find((c) => c.slug === slug)!), { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }])) };
 }
 
 function decorate(d: EntityDefinition, row: Row, caller: Caller, q: Pick<ListQuery, 'fields' | 'metas' | 'children'>): Values {
@@ -120,10 +125,10 @@ function decorate(d: EntityDefinition, row: Row, caller: Caller, q: Pick<ListQue
 }
 
 /** One record the caller can see, or 404 `<Entity> not found`. */
-async function visible(scope: RequestScope, d: EntityDefinition, caller: Caller, id: string, include?: object): Promise<Row> {
+async function visible(scope: RequestScope, d: EntityDefinition, caller: Caller, id: string, extra: { include?: object } = {}): Promise<Row> {
   const notFound = () => new AppError('NOT_FOUND', `${d.name} not found`);
   if (!isUuid(id)) throw notFound();
-  const row = await delegateOf(await scope.db.tx(), d.name).findFirst({ where: { AND: [{ id }, ...baseWhere(d, caller)] }, ...(include ? { include } : {}) });
+  const row = await delegateOf(await scope.db.tx(), d.name).findFirst({ where: { AND: [{ id }, ...baseWhere(d, caller)] }, ...extra });
   if (!row) throw notFound();
   return row;
 }
@@ -134,8 +139,7 @@ export async function read(scope: RequestScope, d: EntityDefinition, id: string,
   const extra = Object.keys(params).filter((k) => !allowed.has(k));
   if (extra.length) throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: extra.map((path) => ({ path, code: 'invalid', message: 'is not a parameter of READ' })) });
   const q = parseListQuery(d, { ...(params.fields !== undefined ? { fields: params.fields } : {}), ...(params.metas !== undefined ? { metas: params.metas } : {}), ...(params.child !== undefined ? { child: params.child } : {}) });
-  const include = Object.fromEntries(q.children.map((slug) => [childField(d.children.find((c) => c.slug === slug)!), { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }]));
-  return decorate(d, await visible(scope, d, caller, id, q.children.length ? include : undefined), caller, q);
+  return decorate(d, await visible(scope, d, caller, id, childInclude(d, q.children)), caller, q);
 }
 
 function mergedMetas(current: unknown, changes: Record<string, string | null>): Record<string, string> {
