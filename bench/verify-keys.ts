@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   const now = () => new Date();
   // Usage is counted as on the hot path; the hour-long flush keeps its writes out of the measurement.
   const usage = createKeyUsage(system, 3_600_000, logger, now);
-  const auth = createApiKeyAuth({ system, broadcast: createBroadcast(undefined, logger), usage, logger, now, cacheTtlMs: 300_000, failureDelayMs: 100 });
+  const auth = createApiKeyAuth({ system, broadcast: createBroadcast(null, logger), usage, logger, now, cacheTtlMs: 300_000, failureDelayMs: 100 });
   try {
     await auth.authenticate(input.warm, request, client);
     // Warm the JIT on hits before measuring them; misses are measured cold per key, as they happen.

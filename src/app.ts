@@ -68,7 +68,7 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
   let ready = false;
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }) : null;
   redis?.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
-  const broadcast = createBroadcast(config.redisUrl, logger);
+  const broadcast = createBroadcast(redis, logger);
   const system = systemDb(database, 'api keys');
   const usage = createKeyUsage(system, config.apiKeys.usageFlushMs, logger, now);
   const keys = createApiKeyAuth({ system, broadcast, usage, logger, now, cacheTtlMs: config.apiKeys.cacheTtlMs, failureDelayMs: config.apiKeys.failureDelayMs });

@@ -1,6 +1,6 @@
-// Messages between the instances of one deployment (today: "forget this API key"). With REDIS_URL
-// they travel over Redis pub/sub; without it the process is alone and handlers run in place.
-import { Redis } from 'ioredis';
+// Messages between the instances of one deployment (today: "forget this API key"). With Redis
+// (REDIS_URL) they travel over pub/sub; without it the process is alone and handlers run in place.
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 export interface Broadcast {
@@ -10,8 +10,9 @@ export interface Broadcast {
   close(): Promise<void>;
 }
 
-export function createBroadcast(redisUrl: string | undefined, logger: Logger): Broadcast {
-  return redisUrl ? redisBroadcast(redisUrl, logger) : localBroadcast();
+/** Publishes on the app's Redis client; subscribing takes a connection of its own (a duplicate). */
+export function createBroadcast(redis: Redis | null, logger: Logger): Broadcast {
+  return redis ? redisBroadcast(redis, logger) : localBroadcast();
 }
 
 function localBroadcast(): Broadcast {
@@ -29,12 +30,12 @@ function localBroadcast(): Broadcast {
 
 const prefix = 'platform:';
 
-function redisBroadcast(url: string, logger: Logger): Broadcast {
+function redisBroadcast(publisher: Redis, logger: Logger): Broadcast {
   const local = localBroadcast();
-  const publisher = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
-  const subscriber = new Redis(url, { lazyConnect: false });
+  // ioredis's default retries for the subscriber (the app's client gives up sooner, after 2).
+  const subscriber = publisher.duplicate({ maxRetriesPerRequest: 20 });
   const subscribed = new Set<string>();
-  for (const client of [publisher, subscriber]) client.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
+  subscriber.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
   subscriber.on('message', (channel: string, message: string) => {
     if (channel.startsWith(prefix)) void local.publish(channel.slice(prefix.length), message);
   });
@@ -52,8 +53,9 @@ function redisBroadcast(url: string, logger: Logger): Broadcast {
         void subscriber.subscribe(prefix + channel).catch((error: Error) => logger.error({ err: error, channel }, 'redis subscribe failed'));
       }
     },
+    /** Closes the subscriber; the publisher is the app's client, closed by the app. */
     async close() {
-      await Promise.allSettled([publisher.quit(), subscriber.quit()]);
+      await subscriber.quit().catch(() => {});
     },
   };
 }
