@@ -9,7 +9,7 @@ import type { Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
-import { assertPlanAllows, defineUsageCounter } from '../teams/service.js';
+import { assertCanWriteTeamData, assertPlanAllows, defineUsageCounter } from '../teams/service.js';
 import { childField } from './prisma-model.js';
 import { parseListQuery, type ListQuery } from './query.js';
 import { delegateOf, escapeLike, isUniqueViolation, type Row } from './repository.js';
@@ -35,7 +35,7 @@ function callerFor(scope: RequestScope, d: EntityDefinition, op: Operation): Cal
   const teamId = actor.activeTeamId;
   const membership = actor.teams.find((t) => t.teamId === teamId);
   if (!teamId || !membership) throw forbidden('No active team');
-  if (op !== 'list' && op !== 'read' && membership.role === 'viewer') throw forbidden('Viewers can read but not change team data');
+  if (op !== 'list' && op !== 'read') assertCanWriteTeamData(membership.role);
   return { kind: 'user', actor, teamId, role: membership.role };
 }
 

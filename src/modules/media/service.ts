@@ -10,6 +10,7 @@ import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import { tagSlug, type CheckDuplicatesInput, type CreateMediaInput, type CreateTagInput, type ListMediaQuery, type UpdateMediaInput } from './inputs.js';
+import { assertCanWriteTeamData } from '../teams/service.js';
 import * as repo from './repository.js';
 
 export type MediaView = repo.MediaRow;
@@ -52,7 +53,7 @@ const teamIdsOf = (actor: AuthenticatedActor) => actor.teams.map((t) => t.teamId
 function writableTeam(actor: AuthenticatedActor, teamId: string | null): string {
   const membership = teamId ? actor.teams.find((t) => t.teamId === teamId) : undefined;
   if (!membership) throw forbidden(teamId ? 'Not a member of this team' : 'No active team');
-  if (membership.role === 'viewer') throw forbidden('Viewers can read but not change team media');
+  assertCanWriteTeamData(membership.role, 'team media');
   return membership.teamId;
 }
 

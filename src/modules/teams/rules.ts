@@ -61,7 +61,7 @@ export function canRemoveMember(actor: MemberRef, target: MemberRef): Verdict {
   return allow;
 }
 
-/** Writing any team data anywhere in the platform: every role but viewer. */
-export function canWriteTeamData(role: TeamRole): Verdict {
-  return role === 'viewer' ? deny('Viewers can read but not change team data') : allow;
+/** Writing any team data anywhere in the platform (`what`: how the refusal names it): every role but viewer. */
+export function canWriteTeamData(role: TeamRole, what = 'team data'): Verdict {
+  return role === 'viewer' ? deny(`Viewers can read but not change ${what}`) : allow;
 }

@@ -138,6 +138,11 @@ export async function deleteTeam(scope: RequestScope, teamId: string): Promise<b
   return deleted;
 }
 
+/** Refuses (403) a write to team data by a viewer: the one rule every module's writes follow. */
+export function assertCanWriteTeamData(role: TeamRole, what?: string): void {
+  check(rules.canWriteTeamData(role, what));
+}
+
 // ---- members ---------------------------------------------------------------------------------
 
 export async function listMembers(scope: RequestScope, teamId: string, q: ListMembersQuery): Promise<Page<repo.MemberRow>> {
