@@ -35,8 +35,12 @@ export function parseInputExactly<S extends z.ZodType>(schema: S, value: unknown
   throw new AppError('VALIDATION_ERROR', message, { errors: zodIssues(result.error) });
 }
 
-/** Ids are UUIDs: anything else names no record (callers answer 404, never reach the database). */
-export const isUuid = (id: string): boolean => z.uuid().safeParse(id).success;
+/**
+ * Ids are UUIDs in the form PostgreSQL's uuid type reads (8-4-4-4-12 hex, any version or variant: rows
+ * may come from imports or SQL, not only from our generator). Anything else names no record (callers
+ * answer 404 without reaching the database).
+ */
+export const isUuid = (id: string): boolean => z.guid().safeParse(id).success;
 
 /** An e-mail address as accounts and invitations take it: trimmed, checked, stored lower-cased. */
 export const emailAddress = z

@@ -272,3 +272,14 @@ describe('plans and cursors', () => {
     }
   });
 });
+
+describe('ids from elsewhere', () => {
+  it('reads a record whose id is any PostgreSQL uuid, not only a generated v4 one', async () => {
+    const owner = await signUp(t);
+    const created = (await create(owner, 'customers', { name: 'Imported', account: 4242, office: 'X' })).body.data;
+    const imported = 'a1b2c3d4-0000-0000-0000-000000000000';
+    await t.database.prisma.$executeRaw`UPDATE customers SET id = ${imported}::uuid WHERE id = ${created.id}::uuid`;
+    expect((await t.json('GET', `/api/v1/customers/${imported}`, undefined, as(owner))).body.data).toMatchObject({ id: imported, name: 'Imported' });
+    expect((await t.json('GET', `/api/v1/customers?ids=${imported}`, undefined, as(owner))).body.data.map((c: { id: string }) => c.id)).toEqual([imported]);
+  });
+});
