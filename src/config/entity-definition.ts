@@ -63,6 +63,12 @@ const definitionSchema = z.strictObject({
   softDelete: z.boolean().default(false),
   metas: z.boolean().default(false),
   children: z.array(childSchema).default([]),
+  /**
+   * Composite indexes for the LIST queries the entity is known for (a filter and a sort used together,
+   * such as one status by due date): each becomes an index on the owner columns, these fields in this
+   * order, then `id` (LIST's tie-break), so such a page is read straight from the index.
+   */
+  indexes: z.array(z.strictObject({ fields: z.array(z.string()).min(1).max(4) })).default([]),
   /** Plan limit slug counted by this entity's records (teams plans: `tasks`). */
   planLimit: z.string().regex(/^[a-z][a-z0-9_]*$/).optional(),
 });
@@ -122,6 +128,17 @@ function fieldProblems(field: FieldDefinition, where: string): string[] {
   return problems;
 }
 
+/** An index names the definition's own scalar fields, each once. */
+function indexProblems(d: { fields: FieldDefinition[] }, names: string[], where: string): string[] {
+  const problems = duplicates(names).map((dup) => `${where}: field "${dup}" is listed twice`);
+  for (const name of names) {
+    const field = d.fields.find((f) => f.name === name);
+    if (!field) problems.push(`${where}: unknown field "${name}"`);
+    else if (field.type === 'json' || field.type === 'multiselect') problems.push(`${where}: a ${field.type} field cannot be in a composite index`);
+  }
+  return problems;
+}
+
 function duplicates(names: string[]): string[] {
   return [...new Set(names.filter((n, i) => names.indexOf(n) !== i))];
 }
@@ -152,6 +169,7 @@ export function sanitizeEntities(inputs: readonly unknown[]): EntityDefinition[]
       if (!d.fields.some((f) => f.name === key)) problems.push(`${where}: publicFilter names unknown field "${key}"`);
     }
     if (d.publicFilter && !d.access.public) problems.push(`${where}: publicFilter needs access.public`);
+    d.indexes.forEach((index, i) => problems.push(...indexProblems(d, index.fields, `${where}.indexes[${i}]`)));
     const permissions = Object.fromEntries(operations.map((op) => [op, d.permissions[op] ?? []])) as Record<Operation, string[]>;
     out.push({ ...d, pluralName: d.pluralName ?? `${d.name}s`, permissions });
   });

@@ -18,5 +18,7 @@ export default defineEntity({
   ],
   permissions: { list: ['tasks:read'], read: ['tasks:read'], create: ['tasks:write'], update: ['tasks:write'], delete: ['tasks:delete'] },
   access: { public: false, shared: false },
+  // The board's column: one status, soonest due first.
+  indexes: [{ fields: ['status', 'dueDate'] }],
   metas: true,
 });

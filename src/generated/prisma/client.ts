@@ -110,6 +110,14 @@ export type TeamInvitation = Prisma.TeamInvitationModel
  */
 export type Subscription = Prisma.SubscriptionModel
 /**
+ * Model RecordVersion
+ * The data version of a team's records in one entity table: a new value from the column's sequence
+ * after every statement that writes the team's rows there (a trigger, hand-written in the migration),
+ * never reused, not even after a rollback. LIST remembers an exact total with the version it was
+ * counted at, so an unchanged total is not counted again. Readable through app_record_version only.
+ */
+export type RecordVersion = Prisma.RecordVersionModel
+/**
  * Model EmailOutbox
  * E-mails the platform sends, kept as a record: `sent`, `failed` (with the error) or `recorded`
  * (no SMTP_URL configured). Readable by the system context only.

@@ -21,6 +21,7 @@ const fixture = {
   permissions: { list: ['receipts:read'], read: ['receipts:read'] },
   access: { shared: true },
   softDelete: true,
+  indexes: [{ fields: ['amount', 'issuedOn'] }],
 };
 
 describe('entity definitions', () => {
@@ -42,6 +43,7 @@ describe('entity definitions', () => {
     expect(prisma).toContain('  @@unique([teamId, number])');
     expect(prisma).toContain('  @@index([teamId, amount])');
     expect(prisma).toContain('  @@index([labels], type: Gin)');
+    expect(prisma).toContain('  @@index([teamId, amount, issuedOn, id])');
     expect(prisma).toContain('  @@map("receipts")');
   });
 
@@ -69,6 +71,7 @@ describe('entity definitions', () => {
     expect(sql).toContain('ALTER TABLE "receipts" FORCE ROW LEVEL SECURITY;');
     expect(sql).toContain('CREATE POLICY receipts_select ON "receipts" FOR SELECT USING ((team_id IN (SELECT app_user_team_ids())));');
     expect(sql).toContain('app_user_writable_team_ids()');
+    expect(sql).toContain('CREATE TRIGGER receipts_versions_update AFTER UPDATE ON "receipts" REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app_bump_record_versions();');
     expect(rlsForCreatedTables(defs, 'ALTER TABLE "receipts" ADD COLUMN "x" TEXT;')).toBe('');
   });
 
@@ -83,6 +86,9 @@ describe('entity definitions', () => {
     [{ ...fixture, fields: [{ name: 'state', type: 'select', enum: ['a'], default: 'b' }] }, /default "b" does not fit/],
     [{ ...fixture, fields: [{ name: 'code', type: 'string', validation: { pattern: '(' } }] }, /not a valid regular expression/],
     [{ ...fixture, fields: [{ name: 'size', type: 'decimal' }] }, /Invalid option/],
+    [{ ...fixture, indexes: [{ fields: ['amount', 'nope'] }] }, /indexes\[0\]: unknown field "nope"/],
+    [{ ...fixture, indexes: [{ fields: ['labels'] }] }, /a multiselect field cannot be in a composite index/],
+    [{ ...fixture, indexes: [{ fields: ['amount', 'amount'] }] }, /field "amount" is listed twice/],
   ])('refuses a bad definition (%#) with a clear message', (bad, message) => {
     expect(() => sanitizeEntities([bad])).toThrow(message);
   });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { bearer, createKey } from '../../testkit/api-keys.js';
-import { addMember } from '../../testkit/teams.js';
+import { addMember, createTeam } from '../../testkit/teams.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 
 let t: TestApp;
@@ -281,5 +281,64 @@ describe('ids from elsewhere', () => {
     await t.database.prisma.$executeRaw`UPDATE customers SET id = ${imported}::uuid WHERE id = ${created.id}::uuid`;
     expect((await t.json('GET', `/api/v1/customers/${imported}`, undefined, as(owner))).body.data).toMatchObject({ id: imported, name: 'Imported' });
     expect((await t.json('GET', `/api/v1/customers?ids=${imported}`, undefined, as(owner))).body.data.map((c: { id: string }) => c.id)).toEqual([imported]);
+  });
+});
+
+describe('exact totals', () => {
+  const todoTotal = async (app: TestApp, user: SignedUpUser, slug = 'tasks', query = 'status=todo') =>
+    (await app.json('GET', `/api/v1/${slug}?${query}`, undefined, as(user))).body.pagination.total as number;
+
+  it('follows every write: through the API, straight in SQL, on another instance', async () => {
+    const owner = await signUp(t);
+    for (const title of ['a', 'b']) await create(owner, 'tasks', { title });
+    expect(await todoTotal(t, owner)).toBe(2);
+    expect(await todoTotal(t, owner)).toBe(2); // remembered, and still right
+    const third = (await create(owner, 'tasks', { title: 'c' })).body.data;
+    expect(await todoTotal(t, owner)).toBe(3);
+    await t.json('PATCH', `/api/v1/tasks/${third.id}`, { status: 'done' }, as(owner));
+    expect(await todoTotal(t, owner)).toBe(2);
+    expect(await todoTotal(t, owner, 'tasks', 'status=done')).toBe(1);
+    await t.json('DELETE', `/api/v1/tasks/${third.id}`, undefined, as(owner));
+    expect(await todoTotal(t, owner, 'tasks', 'status=done')).toBe(0);
+
+    // A write outside the API (the database owner, no RLS) renews the version too.
+    await t.database.prisma.$executeRaw`UPDATE tasks SET status = 'review' WHERE user_id = ${owner.id}::uuid AND title = 'a'`;
+    expect(await todoTotal(t, owner)).toBe(1);
+
+    // Another instance on the same database writes; this one answers the new total at once.
+    const other = await createTestApp({}, t);
+    try {
+      // Sessions live in the database: the same cookie works there.
+      await other.json('POST', '/api/v1/tasks', { title: 'd' }, as(owner));
+      expect(await todoTotal(t, owner)).toBe(2);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('keeps a shared entity\'s total per team, and a private one per creator', async () => {
+    const owner = await signUp(t);
+    const mate = await signUp(t);
+    await addMember(t, owner, owner.activeTeamId, mate, 'member');
+    await t.json('POST', '/api/v1/teams/switch', { teamId: owner.activeTeamId }, as(mate));
+    await create(owner, 'customers', { name: 'One', account: 1, office: 'X' });
+    await create(owner, 'tasks', { title: 'mine' });
+    expect(await todoTotal(t, owner, 'customers', '')).toBe(1);
+    expect(await todoTotal(t, mate, 'tasks')).toBe(0);
+    await create(mate, 'customers', { name: 'Two', account: 2, office: 'X' });
+    await create(mate, 'tasks', { title: 'theirs' });
+    expect(await todoTotal(t, owner, 'customers', '')).toBe(2);
+    expect(await todoTotal(t, owner)).toBe(1);
+    expect(await todoTotal(t, mate)).toBe(1);
+  });
+
+  it('lets a team with records be deleted (its versions go with it)', async () => {
+    const owner = await signUp(t);
+    const teamId = await createTeam(t, owner, `versions-${Date.now()}`);
+    await t.json('POST', '/api/v1/teams/switch', { teamId }, as(owner));
+    await create(owner, 'tasks', { title: 'doomed' });
+    expect(await todoTotal(t, owner)).toBe(1);
+    expect((await t.json('DELETE', `/api/v1/teams/${teamId}`, undefined, as(owner))).status).toBe(204);
+    expect(await t.database.prisma.$queryRaw`SELECT * FROM record_versions WHERE team_id = ${teamId}::uuid`).toEqual([]);
   });
 });

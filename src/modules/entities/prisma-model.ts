@@ -1,7 +1,8 @@
 // Definitions → Prisma models (prisma/entities.prisma, written by `npm run generate`): one table per
 // entity and per child, snake_case columns, the owner team and user, indexes for (teamId, createdAt)
-// and every sortable or filterable field, trigram search indexes, and per-team uniqueness. Defaults are applied by the
-// runtime validator (one source of truth), not by the database.
+// and every sortable or filterable field, the definition's composite indexes, trigram search
+// indexes, and per-team uniqueness. Defaults are applied by the runtime validator (one source of
+// truth), not by the database.
 import type { ChildDefinition, EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
 
 export const columnName = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -40,9 +41,10 @@ function fieldLine(field: FieldDefinition): string {
  * creator too: indexes lead with those columns, so a filtered count stays an index-only range scan of
  * the caller's own rows however large the team's table grows.
  */
-function indexes(fields: FieldDefinition[], shared: boolean): string[] {
+function indexes(fields: FieldDefinition[], shared: boolean, composite: { fields: string[] }[] = []): string[] {
   const scope = shared ? 'teamId' : 'teamId, userId';
   const lines = [`  @@index([${scope}, createdAt])`];
+  for (const index of composite) lines.push(`  @@index([${scope}, ${index.fields.join(', ')}, id])`);
   for (const f of fields) {
     // Search: a trigram GIN index serves the case-insensitive "contains" of LIST `search`.
     if (f.searchable) lines.push(`  @@index([${f.name}(ops: raw("gin_trgm_ops"))], type: Gin)`);
@@ -76,7 +78,7 @@ function entityModel(d: EntityDefinition): string {
   if (d.softDelete) lines.push('  deletedAt DateTime? @map("deleted_at") @db.Timestamptz(3)');
   lines.push(...stampLines, ...relationLines(d.name));
   for (const c of d.children) lines.push(`  ${childField(c)} ${c.name}[]`);
-  lines.push('', ...indexes(d.fields, d.access.shared), `  @@map("${d.tableName}")`, '}');
+  lines.push('', ...indexes(d.fields, d.access.shared, d.indexes), `  @@map("${d.tableName}")`, '}');
   return lines.join('\n');
 }
 

@@ -24,3 +24,9 @@ export function delegateOf(tx: Tx, model: string): Delegate {
 
 export { isUniqueViolation } from '../../db/errors.js';
 export { escapeLike } from '../../db/like.js';
+
+/** The record version of a team's rows in `table` (see totals.ts), or null when the caller is not a member of the team. */
+export async function recordVersion(tx: Tx, table: string, teamId: string): Promise<bigint | null> {
+  const [row] = await tx.$queryRaw<[{ version: bigint | null }]>`SELECT app_record_version(${table}, ${teamId}::uuid) AS version`;
+  return row?.version ?? null;
+}

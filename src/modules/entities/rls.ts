@@ -1,7 +1,7 @@
-// Row-level security for entity tables, generated from definitions and appended (as the marked
-// HAND-WRITTEN section) to the migration that creates the tables. Identifiers and literals come from
-// sanitized definitions only. Rules: a record is seen within its team, by its creator alone unless
-// the entity is shared; viewers never write (app_user_writable_team_ids); children follow their
+// Row-level security for entity tables, and the trigger that keeps their record versions, generated
+// from definitions and appended (as the marked HAND-WRITTEN section) to the migration that creates
+// the tables. Identifiers and literals come from sanitized definitions only. Rules: a record is seen
+// within its team, by its creator alone unless the entity is shared; viewers never write (app_user_writable_team_ids); children follow their
 // parent; a public entity's rows that meet its publicFilter are readable by anyone.
 import type { EntityDefinition } from '../../config/entity-definition.js';
 import { columnName } from './prisma-model.js';
@@ -32,6 +32,14 @@ function entityPolicies(d: EntityDefinition): string[] {
   ];
 }
 
+/** Every statement that writes the table gives the teams it touched a new record version (see totals.ts). */
+export function versionTrigger(table: string): string[] {
+  return (['INSERT', 'UPDATE', 'DELETE'] as const).map((event) => {
+    const rows = event === 'DELETE' ? 'OLD' : 'NEW';
+    return `CREATE TRIGGER ${table}_versions_${event.toLowerCase()} AFTER ${event} ON "${table}" REFERENCING ${rows} TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app_bump_record_versions();`;
+  });
+}
+
 function childPolicies(parent: EntityDefinition, table: string): string[] {
   // The parent's own policies decide: a child is reachable exactly when its parent is.
   const parentVisible = `parent_id IN (SELECT id FROM "${parent.tableName}")`;
@@ -52,7 +60,7 @@ export function rlsForCreatedTables(definitions: readonly EntityDefinition[], sc
   const created = (table: string) => script.includes(`CREATE TABLE "${table}"`);
   const blocks: string[] = [];
   for (const d of definitions) {
-    if (created(d.tableName)) blocks.push(`-- ${d.slug}${d.access.shared ? ' (shared in the team)' : ' (private to its creator)'}${d.access.public ? ', public when ' + publicCondition(d) : ''}`, ...entityPolicies(d), '');
+    if (created(d.tableName)) blocks.push(`-- ${d.slug}${d.access.shared ? ' (shared in the team)' : ' (private to its creator)'}${d.access.public ? ', public when ' + publicCondition(d) : ''}`, ...entityPolicies(d), ...versionTrigger(d.tableName), '');
     for (const c of d.children) if (created(c.tableName)) blocks.push(`-- ${d.slug} → ${c.slug}: follows the parent`, ...childPolicies(d, c.tableName), '');
   }
   if (!blocks.length) return '';

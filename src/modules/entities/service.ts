@@ -13,6 +13,7 @@ import { assertCanWriteTeamData, assertPlanAllows, defineUsageCounter } from '..
 import { childField } from './prisma-model.js';
 import { parseListQuery, type ListQuery } from './query.js';
 import { delegateOf, escapeLike, isUniqueViolation, type Row } from './repository.js';
+import { exactTotal } from './totals.js';
 import { validateRecord, type Values } from './validate.js';
 
 
@@ -91,7 +92,8 @@ export async function list(scope: RequestScope, d: EntityDefinition, params: Rec
   const caller = callerFor(scope, d, 'list');
   const q = parseListQuery(d, params);
   const where = { AND: [...baseWhere(d, caller), ...filterWhere(d, q)] };
-  const model = delegateOf(await scope.db.tx(), d.name);
+  const tx = await scope.db.tx();
+  const model = delegateOf(tx, d.name);
   if (q.distinct) {
     const field = d.fields.find((f) => f.name === q.fields![0])!;
     const rows = await model.findMany({ where, distinct: [field.name], select: { [field.name]: true }, orderBy: { [field.name]: 'asc' }, take: 1000 });
@@ -100,10 +102,8 @@ export async function list(scope: RequestScope, d: EntityDefinition, params: Rec
     const page = data.slice((q.page - 1) * q.limit, q.page * q.limit);
     return { data: page, pagination: { page: q.page, limit: q.limit, total: data.length, totalPages: Math.ceil(data.length / q.limit) } };
   }
-  const [rows, total] = await Promise.all([
-    model.findMany({ where, orderBy: [{ [q.sortBy]: q.sortOrder }, { id: q.sortOrder }], skip: (q.page - 1) * q.limit, take: q.limit, ...childInclude(d, q.children) }),
-    model.count({ where }),
-  ]);
+  const rows = await model.findMany({ where, orderBy: [{ [q.sortBy]: q.sortOrder }, { id: q.sortOrder }], skip: (q.page - 1) * q.limit, take: q.limit, ...childInclude(d, q.children) });
+  const total = await exactTotal(tx, d.tableName, caller.kind === 'user' ? caller.teamId : null, where, () => model.count({ where }));
   const data = rows.map((row) => decorate(d, row, caller, q));
   return { data, pagination: { page: q.page, limit: q.limit, total, totalPages: Math.ceil(total / q.limit) } };
 }

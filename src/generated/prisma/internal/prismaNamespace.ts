@@ -410,6 +410,7 @@ export const ModelName = {
   ApiKeyAudit: 'ApiKeyAudit',
   TeamInvitation: 'TeamInvitation',
   Subscription: 'Subscription',
+  RecordVersion: 'RecordVersion',
   EmailOutbox: 'EmailOutbox',
   Media: 'Media',
   MediaTag: 'MediaTag',
@@ -429,7 +430,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "customer" | "note" | "post" | "task" | "user" | "session" | "team" | "teamMember" | "apiKey" | "apiKeyUsage" | "apiKeyAudit" | "teamInvitation" | "subscription" | "emailOutbox" | "media" | "mediaTag" | "mediaTagLink"
+    modelProps: "customer" | "note" | "post" | "task" | "user" | "session" | "team" | "teamMember" | "apiKey" | "apiKeyUsage" | "apiKeyAudit" | "teamInvitation" | "subscription" | "recordVersion" | "emailOutbox" | "media" | "mediaTag" | "mediaTagLink"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1395,6 +1396,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    RecordVersion: {
+      payload: Prisma.$RecordVersionPayload<ExtArgs>
+      fields: Prisma.RecordVersionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RecordVersionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordVersionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RecordVersionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordVersionPayload>
+        }
+        findFirst: {
+          args: Prisma.RecordVersionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordVersionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RecordVersionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordVersionPayload>
+        }
+        findMany: {
+          args: Prisma.RecordVersionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordVersionPayload>[]
+        }
+        create: {
+          args: Prisma.RecordVersionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordVersionPayload>
+        }
+        createMany: {
+          args: Prisma.RecordVersionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RecordVersionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordVersionPayload>[]
+        }
+        delete: {
+          args: Prisma.RecordVersionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordVersionPayload>
+        }
+        update: {
+          args: Prisma.RecordVersionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordVersionPayload>
+        }
+        deleteMany: {
+          args: Prisma.RecordVersionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RecordVersionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RecordVersionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordVersionPayload>[]
+        }
+        upsert: {
+          args: Prisma.RecordVersionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordVersionPayload>
+        }
+        aggregate: {
+          args: Prisma.RecordVersionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRecordVersion>
+        }
+        groupBy: {
+          args: Prisma.RecordVersionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RecordVersionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RecordVersionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RecordVersionCountAggregateOutputType> | number
+        }
+      }
+    }
     EmailOutbox: {
       payload: Prisma.$EmailOutboxPayload<ExtArgs>
       fields: Prisma.EmailOutboxFieldRefs
@@ -1927,6 +2002,15 @@ export const SubscriptionScalarFieldEnum = {
 export type SubscriptionScalarFieldEnum = (typeof SubscriptionScalarFieldEnum)[keyof typeof SubscriptionScalarFieldEnum]
 
 
+export const RecordVersionScalarFieldEnum = {
+  tableName: 'tableName',
+  teamId: 'teamId',
+  version: 'version'
+} as const
+
+export type RecordVersionScalarFieldEnum = (typeof RecordVersionScalarFieldEnum)[keyof typeof RecordVersionScalarFieldEnum]
+
+
 export const EmailOutboxScalarFieldEnum = {
   id: 'id',
   recipient: 'recipient',
@@ -2294,6 +2378,7 @@ export type GlobalOmitConfig = {
   apiKeyAudit?: Prisma.ApiKeyAuditOmit
   teamInvitation?: Prisma.TeamInvitationOmit
   subscription?: Prisma.SubscriptionOmit
+  recordVersion?: Prisma.RecordVersionOmit
   emailOutbox?: Prisma.EmailOutboxOmit
   media?: Prisma.MediaOmit
   mediaTag?: Prisma.MediaTagOmit

@@ -64,6 +64,7 @@ export const ModelName = {
   ApiKeyAudit: 'ApiKeyAudit',
   TeamInvitation: 'TeamInvitation',
   Subscription: 'Subscription',
+  RecordVersion: 'RecordVersion',
   EmailOutbox: 'EmailOutbox',
   Media: 'Media',
   MediaTag: 'MediaTag',
@@ -281,6 +282,15 @@ export const SubscriptionScalarFieldEnum = {
 } as const
 
 export type SubscriptionScalarFieldEnum = (typeof SubscriptionScalarFieldEnum)[keyof typeof SubscriptionScalarFieldEnum]
+
+
+export const RecordVersionScalarFieldEnum = {
+  tableName: 'tableName',
+  teamId: 'teamId',
+  version: 'version'
+} as const
+
+export type RecordVersionScalarFieldEnum = (typeof RecordVersionScalarFieldEnum)[keyof typeof RecordVersionScalarFieldEnum]
 
 
 export const EmailOutboxScalarFieldEnum = {

@@ -217,6 +217,7 @@ export type TeamWhereInput = {
   subscription?: Prisma.XOR<Prisma.SubscriptionNullableScalarRelationFilter, Prisma.SubscriptionWhereInput> | null
   media?: Prisma.MediaListRelationFilter
   mediaTags?: Prisma.MediaTagListRelationFilter
+  recordVersions?: Prisma.RecordVersionListRelationFilter
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
   entityPosts?: Prisma.PostListRelationFilter
@@ -240,6 +241,7 @@ export type TeamOrderByWithRelationInput = {
   subscription?: Prisma.SubscriptionOrderByWithRelationInput
   media?: Prisma.MediaOrderByRelationAggregateInput
   mediaTags?: Prisma.MediaTagOrderByRelationAggregateInput
+  recordVersions?: Prisma.RecordVersionOrderByRelationAggregateInput
   entityCustomers?: Prisma.CustomerOrderByRelationAggregateInput
   entityNotes?: Prisma.NoteOrderByRelationAggregateInput
   entityPosts?: Prisma.PostOrderByRelationAggregateInput
@@ -266,6 +268,7 @@ export type TeamWhereUniqueInput = Prisma.AtLeast<{
   subscription?: Prisma.XOR<Prisma.SubscriptionNullableScalarRelationFilter, Prisma.SubscriptionWhereInput> | null
   media?: Prisma.MediaListRelationFilter
   mediaTags?: Prisma.MediaTagListRelationFilter
+  recordVersions?: Prisma.RecordVersionListRelationFilter
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
   entityPosts?: Prisma.PostListRelationFilter
@@ -318,6 +321,7 @@ export type TeamCreateInput = {
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -340,6 +344,7 @@ export type TeamUncheckedCreateInput = {
   subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -362,6 +367,7 @@ export type TeamUpdateInput = {
   subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -384,6 +390,7 @@ export type TeamUncheckedUpdateInput = {
   subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -635,6 +642,20 @@ export type TeamUpdateOneRequiredWithoutSubscriptionNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.TeamUpdateToOneWithWhereWithoutSubscriptionInput, Prisma.TeamUpdateWithoutSubscriptionInput>, Prisma.TeamUncheckedUpdateWithoutSubscriptionInput>
 }
 
+export type TeamCreateNestedOneWithoutRecordVersionsInput = {
+  create?: Prisma.XOR<Prisma.TeamCreateWithoutRecordVersionsInput, Prisma.TeamUncheckedCreateWithoutRecordVersionsInput>
+  connectOrCreate?: Prisma.TeamCreateOrConnectWithoutRecordVersionsInput
+  connect?: Prisma.TeamWhereUniqueInput
+}
+
+export type TeamUpdateOneRequiredWithoutRecordVersionsNestedInput = {
+  create?: Prisma.XOR<Prisma.TeamCreateWithoutRecordVersionsInput, Prisma.TeamUncheckedCreateWithoutRecordVersionsInput>
+  connectOrCreate?: Prisma.TeamCreateOrConnectWithoutRecordVersionsInput
+  upsert?: Prisma.TeamUpsertWithoutRecordVersionsInput
+  connect?: Prisma.TeamWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.TeamUpdateToOneWithWhereWithoutRecordVersionsInput, Prisma.TeamUpdateWithoutRecordVersionsInput>, Prisma.TeamUncheckedUpdateWithoutRecordVersionsInput>
+}
+
 export type TeamCreateNestedOneWithoutMediaInput = {
   create?: Prisma.XOR<Prisma.TeamCreateWithoutMediaInput, Prisma.TeamUncheckedCreateWithoutMediaInput>
   connectOrCreate?: Prisma.TeamCreateOrConnectWithoutMediaInput
@@ -679,6 +700,7 @@ export type TeamCreateWithoutEntityCustomersInput = {
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -700,6 +722,7 @@ export type TeamUncheckedCreateWithoutEntityCustomersInput = {
   subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -737,6 +760,7 @@ export type TeamUpdateWithoutEntityCustomersInput = {
   subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -758,6 +782,7 @@ export type TeamUncheckedUpdateWithoutEntityCustomersInput = {
   subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -779,6 +804,7 @@ export type TeamCreateWithoutEntityNotesInput = {
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -800,6 +826,7 @@ export type TeamUncheckedCreateWithoutEntityNotesInput = {
   subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -837,6 +864,7 @@ export type TeamUpdateWithoutEntityNotesInput = {
   subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -858,6 +886,7 @@ export type TeamUncheckedUpdateWithoutEntityNotesInput = {
   subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -879,6 +908,7 @@ export type TeamCreateWithoutEntityPostsInput = {
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -900,6 +930,7 @@ export type TeamUncheckedCreateWithoutEntityPostsInput = {
   subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -937,6 +968,7 @@ export type TeamUpdateWithoutEntityPostsInput = {
   subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -958,6 +990,7 @@ export type TeamUncheckedUpdateWithoutEntityPostsInput = {
   subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -979,6 +1012,7 @@ export type TeamCreateWithoutEntityTasksInput = {
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1000,6 +1034,7 @@ export type TeamUncheckedCreateWithoutEntityTasksInput = {
   subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1037,6 +1072,7 @@ export type TeamUpdateWithoutEntityTasksInput = {
   subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1058,6 +1094,7 @@ export type TeamUncheckedUpdateWithoutEntityTasksInput = {
   subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1078,6 +1115,7 @@ export type TeamCreateWithoutOwnerInput = {
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1099,6 +1137,7 @@ export type TeamUncheckedCreateWithoutOwnerInput = {
   subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1161,6 +1200,7 @@ export type TeamCreateWithoutSessionsInput = {
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1182,6 +1222,7 @@ export type TeamUncheckedCreateWithoutSessionsInput = {
   subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1219,6 +1260,7 @@ export type TeamUpdateWithoutSessionsInput = {
   subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1240,6 +1282,7 @@ export type TeamUncheckedUpdateWithoutSessionsInput = {
   subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1261,6 +1304,7 @@ export type TeamCreateWithoutMembersInput = {
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1282,6 +1326,7 @@ export type TeamUncheckedCreateWithoutMembersInput = {
   subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1319,6 +1364,7 @@ export type TeamUpdateWithoutMembersInput = {
   subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1340,6 +1386,7 @@ export type TeamUncheckedUpdateWithoutMembersInput = {
   subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1361,6 +1408,7 @@ export type TeamCreateWithoutInvitationsInput = {
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1382,6 +1430,7 @@ export type TeamUncheckedCreateWithoutInvitationsInput = {
   subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1419,6 +1468,7 @@ export type TeamUpdateWithoutInvitationsInput = {
   subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1440,6 +1490,7 @@ export type TeamUncheckedUpdateWithoutInvitationsInput = {
   subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1461,6 +1512,7 @@ export type TeamCreateWithoutSubscriptionInput = {
   invitations?: Prisma.TeamInvitationCreateNestedManyWithoutTeamInput
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1482,6 +1534,7 @@ export type TeamUncheckedCreateWithoutSubscriptionInput = {
   invitations?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutTeamInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1519,6 +1572,7 @@ export type TeamUpdateWithoutSubscriptionInput = {
   invitations?: Prisma.TeamInvitationUpdateManyWithoutTeamNestedInput
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1538,6 +1592,111 @@ export type TeamUncheckedUpdateWithoutSubscriptionInput = {
   members?: Prisma.TeamMemberUncheckedUpdateManyWithoutTeamNestedInput
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutActiveTeamNestedInput
   invitations?: Prisma.TeamInvitationUncheckedUpdateManyWithoutTeamNestedInput
+  media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
+  mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
+  entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
+}
+
+export type TeamCreateWithoutRecordVersionsInput = {
+  id?: string
+  name: string
+  slug: string
+  description?: string | null
+  avatarUrl?: string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  owner: Prisma.UserCreateNestedOneWithoutOwnedTeamsInput
+  members?: Prisma.TeamMemberCreateNestedManyWithoutTeamInput
+  sessions?: Prisma.SessionCreateNestedManyWithoutActiveTeamInput
+  invitations?: Prisma.TeamInvitationCreateNestedManyWithoutTeamInput
+  subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
+  media?: Prisma.MediaCreateNestedManyWithoutTeamInput
+  mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
+  entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
+}
+
+export type TeamUncheckedCreateWithoutRecordVersionsInput = {
+  id?: string
+  name: string
+  slug: string
+  description?: string | null
+  ownerId: string
+  avatarUrl?: string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  members?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutTeamInput
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutActiveTeamInput
+  invitations?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutTeamInput
+  subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
+  media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
+  mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
+  entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
+}
+
+export type TeamCreateOrConnectWithoutRecordVersionsInput = {
+  where: Prisma.TeamWhereUniqueInput
+  create: Prisma.XOR<Prisma.TeamCreateWithoutRecordVersionsInput, Prisma.TeamUncheckedCreateWithoutRecordVersionsInput>
+}
+
+export type TeamUpsertWithoutRecordVersionsInput = {
+  update: Prisma.XOR<Prisma.TeamUpdateWithoutRecordVersionsInput, Prisma.TeamUncheckedUpdateWithoutRecordVersionsInput>
+  create: Prisma.XOR<Prisma.TeamCreateWithoutRecordVersionsInput, Prisma.TeamUncheckedCreateWithoutRecordVersionsInput>
+  where?: Prisma.TeamWhereInput
+}
+
+export type TeamUpdateToOneWithWhereWithoutRecordVersionsInput = {
+  where?: Prisma.TeamWhereInput
+  data: Prisma.XOR<Prisma.TeamUpdateWithoutRecordVersionsInput, Prisma.TeamUncheckedUpdateWithoutRecordVersionsInput>
+}
+
+export type TeamUpdateWithoutRecordVersionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  owner?: Prisma.UserUpdateOneRequiredWithoutOwnedTeamsNestedInput
+  members?: Prisma.TeamMemberUpdateManyWithoutTeamNestedInput
+  sessions?: Prisma.SessionUpdateManyWithoutActiveTeamNestedInput
+  invitations?: Prisma.TeamInvitationUpdateManyWithoutTeamNestedInput
+  subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
+  media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
+  mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
+  entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
+}
+
+export type TeamUncheckedUpdateWithoutRecordVersionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  ownerId?: Prisma.StringFieldUpdateOperationsInput | string
+  avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  members?: Prisma.TeamMemberUncheckedUpdateManyWithoutTeamNestedInput
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutActiveTeamNestedInput
+  invitations?: Prisma.TeamInvitationUncheckedUpdateManyWithoutTeamNestedInput
+  subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
@@ -1561,6 +1720,7 @@ export type TeamCreateWithoutMediaInput = {
   invitations?: Prisma.TeamInvitationCreateNestedManyWithoutTeamInput
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1582,6 +1742,7 @@ export type TeamUncheckedCreateWithoutMediaInput = {
   invitations?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutTeamInput
   subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1619,6 +1780,7 @@ export type TeamUpdateWithoutMediaInput = {
   invitations?: Prisma.TeamInvitationUpdateManyWithoutTeamNestedInput
   subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1640,6 +1802,7 @@ export type TeamUncheckedUpdateWithoutMediaInput = {
   invitations?: Prisma.TeamInvitationUncheckedUpdateManyWithoutTeamNestedInput
   subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1661,6 +1824,7 @@ export type TeamCreateWithoutMediaTagsInput = {
   invitations?: Prisma.TeamInvitationCreateNestedManyWithoutTeamInput
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1682,6 +1846,7 @@ export type TeamUncheckedCreateWithoutMediaTagsInput = {
   invitations?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutTeamInput
   subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1719,6 +1884,7 @@ export type TeamUpdateWithoutMediaTagsInput = {
   invitations?: Prisma.TeamInvitationUpdateManyWithoutTeamNestedInput
   subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1740,6 +1906,7 @@ export type TeamUncheckedUpdateWithoutMediaTagsInput = {
   invitations?: Prisma.TeamInvitationUncheckedUpdateManyWithoutTeamNestedInput
   subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1772,6 +1939,7 @@ export type TeamUpdateWithoutOwnerInput = {
   subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1793,6 +1961,7 @@ export type TeamUncheckedUpdateWithoutOwnerInput = {
   subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1821,6 +1990,7 @@ export type TeamCountOutputType = {
   invitations: number
   media: number
   mediaTags: number
+  recordVersions: number
   entityCustomers: number
   entityNotes: number
   entityPosts: number
@@ -1833,6 +2003,7 @@ export type TeamCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   invitations?: boolean | TeamCountOutputTypeCountInvitationsArgs
   media?: boolean | TeamCountOutputTypeCountMediaArgs
   mediaTags?: boolean | TeamCountOutputTypeCountMediaTagsArgs
+  recordVersions?: boolean | TeamCountOutputTypeCountRecordVersionsArgs
   entityCustomers?: boolean | TeamCountOutputTypeCountEntityCustomersArgs
   entityNotes?: boolean | TeamCountOutputTypeCountEntityNotesArgs
   entityPosts?: boolean | TeamCountOutputTypeCountEntityPostsArgs
@@ -1887,6 +2058,13 @@ export type TeamCountOutputTypeCountMediaTagsArgs<ExtArgs extends runtime.Types.
 /**
  * TeamCountOutputType without action
  */
+export type TeamCountOutputTypeCountRecordVersionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.RecordVersionWhereInput
+}
+
+/**
+ * TeamCountOutputType without action
+ */
 export type TeamCountOutputTypeCountEntityCustomersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.CustomerWhereInput
 }
@@ -1930,6 +2108,7 @@ export type TeamSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   subscription?: boolean | Prisma.Team$subscriptionArgs<ExtArgs>
   media?: boolean | Prisma.Team$mediaArgs<ExtArgs>
   mediaTags?: boolean | Prisma.Team$mediaTagsArgs<ExtArgs>
+  recordVersions?: boolean | Prisma.Team$recordVersionsArgs<ExtArgs>
   entityCustomers?: boolean | Prisma.Team$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.Team$entityNotesArgs<ExtArgs>
   entityPosts?: boolean | Prisma.Team$entityPostsArgs<ExtArgs>
@@ -1984,6 +2163,7 @@ export type TeamInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   subscription?: boolean | Prisma.Team$subscriptionArgs<ExtArgs>
   media?: boolean | Prisma.Team$mediaArgs<ExtArgs>
   mediaTags?: boolean | Prisma.Team$mediaTagsArgs<ExtArgs>
+  recordVersions?: boolean | Prisma.Team$recordVersionsArgs<ExtArgs>
   entityCustomers?: boolean | Prisma.Team$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.Team$entityNotesArgs<ExtArgs>
   entityPosts?: boolean | Prisma.Team$entityPostsArgs<ExtArgs>
@@ -2007,6 +2187,7 @@ export type $TeamPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     subscription: Prisma.$SubscriptionPayload<ExtArgs> | null
     media: Prisma.$MediaPayload<ExtArgs>[]
     mediaTags: Prisma.$MediaTagPayload<ExtArgs>[]
+    recordVersions: Prisma.$RecordVersionPayload<ExtArgs>[]
     entityCustomers: Prisma.$CustomerPayload<ExtArgs>[]
     entityNotes: Prisma.$NotePayload<ExtArgs>[]
     entityPosts: Prisma.$PostPayload<ExtArgs>[]
@@ -2423,6 +2604,7 @@ export interface Prisma__TeamClient<T, Null = never, ExtArgs extends runtime.Typ
   subscription<T extends Prisma.Team$subscriptionArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$subscriptionArgs<ExtArgs>>): Prisma.Prisma__SubscriptionClient<runtime.Types.Result.GetResult<Prisma.$SubscriptionPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   media<T extends Prisma.Team$mediaArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$mediaArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$MediaPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   mediaTags<T extends Prisma.Team$mediaTagsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$mediaTagsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$MediaTagPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  recordVersions<T extends Prisma.Team$recordVersionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$recordVersionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RecordVersionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityCustomers<T extends Prisma.Team$entityCustomersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityCustomersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CustomerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityNotes<T extends Prisma.Team$entityNotesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityNotesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$NotePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityPosts<T extends Prisma.Team$entityPostsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityPostsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -3002,6 +3184,30 @@ export type Team$mediaTagsArgs<ExtArgs extends runtime.Types.Extensions.Internal
   take?: number
   skip?: number
   distinct?: Prisma.MediaTagScalarFieldEnum | Prisma.MediaTagScalarFieldEnum[]
+}
+
+/**
+ * Team.recordVersions
+ */
+export type Team$recordVersionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the RecordVersion
+   */
+  select?: Prisma.RecordVersionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the RecordVersion
+   */
+  omit?: Prisma.RecordVersionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.RecordVersionInclude<ExtArgs> | null
+  where?: Prisma.RecordVersionWhereInput
+  orderBy?: Prisma.RecordVersionOrderByWithRelationInput | Prisma.RecordVersionOrderByWithRelationInput[]
+  cursor?: Prisma.RecordVersionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.RecordVersionScalarFieldEnum | Prisma.RecordVersionScalarFieldEnum[]
 }
 
 /**
