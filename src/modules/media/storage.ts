@@ -2,17 +2,18 @@
 // file (see upload.ts); `put` then moves it into storage under a key the server generated (a UUID
 // and the extension of the detected type: nothing of the client's filename ever reaches the disk).
 // Drivers: `local` (files under UPLOAD_DIR, served by this server at /uploads/temp/<key>).
+// Derived files (renditions) are written under keys of the same shape with `write`.
 import { createReadStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 
-export type StorageDriverName = 'local';
+export type StorageDriverName = 'local' | 'hosted-blob' | 's3';
 
 export interface StoredFile {
   driver: StorageDriverName;
   key: string;
-  /** Where clients fetch the file: relative (`/uploads/temp/<key>`) for local storage. */
+  /** Where clients fetch the file: relative (`/uploads/temp/<key>`) for local storage, absolute otherwise. */
   url: string;
 }
 
@@ -20,12 +21,19 @@ export interface MediaStorage {
   readonly driver: StorageDriverName;
   /** A directory for spool files of uploads being received (on the same filesystem as storage, when local). */
   spoolDir(): Promise<string>;
-  /** Moves a completely received spool file into storage under `key`. */
-  put(spoolPath: string, key: string): Promise<StoredFile>;
+  /**
+   * Moves a completely received spool file into storage under `key`. The answer names the driver
+   * that holds it: a driver with a fallback (hosted-blob → local) may answer another than its own.
+   */
+  put(spoolPath: string, key: string, contentType: string): Promise<StoredFile>;
+  /** Stores a small derived file (a rendition) under `key`, replacing any file there. */
+  write(key: string, data: Buffer, contentType: string): Promise<void>;
   /** Removes a stored file (undoing a put whose record could not be written). Absent files are fine. */
   remove(key: string): Promise<void>;
   /** A stored file as a stream with its size, or null when there is none under `key`. */
   open(key: string): Promise<{ stream: Readable; size: number } | null>;
+  /** Releases connections and the like (tests and shutdown). */
+  close?(): Promise<void>;
 }
 
 /** Keys this server generates: a UUID and a short lower-case extension. Nothing else is ever a key. */
@@ -57,6 +65,13 @@ export function localStorage(root: string): MediaStorage {
     async put(spoolPath, key) {
       await rename(spoolPath, fileOf(key));
       return { driver: 'local', key, url: `${localUrlPrefix}${key}` };
+    },
+    async write(key, data) {
+      // Whole or not at all: written beside, then renamed over.
+      const file = fileOf(key);
+      const partial = `${file}.${process.pid}.partial`;
+      await writeFile(partial, data);
+      await rename(partial, file);
     },
     async remove(key) {
       await rm(fileOf(key), { force: true });

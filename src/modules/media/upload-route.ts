@@ -36,7 +36,8 @@ export async function handleUpload(request: HttpRequest, ctx: Context, config: M
       urls: media.map((m) => m.url),
       media,
       count,
-      storage: storage.driver,
+      // Where the files went: the configured driver, or local when a hosted-blob upload fell back.
+      storage: stored[0]!.object.driver,
       duplicates,
       skipped: received.skipped,
     });
@@ -50,7 +51,7 @@ export async function handleUpload(request: HttpRequest, ctx: Context, config: M
 async function store(storage: MediaStorage, files: ReceivedFile[]): Promise<{ file: ReceivedFile; object: StoredFile }[]> {
   const stored: { file: ReceivedFile; object: StoredFile }[] = [];
   try {
-    for (const file of files) stored.push({ file, object: await storage.put(file.spoolPath, `${randomUUID()}.${file.ext}`) });
+    for (const file of files) stored.push({ file, object: await storage.put(file.spoolPath, `${randomUUID()}.${file.ext}`, file.mimeType) });
     return stored;
   } catch (error) {
     await Promise.all(stored.map(({ object }) => storage.remove(object.key).catch(() => {})));
