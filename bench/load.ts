@@ -15,7 +15,12 @@ export interface LoadRun {
   seconds: number;
   /** The status every answer must have; any 2xx when absent. */
   status?: number;
+  /** Paths never sent before: request n of the process (over every run, every connection) goes to fresh(n), with the first request's method and headers. */
+  fresh?: (n: number) => string;
 }
+
+/** Requests sent to `fresh` paths so far, by every run: no fresh path is sent twice. */
+let freshSent = 0;
 
 export interface LoadResult {
   connections: number;
@@ -70,7 +75,9 @@ function launch(run: LoadRun): Launched {
         headers: first.headers,
         body: first.body,
         // Fresh objects: autocannon writes its built buffer onto each request.
-        requests: run.requests.length > 1 ? run.requests.map(({ method, path, headers, body }) => ({ method, path, headers, body })) : undefined,
+        requests: run.fresh
+          ? [{ method: first.method, headers: first.headers, setupRequest: (request: object) => ({ ...request, path: run.fresh!(freshSent++) }) }]
+          : run.requests.length > 1 ? run.requests.map(({ method, path, headers, body }) => ({ method, path, headers, body })) : undefined,
         connections: run.connections,
         pipelining: 1,
         duration: run.seconds,

@@ -97,6 +97,8 @@ const order: [ScenarioId, TargetId][] = [
   ['tasks-list-100k', 'raw'],
   ['tasks-list-100k', 'rest'],
   ['tasks-list-100k', 'graphql'],
+  ['tasks-list-uncounted-1k', 'rest'],
+  ['tasks-list-uncounted-100k', 'rest'],
   ['task-read-1k', 'raw'],
   ['task-read-1k', 'rest'],
   ['task-read-1k', 'graphql'],
@@ -215,6 +217,8 @@ export function summarize(samples: readonly Sample[], rateLimit: readonly RateLi
   const latencyRatios = [
     latencyRatio(samples, 'rest 100k / 1k', 'tasks-list', ['tasks-list-100k', 'rest'], ['tasks-list-1k', 'rest']),
     latencyRatio(samples, 'rest 100k / 1k', 'task-read', ['task-read-100k', 'rest'], ['task-read-1k', 'rest']),
+    latencyRatio(samples, 'rest 100k / 1k', 'tasks-list-uncounted', ['tasks-list-uncounted-100k', 'rest'], ['tasks-list-uncounted-1k', 'rest']),
+    latencyRatio(samples, 'uncounted / counted', 'tasks-list-100k', ['tasks-list-uncounted-100k', 'rest'], ['tasks-list-100k', 'rest']),
     latencyRatio(samples, 'raw 100k / 1k', 'tasks-list', ['tasks-list-100k', 'raw'], ['tasks-list-1k', 'raw']),
     latencyRatio(samples, 'raw 100k / 1k', 'task-read', ['task-read-100k', 'raw'], ['task-read-1k', 'raw']),
     latencyRatio(samples, 'limit 100 / limit 20', 'customers-child', ['customers-child-100', 'rest'], ['customers-child-20', 'rest']),

@@ -179,7 +179,7 @@ async function measure(server: RunningServer, m: Measurement, round: number, opt
 
 async function measureRuns(server: RunningServer, m: Measurement, round: number, options: BenchOptions): Promise<Sample[]> {
   const label = `round ${round} ${m.scenario} on ${m.target}`;
-  const base = { baseUrl: server.baseUrl, requests: m.requests, verify: m.verify };
+  const base = { baseUrl: server.baseUrl, requests: m.requests, verify: m.verify, fresh: m.fresh };
   const samples: Sample[] = [];
   const warmup = await runLoad({ ...base, connections: options.connections, seconds: options.warmupSeconds });
   samples.push({ ...warmup, round, scenario: m.scenario, target: m.target, phase: 'warmup' });

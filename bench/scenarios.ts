@@ -8,7 +8,7 @@ import { mapLimited } from './concurrency.js';
 import { childPageSizes, customersWithChildrenPath, type ChildPageSize } from './customers.js';
 import type { SessionData } from './session.js';
 import { teamMembersPath, teamMembersProblem, teamsListPath, teamsListProblem, type BenchTeams } from './teams.js';
-import { taskPath, taskQuery, tasksListPath, tasksListQuery, tasksListVariables, type TaskDataset, type TaskSize } from './tasks.js';
+import { taskPath, taskQuery, tasksListPath, tasksListQuery, tasksListVariables, uncountedListPath, type TaskDataset, type TaskSize } from './tasks.js';
 
 export type ScenarioId =
   | 'healthz'
@@ -20,6 +20,7 @@ export type ScenarioId =
   | 'teams-list'
   | 'team-members'
   | `tasks-list-${TaskSize}`
+  | `tasks-list-uncounted-${TaskSize}`
   | `task-read-${TaskSize}`
   | `customers-child-${ChildPageSize}`;
 export type TargetId = 'raw' | 'rest' | 'graphql' | 'rest-pglite';
@@ -54,6 +55,8 @@ export interface Measurement {
   /** The full check of the parsed answer to every one of `requests`: what is wrong with it, or undefined. */
   check: (answer: unknown) => string | undefined;
   background?: BackgroundLoad;
+  /** Under load, paths never sent before instead of `requests` (whose paths the full check uses once). */
+  fresh?: (n: number) => string;
 }
 
 export const currentSessionQuery = 'query CurrentSession { me { user { id email role firstName lastName image } activeTeamId } }';
@@ -172,6 +175,19 @@ function tasksList(target: 'raw' | 'rest', tasks: TaskDataset): Measurement {
   };
 }
 
+/** S5: the LIST whose total the product has never counted (each request a new query): what a total costs. */
+function tasksListUncounted(tasks: TaskDataset): Measurement {
+  return {
+    scenario: `tasks-list-uncounted-${tasks.size}`,
+    target: 'rest',
+    // The full check's path lies far beyond those sent under load.
+    requests: [{ method: 'GET', path: uncountedListPath(1_000_000_000), headers: { cookie: tasks.cookie } }],
+    fresh: uncountedListPath,
+    latencyRun: true,
+    ...answering({ success: true, ...tasks.expected.uncounted }, '{"success":true,"data":[{'),
+  };
+}
+
 /** The same LIST as a GraphQL query selecting every field REST answers. */
 function tasksListGraphql(tasks: TaskDataset): Measurement {
   const { data, pagination } = tasks.expected.list;
@@ -257,7 +273,7 @@ export function measurementsFor(server: ServerKind, pg: PostgresSeed, pglite: Cr
         { ...session('session-key-rotating', 'rest', pg.keys.rotating.map(bearer), pg.session), latencyRun: false },
         teamsList(pg.cookie, pg.teams),
         teamMembers(pg.cookie, pg.teams),
-        ...pg.tasks.flatMap((tasks) => [tasksList('rest', tasks), tasksListGraphql(tasks), taskRead('rest', tasks), taskReadGraphql(tasks)]),
+        ...pg.tasks.flatMap((tasks) => [tasksList('rest', tasks), tasksListGraphql(tasks), tasksListUncounted(tasks), taskRead('rest', tasks), taskReadGraphql(tasks)]),
         ...childPageSizes.map((limit) => customersWithChildren(pg.cookie, limit, pg.customerPages[limit])),
         invalidKeyFlood(pg.keys.warm, pg.session),
       ];

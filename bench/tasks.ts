@@ -25,6 +25,13 @@ const listLimit = 20;
 export const tasksListPath = `/api/v1/tasks?${new URLSearchParams({ ...listFilter, ...listSort, limit: String(listLimit) })}`;
 export const taskPath = (id: string) => `/api/v1/tasks/${encodeURIComponent(id)}`;
 
+/**
+ * The same LIST, less the tasks without an estimate, in a new form every time: `estimatedHours_min`
+ * = -n matches every estimate for any n ≥ 0, so every n answers the same rows, yet each is a query
+ * the product has not seen, whose total it must count (its totals are remembered per query).
+ */
+export const uncountedListPath = (n: number) => `${tasksListPath}&estimatedHours_min=-${n}`;
+
 /** Every field REST answers, so that both faces return the same data. */
 const taskFields = 'id title description status priority tags dueDate estimatedHours completed createdAt updatedAt userId teamId';
 export const tasksListQuery = `query TasksList($f: TaskFilter) { tasks(filter: $f, sortBy: "${listSort.sortBy}", sortOrder: "${listSort.sortOrder}", limit: ${listLimit}) { items { ${taskFields} } page limit total totalPages } }`;
@@ -58,6 +65,8 @@ export interface Pagination {
 /** What the scenarios must answer for one dataset. */
 export interface TaskAnswers {
   list: { data: TaskRecord[]; pagination: Pagination };
+  /** The answer of every uncountedListPath(n). */
+  uncounted: { data: TaskRecord[]; pagination: Pagination };
   /** The task READ asks for: the one in the middle of the dataset. */
   record: TaskRecord;
 }
@@ -126,18 +135,17 @@ const shown = (row: TaskRow): TaskRecord => ({ ...row, createdAt: row.createdAt.
 export function expectedTaskAnswers(url: string, size: TaskSize, owner: RecordOwner): Promise<TaskAnswers> {
   return withClient(url, async (c) => {
     const values = [owner.teamId, owner.userId, listFilter.status];
-    const page = await c.query<TaskRow>(
-      `SELECT ${recordColumns} FROM tasks WHERE team_id = $1 AND user_id = $2 AND status = $3 ORDER BY due_date ASC NULLS LAST, id ASC LIMIT ${listLimit}`,
-      values,
-    );
-    const counted = await c.query<{ total: number }>('SELECT count(*)::int AS total FROM tasks WHERE team_id = $1 AND user_id = $2 AND status = $3', values);
-    const record = await c.query<TaskRow>(`SELECT ${recordColumns} FROM tasks WHERE id = ${taskId(size, '$1::int')}`, [taskCounts[size] / 2]);
-    const total = counted.rows[0]?.total ?? 0;
-    const middle = record.rows[0];
-    if (!middle || page.rows.length !== listLimit) throw new Error(`tasks ${size}: the seeded rows are missing`);
-    return {
-      list: { data: page.rows.map(shown), pagination: { page: 1, limit: listLimit, total, totalPages: Math.ceil(total / listLimit) } },
-      record: shown(middle),
+    const listOf = async (extra: string) => {
+      const where = `team_id = $1 AND user_id = $2 AND status = $3${extra}`;
+      const page = await c.query<TaskRow>(`SELECT ${recordColumns} FROM tasks WHERE ${where} ORDER BY due_date ASC NULLS LAST, id ASC LIMIT ${listLimit}`, values);
+      const counted = await c.query<{ total: number }>(`SELECT count(*)::int AS total FROM tasks WHERE ${where}`, values);
+      const total = counted.rows[0]?.total ?? 0;
+      if (page.rows.length !== listLimit) throw new Error(`tasks ${size}: the seeded rows are missing`);
+      return { data: page.rows.map(shown), pagination: { page: 1, limit: listLimit, total, totalPages: Math.ceil(total / listLimit) } };
     };
+    const record = await c.query<TaskRow>(`SELECT ${recordColumns} FROM tasks WHERE id = ${taskId(size, '$1::int')}`, [taskCounts[size] / 2]);
+    const middle = record.rows[0];
+    if (!middle) throw new Error(`tasks ${size}: the seeded rows are missing`);
+    return { list: await listOf(''), uncounted: await listOf(' AND estimated_hours IS NOT NULL'), record: shown(middle) };
   });
 }
