@@ -100,6 +100,9 @@ describe('docs and operations', () => {
     expect(res.body.openapi).toBe('3.1.0');
     expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(['/api/auth/signup', '/api/auth/login', '/api/auth/logout', '/api/auth/session']));
     expect(res.body.paths['/api/auth/login'].post.requestBody.content['application/json'].schema.required).toEqual(['email', 'password']);
+    // Routes that are not declarations are documented too: the multipart upload.
+    expect(res.body.paths['/api/v1/media/upload'].post.requestBody.content['multipart/form-data'].schema.properties.files.type).toBe('array');
+    expect(res.body.paths['/api/v1/media'].get).toBeDefined();
     const page = await t.fetch('/api/v1/docs');
     expect(await page.text()).toContain('/api/v1/openapi.json');
     expect((await t.fetch('/api/v1/docs/swagger-ui-bundle.js')).status).toBe(200);

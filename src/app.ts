@@ -27,6 +27,7 @@ import { restRoutes } from './rest/routes.js';
 import { createMailer } from './mail/outbox.js';
 import { plansOf } from './modules/teams/plans.js';
 import { isStoredFilePath, serveStoredFile } from './modules/media/served-file.js';
+import { mediaOpenApiPaths } from './modules/media/openapi.js';
 import { localStorage } from './modules/media/storage.js';
 import { uploadRequestLimit } from './modules/media/upload.js';
 import { handleUpload } from './modules/media/upload-route.js';
@@ -193,7 +194,7 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
       return { response: reply(200, body, { 'content-type': contentType }), route: '/metrics' };
     }
     if (pathname === '/api/v1/openapi.json' && method === 'GET') {
-      openApi ??= JSON.stringify(buildOpenApi(restRoutes));
+      openApi ??= JSON.stringify(buildOpenApi(restRoutes, mediaOpenApiPaths));
       return { response: reply(200, openApi, { 'content-type': 'application/json' }), route: pathname };
     }
     if (pathname.startsWith('/api/v1/docs') && method === 'GET') {

@@ -54,9 +54,9 @@ function operation(route: RestRoute) {
   };
 }
 
-/** The OpenAPI 3.1 document of every declared route. */
-export function buildOpenApi(routes: readonly RestRoute[]): JsonSchema {
-  const paths: Record<string, Record<string, unknown>> = {};
+/** The OpenAPI 3.1 document of every declared route, and of the operations `extra` documents by hand (routes that are not declarations). */
+export function buildOpenApi(routes: readonly RestRoute[], extra: Record<string, Record<string, unknown>> = {}): JsonSchema {
+  const paths: Record<string, Record<string, unknown>> = structuredClone(extra);
   for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
   return {
     openapi: '3.1.0',
