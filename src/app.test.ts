@@ -102,6 +102,7 @@ describe('docs and operations', () => {
     expect(res.body.paths['/api/auth/login'].post.requestBody.content['application/json'].schema.required).toEqual(['email', 'password']);
     // Routes that are not declarations are documented too: the multipart upload.
     expect(res.body.paths['/api/v1/media/upload'].post.requestBody.content['multipart/form-data'].schema.properties.files.type).toBe('array');
+    expect(res.body.paths['/api/v1/media/{id}/render'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['id', 'w', 'h', 'fit', 'format']);
     expect(res.body.paths['/api/v1/media'].get).toBeDefined();
     const page = await t.fetch('/api/v1/docs');
     expect(await page.text()).toContain('/api/v1/openapi.json');

@@ -13,6 +13,7 @@ import type { Database } from './db/database.js';
 import { RequestDb, runAsUser, systemDb } from './db/request-db.js';
 import type { Context } from './graphql/context.js';
 import { createGraphQLEndpoint } from './graphql/endpoint.js';
+import { isMultipartRequest } from './graphql/multipart.js';
 import { schema } from './graphql/schema.js';
 import { isCrossSiteForgery } from './http/csrf.js';
 import { reply, appendHeader, type HttpRequest, type HttpResponse } from './http/exchange.js';
@@ -28,9 +29,13 @@ import { createMailer } from './mail/outbox.js';
 import { plansOf } from './modules/teams/plans.js';
 import { isStoredFilePath, serveStoredFile } from './modules/media/served-file.js';
 import { mediaOpenApiPaths } from './modules/media/openapi.js';
-import { localStorage } from './modules/media/storage.js';
+import { createStorage, localStorage } from './modules/media/storage.js';
 import { uploadRequestLimit } from './modules/media/upload.js';
-import { handleUpload } from './modules/media/upload-route.js';
+import { bindUploadStorage, handleUpload } from './modules/media/upload-route.js';
+import { createRenditions, renditionMediaId } from './modules/media/render.js';
+import { cronOpenApiPaths, cronPath, handleCronProcess, minimumSecretLength } from './modules/scheduled-actions/cron-route.js';
+import { processBatch, type QueueDeps } from './modules/scheduled-actions/processor.js';
+import { startScheduler, type Scheduler } from './modules/scheduled-actions/scheduler.js';
 import { createBroadcast } from './shared/broadcast.js';
 import { AppError } from './shared/errors.js';
 import type { ClientInfo, Credentials } from './shared/request-scope.js';
@@ -48,9 +53,9 @@ export interface App {
   handle(request: HttpRequest): Promise<HttpResponse>;
   /** `handle` as a node:http request listener. */
   listener: RequestListener;
-  /** /healthz answers 200 once this is called (after migrations). */
+  /** /healthz answers 200 once this is called (after migrations); the built-in scheduler (CRON_INTERVAL_SECONDS) starts then. */
   markReady(): void;
-  /** Writes pending key usage and closes Redis connections (the database stays open). */
+  /** Stops the built-in scheduler (waiting for its batch), writes pending key usage and closes Redis connections (the database stays open). */
   close(): Promise<void>;
 }
 
@@ -62,7 +67,10 @@ interface Handled {
 const requestIdPattern = /^[A-Za-z0-9._-]{8,128}$/;
 
 export function createApp({ config, database, logger, now = () => new Date() }: AppDeps): App {
-  const graphql = createGraphQLEndpoint(schema, config.bodyLimitBytes);
+  const graphql = createGraphQLEndpoint(schema, {
+    bodyLimitBytes: config.bodyLimitBytes,
+    multipart: { bodyLimitBytes: uploadRequestLimit(config.media), maxFiles: config.media.maxFiles },
+  });
   const rest = createRestRouter(schema, restRoutes, config.bodyLimitBytes);
   const metrics = config.metricsEnabled ? createMetrics(database.poolStats) : null;
   let openApi: string | undefined;
@@ -77,8 +85,15 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
   const mail = createMailer(config.mail, logger);
   const plans = plansOf(config); // parsed (and validated) once, here at start-up
   const credentials: Credentials = { forgetKey: keys.forgetKey, forgetUser: keys.forgetUser, pendingUsage: usage.pending };
-  const mediaStorage = localStorage(config.media.uploadDir);
+  const mediaStorage = createStorage(config.media, logger);
+  // /uploads/temp serves local files only, whatever the driver (hosted-blob's fallback files are local).
+  const localFiles = localStorage(config.media.uploadDir);
   const uploadTraits: RouteTraits = { scope: 'media:write', errorCodes: false, bodyLimitBytes: uploadRequestLimit(config.media) };
+  const renditions = createRenditions(mediaStorage);
+  // Scheduled actions: batches run as named system work, from the cron route or the built-in scheduler.
+  const queue: QueueDeps = { system: systemDb(database, 'scheduled actions: processing'), config: config.scheduledActions, now, log: logger.child({ module: 'scheduled-actions' }) };
+  let scheduler: Scheduler | null = null;
+  if (config.scheduledActions.cronSecret !== undefined && config.scheduledActions.cronSecret.length < minimumSecretLength) logger.warn(`CRON_SECRET is shorter than ${minimumSecretLength} characters: GET /api/v1/cron/process refuses to run (503)`);
 
   /**
    * The per-minute limit for this request: a key gets its route's scope limit when one is configured,
@@ -194,23 +209,38 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
       return { response: reply(200, body, { 'content-type': contentType }), route: '/metrics' };
     }
     if (pathname === '/api/v1/openapi.json' && method === 'GET') {
-      openApi ??= JSON.stringify(buildOpenApi(restRoutes, mediaOpenApiPaths));
+      openApi ??= JSON.stringify(buildOpenApi(restRoutes, { ...mediaOpenApiPaths, ...cronOpenApiPaths }));
       return { response: reply(200, openApi, { 'content-type': 'application/json' }), route: pathname };
     }
     if (pathname.startsWith('/api/v1/docs') && method === 'GET') {
       const docs = await docsResponse(pathname);
       if (docs) return { response: docs, route: '/api/v1/docs' };
     }
+    if (pathname === cronPath && method === 'GET') {
+      return { response: await handleCronProcess(request, config.scheduledActions.cronSecret, () => processBatch(queue), queue.log), route: cronPath };
+    }
     if (pathname === '/graphql') {
+      // A multipart request carries files (uploadMedia): the upload limit, and the storage they go to.
+      if (isMultipartRequest(request)) {
+        const response = await withContext(request, requestId, { bodyLimitBytes: uploadRequestLimit(config.media) }, (ctx) => graphql(request, bindUploadStorage(ctx, mediaStorage)));
+        return { response, route: '/graphql' };
+      }
       return { response: await withContext(request, requestId, {}, (ctx) => graphql(request, ctx)), route: '/graphql' };
     }
     if (isStoredFilePath(pathname) && (method === 'GET' || method === 'HEAD')) {
-      return { response: await serveStoredFile(pathname, mediaStorage, systemDb(database, 'serve uploaded files')), route: '/uploads/temp/{key}' };
+      return { response: await serveStoredFile(request, localFiles, systemDb(database, 'serve uploaded files')), route: '/uploads/temp/{key}' };
     }
     // Multipart and streamed to storage: the one media route that is not a JSON declaration.
     if (pathname === '/api/v1/media/upload' && method === 'POST') {
       const response = await withContext(request, requestId, uploadTraits, (ctx) => handleUpload(request, ctx, config.media, mediaStorage));
       return { response, route: pathname };
+    }
+    // Resized images: bytes, not an envelope, cached on storage (render.ts).
+    const renderedId = renditionMediaId(pathname);
+    if (renderedId !== null) {
+      if (method !== 'GET' && method !== 'HEAD') return { response: failure(405, 'METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${pathname}`, undefined, false), route: 'unmatched' };
+      const response = await withContext(request, requestId, { scope: 'media:read', errorCodes: false }, (ctx) => renditions.handle(request, ctx, renderedId));
+      return { response, route: '/api/v1/media/{id}/render' };
     }
     if (pathname.startsWith('/api/')) {
       const match = rest.match(method, pathname);
@@ -251,11 +281,17 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
   return {
     handle,
     listener: nodeHandler(handle, { trustProxy: config.trustProxy }),
-    markReady: () => void (ready = true),
+    markReady() {
+      ready = true;
+      const every = config.scheduledActions.intervalMs;
+      if (every && !scheduler) scheduler = startScheduler(every, () => processBatch(queue), queue.log);
+    },
     async close() {
+      await scheduler?.stop();
       await usage.close();
       await broadcast.close();
       await redis?.quit().catch(() => {});
+      await mediaStorage.close?.();
     },
   };
 }

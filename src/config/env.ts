@@ -2,7 +2,7 @@
 // the code base reads process.env: it receives a Config.
 import path from 'node:path';
 import { z } from 'zod';
-import { parseMediaConfig, type MediaConfig } from './media.js';
+import { parseMediaConfig, parseStorageConfig, type MediaConfig } from './media.js';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const list = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
@@ -42,6 +42,15 @@ const envSchema = z.object({
   ALLOW_CREATE_TEAMS: flag.default(true),
   GLOBAL_TEAM_NAME: z.string().trim().min(2).max(100).default('Team'),
   INVITATION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(7),
+  CRON_SECRET: z.string().optional(),
+  CRON_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
+  SCHEDULED_ACTIONS_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
+  SCHEDULED_ACTIONS_RETRY_BASE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  SCHEDULED_ACTIONS_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
+  SCHEDULED_ACTIONS_TIMEOUTS: limits.default({}),
+  SCHEDULED_ACTIONS_RECLAIM_GRACE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+  SCHEDULED_ACTIONS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(7),
+  SCHEDULED_ACTIONS_DEDUP_WINDOW_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'expected smtp:// or smtps://').optional(),
   MAIL_FROM: z.string().min(3).default('Platform <no-reply@localhost>'),
   APP_URL: z.string().url().optional(),
@@ -108,6 +117,24 @@ export type Config = {
     /** Plan overrides (JSON, merged over the defaults of src/modules/teams/plans.ts). */
     plansJson: string | undefined;
   };
+  scheduledActions: {
+    /** CRON_SECRET: the cron route's shared secret; it refuses to run (503) when unset or under 32 characters. */
+    cronSecret: string | undefined;
+    /** CRON_INTERVAL_SECONDS: the server processes a batch itself this often; undefined: only when the route is called. */
+    intervalMs: number | undefined;
+    batchSize: number;
+    /** A failed attempt n runs again after n × this (linear backoff). */
+    retryBaseMs: number;
+    /** Handler timeout, unless `timeouts` names the action type. */
+    timeoutMs: number;
+    timeouts: Record<string, number>;
+    /** A running action older than its timeout plus this was left by a dead process: reclaimed as a failed attempt. */
+    reclaimGraceMs: number;
+    /** Completed and failed actions are deleted this long after they finished. */
+    retentionMs: number;
+    /** scheduleAction merges into a pending action about the same entity scheduled within this of the new one. */
+    dedupWindowMs: number;
+  };
   mail: {
     /** smtp(s)://… to send e-mail; unset: e-mails are recorded in the outbox and not sent. */
     smtpUrl: string | undefined;
@@ -115,7 +142,7 @@ export type Config = {
     /** Where the front end lives, for links in e-mails (invitation accept page). */
     appUrl: string | undefined;
   };
-  /** Upload rules (MEDIA_CONFIG) and where local storage keeps files (UPLOAD_DIR). */
+  /** Upload rules (MEDIA_CONFIG), where local storage keeps files (UPLOAD_DIR), the storage driver (MEDIA_STORAGE, BLOB_*, S3_*). */
   media: MediaConfig;
 };
 
@@ -123,8 +150,10 @@ export type Config = {
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+  // Storage settings depend on each other: checked apart (src/config/media.ts), listed with the rest.
+  const storage = parseStorageConfig(cleaned);
+  if (!parsed.success || !storage.storage) {
+    const problems = [...(parsed.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`) ?? []), ...storage.problems].join('; ');
     throw new Error(`Invalid configuration: ${problems}`);
   }
   const e = parsed.data;
@@ -164,7 +193,18 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       invitationTtlMs: e.INVITATION_TTL_DAYS * 86_400_000,
       plansJson: e.PLANS_JSON,
     },
+    scheduledActions: {
+      cronSecret: e.CRON_SECRET,
+      intervalMs: e.CRON_INTERVAL_SECONDS === undefined ? undefined : e.CRON_INTERVAL_SECONDS * 1000,
+      batchSize: e.SCHEDULED_ACTIONS_BATCH_SIZE,
+      retryBaseMs: e.SCHEDULED_ACTIONS_RETRY_BASE_SECONDS * 1000,
+      timeoutMs: e.SCHEDULED_ACTIONS_TIMEOUT_MS,
+      timeouts: e.SCHEDULED_ACTIONS_TIMEOUTS,
+      reclaimGraceMs: e.SCHEDULED_ACTIONS_RECLAIM_GRACE_SECONDS * 1000,
+      retentionMs: e.SCHEDULED_ACTIONS_RETENTION_DAYS * 86_400_000,
+      dedupWindowMs: e.SCHEDULED_ACTIONS_DEDUP_WINDOW_MS,
+    },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, appUrl: e.APP_URL },
-    media: parseMediaConfig(e.MEDIA_CONFIG, path.resolve(e.UPLOAD_DIR)),
+    media: parseMediaConfig(e.MEDIA_CONFIG, path.resolve(e.UPLOAD_DIR), storage.storage),
   };
 }

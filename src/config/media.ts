@@ -1,5 +1,6 @@
 // The media library's upload rules, from the MEDIA_CONFIG environment variable: a JSON object merged
-// over the defaults below (unknown keys and bad values stop the server, like any other setting).
+// over the defaults below (unknown keys and bad values stop the server, like any other setting); and
+// where uploads are stored (MEDIA_STORAGE, BLOB_*, S3_*), chosen and checked once here.
 import { z } from 'zod';
 
 const megabytes = z.number().positive().max(2047, 'must be at most 2047 (file sizes are 32-bit integers)');
@@ -33,14 +34,16 @@ export interface MediaConfig {
   maxImageBytes: number;
   maxVideoBytes: number;
   maxFiles: number;
-  /** Where the local storage driver keeps files (absolute). */
+  /** Where the local storage driver keeps files (absolute); also spool files and hosted-blob's fallback. */
   uploadDir: string;
+  /** The storage driver for uploads and its settings. */
+  storage: StorageConfig;
 }
 
 const mb = (value: number) => Math.floor(value * 1024 * 1024);
 
 /** MEDIA_CONFIG (JSON, optional) over the defaults; throws with every problem listed. */
-export function parseMediaConfig(json: string | undefined, uploadDir: string): MediaConfig {
+export function parseMediaConfig(json: string | undefined, uploadDir: string, storage: StorageConfig = { driver: 'local' }): MediaConfig {
   let raw: unknown = {};
   if (json !== undefined) {
     try {
@@ -59,5 +62,108 @@ export function parseMediaConfig(json: string | undefined, uploadDir: string): M
     maxVideoBytes: Math.min(mb(c.maxSizeVideoMB), mb(c.maxSizeMB)),
     maxFiles: c.maxFiles,
     uploadDir,
+    storage,
   };
+}
+
+// ---- storage -------------------------------------------------------------------------------------
+
+/** Where uploads go. Secrets (the blob token, the S3 secret key) are here only to be sent, never logged. */
+export type StorageConfig =
+  | { driver: 'local' }
+  | {
+      driver: 'hosted-blob';
+      /** Base of the blob API: files are PUT/GET/DELETE at `<apiUrl>/uploads/temp/<key>`. */
+      apiUrl: string;
+      token: string;
+      /** A blob request with no progress for this long fails (and the upload falls back to local). */
+      timeoutMs: number;
+      /** After a failed blob upload, uploads go straight to local storage for this long. */
+      retryAfterMs: number;
+    }
+  | {
+      driver: 's3';
+      bucket: string;
+      region: string;
+      /** An S3-compatible endpoint (MinIO, R2, a local server); absent: AWS. */
+      endpoint: string | undefined;
+      /** Absent: the AWS SDK's default credential chain (environment, profile, instance role). */
+      credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+      forcePathStyle: boolean;
+      /** Base of the public URLs of stored files: `<publicUrl>/<key>`. */
+      publicUrl: string;
+    };
+
+/** The prefix that makes BLOB_READ_WRITE_TOKEN a hosted-blob token (contract). */
+export const hostedBlobTokenPrefix = 'hosted_blob_';
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+const storageEnvSchema = z.object({
+  MEDIA_STORAGE: z.enum(['local', 'hosted-blob', 's3']).optional(),
+  BLOB_READ_WRITE_TOKEN: z.string().optional(),
+  BLOB_API_URL: httpUrl.optional(),
+  BLOB_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  BLOB_RETRY_AFTER_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name (3-63 characters: a-z, 0-9, dots and hyphens)').optional(),
+  S3_REGION: z.string().regex(/^[a-z0-9-]+$/, 'must be a region name such as us-east-1').default('us-east-1'),
+  S3_ENDPOINT: httpUrl.optional(),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').optional(),
+  S3_PUBLIC_URL: httpUrl.optional(),
+});
+
+/** The storage environment variables, for listing and checking. */
+export const storageEnvNames = Object.keys(storageEnvSchema.shape);
+
+/**
+ * Chooses the storage driver from the environment: MEDIA_STORAGE when set, else hosted-blob when
+ * BLOB_READ_WRITE_TOKEN starts with `hosted_blob_`, else s3 when S3_BUCKET is set, else local.
+ * Returns the configuration or every problem (messages name variables, never quote secrets).
+ */
+export function parseStorageConfig(env: Record<string, string | undefined>): { storage: StorageConfig; problems: [] } | { storage: null; problems: string[] } {
+  const parsed = storageEnvSchema.safeParse(env);
+  // zod's messages for these fields never include the value, so a secret cannot leak through them.
+  if (!parsed.success) return { storage: null, problems: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) };
+  const e = parsed.data;
+  const blobToken = e.BLOB_READ_WRITE_TOKEN?.startsWith(hostedBlobTokenPrefix) ? e.BLOB_READ_WRITE_TOKEN : undefined;
+  const driver = e.MEDIA_STORAGE ?? (blobToken ? 'hosted-blob' : e.S3_BUCKET ? 's3' : 'local');
+  const problems: string[] = [];
+  if (driver === 'hosted-blob') {
+    if (!blobToken) problems.push(`BLOB_READ_WRITE_TOKEN: hosted-blob storage needs a token starting with ${hostedBlobTokenPrefix}`);
+    if (!e.BLOB_API_URL) problems.push('BLOB_API_URL: hosted-blob storage needs the blob API URL');
+    if (problems.length) return { storage: null, problems };
+    return { storage: { driver, apiUrl: e.BLOB_API_URL!.replace(/\/+$/, ''), token: blobToken!, timeoutMs: e.BLOB_TIMEOUT_MS, retryAfterMs: e.BLOB_RETRY_AFTER_MS }, problems: [] };
+  }
+  if (driver === 'local') {
+    // S3_* settings without a bucket are a half-made s3 configuration: refused rather than ignored.
+    const s3Given = storageEnvNames.some((name) => name.startsWith('S3_') && env[name] !== undefined);
+    if (s3Given && !e.MEDIA_STORAGE) problems.push('S3_BUCKET: S3_* settings are given without S3_BUCKET (set it, or MEDIA_STORAGE=local)');
+    return problems.length ? { storage: null, problems } : { storage: { driver }, problems: [] };
+  }
+  if (!e.S3_BUCKET) problems.push('S3_BUCKET: s3 storage needs a bucket');
+  if ((e.S3_ACCESS_KEY_ID === undefined) !== (e.S3_SECRET_ACCESS_KEY === undefined)) {
+    problems.push('S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both, or neither (the AWS default credential chain)');
+  }
+  if (problems.length) return { storage: null, problems };
+  const forcePathStyle = e.S3_FORCE_PATH_STYLE ?? e.S3_ENDPOINT !== undefined;
+  return {
+    storage: {
+      driver,
+      bucket: e.S3_BUCKET!,
+      region: e.S3_REGION,
+      endpoint: e.S3_ENDPOINT?.replace(/\/+$/, ''),
+      credentials: e.S3_ACCESS_KEY_ID === undefined ? undefined : { accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY! },
+      forcePathStyle,
+      publicUrl: (e.S3_PUBLIC_URL ?? defaultS3PublicUrl(e.S3_BUCKET!, e.S3_REGION, e.S3_ENDPOINT, forcePathStyle)).replace(/\/+$/, ''),
+    },
+    problems: [],
+  };
+}
+
+/** Where a bucket's objects are read without S3_PUBLIC_URL: the endpoint's (or AWS's) own object URL. */
+function defaultS3PublicUrl(bucket: string, region: string, endpoint: string | undefined, pathStyle: boolean): string {
+  const base = new URL(endpoint ?? `https://s3.${region}.amazonaws.com`);
+  const root = base.pathname.replace(/\/+$/, '');
+  return pathStyle ? `${base.origin}${root}/${bucket}` : `${base.protocol}//${bucket}.${base.host}${root}`;
 }

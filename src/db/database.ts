@@ -89,6 +89,9 @@ const statementNames = new Map<string, string>();
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle connection the server ends (a restart, DROP DATABASE … WITH (FORCE) after tests) is dropped
+  // by the pool, which connects anew on next use; unheard, its 'error' event would end the process.
+  pool.on('error', () => {});
   const clientFactory = new PrismaPg(pool, { statementNameGenerator: statementName });
   const prisma = new PrismaClient({ adapter: clientFactory });
   return {

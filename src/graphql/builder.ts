@@ -3,7 +3,8 @@
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
-import { GraphQLScalarType, Kind, valueFromASTUntyped } from 'graphql';
+import { GraphQLError, GraphQLScalarType, Kind, valueFromASTUntyped } from 'graphql';
+import { GraphQLUpload, Upload, type FileUpload } from 'graphql-upload-minimal';
 import type { GlobalRole } from '../auth/actor.js';
 import { hasGlobalRole } from '../auth/actor.js';
 import { hasScope } from '../auth/scopes.js';
@@ -19,7 +20,11 @@ export function createBuilder() {
     Context: Context;
     PrismaTypes: PrismaTypes;
     AuthScopes: { authenticated: boolean; session: boolean; role: GlobalRole; scope: string };
-    Scalars: { DateTime: { Input: Date; Output: Date | string }; JSONObject: { Input: Record<string, unknown>; Output: unknown } };
+    Scalars: {
+      DateTime: { Input: Date; Output: Date | string };
+      JSONObject: { Input: Record<string, unknown>; Output: unknown };
+      Upload: { Input: Promise<FileUpload>; Output: never };
+    };
     DefaultFieldNullability: false;
   }>({
     plugins: [ScopeAuthPlugin, PrismaPlugin],
@@ -71,6 +76,25 @@ export function createBuilder() {
       },
     }),
   );
+
+  // graphql-upload-minimal's scalar: a file of a multipart request (graphql/endpoint.ts) is a promise of
+  // its stream. Its own parseValue throws the CommonJS copy of GraphQLError, which this (ESM) graphql
+  // does not recognise, so a wrong value would be masked as a 500: the same checks, with errors that
+  // say they are the client's (graphql keeps their extensions when it wraps them).
+  const notAFile = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+  builder.addScalarType('Upload', GraphQLUpload, {
+    description: 'A file, sent as multipart form data (the GraphQL multipart request spec: fields operations, map, then the files).',
+    parseValue: (value) => {
+      if (value instanceof Upload) return value.promise;
+      throw notAFile('Upload value invalid: send files as multipart form data (GraphQL multipart request spec)');
+    },
+    parseLiteral: () => {
+      throw notAFile('Upload literal unsupported: send files as variables of a multipart request');
+    },
+    serialize: () => {
+      throw new GraphQLError('Upload serialization unsupported');
+    },
+  });
 
   builder.queryType({});
   builder.mutationType({});

@@ -6,6 +6,7 @@ import '../modules/api-keys/schema.js';
 import '../modules/teams/schema.js';
 import '../modules/entities/schema.js';
 import '../modules/media/schema.js';
+import '../modules/scheduled-actions/schema.js';
 
 export const schema: GraphQLSchema = builder.toSchema();
 

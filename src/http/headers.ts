@@ -16,7 +16,7 @@ const securityHeaders: Record<string, string> = {
 const apiCsp = "default-src 'none'; frame-ancestors 'none'";
 const pageCsp = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
 
-export const corsAllowedHeaders = 'authorization, content-type, x-api-key, x-team-id, x-request-id, x-cron-secret';
+export const corsAllowedHeaders = 'authorization, content-type, x-api-key, x-team-id, x-request-id, x-cron-secret, graphql-preflight, apollo-require-preflight, if-none-match';
 const corsMethods = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 
 /** Whether a browser origin may call with credentials (cookies). */

@@ -4,6 +4,7 @@ import { apiKeyRoutes } from '../modules/api-keys/rest.js';
 import { teamRoutes } from '../modules/teams/rest.js';
 import { entityRoutes } from '../modules/entities/rest.js';
 import { mediaRoutes } from '../modules/media/rest.js';
+import { scheduledActionRoutes } from '../modules/scheduled-actions/rest.js';
 import type { RestRoute } from './route.js';
 
-export const restRoutes: readonly RestRoute[] = [...accountRoutes, ...apiKeyRoutes, ...teamRoutes, ...mediaRoutes, ...entityRoutes];
+export const restRoutes: readonly RestRoute[] = [...accountRoutes, ...apiKeyRoutes, ...teamRoutes, ...mediaRoutes, ...scheduledActionRoutes, ...entityRoutes];

@@ -32,16 +32,21 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+export interface TestAppOptions {
+  /** The app's clock (see testkit/clock.ts); default the real one. */
+  now?: () => Date;
+}
+
 /**
  * Boots the app on a fresh, migrated database with the given environment overrides; with `sameDatabaseAs`,
  * a second instance on another app's database (what two servers of one deployment share).
  */
-export async function createTestApp(env: Record<string, string> = {}, sameDatabaseAs?: TestApp): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string> = {}, sameDatabaseAs?: TestApp, options: TestAppOptions = {}): Promise<TestApp> {
   const testDb = sameDatabaseAs ? { database: sameDatabaseAs.database, drop: async () => {} } : await createTestDatabase();
   // Uploaded files go to a directory of this app's own, removed on close.
   const uploadDir = await mkdtemp(path.join(tmpdir(), 'platform-uploads-'));
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', UPLOAD_DIR: uploadDir, ...env });
-  const app = createApp({ config, database: testDb.database, logger: pino({ level: config.logLevel }) });
+  const app = createApp({ config, database: testDb.database, logger: pino({ level: config.logLevel }), now: options.now });
   app.markReady();
   const server = createServer(app.listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -143,3 +143,14 @@ export type MediaTag = Prisma.MediaTagModel
  * attached, whatever the code above does.
  */
 export type MediaTagLink = Prisma.MediaTagLinkModel
+/**
+ * Model ScheduledAction
+ * A unit of background work run by the queue (README "Scheduled actions"). status: pending, running,
+ * completed, failed. `attempts` counts executions (incremented by the claim); `maxRetries` is the total
+ * number of executions allowed. A retry moves `scheduledAt` (linear backoff); `slotAt` stays the
+ * occurrence's place on its recurrence grid. A recurring action that ends its occurrence stays as
+ * history and names the row of the next occurrence in `nextActionId`. `result` is what the handler
+ * reported. Team deletion removes the team's actions. Partial and expression indexes (one running
+ * action per lock group, deduplication) are hand-written in the migration.
+ */
+export type ScheduledAction = Prisma.ScheduledActionModel

@@ -5,7 +5,7 @@
 import type { AuthenticatedActor } from '../../auth/actor.js';
 import { hasScope } from '../../auth/scopes.js';
 import type { ChildDefinition, EntityDefinition, FieldDefinition, Operation } from '../../config/entity-definition.js';
-import type { Tx } from '../../db/request-db.js';
+import type { SystemDb, Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
@@ -243,4 +243,32 @@ export async function countForTeam(tx: Tx, d: EntityDefinition, teamId: string):
 /** Makes each definition's plan limit (`tasks`, `customers`) measurable and enforced on create. */
 export function countPlanLimits(definitions: readonly EntityDefinition[]): void {
   for (const d of definitions) if (d.planLimit) defineUsageCounter(d.planLimit, (_scope, tx, teamId) => countForTeam(tx, d, teamId));
+}
+
+// ---- scheduled publishing ----------------------------------------------------------------------
+
+/** The fields publishing sets on records of `d`: `status` (when it can hold `published`) and `publishedAt`. */
+export function publishableFields(d: EntityDefinition): { status: boolean; publishedAt: boolean } {
+  const status = d.fields.find((f) => f.name === 'status');
+  const publishedAt = d.fields.find((f) => f.name === 'publishedAt');
+  return {
+    status: !!status && (status.type === 'string' || status.type === 'text' || (status.type === 'select' && !!status.enum?.includes('published'))),
+    publishedAt: !!publishedAt && (publishedAt.type === 'datetime' || publishedAt.type === 'date'),
+  };
+}
+
+/**
+ * Publishes a record for the scheduler (`content:publish`, system work: no caller): `status` becomes
+ * `published` and `publishedAt` `at`, for the fields the entity has. With `teamId` the record must be
+ * that team's; a soft-deleted record is gone. Returns the fields set, or null when there is no such record.
+ */
+export async function publishRecord(system: SystemDb, d: EntityDefinition, id: string, teamId: string | null, at: Date): Promise<string[] | null> {
+  if (!isUuid(id)) return null;
+  const model = delegateOf(system.prisma, d.name);
+  const where = { id, ...(teamId ? { teamId } : {}), ...(d.softDelete ? { deletedAt: null } : {}) };
+  if (!(await model.findFirst({ where, select: { id: true } }))) return null;
+  const fields = publishableFields(d);
+  const data: Values = { ...(fields.status ? { status: 'published' } : {}), ...(fields.publishedAt ? { publishedAt: at } : {}) };
+  if (Object.keys(data).length) await model.update({ where: { id }, data });
+  return Object.keys(data);
 }

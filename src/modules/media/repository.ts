@@ -154,6 +154,16 @@ export async function servedFileType(system: SystemDb, driver: string, key: stri
   return rows[0]?.mime_type ?? null;
 }
 
+/** What rendering an image needs of a record: its type, size, content hash and where storage keeps it. */
+export const renditionSourceView = { id: true, mimeType: true, width: true, height: true, sha256: true, storageDriver: true, storageKey: true } as const;
+
+export type RenditionSourceRow = Prisma.MediaGetPayload<{ select: typeof renditionSourceView }>;
+
+/** An active record of these teams, as rendering needs it. */
+export function findRenditionSource(tx: Tx, id: string, teamIds: string[]): Promise<RenditionSourceRow | null> {
+  return tx.media.findFirst({ where: { id, teamId: { in: teamIds }, status: 'active' }, select: renditionSourceView });
+}
+
 // ---- tags --------------------------------------------------------------------------------------
 
 export const tagView = {

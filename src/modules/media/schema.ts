@@ -1,13 +1,16 @@
 // GraphQL face of the media library: `mediaList`, `media(id)` (with its `tags`), `mediaDuplicates`,
 // `mediaTags`; `createMedia`, `updateMedia`, `deleteMedia`, `createMediaTag`, `addMediaTag`,
-// `setMediaTags`, `removeMediaTag`. Scopes (media:read, media:write, media:delete) are checked in the
-// service, whose 403 names the missing scope as the contract words it.
+// `setMediaTags`, `removeMediaTag`; `uploadMedia` (files of a multipart request, upload-route.ts).
+// Scopes (media:read, media:write, media:delete) are checked in the service, whose 403 names the
+// missing scope as the contract words it.
 import { defineScopeResource } from '../../auth/scopes.js';
 import { builder } from '../../graphql/builder.js';
 import { parseInput } from '../../shared/validation.js';
 import { checkDuplicatesInput, createMediaInput, createTagInput, listMediaQuery, updateMediaInput } from './inputs.js';
 import * as media from './service.js';
-import type { MediaPage, MediaView, NameDuplicate, TagView } from './service.js';
+import type { ContentDuplicate, MediaPage, MediaView, NameDuplicate, TagView } from './service.js';
+import type { FileVerdict } from './upload.js';
+import { uploadMediaFiles, type UploadAnswer } from './upload-route.js';
 
 defineScopeResource('media', { description: 'Media records, uploads and media tags of the caller’s teams' });
 
@@ -34,6 +37,12 @@ const MediaTagRef = builder.objectRef<TagView>('MediaTag').implement({
   }),
 });
 
+/**
+ * Records uploadMedia just made. Their transaction is committed before the answer (upload-route.ts),
+ * so nothing more is read in that request: they have no tags yet.
+ */
+const justUploaded = new WeakSet<MediaView>();
+
 const MediaRef = builder.objectRef<MediaView>('Media').implement({
   description: 'A media file of a team. url, filename, fileSize, mimeType, width and height never change.',
   fields: (t) => ({
@@ -52,7 +61,7 @@ const MediaRef = builder.objectRef<MediaView>('Media').implement({
     status: t.exposeString('status'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    tags: t.field({ type: [MediaTagRef], description: 'By order, then name.', resolve: (m, _args, ctx) => media.tagsOfMedia(ctx, m.id) }),
+    tags: t.field({ type: [MediaTagRef], description: 'By order, then name.', resolve: (m, _args, ctx) => (justUploaded.has(m) ? [] : media.tagsOfMedia(ctx, m.id)) }),
   }),
 });
 
@@ -74,6 +83,33 @@ const NameDuplicateRef = builder.objectRef<NameDuplicate>('MediaDuplicate').impl
     filename: t.exposeString('filename'),
     fileSize: t.exposeInt('fileSize'),
     existing: t.field({ type: [DuplicateMatchRef], resolve: (d) => d.existing }),
+  }),
+});
+
+const FileVerdictRef = builder.objectRef<FileVerdict>('MediaFileVerdict').implement({
+  description: 'A file of an upload that was skipped (empty), or refused, and why.',
+  fields: (t) => ({ filename: t.exposeString('filename'), reason: t.exposeString('reason') }),
+});
+
+const ContentDuplicateRef = builder.objectRef<ContentDuplicate>('MediaContentDuplicate').implement({
+  description: 'An uploaded file whose content (SHA-256) the team already held, earlier files of the same upload included.',
+  fields: (t) => ({
+    filename: t.exposeString('filename'),
+    sha256: t.exposeString('sha256'),
+    existing: t.field({ type: [DuplicateMatchRef], resolve: (d) => d.existing }),
+  }),
+});
+
+const MediaUploadRef = builder.objectRef<UploadAnswer>('MediaUpload').implement({
+  description: 'An upload that was stored and recorded: what POST /api/v1/media/upload answers in data.',
+  fields: (t) => ({
+    message: t.exposeString('message'),
+    urls: t.exposeStringList('urls'),
+    media: t.field({ type: [MediaRef], description: 'One record per file, in the order of files.', resolve: (u) => u.media }),
+    count: t.exposeInt('count'),
+    storage: t.exposeString('storage', { description: 'The storage driver holding the files: local, hosted-blob, s3 (mixed: see each url).' }),
+    duplicates: t.field({ type: [ContentDuplicateRef], resolve: (u) => u.duplicates }),
+    skipped: t.field({ type: [FileVerdictRef], description: 'Empty files, not stored.', resolve: (u) => u.skipped }),
   }),
 });
 
@@ -178,6 +214,18 @@ builder.mutationFields((t) => ({
     authScopes: signedIn,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => media.deleteMedia(ctx, String(id)),
+  }),
+  uploadMedia: t.field({
+    type: MediaUploadRef,
+    description:
+      'Uploads files (POST /graphql as multipart form data, GraphQL multipart request spec) into the team `teamId` (one of the caller’s; default: the active team), like POST /api/v1/media/upload: types from content, limits from MEDIA_CONFIG, empty files skipped, all or nothing. A refused file refuses the batch: error "Upload rejected" with extensions.details.files [{filename, reason}].',
+    authScopes: signedIn,
+    args: { files: t.arg({ type: ['Upload'], required: true }), teamId: t.arg.id() },
+    resolve: async (_root, { files, teamId }, ctx) => {
+      const answer = await uploadMediaFiles(ctx, files, teamId == null ? null : String(teamId));
+      for (const record of answer.media) justUploaded.add(record);
+      return answer;
+    },
   }),
   createMediaTag: t.field({
     type: MediaTagRef,

@@ -64,6 +64,13 @@ export function uploadTeam(scope: RequestScope, requestedTeamId: string | null):
   return writableTeam(actor, requestedTeamId || actor.activeTeamId);
 }
 
+/** uploadTeam's rule for GraphQL's uploadMedia, whose `teamId` argument plays the part of x-team-id. */
+export function uploadTeamByArgument(scope: RequestScope, teamId: string | null): string {
+  const actor = mediaCaller(scope, 'media:write');
+  if (teamId && !actor.teams.some((t) => t.teamId === teamId)) throw forbidden('Not a member of the team named in teamId');
+  return writableTeam(actor, teamId || actor.activeTeamId);
+}
+
 /** An active record in the caller's teams, or 404. */
 async function visibleMedia(scope: RequestScope, actor: AuthenticatedActor, id: string): Promise<MediaView> {
   if (!isUuid(id)) throw mediaNotFound();
@@ -184,6 +191,15 @@ export async function recordUploads(scope: RequestScope, teamId: string, files: 
 /** The content type of a stored file of an active record, or null: what serving a file needs to know. */
 export function servedFileType(system: SystemDb, driver: string, key: string): Promise<string | null> {
   return repo.servedFileType(system, driver, key);
+}
+
+/** An active record in the caller's teams (media:read) with what rendering it needs, or 404. */
+export async function renditionSource(scope: RequestScope, id: string): Promise<repo.RenditionSourceRow> {
+  const actor = mediaCaller(scope, 'media:read');
+  if (!isUuid(id)) throw mediaNotFound();
+  const record = await repo.findRenditionSource(await scope.db.tx(), id, teamIdsOf(actor));
+  if (!record) throw mediaNotFound();
+  return record;
 }
 
 // ---- tags ----------------------------------------------------------------------------------------

@@ -1,12 +1,18 @@
 // Where uploaded files live, behind one interface. An upload is first received whole into a spool
 // file (see upload.ts); `put` then moves it into storage under a key the server generated (a UUID
 // and the extension of the detected type: nothing of the client's filename ever reaches the disk).
-// Drivers: `local` (files under UPLOAD_DIR, served by this server at /uploads/temp/<key>).
+// Drivers: `local` (files under UPLOAD_DIR, served by this server at /uploads/temp/<key>),
+// `hosted-blob` (storage-hosted-blob.ts: a blob service over HTTP, falling back to local) and `s3`
+// (storage-s3.ts: any S3-compatible store). Spool files are always on local disk, under UPLOAD_DIR.
 // Derived files (renditions) are written under keys of the same shape with `write`.
 import { createReadStream } from 'node:fs';
 import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import type { Logger } from 'pino';
+import type { MediaConfig } from '../../config/media.js';
+import { hostedBlobStorage } from './storage-hosted-blob.js';
+import { s3Storage } from './storage-s3.js';
 
 export type StorageDriverName = 'local' | 'hosted-blob' | 's3';
 
@@ -46,8 +52,36 @@ export function isStorageKey(key: string): boolean {
 /** The public path local files are served under. */
 export const localUrlPrefix = '/uploads/temp/';
 
+/** The configured driver (config.storage, chosen in src/config/media.ts). */
+export function createStorage(config: MediaConfig, logger: Logger): MediaStorage {
+  const local = localStorage(config.uploadDir);
+  const storage = config.storage;
+  switch (storage.driver) {
+    case 'local':
+      return local;
+    case 'hosted-blob':
+      return hostedBlobStorage({ ...storage, local, logger: logger.child({ storage: 'hosted-blob' }) });
+    case 's3':
+      return s3Storage(storage, () => local.spoolDir());
+  }
+}
+
+/** Bytes `start` to `end` (both included) of a file. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** Local storage can also read part of a file: the server serves its files with range requests. */
+export interface LocalStorage extends MediaStorage {
+  /** With `range`, the stream holds those bytes only (`size` is still the whole file's). */
+  open(key: string, range?: ByteRange): Promise<{ stream: Readable; size: number } | null>;
+  /** The size of a stored file, or null when there is none under `key`. */
+  sizeOf(key: string): Promise<number | null>;
+}
+
 /** The local driver: files under `root` (UPLOAD_DIR), spool files under `root/.incoming`. */
-export function localStorage(root: string): MediaStorage {
+export function localStorage(root: string): LocalStorage {
   const base = path.resolve(root);
   const spool = path.join(base, '.incoming');
   /** The file of a key, refusing anything that is not a generated key or would leave `base`. */
@@ -55,6 +89,11 @@ export function localStorage(root: string): MediaStorage {
     const file = path.join(base, key);
     if (!isStorageKey(key) || path.dirname(file) !== base) throw new Error(`not a storage key: ${JSON.stringify(key)}`);
     return file;
+  };
+  const sizeOf = async (key: string): Promise<number | null> => {
+    if (!isStorageKey(key)) return null;
+    const info = await stat(fileOf(key)).catch(() => null);
+    return info?.isFile() ? info.size : null;
   };
   return {
     driver: 'local',
@@ -76,12 +115,11 @@ export function localStorage(root: string): MediaStorage {
     async remove(key) {
       await rm(fileOf(key), { force: true });
     },
-    async open(key) {
-      if (!isStorageKey(key)) return null;
-      const file = fileOf(key);
-      const info = await stat(file).catch(() => null);
-      if (!info?.isFile()) return null;
-      return { stream: createReadStream(file), size: info.size };
+    sizeOf,
+    async open(key, range) {
+      const size = await sizeOf(key);
+      if (size === null) return null;
+      return { stream: createReadStream(fileOf(key), range ?? {}), size };
     },
   };
 }

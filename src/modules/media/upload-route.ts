@@ -1,46 +1,110 @@
-// POST /api/v1/media/upload: multipart, so not a route declaration (src/app.ts calls this inside the
-// request's context). All or nothing: every file is received and checked first (upload.ts); if any is
-// refused, nothing is stored and the answer is 400 `Upload rejected` with `details.files[{filename,
-// reason}]`. Otherwise the files are moved into storage, then recorded in one statement, and the
-// transaction is committed before answering; a failure on the way removes what was stored, so there
-// is never a record without a file nor a stored file without a record.
+// Uploads, REST and GraphQL alike. POST /api/v1/media/upload is multipart, so not a route declaration
+// (src/app.ts calls handleUpload inside the request's context); GraphQL's uploadMedia takes the files
+// of a multipart /graphql request (graphql/endpoint.ts) and calls uploadMediaFiles. Both receive and
+// judge every file first (upload.ts), then hand the batch to one step, storeAndRecord: all or nothing.
+// If any file is refused, nothing is stored and the answer is 400 `Upload rejected` with
+// `details.files[{filename, reason}]`. Otherwise the files are moved into storage, then recorded in one
+// statement, and the transaction is committed before answering; a failure on the way removes what was
+// stored, so there is never a record without a file nor a stored file without a record.
 import { randomUUID } from 'node:crypto';
+import type { FileUpload } from 'graphql-upload-minimal';
 import type { MediaConfig } from '../../config/media.js';
 import type { Context } from '../../graphql/context.js';
 import type { HttpRequest, HttpResponse } from '../../http/exchange.js';
 import { success } from '../../rest/envelope.js';
 import { AppError } from '../../shared/errors.js';
-import { recordUploads, uploadTeam, type StoredUpload } from './service.js';
+import { recordUploads, uploadTeam, uploadTeamByArgument, type ContentDuplicate, type MediaView, type StoredUpload } from './service.js';
 import type { MediaStorage, StoredFile } from './storage.js';
-import { discard, receiveUploads, type ReceivedFile } from './upload.js';
+import { discard, receiveFiles, receiveUploads, type FileVerdict, type IncomingFile, type Received, type ReceivedFile } from './upload.js';
+
+/** What a successful upload answers: REST's `data`, GraphQL's MediaUpload. */
+export interface UploadAnswer {
+  message: string;
+  urls: string[];
+  media: MediaView[];
+  count: number;
+  /** The storage driver holding the files. */
+  storage: string;
+  duplicates: ContentDuplicate[];
+  skipped: FileVerdict[];
+}
 
 /** Handles one upload request as the context's caller. */
 export async function handleUpload(request: HttpRequest, ctx: Context, config: MediaConfig, storage: MediaStorage): Promise<HttpResponse> {
   // Who may upload where is known from the caller alone: refused before a byte of the body is read.
   const teamId = uploadTeam(ctx, request.header('x-team-id'));
   const received = await receiveUploads(config, request.header('content-type'), request.body, await storage.spoolDir());
+  return success(200, await storeAndRecord(ctx, teamId, received, storage, 'the multipart field "files"'));
+}
+
+// ---- GraphQL ---------------------------------------------------------------------------------------
+
+/** The storage of the app serving a multipart /graphql request, bound to that request's context by src/app.ts. */
+const storageOfRequest = new WeakMap<Context, MediaStorage>();
+
+/** Lets uploadMedia store into `storage` during this request; returns `ctx`. */
+export function bindUploadStorage(ctx: Context, storage: MediaStorage): Context {
+  storageOfRequest.set(ctx, storage);
+  return ctx;
+}
+
+/** uploadMedia(files, teamId): the Upload values of a multipart GraphQL request, as POST /media/upload takes them. */
+export async function uploadMediaFiles(ctx: Context, files: Promise<FileUpload>[], teamId: string | null): Promise<UploadAnswer> {
+  // As with x-team-id: refused before a byte of a file is read.
+  const team = uploadTeamByArgument(ctx, teamId);
+  const storage = storageOfRequest.get(ctx);
+  // Upload values exist only in multipart requests, which src/app.ts binds a storage to.
+  if (!storage) throw new AppError('VALIDATION_ERROR', 'Files are sent as multipart form data (GraphQL multipart request spec)');
+  const spoolDir = await storage.spoolDir();
+  const received = await receiveFiles(ctx.config.media, incomingFiles(files), spoolDir);
+  return storeAndRecord(ctx, team, received, storage, 'the argument files');
+}
+
+/** Upload values as files to receive. graphql-upload-minimal streams each file once: a file given twice is refused. */
+function incomingFiles(files: Promise<FileUpload>[]): Promise<IncomingFile>[] {
+  const taken = new Set<FileUpload>();
+  return files.map((upload) => {
+    const incoming = upload.then((file) => {
+      if (taken.has(file)) throw new AppError('VALIDATION_ERROR', `The file "${file.filename}" is given more than once: each file of a request goes to one place`);
+      taken.add(file);
+      return { filename: file.filename, mimeType: file.mimetype, stream: file.createReadStream() };
+    });
+    incoming.catch(() => {}); // reported by receiveFiles (which may refuse the batch before waiting for it)
+    return incoming;
+  });
+}
+
+// ---- the one step after receiving ------------------------------------------------------------------
+
+/**
+ * All or nothing: a refused file refuses the batch (400 `Upload rejected`); else every file is stored,
+ * all are recorded in one statement in `teamId` and the request's transaction is committed; a failure
+ * on the way removes what was stored. `field` names where files go, for the answer to an empty batch.
+ */
+async function storeAndRecord(ctx: Context, teamId: string, received: Received, storage: MediaStorage, field: string): Promise<UploadAnswer> {
   if (received.rejected.length) {
     await discard(received.files);
     throw new AppError('VALIDATION_ERROR', 'Upload rejected', { files: received.rejected });
   }
   if (!received.files.length) {
-    throw new AppError('VALIDATION_ERROR', 'No files to upload: send one or more non-empty files in the multipart field "files"', { files: received.skipped });
+    throw new AppError('VALIDATION_ERROR', `No files to upload: send one or more non-empty files in ${field}`, { files: received.skipped });
   }
   const stored = await store(storage, received.files);
   try {
     const { media, duplicates } = await recordUploads(ctx, teamId, stored.map(({ file, object }) => toUpload(file, object)));
     await ctx.db.finish(true);
     const count = media.length;
-    return success(200, {
+    return {
       message: `${count} file${count === 1 ? '' : 's'} uploaded successfully`,
       urls: media.map((m) => m.url),
       media,
       count,
-      // Where the files went: the configured driver, or local when a hosted-blob upload fell back.
-      storage: stored[0]!.object.driver,
+      // Where the files went: the driver holding all of them (local when a hosted-blob upload fell
+      // back); `mixed` when the blob service failed partway through the batch (each url says where).
+      storage: stored.every(({ object }) => object.driver === stored[0]!.object.driver) ? stored[0]!.object.driver : 'mixed',
       duplicates,
       skipped: received.skipped,
-    });
+    };
   } catch (error) {
     await Promise.all(stored.map(({ object }) => storage.remove(object.key).catch(() => {})));
     throw error;

@@ -85,6 +85,48 @@ describe('uploading', () => {
     expect((await onDisk()).stored).toContain(url.split('/').pop());
   });
 
+  it('serves byte ranges of stored files (206, 416), the whole file for several ranges or a stale If-Range', async () => {
+    const mp4 = Buffer.from(mp4File());
+    const url = (await upload(t, [{ name: 'clip.mp4', content: mp4 }], as(alice))).body.data.urls[0];
+    const get = (headers: Record<string, string>) => t.fetch(url, { headers });
+    const whole = await get({});
+    expect(whole.headers.get('accept-ranges')).toBe('bytes');
+    const etag = whole.headers.get('etag')!;
+    await whole.arrayBuffer();
+    const cases: [string, number, number][] = [['bytes=0-99', 0, 99], ['bytes=4000-', 4000, mp4.length - 1], ['bytes=-96', mp4.length - 96, mp4.length - 1], ['bytes=10-999999', 10, mp4.length - 1]];
+    for (const [range, start, end] of cases) {
+      const part = await get({ range });
+      expect(part.status, range).toBe(206);
+      expect(part.headers.get('content-range'), range).toBe(`bytes ${start}-${end}/${mp4.length}`);
+      expect(part.headers.get('content-type')).toBe('video/mp4');
+      expect(Buffer.from(await part.arrayBuffer()), range).toEqual(mp4.subarray(start, end + 1));
+    }
+    for (const range of [`bytes=${mp4.length}-`, 'bytes=50-10', 'bytes=-0']) {
+      const refused = await get({ range });
+      expect(refused.status, range).toBe(416);
+      expect(refused.headers.get('content-range')).toBe(`bytes */${mp4.length}`);
+      await refused.arrayBuffer();
+    }
+    const wholeFile: Record<string, string>[] = [{ range: 'bytes=0-1,5-6' }, { range: 'items=0-1' }, { range: 'bytes=0-1', 'if-range': '"another"' }];
+    for (const headers of wholeFile) {
+      const full = await get(headers);
+      expect(full.status, JSON.stringify(headers)).toBe(200);
+      expect(Buffer.from(await full.arrayBuffer())).toEqual(mp4);
+    }
+    expect((await get({ range: 'bytes=0-1', 'if-range': etag })).status).toBe(206);
+  });
+
+  it('answers 413 to an upload larger than the request limit, without reading it all', async () => {
+    const limit = t.config.media.maxFiles * t.config.media.maxSizeBytes + 1048576;
+    const before = await mediaCount();
+    const big = Buffer.alloc(limit + 1024, 1);
+    const res = await upload(t, [{ name: 'huge.mp4', content: Buffer.concat([mp4File(), big]) }], as(alice));
+    expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ success: false });
+    expect(await mediaCount()).toBe(before);
+    expect((await onDisk()).spooled).toEqual([]);
+  });
+
   it('reports content duplicates (same SHA-256 in the team), earlier files of the same batch included', async () => {
     const user = await signUp(t);
     const first = await upload(t, [{ name: 'one.png', content: png }], as(user));

@@ -1,10 +1,12 @@
-// Receiving a multipart upload (field `files`, one or more) without holding a file in memory: each
-// file streams through a meter (size, SHA-256, its first bytes) into a spool file. Its type is read
-// from those first bytes (magic numbers), never taken from the client: an unrecognised, disallowed or
-// mismatched type (declared Content-Type or filename extension) is refused, as is a file over its
-// limit as soon as it crosses it; the rest of a refused file is read and dropped, so that every file
-// of the request gets its verdict. Empty files are skipped. Image dimensions come from sharp (header
-// only, EXIF orientation applied). The caller decides what happens next (all-or-nothing).
+// Receiving uploaded files without holding one in memory: each file streams through a meter (size,
+// SHA-256, its first bytes) into a spool file. Its type is read from those first bytes (magic numbers),
+// never taken from the client: an unrecognised, disallowed or mismatched type (declared Content-Type or
+// filename extension) is refused, as is a file over its limit as soon as it crosses it; the rest of a
+// refused file is read and dropped, so that every file of the request gets its verdict. Empty files are
+// skipped. Image dimensions come from sharp (header only, EXIF orientation applied). `receiveFile` is
+// the one place a file is judged; the REST route (a multipart body, field `files`: receiveUploads) and
+// GraphQL's uploadMedia (files of a multipart GraphQL request: receiveFiles) both use it. The caller
+// decides what happens next (all-or-nothing, upload-route.ts).
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -41,6 +43,16 @@ export interface Received {
   skipped: FileVerdict[];
 }
 
+/** A file as it arrives: what the client says about it (name, declared type) and its bytes. */
+export interface IncomingFile {
+  filename: string | undefined;
+  mimeType: string;
+  stream: Readable;
+}
+
+/** What became of one file: received (its spool file kept), refused or skipped (nothing kept). */
+type Outcome = { file: ReceivedFile } | { rejected: FileVerdict } | { skipped: FileVerdict };
+
 /** Bytes file-type needs to recognise every format it knows. */
 const sniffBytes = 4100;
 /** Other names a detected type's files commonly carry. */
@@ -49,6 +61,8 @@ const mb = (bytes: number) => `${Math.round((bytes / 1048576) * 100) / 100} MB`;
 
 /** The largest request an upload may be: every file at the largest size, plus room for the form. */
 export const uploadRequestLimit = (config: MediaConfig) => config.maxFiles * config.maxSizeBytes + 1048576;
+
+const tooManyFiles = (config: MediaConfig) => `Too many files: at most ${config.maxFiles} per request`;
 
 function limitFor(config: MediaConfig, mimeType: string | null): number {
   if (mimeType?.startsWith('image/')) return config.maxImageBytes;
@@ -80,6 +94,10 @@ async function imageSize(file: string): Promise<{ width: number; height: number 
   return { width: meta.autoOrient.width, height: meta.autoOrient.height };
 }
 
+/** A request whose multipart body broke off or does not follow the format: the client's error. */
+const malformed = (error: unknown) =>
+  error instanceof AppError ? error : new AppError('VALIDATION_ERROR', `Malformed multipart body: ${error instanceof Error ? error.message : String(error)}`);
+
 interface Metered {
   size: number;
   sha256: string;
@@ -87,8 +105,11 @@ interface Metered {
   refusal: string | null;
 }
 
-/** Streams one file into `spoolPath`, deciding its type on its first bytes and enforcing its size limit. */
-async function receiveFile(config: MediaConfig, stream: Readable, spoolPath: string, filename: string, declared: string): Promise<Metered> {
+/**
+ * Streams one file into `spoolPath`, deciding its type on its first bytes and enforcing its size limit.
+ * The input failing (the request broke off, the parser gave up) is the client's error; the disk failing is not.
+ */
+async function meterInto(config: MediaConfig, stream: Readable, spoolPath: string, filename: string, declared: string): Promise<Metered> {
   const hash = createHash('sha256');
   const head: Buffer[] = [];
   let size = 0;
@@ -121,8 +142,85 @@ async function receiveFile(config: MediaConfig, stream: Readable, spoolPath: str
       done();
     },
   });
-  await pipeline(stream, meter, createWriteStream(spoolPath));
+  const spool = createWriteStream(spoolPath);
+  // The pipeline passes one stream's error on to the others: the first to fail is the cause.
+  let failed: 'input' | 'meter or disk' | undefined;
+  stream.once('error', () => void (failed ??= 'input'));
+  for (const s of [meter, spool]) s.once('error', () => void (failed ??= 'meter or disk'));
+  try {
+    await pipeline(stream, meter, spool);
+  } catch (error) {
+    if (failed === 'input' || (failed === undefined && !stream.readableEnded)) throw malformed(error);
+    throw error;
+  }
   return { size, sha256: hash.digest('hex'), detected, refusal };
+}
+
+/**
+ * Receives one file into a new spool file under `spoolDir` and judges it: the one place files are
+ * validated. Only a received file keeps its spool file; a refused or skipped one, or a failure, leaves nothing.
+ */
+export async function receiveFile(config: MediaConfig, incoming: IncomingFile, spoolDir: string): Promise<Outcome> {
+  const filename = cleanFilename(incoming.filename);
+  const spoolPath = path.join(spoolDir, randomUUID());
+  try {
+    const metered = await meterInto(config, incoming.stream, spoolPath, filename, incoming.mimeType);
+    let outcome: Outcome;
+    if (metered.size === 0) outcome = { skipped: { filename, reason: 'empty file' } };
+    else if (metered.refusal || !metered.detected) outcome = { rejected: { filename, reason: metered.refusal ?? 'unreadable' } };
+    else {
+      const { mime, ext } = metered.detected;
+      let dimensions: { width: number | null; height: number | null } = { width: null, height: null };
+      if (mime.startsWith('image/')) dimensions = await imageSize(spoolPath).catch(() => ({ width: null, height: null }));
+      outcome =
+        mime.startsWith('image/') && dimensions.width === null
+          ? { rejected: { filename, reason: `content looks like ${mime} but the image cannot be read` } }
+          : { file: { filename, spoolPath, size: metered.size, sha256: metered.sha256, mimeType: mime, ext, ...dimensions } };
+    }
+    if (!('file' in outcome)) await rm(spoolPath, { force: true });
+    return outcome;
+  } catch (error) {
+    await rm(spoolPath, { force: true });
+    throw error;
+  }
+}
+
+/** The files of one request as they are received, reported in the request's order whatever order they finish in. */
+class Batch {
+  private readonly outcomes: { at: number; outcome: Promise<Outcome> }[] = [];
+
+  add(at: number, outcome: Promise<Outcome>): void {
+    outcome.catch(() => {}); // settled (and reported) by settle() or abandon()
+    this.outcomes.push({ at, outcome });
+  }
+
+  /** Every file's verdict; if any file failed, the received ones are discarded and the first failure thrown. */
+  async settle(): Promise<Received> {
+    const settled = await Promise.allSettled(this.outcomes.map((o) => o.outcome));
+    const ordered = this.outcomes.map((o, i) => ({ at: o.at, result: settled[i]! })).sort((a, b) => a.at - b.at);
+    const received: Received = { files: [], rejected: [], skipped: [] };
+    for (const { result } of ordered) {
+      if (result.status === 'rejected') continue;
+      const outcome = result.value;
+      if ('file' in outcome) received.files.push(outcome.file);
+      else if ('rejected' in outcome) received.rejected.push(outcome.rejected);
+      else received.skipped.push(outcome.skipped);
+    }
+    const failure = ordered.find(({ result }) => result.status === 'rejected')?.result as PromiseRejectedResult | undefined;
+    if (failure) {
+      await discard(received.files);
+      throw failure.reason;
+    }
+    return received;
+  }
+
+  /** Waits for every file and keeps none (the request failed as a whole). */
+  async abandon(): Promise<void> {
+    await this.settle().then(
+      (received) => discard(received.files),
+      () => {},
+    );
+  }
 }
 
 /**
@@ -138,65 +236,48 @@ export async function receiveUploads(config: MediaConfig, contentType: string | 
   } catch {
     throw new AppError('VALIDATION_ERROR', 'Malformed multipart body: missing boundary');
   }
-  const result: Received = { files: [], rejected: [], skipped: [] };
-  // Files finish in any order; every list is reported in the order of the request's parts.
-  const position = new Map<object, number>();
+  const batch = new Batch();
   let parts = 0;
-  const add = <T extends object>(list: T[], item: T, part: number) => void (list.push(item), position.set(item, part));
-  const spooled: string[] = [];
-  const pending: Promise<void>[] = [];
   // Past a limit busboy drops the rest silently: the request is refused instead.
   let overLimit: string | null = null;
-  parser.on('filesLimit', () => void (overLimit ??= `Too many files: at most ${config.maxFiles} per request`));
+  parser.on('filesLimit', () => void (overLimit ??= tooManyFiles(config)));
   parser.on('partsLimit', () => void (overLimit ??= `Too many form parts: at most ${config.maxFiles} files and 50 fields per request`));
   parser.on('file', (field, stream, info) => {
     const part = parts++;
-    const filename = cleanFilename(info.filename);
     if (field !== 'files') {
-      add(result.rejected, { filename, reason: `unexpected form field "${field}" (files go in "files")` }, part);
+      batch.add(part, Promise.resolve({ rejected: { filename: cleanFilename(info.filename), reason: `unexpected form field "${field}" (files go in "files")` } }));
       stream.resume();
       return;
     }
-    const spoolPath = path.join(spoolDir, randomUUID());
-    spooled.push(spoolPath);
-    pending.push(
-      (async () => {
-        const metered = await receiveFile(config, stream, spoolPath, filename, info.mimeType);
-        if (metered.size === 0) return add(result.skipped, { filename, reason: 'empty file' }, part);
-        if (metered.refusal || !metered.detected) return add(result.rejected, { filename, reason: metered.refusal ?? 'unreadable' }, part);
-        const { mime, ext } = metered.detected;
-        let dimensions: { width: number | null; height: number | null } = { width: null, height: null };
-        if (mime.startsWith('image/')) {
-          dimensions = await imageSize(spoolPath).catch(() => ({ width: null, height: null }));
-          if (dimensions.width === null) return add(result.rejected, { filename, reason: `content looks like ${mime} but the image cannot be read` }, part);
-        }
-        add(result.files, { filename, spoolPath, size: metered.size, sha256: metered.sha256, mimeType: mime, ext, ...dimensions }, part);
-      })(),
-    );
+    batch.add(part, receiveFile(config, { filename: info.filename, mimeType: info.mimeType, stream }, spoolDir));
   });
-  const removeSpooled = () => Promise.all(spooled.map((file) => rm(file, { force: true })));
   try {
     await pipeline(Readable.from(byteLimited(body, uploadRequestLimit(config))), parser);
   } catch (error) {
     // The file being read (if any) fails with the parser: settle every file, keep none.
-    await Promise.allSettled(pending);
-    await removeSpooled();
-    if (error instanceof AppError) throw error;
-    throw new AppError('VALIDATION_ERROR', `Malformed multipart body: ${(error as Error).message}`);
+    await batch.abandon();
+    throw malformed(error);
   }
-  const failure = (await Promise.allSettled(pending)).find((outcome) => outcome.status === 'rejected');
-  if (failure) {
-    await removeSpooled();
-    throw failure.reason; // the disk or sharp failed, not the client: an unexpected error
-  }
-  const kept = new Set(result.files.map((f) => f.spoolPath));
-  await Promise.all(spooled.filter((file) => !kept.has(file)).map((file) => rm(file, { force: true })));
+  // A failure now is the disk's or sharp's, not the client's: an unexpected error.
+  const received = await batch.settle();
   if (overLimit) {
-    await discard(result.files);
+    await discard(received.files);
     throw new AppError('VALIDATION_ERROR', overLimit);
   }
-  for (const list of [result.files, result.rejected, result.skipped] as object[][]) list.sort((a, b) => position.get(a)! - position.get(b)!);
-  return result;
+  return received;
+}
+
+/**
+ * Receives files that arrive one by one (the Upload values of a multipart GraphQL request, each a
+ * promise that settles when its part begins), all at once so that their order in the body does not
+ * matter; the verdicts are in the order of `files`. A file that never came, or broke off, fails the
+ * request as malformed (nothing is kept).
+ */
+export async function receiveFiles(config: MediaConfig, files: Promise<IncomingFile>[], spoolDir: string): Promise<Received> {
+  if (files.length > config.maxFiles) throw new AppError('VALIDATION_ERROR', tooManyFiles(config));
+  const batch = new Batch();
+  files.forEach((file, i) => batch.add(i, file.then((incoming) => receiveFile(config, incoming, spoolDir), (error: unknown) => Promise.reject(malformed(error)))));
+  return batch.settle();
 }
 
 /** Removes the spool files of received files (a refused batch, or after a failure). */

@@ -414,7 +414,8 @@ export const ModelName = {
   EmailOutbox: 'EmailOutbox',
   Media: 'Media',
   MediaTag: 'MediaTag',
-  MediaTagLink: 'MediaTagLink'
+  MediaTagLink: 'MediaTagLink',
+  ScheduledAction: 'ScheduledAction'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -430,7 +431,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "customer" | "note" | "post" | "task" | "user" | "session" | "team" | "teamMember" | "apiKey" | "apiKeyUsage" | "apiKeyAudit" | "teamInvitation" | "subscription" | "recordVersion" | "emailOutbox" | "media" | "mediaTag" | "mediaTagLink"
+    modelProps: "customer" | "note" | "post" | "task" | "user" | "session" | "team" | "teamMember" | "apiKey" | "apiKeyUsage" | "apiKeyAudit" | "teamInvitation" | "subscription" | "recordVersion" | "emailOutbox" | "media" | "mediaTag" | "mediaTagLink" | "scheduledAction"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1766,6 +1767,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    ScheduledAction: {
+      payload: Prisma.$ScheduledActionPayload<ExtArgs>
+      fields: Prisma.ScheduledActionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ScheduledActionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScheduledActionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ScheduledActionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScheduledActionPayload>
+        }
+        findFirst: {
+          args: Prisma.ScheduledActionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScheduledActionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ScheduledActionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScheduledActionPayload>
+        }
+        findMany: {
+          args: Prisma.ScheduledActionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScheduledActionPayload>[]
+        }
+        create: {
+          args: Prisma.ScheduledActionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScheduledActionPayload>
+        }
+        createMany: {
+          args: Prisma.ScheduledActionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ScheduledActionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScheduledActionPayload>[]
+        }
+        delete: {
+          args: Prisma.ScheduledActionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScheduledActionPayload>
+        }
+        update: {
+          args: Prisma.ScheduledActionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScheduledActionPayload>
+        }
+        deleteMany: {
+          args: Prisma.ScheduledActionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ScheduledActionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ScheduledActionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScheduledActionPayload>[]
+        }
+        upsert: {
+          args: Prisma.ScheduledActionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScheduledActionPayload>
+        }
+        aggregate: {
+          args: Prisma.ScheduledActionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateScheduledAction>
+        }
+        groupBy: {
+          args: Prisma.ScheduledActionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ScheduledActionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ScheduledActionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ScheduledActionCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -2078,6 +2153,31 @@ export const MediaTagLinkScalarFieldEnum = {
 export type MediaTagLinkScalarFieldEnum = (typeof MediaTagLinkScalarFieldEnum)[keyof typeof MediaTagLinkScalarFieldEnum]
 
 
+export const ScheduledActionScalarFieldEnum = {
+  id: 'id',
+  actionType: 'actionType',
+  status: 'status',
+  payload: 'payload',
+  teamId: 'teamId',
+  scheduledAt: 'scheduledAt',
+  slotAt: 'slotAt',
+  startedAt: 'startedAt',
+  completedAt: 'completedAt',
+  errorMessage: 'errorMessage',
+  result: 'result',
+  attempts: 'attempts',
+  maxRetries: 'maxRetries',
+  recurringInterval: 'recurringInterval',
+  recurrenceType: 'recurrenceType',
+  lockGroup: 'lockGroup',
+  nextActionId: 'nextActionId',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type ScheduledActionScalarFieldEnum = (typeof ScheduledActionScalarFieldEnum)[keyof typeof ScheduledActionScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -2091,6 +2191,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {
@@ -2383,6 +2491,7 @@ export type GlobalOmitConfig = {
   media?: Prisma.MediaOmit
   mediaTag?: Prisma.MediaTagOmit
   mediaTagLink?: Prisma.MediaTagLinkOmit
+  scheduledAction?: Prisma.ScheduledActionOmit
 }
 
 /* Types for Logging */

@@ -68,7 +68,8 @@ export const ModelName = {
   EmailOutbox: 'EmailOutbox',
   Media: 'Media',
   MediaTag: 'MediaTag',
-  MediaTagLink: 'MediaTagLink'
+  MediaTagLink: 'MediaTagLink',
+  ScheduledAction: 'ScheduledAction'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -360,6 +361,31 @@ export const MediaTagLinkScalarFieldEnum = {
 export type MediaTagLinkScalarFieldEnum = (typeof MediaTagLinkScalarFieldEnum)[keyof typeof MediaTagLinkScalarFieldEnum]
 
 
+export const ScheduledActionScalarFieldEnum = {
+  id: 'id',
+  actionType: 'actionType',
+  status: 'status',
+  payload: 'payload',
+  teamId: 'teamId',
+  scheduledAt: 'scheduledAt',
+  slotAt: 'slotAt',
+  startedAt: 'startedAt',
+  completedAt: 'completedAt',
+  errorMessage: 'errorMessage',
+  result: 'result',
+  attempts: 'attempts',
+  maxRetries: 'maxRetries',
+  recurringInterval: 'recurringInterval',
+  recurrenceType: 'recurrenceType',
+  lockGroup: 'lockGroup',
+  nextActionId: 'nextActionId',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type ScheduledActionScalarFieldEnum = (typeof ScheduledActionScalarFieldEnum)[keyof typeof ScheduledActionScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -373,6 +399,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {

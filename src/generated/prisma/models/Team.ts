@@ -218,6 +218,7 @@ export type TeamWhereInput = {
   media?: Prisma.MediaListRelationFilter
   mediaTags?: Prisma.MediaTagListRelationFilter
   recordVersions?: Prisma.RecordVersionListRelationFilter
+  scheduledActions?: Prisma.ScheduledActionListRelationFilter
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
   entityPosts?: Prisma.PostListRelationFilter
@@ -242,6 +243,7 @@ export type TeamOrderByWithRelationInput = {
   media?: Prisma.MediaOrderByRelationAggregateInput
   mediaTags?: Prisma.MediaTagOrderByRelationAggregateInput
   recordVersions?: Prisma.RecordVersionOrderByRelationAggregateInput
+  scheduledActions?: Prisma.ScheduledActionOrderByRelationAggregateInput
   entityCustomers?: Prisma.CustomerOrderByRelationAggregateInput
   entityNotes?: Prisma.NoteOrderByRelationAggregateInput
   entityPosts?: Prisma.PostOrderByRelationAggregateInput
@@ -269,6 +271,7 @@ export type TeamWhereUniqueInput = Prisma.AtLeast<{
   media?: Prisma.MediaListRelationFilter
   mediaTags?: Prisma.MediaTagListRelationFilter
   recordVersions?: Prisma.RecordVersionListRelationFilter
+  scheduledActions?: Prisma.ScheduledActionListRelationFilter
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
   entityPosts?: Prisma.PostListRelationFilter
@@ -322,6 +325,7 @@ export type TeamCreateInput = {
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -345,6 +349,7 @@ export type TeamUncheckedCreateInput = {
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -368,6 +373,7 @@ export type TeamUpdateInput = {
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -391,6 +397,7 @@ export type TeamUncheckedUpdateInput = {
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -684,6 +691,22 @@ export type TeamUpdateOneRequiredWithoutMediaTagsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.TeamUpdateToOneWithWhereWithoutMediaTagsInput, Prisma.TeamUpdateWithoutMediaTagsInput>, Prisma.TeamUncheckedUpdateWithoutMediaTagsInput>
 }
 
+export type TeamCreateNestedOneWithoutScheduledActionsInput = {
+  create?: Prisma.XOR<Prisma.TeamCreateWithoutScheduledActionsInput, Prisma.TeamUncheckedCreateWithoutScheduledActionsInput>
+  connectOrCreate?: Prisma.TeamCreateOrConnectWithoutScheduledActionsInput
+  connect?: Prisma.TeamWhereUniqueInput
+}
+
+export type TeamUpdateOneWithoutScheduledActionsNestedInput = {
+  create?: Prisma.XOR<Prisma.TeamCreateWithoutScheduledActionsInput, Prisma.TeamUncheckedCreateWithoutScheduledActionsInput>
+  connectOrCreate?: Prisma.TeamCreateOrConnectWithoutScheduledActionsInput
+  upsert?: Prisma.TeamUpsertWithoutScheduledActionsInput
+  disconnect?: Prisma.TeamWhereInput | boolean
+  delete?: Prisma.TeamWhereInput | boolean
+  connect?: Prisma.TeamWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.TeamUpdateToOneWithWhereWithoutScheduledActionsInput, Prisma.TeamUpdateWithoutScheduledActionsInput>, Prisma.TeamUncheckedUpdateWithoutScheduledActionsInput>
+}
+
 export type TeamCreateWithoutEntityCustomersInput = {
   id?: string
   name: string
@@ -701,6 +724,7 @@ export type TeamCreateWithoutEntityCustomersInput = {
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -723,6 +747,7 @@ export type TeamUncheckedCreateWithoutEntityCustomersInput = {
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -761,6 +786,7 @@ export type TeamUpdateWithoutEntityCustomersInput = {
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -783,6 +809,7 @@ export type TeamUncheckedUpdateWithoutEntityCustomersInput = {
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -805,6 +832,7 @@ export type TeamCreateWithoutEntityNotesInput = {
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -827,6 +855,7 @@ export type TeamUncheckedCreateWithoutEntityNotesInput = {
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -865,6 +894,7 @@ export type TeamUpdateWithoutEntityNotesInput = {
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -887,6 +917,7 @@ export type TeamUncheckedUpdateWithoutEntityNotesInput = {
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -909,6 +940,7 @@ export type TeamCreateWithoutEntityPostsInput = {
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -931,6 +963,7 @@ export type TeamUncheckedCreateWithoutEntityPostsInput = {
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -969,6 +1002,7 @@ export type TeamUpdateWithoutEntityPostsInput = {
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -991,6 +1025,7 @@ export type TeamUncheckedUpdateWithoutEntityPostsInput = {
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -1013,6 +1048,7 @@ export type TeamCreateWithoutEntityTasksInput = {
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1035,6 +1071,7 @@ export type TeamUncheckedCreateWithoutEntityTasksInput = {
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1073,6 +1110,7 @@ export type TeamUpdateWithoutEntityTasksInput = {
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1095,6 +1133,7 @@ export type TeamUncheckedUpdateWithoutEntityTasksInput = {
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1116,6 +1155,7 @@ export type TeamCreateWithoutOwnerInput = {
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1138,6 +1178,7 @@ export type TeamUncheckedCreateWithoutOwnerInput = {
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1201,6 +1242,7 @@ export type TeamCreateWithoutSessionsInput = {
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1223,6 +1265,7 @@ export type TeamUncheckedCreateWithoutSessionsInput = {
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1261,6 +1304,7 @@ export type TeamUpdateWithoutSessionsInput = {
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1283,6 +1327,7 @@ export type TeamUncheckedUpdateWithoutSessionsInput = {
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1305,6 +1350,7 @@ export type TeamCreateWithoutMembersInput = {
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1327,6 +1373,7 @@ export type TeamUncheckedCreateWithoutMembersInput = {
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1365,6 +1412,7 @@ export type TeamUpdateWithoutMembersInput = {
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1387,6 +1435,7 @@ export type TeamUncheckedUpdateWithoutMembersInput = {
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1409,6 +1458,7 @@ export type TeamCreateWithoutInvitationsInput = {
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1431,6 +1481,7 @@ export type TeamUncheckedCreateWithoutInvitationsInput = {
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1469,6 +1520,7 @@ export type TeamUpdateWithoutInvitationsInput = {
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1491,6 +1543,7 @@ export type TeamUncheckedUpdateWithoutInvitationsInput = {
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1513,6 +1566,7 @@ export type TeamCreateWithoutSubscriptionInput = {
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1535,6 +1589,7 @@ export type TeamUncheckedCreateWithoutSubscriptionInput = {
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1573,6 +1628,7 @@ export type TeamUpdateWithoutSubscriptionInput = {
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1595,6 +1651,7 @@ export type TeamUncheckedUpdateWithoutSubscriptionInput = {
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1617,6 +1674,7 @@ export type TeamCreateWithoutRecordVersionsInput = {
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1639,6 +1697,7 @@ export type TeamUncheckedCreateWithoutRecordVersionsInput = {
   subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1677,6 +1736,7 @@ export type TeamUpdateWithoutRecordVersionsInput = {
   subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1699,6 +1759,7 @@ export type TeamUncheckedUpdateWithoutRecordVersionsInput = {
   subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1721,6 +1782,7 @@ export type TeamCreateWithoutMediaInput = {
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1743,6 +1805,7 @@ export type TeamUncheckedCreateWithoutMediaInput = {
   subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1781,6 +1844,7 @@ export type TeamUpdateWithoutMediaInput = {
   subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1803,6 +1867,7 @@ export type TeamUncheckedUpdateWithoutMediaInput = {
   subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1825,6 +1890,7 @@ export type TeamCreateWithoutMediaTagsInput = {
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1847,6 +1913,7 @@ export type TeamUncheckedCreateWithoutMediaTagsInput = {
   subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1885,6 +1952,7 @@ export type TeamUpdateWithoutMediaTagsInput = {
   subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1906,6 +1974,115 @@ export type TeamUncheckedUpdateWithoutMediaTagsInput = {
   invitations?: Prisma.TeamInvitationUncheckedUpdateManyWithoutTeamNestedInput
   subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
+  entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
+}
+
+export type TeamCreateWithoutScheduledActionsInput = {
+  id?: string
+  name: string
+  slug: string
+  description?: string | null
+  avatarUrl?: string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  owner: Prisma.UserCreateNestedOneWithoutOwnedTeamsInput
+  members?: Prisma.TeamMemberCreateNestedManyWithoutTeamInput
+  sessions?: Prisma.SessionCreateNestedManyWithoutActiveTeamInput
+  invitations?: Prisma.TeamInvitationCreateNestedManyWithoutTeamInput
+  subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
+  media?: Prisma.MediaCreateNestedManyWithoutTeamInput
+  mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
+  entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
+}
+
+export type TeamUncheckedCreateWithoutScheduledActionsInput = {
+  id?: string
+  name: string
+  slug: string
+  description?: string | null
+  ownerId: string
+  avatarUrl?: string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  members?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutTeamInput
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutActiveTeamInput
+  invitations?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutTeamInput
+  subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
+  media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
+  mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
+  entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
+}
+
+export type TeamCreateOrConnectWithoutScheduledActionsInput = {
+  where: Prisma.TeamWhereUniqueInput
+  create: Prisma.XOR<Prisma.TeamCreateWithoutScheduledActionsInput, Prisma.TeamUncheckedCreateWithoutScheduledActionsInput>
+}
+
+export type TeamUpsertWithoutScheduledActionsInput = {
+  update: Prisma.XOR<Prisma.TeamUpdateWithoutScheduledActionsInput, Prisma.TeamUncheckedUpdateWithoutScheduledActionsInput>
+  create: Prisma.XOR<Prisma.TeamCreateWithoutScheduledActionsInput, Prisma.TeamUncheckedCreateWithoutScheduledActionsInput>
+  where?: Prisma.TeamWhereInput
+}
+
+export type TeamUpdateToOneWithWhereWithoutScheduledActionsInput = {
+  where?: Prisma.TeamWhereInput
+  data: Prisma.XOR<Prisma.TeamUpdateWithoutScheduledActionsInput, Prisma.TeamUncheckedUpdateWithoutScheduledActionsInput>
+}
+
+export type TeamUpdateWithoutScheduledActionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  owner?: Prisma.UserUpdateOneRequiredWithoutOwnedTeamsNestedInput
+  members?: Prisma.TeamMemberUpdateManyWithoutTeamNestedInput
+  sessions?: Prisma.SessionUpdateManyWithoutActiveTeamNestedInput
+  invitations?: Prisma.TeamInvitationUpdateManyWithoutTeamNestedInput
+  subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
+  media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
+  mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
+  entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
+}
+
+export type TeamUncheckedUpdateWithoutScheduledActionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  ownerId?: Prisma.StringFieldUpdateOperationsInput | string
+  avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  members?: Prisma.TeamMemberUncheckedUpdateManyWithoutTeamNestedInput
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutActiveTeamNestedInput
+  invitations?: Prisma.TeamInvitationUncheckedUpdateManyWithoutTeamNestedInput
+  subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
+  media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
+  mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
@@ -1940,6 +2117,7 @@ export type TeamUpdateWithoutOwnerInput = {
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1962,6 +2140,7 @@ export type TeamUncheckedUpdateWithoutOwnerInput = {
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1991,6 +2170,7 @@ export type TeamCountOutputType = {
   media: number
   mediaTags: number
   recordVersions: number
+  scheduledActions: number
   entityCustomers: number
   entityNotes: number
   entityPosts: number
@@ -2004,6 +2184,7 @@ export type TeamCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   media?: boolean | TeamCountOutputTypeCountMediaArgs
   mediaTags?: boolean | TeamCountOutputTypeCountMediaTagsArgs
   recordVersions?: boolean | TeamCountOutputTypeCountRecordVersionsArgs
+  scheduledActions?: boolean | TeamCountOutputTypeCountScheduledActionsArgs
   entityCustomers?: boolean | TeamCountOutputTypeCountEntityCustomersArgs
   entityNotes?: boolean | TeamCountOutputTypeCountEntityNotesArgs
   entityPosts?: boolean | TeamCountOutputTypeCountEntityPostsArgs
@@ -2065,6 +2246,13 @@ export type TeamCountOutputTypeCountRecordVersionsArgs<ExtArgs extends runtime.T
 /**
  * TeamCountOutputType without action
  */
+export type TeamCountOutputTypeCountScheduledActionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.ScheduledActionWhereInput
+}
+
+/**
+ * TeamCountOutputType without action
+ */
 export type TeamCountOutputTypeCountEntityCustomersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.CustomerWhereInput
 }
@@ -2109,6 +2297,7 @@ export type TeamSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   media?: boolean | Prisma.Team$mediaArgs<ExtArgs>
   mediaTags?: boolean | Prisma.Team$mediaTagsArgs<ExtArgs>
   recordVersions?: boolean | Prisma.Team$recordVersionsArgs<ExtArgs>
+  scheduledActions?: boolean | Prisma.Team$scheduledActionsArgs<ExtArgs>
   entityCustomers?: boolean | Prisma.Team$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.Team$entityNotesArgs<ExtArgs>
   entityPosts?: boolean | Prisma.Team$entityPostsArgs<ExtArgs>
@@ -2164,6 +2353,7 @@ export type TeamInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   media?: boolean | Prisma.Team$mediaArgs<ExtArgs>
   mediaTags?: boolean | Prisma.Team$mediaTagsArgs<ExtArgs>
   recordVersions?: boolean | Prisma.Team$recordVersionsArgs<ExtArgs>
+  scheduledActions?: boolean | Prisma.Team$scheduledActionsArgs<ExtArgs>
   entityCustomers?: boolean | Prisma.Team$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.Team$entityNotesArgs<ExtArgs>
   entityPosts?: boolean | Prisma.Team$entityPostsArgs<ExtArgs>
@@ -2188,6 +2378,7 @@ export type $TeamPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     media: Prisma.$MediaPayload<ExtArgs>[]
     mediaTags: Prisma.$MediaTagPayload<ExtArgs>[]
     recordVersions: Prisma.$RecordVersionPayload<ExtArgs>[]
+    scheduledActions: Prisma.$ScheduledActionPayload<ExtArgs>[]
     entityCustomers: Prisma.$CustomerPayload<ExtArgs>[]
     entityNotes: Prisma.$NotePayload<ExtArgs>[]
     entityPosts: Prisma.$PostPayload<ExtArgs>[]
@@ -2605,6 +2796,7 @@ export interface Prisma__TeamClient<T, Null = never, ExtArgs extends runtime.Typ
   media<T extends Prisma.Team$mediaArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$mediaArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$MediaPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   mediaTags<T extends Prisma.Team$mediaTagsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$mediaTagsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$MediaTagPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   recordVersions<T extends Prisma.Team$recordVersionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$recordVersionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RecordVersionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  scheduledActions<T extends Prisma.Team$scheduledActionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$scheduledActionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ScheduledActionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityCustomers<T extends Prisma.Team$entityCustomersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityCustomersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CustomerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityNotes<T extends Prisma.Team$entityNotesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityNotesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$NotePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityPosts<T extends Prisma.Team$entityPostsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityPostsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -3208,6 +3400,30 @@ export type Team$recordVersionsArgs<ExtArgs extends runtime.Types.Extensions.Int
   take?: number
   skip?: number
   distinct?: Prisma.RecordVersionScalarFieldEnum | Prisma.RecordVersionScalarFieldEnum[]
+}
+
+/**
+ * Team.scheduledActions
+ */
+export type Team$scheduledActionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the ScheduledAction
+   */
+  select?: Prisma.ScheduledActionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the ScheduledAction
+   */
+  omit?: Prisma.ScheduledActionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ScheduledActionInclude<ExtArgs> | null
+  where?: Prisma.ScheduledActionWhereInput
+  orderBy?: Prisma.ScheduledActionOrderByWithRelationInput | Prisma.ScheduledActionOrderByWithRelationInput[]
+  cursor?: Prisma.ScheduledActionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.ScheduledActionScalarFieldEnum | Prisma.ScheduledActionScalarFieldEnum[]
 }
 
 /**

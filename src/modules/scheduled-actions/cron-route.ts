@@ -1,0 +1,67 @@
+// GET /api/v1/cron/process: one batch of the queue for an external scheduler. Not a GraphQL operation
+// and not enveloped (contract): 200 {processed, succeeded, failed, errors}; 401 {error, message} for a
+// missing or wrong x-cron-secret, compared in constant time (SHA-256 of both, then timingSafeEqual);
+// 503 {error, message} while CRON_SECRET is unset or shorter than 32 characters (the route refuses
+// to run rather than accept a guessable secret).
+import type { Logger } from 'pino';
+import { hashToken, sameHash } from '../../auth/secret-token.js';
+import type { HttpRequest, HttpResponse } from '../../http/exchange.js';
+import { json } from '../../rest/envelope.js';
+import type { BatchReport } from './interfaces.js';
+
+export const cronPath = '/api/v1/cron/process';
+export const minimumSecretLength = 32;
+
+/** Whether the presented secret is the configured one, in time that does not depend on where they differ. */
+export function cronSecretMatches(configured: string, presented: string | null): boolean {
+  return presented !== null && sameHash(hashToken(configured), hashToken(presented));
+}
+
+/** Answers the cron call: checks the secret, then runs `processBatch`. */
+export async function handleCronProcess(request: HttpRequest, secret: string | undefined, processBatch: () => Promise<BatchReport>, log: Logger): Promise<HttpResponse> {
+  if (!secret || secret.length < minimumSecretLength) {
+    return json(503, { error: 'Service Unavailable', message: `Cron processing is disabled: CRON_SECRET must be set to at least ${minimumSecretLength} characters` });
+  }
+  if (!cronSecretMatches(secret, request.header('x-cron-secret'))) {
+    return json(401, { error: 'Unauthorized', message: 'Missing or invalid x-cron-secret header' });
+  }
+  try {
+    return json(200, await processBatch());
+  } catch (error) {
+    log.error({ err: error }, 'scheduled actions batch failed');
+    return json(500, { error: 'Internal Server Error', message: 'Processing failed; the next call tries again' });
+  }
+}
+
+const report = {
+  type: 'object',
+  required: ['processed', 'succeeded', 'failed', 'errors'],
+  properties: {
+    processed: { type: 'integer', description: 'Attempts settled by this batch (run, or reclaimed from a stopped process).' },
+    succeeded: { type: 'integer' },
+    failed: { type: 'integer' },
+    errors: { type: 'array', items: { type: 'object', properties: { actionId: { type: 'string' }, error: { type: 'string' } }, required: ['actionId', 'error'] } },
+  },
+};
+const bare = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { type: 'object', properties: { error: { type: 'string' }, message: { type: 'string' } }, required: ['error', 'message'] } } },
+});
+
+/** The cron route in /api/v1/openapi.json (it is not a route declaration). */
+export const cronOpenApiPaths: Record<string, Record<string, unknown>> = {
+  [cronPath]: {
+    get: {
+      summary: 'Process one batch of due scheduled actions (for an external scheduler; not enveloped)',
+      tags: ['Scheduled actions'],
+      security: [],
+      parameters: [{ name: 'x-cron-secret', in: 'header', required: true, schema: { type: 'string' }, description: 'The CRON_SECRET setting.' }],
+      responses: {
+        '200': { description: 'The batch', content: { 'application/json': { schema: report } } },
+        '401': bare('Missing or wrong x-cron-secret'),
+        '503': bare('CRON_SECRET unset or shorter than 32 characters'),
+        '500': bare('The batch failed'),
+      },
+    },
+  },
+};

@@ -1,0 +1,89 @@
+// The words of the scheduled-actions module. An *action* is a unit of background work of one *action
+// type* with a *payload*; a *handler* runs it. The *queue* is the scheduled_actions table; a *batch* is
+// one processing call (the cron route or the built-in scheduler): it *reclaims* actions a dead process
+// left running, *claims* due ones (running, attempts + 1), runs their handlers under a timeout and
+// *settles* each: completed, back to pending with backoff (a *retry*), or failed. A *lock group* runs
+// one action at a time. A *recurring* action ends its *occurrence* and a new row holds the next one.
+import type { z } from 'zod';
+import type { Logger } from 'pino';
+import type { SystemDb } from '../../db/request-db.js';
+
+export const actionStatuses = ['pending', 'running', 'completed', 'failed'] as const;
+export type ActionStatus = (typeof actionStatuses)[number];
+
+export const recurringIntervals = ['every-30-minutes', 'hourly', 'daily', 'weekly'] as const;
+export type RecurringInterval = (typeof recurringIntervals)[number];
+
+/** `fixed`: the next slot on the original grid after now; `rolling`: completion time + interval. */
+export const recurrenceTypes = ['fixed', 'rolling'] as const;
+export type RecurrenceType = (typeof recurrenceTypes)[number];
+
+/** One row of the queue, as services and the API see it. */
+export interface ScheduledAction {
+  id: string;
+  actionType: string;
+  status: ActionStatus;
+  payload: Record<string, unknown>;
+  teamId: string | null;
+  scheduledAt: Date;
+  /** The occurrence's slot on its recurrence grid: scheduledAt at creation; retries move scheduledAt, not this. */
+  slotAt: Date;
+  startedAt: Date | null;
+  completedAt: Date | null;
+  errorMessage: string | null;
+  /** What the handler reported on success. */
+  result: Record<string, unknown> | null;
+  attempts: number;
+  maxRetries: number;
+  recurringInterval: RecurringInterval | null;
+  recurrenceType: RecurrenceType | null;
+  lockGroup: string | null;
+  /** The row of the next occurrence, once this recurring action has ended its occurrence. */
+  nextActionId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** What a handler receives besides its parsed payload. */
+export interface HandlerContext {
+  action: Pick<ScheduledAction, 'id' | 'actionType' | 'teamId' | 'attempts' | 'maxRetries' | 'scheduledAt' | 'lockGroup'>;
+  /** Aborted when the handler's timeout passes: stop work and return. */
+  signal: AbortSignal;
+  /** All-rows database access, named for the queue: handlers are system work. */
+  system: SystemDb;
+  now(): Date;
+  log: Logger;
+}
+
+/** A handler's report on success, kept in the action's `result`. */
+export type HandlerResult = Record<string, unknown> | void;
+
+/** One action type: its payload schema and what runs it. Throwing (or timing out) fails the attempt. */
+export interface ActionHandler<P = unknown> {
+  actionType: string;
+  payload: z.ZodType<P>;
+  /** Default timeout of this type; SCHEDULED_ACTIONS_TIMEOUTS overrides it. */
+  timeoutMs?: number;
+  run(payload: P, ctx: HandlerContext): Promise<HandlerResult>;
+}
+
+/** Options of scheduleAction and scheduleRecurringAction (contract names). */
+export interface ScheduleOptions {
+  /** Default: now. */
+  scheduledAt?: Date;
+  teamId?: string | null;
+  recurringInterval?: RecurringInterval | null;
+  /** Total executions before the action fails; default 3. */
+  maxRetries?: number;
+  lockGroup?: string | null;
+  /** Default `fixed`. */
+  recurrenceType?: RecurrenceType;
+}
+
+/** The outcome of one batch: the cron route's answer. */
+export interface BatchReport {
+  processed: number;
+  succeeded: number;
+  failed: number;
+  errors: { actionId: string; error: string }[];
+}

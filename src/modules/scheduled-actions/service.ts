@@ -1,0 +1,173 @@
+// Scheduled actions: the in-process interface (scheduleAction, scheduleRecurringAction,
+// cancelScheduledAction), usable inside a caller's transaction, and the developer operations behind
+// /api/v1/devtools/scheduled-actions and their GraphQL twins (developer or superadmin role only;
+// RLS lets only those roles read the table through a request).
+import type { Tx } from '../../db/request-db.js';
+import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
+import type { RequestScope } from '../../shared/request-scope.js';
+import { isUuid, parseInput } from '../../shared/validation.js';
+import { registerBuiltInHandlers, type ActionPayloads } from './handlers/built-in.js';
+import { scheduleOptions, type CreateActionInput, type ListActionsInput } from './inputs.js';
+import type { ActionStatus, RecurrenceType, RecurringInterval, ScheduledAction, ScheduleOptions } from './interfaces.js';
+import { handlerOf, registeredActionTypes } from './registry.js';
+import * as repo from './repository.js';
+
+/** What scheduling needs of its caller: a request's scope, or the processor's (no request). */
+export type QueueScope = Pick<RequestScope, 'system' | 'now' | 'config'>;
+
+/** The payload type of a built-in action type; any object for types registered elsewhere. */
+export type PayloadOf<T extends string> = T extends keyof ActionPayloads ? ActionPayloads[T] : Record<string, unknown>;
+
+/** Scheduling options, plus the transaction to schedule in (an entity change and its event commit together). */
+export interface InTransaction {
+  /** The caller's transaction (a request's RLS transaction or a system one); default: named system access. */
+  tx?: Tx;
+}
+
+export const cancelledMessage = 'Cancelled';
+
+function databaseOf(scope: QueueScope, options: InTransaction): Tx {
+  return options.tx ?? scope.system('scheduled actions: scheduling').prisma;
+}
+
+async function schedule(scope: QueueScope, actionType: string, payload: unknown, options: ScheduleOptions & InTransaction, deduplicate: boolean): Promise<string> {
+  registerBuiltInHandlers();
+  const handler = handlerOf(actionType);
+  if (!handler) throw new AppError('VALIDATION_ERROR', `Unknown action type "${actionType}"`, { registeredActionTypes: registeredActionTypes() });
+  const { tx, ...rest } = options;
+  const opts = parseInput(scheduleOptions, rest, 'Invalid options');
+  const parsed = parseInput(handler.payload, payload, 'Invalid payload') as Record<string, unknown>;
+  const now = scope.now();
+  const interval = opts.recurringInterval ?? null;
+  const scheduled = await repo.scheduleRow(
+    databaseOf(scope, { tx }),
+    {
+      actionType,
+      payload: parsed,
+      teamId: opts.teamId ?? null,
+      scheduledAt: opts.scheduledAt ?? now,
+      maxRetries: opts.maxRetries ?? 3,
+      recurringInterval: interval,
+      recurrenceType: opts.recurrenceType ?? 'fixed',
+      lockGroup: opts.lockGroup ?? null,
+      dedupWindowMs: deduplicate ? scope.config.scheduledActions.dedupWindowMs : null,
+    },
+    now,
+  );
+  if ('refused' in scheduled) {
+    if (scheduled.refused === 'unknown-team') throw new AppError('VALIDATION_ERROR', 'Invalid options: teamId names no team', { teamId: 'names no team' });
+    throw forbidden('The caller may not schedule actions for this team');
+  }
+  return scheduled.id;
+}
+
+/**
+ * Schedules an action; its id. Unknown action types and payloads that do not fit the type's schema
+ * are refused (400). Deduplicated: a pending action of the same type about the same entity
+ * (payload.entityType and payload.entityId, same team) scheduled within the dedup window of this one
+ * takes the new payload and keeps its id, which is returned.
+ */
+export function scheduleAction<T extends string>(scope: QueueScope, actionType: T, payload: PayloadOf<T>, options: ScheduleOptions & InTransaction = {}): Promise<string> {
+  return schedule(scope, actionType, payload, options, true);
+}
+
+/** Schedules a recurring action: always a new action (no deduplication); its id. */
+export function scheduleRecurringAction<T extends string>(scope: QueueScope, actionType: T, payload: PayloadOf<T>, interval: RecurringInterval, options: ScheduleOptions & InTransaction = {}): Promise<string> {
+  return schedule(scope, actionType, payload, { ...options, recurringInterval: interval }, false);
+}
+
+/** Cancels a pending action (it becomes `failed`, "Cancelled"); false when there is no pending action with that id. */
+export async function cancelScheduledAction(scope: QueueScope, actionId: string, options: InTransaction = {}): Promise<boolean> {
+  if (!isUuid(actionId)) return false;
+  return repo.cancelPending(databaseOf(scope, options), actionId, cancelledMessage, scope.now());
+}
+
+/** The contract's in-process interface, bound to a scope: `scheduleAction(actionType, payload, options)` and the rest. */
+export function scheduledActions(scope: QueueScope) {
+  return {
+    scheduleAction: <T extends string>(actionType: T, payload: PayloadOf<T>, options?: ScheduleOptions & InTransaction) => scheduleAction(scope, actionType, payload, options),
+    scheduleRecurringAction: <T extends string>(actionType: T, payload: PayloadOf<T>, interval: RecurringInterval, options?: ScheduleOptions & InTransaction) =>
+      scheduleRecurringAction(scope, actionType, payload, interval, options),
+    cancelScheduledAction: (actionId: string, options?: InTransaction) => cancelScheduledAction(scope, actionId, options),
+  };
+}
+
+// ---- developer operations --------------------------------------------------------------------
+
+function requireDeveloper(scope: RequestScope): void {
+  const { actor } = scope;
+  if (actor.kind !== 'user') throw unauthenticated();
+  if (actor.role !== 'developer' && actor.role !== 'superadmin') throw forbidden('Developer role required');
+}
+
+function toAction(row: repo.ActionRow): ScheduledAction {
+  return {
+    ...row,
+    status: row.status as ActionStatus,
+    payload: (row.payload ?? {}) as Record<string, unknown>,
+    result: (row.result ?? null) as Record<string, unknown> | null,
+    recurringInterval: row.recurringInterval as RecurringInterval | null,
+    recurrenceType: row.recurrenceType as RecurrenceType | null,
+  };
+}
+
+export interface ActionList {
+  actions: ScheduledAction[];
+  pagination: { total: number; page: number; limit: number; totalPages: number };
+  meta: { registeredActionTypes: string[] };
+}
+
+export async function listActions(scope: RequestScope, q: ListActionsInput): Promise<ActionList> {
+  requireDeveloper(scope);
+  registerBuiltInHandlers();
+  const { rows, total } = await repo.listActions(await scope.db.tx(), { status: q.status, actionType: q.actionType }, (q.page - 1) * q.limit, q.limit);
+  return {
+    actions: rows.map(toAction),
+    pagination: { total, page: q.page, limit: q.limit, totalPages: Math.ceil(total / q.limit) },
+    meta: { registeredActionTypes: registeredActionTypes() },
+  };
+}
+
+async function existing(scope: RequestScope, id: string): Promise<repo.ActionRow> {
+  requireDeveloper(scope);
+  const row = isUuid(id) ? await repo.findAction(await scope.db.tx(), id) : null;
+  if (!row) throw new AppError('NOT_FOUND', 'Scheduled action not found');
+  return row;
+}
+
+export async function getAction(scope: RequestScope, id: string): Promise<ScheduledAction> {
+  return toAction(await existing(scope, id));
+}
+
+/** Creates an action as scheduleAction does (payload checked against the type's schema; deduplicated). */
+export async function createAction(scope: RequestScope, body: CreateActionInput): Promise<{ id: string; actionType: string; status: ActionStatus }> {
+  requireDeveloper(scope);
+  const id = await scheduleAction(scope, body.actionType, body.payload, {
+    tx: await scope.db.tx(),
+    scheduledAt: body.scheduledAt ? new Date(body.scheduledAt) : undefined,
+    teamId: body.teamId ?? null,
+    recurringInterval: body.recurringInterval ?? null,
+    maxRetries: body.maxRetries ?? undefined,
+    lockGroup: body.lockGroup ?? null,
+    recurrenceType: body.recurrenceType ?? undefined,
+  });
+  return { id, actionType: body.actionType, status: 'pending' };
+}
+
+/** failed → pending, attempts reset to 0, due now; any other status is 400. */
+export async function retryAction(scope: RequestScope, id: string): Promise<{ id: string; status: ActionStatus; attempts: number }> {
+  const row = await existing(scope, id);
+  if (!(await repo.retryFailed(await scope.db.tx(), id, scope.now()))) {
+    throw new AppError('VALIDATION_ERROR', `Only failed actions can be retried; this one is ${row.status}`, { status: row.status });
+  }
+  return { id, status: 'pending', attempts: 0 };
+}
+
+/** Cancels a pending action (→ failed, "Cancelled"); any other status is 400. */
+export async function cancelAction(scope: RequestScope, id: string): Promise<{ id: string; status: ActionStatus; attempts: number }> {
+  const row = await existing(scope, id);
+  if (!(await repo.cancelPending(await scope.db.tx(), id, cancelledMessage, scope.now()))) {
+    throw new AppError('VALIDATION_ERROR', `Only pending actions can be cancelled; this one is ${row.status}`, { status: row.status });
+  }
+  return { id, status: 'failed', attempts: row.attempts };
+}

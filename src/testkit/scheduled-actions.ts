@@ -1,0 +1,31 @@
+// Seed builders for scheduled actions: developers with a key, the cron call, and rows seeded in SQL.
+import { systemDb } from '../db/request-db.js';
+import type { QueueScope } from '../modules/scheduled-actions/service.js';
+import { signUp, type SignedUpUser } from './accounts.js';
+import { createKey, type MintedKey } from './api-keys.js';
+import type { TestClock } from './clock.js';
+import type { JsonResponse, TestApp } from './test-app.js';
+
+export const cronSecret = 'test-cron-secret-0123456789-abcdefghij';
+
+/** GET /api/v1/cron/process with the secret (or the given headers). */
+export function runCron(t: TestApp, headers: Record<string, string> = { 'x-cron-secret': cronSecret }): Promise<JsonResponse> {
+  return t.json('GET', '/api/v1/cron/process', undefined, headers);
+}
+
+/** A signed-up user with a global role and an API key. */
+export async function userWithRole(t: TestApp, role: 'member' | 'developer' | 'superadmin'): Promise<SignedUpUser & { key: MintedKey }> {
+  const user = await signUp(t);
+  if (role !== 'member') await t.database.prisma.user.update({ where: { id: user.id }, data: { role } });
+  return { ...user, key: await createKey(t, user) };
+}
+
+/** What the in-process interface needs, outside any request: named system access, the test clock, the config. */
+export function queueScope(t: TestApp, clock: TestClock): QueueScope {
+  return { system: (purpose) => systemDb(t.database, purpose), now: clock.now, config: t.config };
+}
+
+/** One action row as stored. */
+export function storedAction(t: TestApp, id: string) {
+  return t.database.prisma.scheduledAction.findUniqueOrThrow({ where: { id } });
+}
