@@ -11,13 +11,15 @@ export interface DatasetSizes {
   tasks: number;
   customers: number;
   customerNotes: number;
+  media: number;
 }
 
 /** The same counts on PostgreSQL and PGlite. */
 export const datasetSizesQuery = `SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM sessions)::int AS sessions,
   (SELECT count(*) FROM api_keys)::int AS "apiKeys", (SELECT count(*) FROM teams)::int AS teams,
   (SELECT count(*) FROM team_members)::int AS "teamMembers", (SELECT count(*) FROM tasks)::int AS tasks,
-  (SELECT count(*) FROM customers)::int AS customers, (SELECT count(*) FROM customer_notes)::int AS "customerNotes"`;
+  (SELECT count(*) FROM customers)::int AS customers, (SELECT count(*) FROM customer_notes)::int AS "customerNotes",
+  (SELECT count(*) FROM media)::int AS media`;
 
 function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
@@ -56,6 +58,24 @@ export async function withClient<T>(url: string, work: (client: pg.Client) => Pr
 export function vacuumAnalyze(url: string): Promise<void> {
   return withClient(url, async (c) => {
     await c.query('VACUUM ANALYZE');
+  });
+}
+
+/**
+ * Waits until no other session runs a statement in the database of `url` (at most `timeoutMs`);
+ * returns the milliseconds waited.
+ */
+export function waitForIdleDatabase(url: string, timeoutMs = 30_000): Promise<number> {
+  return withClient(url, async (c) => {
+    const started = performance.now();
+    const database = decodeURIComponent(new URL(url).pathname.slice(1));
+    const busy = `SELECT count(*)::int AS active FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid()`;
+    while (performance.now() - started < timeoutMs) {
+      const { rows } = await c.query<{ active: number }>(busy, [database]);
+      if (!rows[0]?.active) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return performance.now() - started;
   });
 }
 

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './targets.js';
 
-const trackedPackages = ['graphql', 'graphql-yoga', '@pothos/core', '@prisma/client', 'pg', 'autocannon', '@electric-sql/pglite'];
+const trackedPackages = ['graphql', 'graphql-yoga', '@pothos/core', '@prisma/client', 'pg', 'autocannon', '@electric-sql/pglite', 'sharp', 'busboy'];
 
 export interface Environment {
   node: string;

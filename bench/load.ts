@@ -17,10 +17,17 @@ export interface LoadRun {
   status?: number;
   /** Paths never sent before: request n of the process (over every run, every connection) goes to fresh(n), with the first request's method and headers. */
   fresh?: (n: number) => string;
+  /** Bodies never sent before, like `fresh` paths: request n carries freshBody(n) (copied into the request at once). */
+  freshBody?: (n: number) => Buffer;
+  /** A warm-up: its figures are never reported, so a slow path may end it before any response. */
+  warmup?: boolean;
 }
 
-/** Requests sent to `fresh` paths so far, by every run: no fresh path is sent twice. */
+/** Requests sent with `fresh` paths or bodies so far, by every run: none is sent twice. */
 let freshSent = 0;
+
+/** The next fresh number, for a request sent outside a load run (a full check). */
+export const takeFresh = () => freshSent++;
 
 export interface LoadResult {
   connections: number;
@@ -62,6 +69,11 @@ interface Launched {
   latencies: Latencies;
 }
 
+/** Request n of a run with fresh paths or bodies: autocannon builds it into a buffer as soon as this returns. */
+function freshRequest(run: LoadRun, request: object, n: number): object {
+  return { ...request, ...(run.fresh && { path: run.fresh(n) }), ...(run.freshBody && { body: run.freshBody(n) }) };
+}
+
 function launch(run: LoadRun): Launched {
   const [first] = run.requests;
   if (!first) throw new Error('a load run needs at least one request');
@@ -75,9 +87,10 @@ function launch(run: LoadRun): Launched {
         headers: first.headers,
         body: first.body,
         // Fresh objects: autocannon writes its built buffer onto each request.
-        requests: run.fresh
-          ? [{ method: first.method, headers: first.headers, setupRequest: (request: object) => ({ ...request, path: run.fresh!(freshSent++) }) }]
-          : run.requests.length > 1 ? run.requests.map(({ method, path, headers, body }) => ({ method, path, headers, body })) : undefined,
+        requests:
+          run.fresh || run.freshBody
+            ? [{ method: first.method, headers: first.headers, setupRequest: (request: object) => freshRequest(run, request, freshSent++) }]
+            : run.requests.length > 1 ? run.requests.map(({ method, path, headers, body }) => ({ method, path, headers, body })) : undefined,
         connections: run.connections,
         pipelining: 1,
         duration: run.seconds,
@@ -105,7 +118,7 @@ function summarizeRun(run: LoadRun, result: autocannon.Result, latencies: Latenc
   if (unexpected) problems.push(`${unexpected} answers other than ${wanted} (status codes: ${JSON.stringify(result.statusCodeStats)})`);
   if (result.errors) problems.push(`${result.errors} errors (${result.timeouts} timeouts)`);
   if (result.mismatches) problems.push(`${result.mismatches} bodies failed verification`);
-  if (!result.requests.total) problems.push('no responses');
+  if (!result.requests.total && !run.warmup) problems.push('no responses');
   const first = run.requests[0];
   if (problems.length) throw new LoadFailure(`${first?.method} ${first?.path}: ${problems.join('; ')}`);
 

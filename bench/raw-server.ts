@@ -2,10 +2,18 @@
 // product runs for a session, and for tasks the same database work as the product: the session
 // lookup, then one transaction that sets the caller and drops to app_user (so RLS costs the same),
 // hand-written SQL for the page and its count (or the record), and COMMIT. Never part of the product;
-// it answers the same JSON so that the bench can check both give identical answers. Env: PORT, HOST,
-// DATABASE_URL.
-import { createHash, timingSafeEqual } from 'node:crypto';
+// it answers the same JSON so that the bench can check both give identical answers. Uploads (S10,
+// POST /upload): "raw multipart→disk", the session lookup, busboy streaming the one file to disk under
+// a generated name, and one INSERT of its record in the same kind of transaction; no type detection,
+// hash or image header read (the product's answer has those, so answers are checked apart). Env: PORT,
+// HOST, DATABASE_URL, UPLOAD_DIR (for uploads).
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import busboy from 'busboy';
 import pg from 'pg';
 
 interface SessionRow {
@@ -47,6 +55,15 @@ const taskCountStatement = { name: 'bench_task_count', text: 'SELECT count(*)::i
 const taskStatement = { name: 'bench_task', text: `SELECT ${taskColumns} FROM tasks WHERE id = $1 AND team_id = $2 AND user_id = $3` };
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+// A media record as the API shows it, in its order of fields.
+const mediaInsertStatement = {
+  name: 'bench_media_insert',
+  text: `INSERT INTO media (id, user_id, team_id, url, filename, file_size, mime_type, storage_driver, storage_key, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'local', $8, now())
+         RETURNING id, user_id AS "userId", team_id AS "teamId", url, filename, file_size AS "fileSize", mime_type AS "mimeType",
+                   width, height, title, alt, caption, status, created_at AS "createdAt", updated_at AS "updatedAt"`,
+};
+
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) throw new Error('DATABASE_URL is required');
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 8 });
@@ -55,6 +72,10 @@ const healthBody = JSON.stringify({ status: 'ok' });
 const unauthorizedBody = JSON.stringify({ success: false, error: 'Not signed in', code: 'UNAUTHENTICATED' });
 const taskNotFoundBody = JSON.stringify({ success: false, error: 'Task not found', code: 'NOT_FOUND' });
 const unsupportedBody = JSON.stringify({ success: false, error: 'The raw baseline answers only ?status=…&sortBy=dueDate&sortOrder=asc[&limit][&page]' });
+const notMemberBody = JSON.stringify({ success: false, error: 'Not a member of the team named in x-team-id' });
+const noFileBody = JSON.stringify({ success: false, error: 'Send one non-empty file in the multipart field "files"' });
+
+const uploadDir = process.env.UPLOAD_DIR;
 
 function send(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
@@ -156,6 +177,56 @@ async function taskRead(req: IncomingMessage, res: ServerResponse, encodedId: st
   send(res, 200, JSON.stringify({ success: true, data: rows[0] }));
 }
 
+interface ReceivedFile {
+  key: string;
+  filename: string;
+  mimeType: string;
+  size: number;
+}
+
+/** Streams the first file of the field `files` to disk under a generated name; other parts are drained. */
+async function receiveFile(req: IncomingMessage, dir: string): Promise<ReceivedFile | null> {
+  const parser = busboy({ headers: req.headers, limits: { files: 1 } });
+  let written: Promise<ReceivedFile> | undefined;
+  parser.on('file', (field, stream, info) => {
+    if (field !== 'files' || written) return void stream.resume();
+    const ext = /\.([a-z0-9]{1,8})$/i.exec(info.filename ?? '')?.[1]?.toLowerCase() ?? 'bin';
+    const key = `${randomUUID()}.${ext}`;
+    const file = createWriteStream(path.join(dir, key));
+    const done = pipeline(stream, file).then(() => ({ key, filename: info.filename ?? 'unnamed', mimeType: info.mimeType, size: file.bytesWritten }));
+    // Awaited below; meanwhile a failure must not count as unhandled.
+    done.catch(() => undefined);
+    written = done;
+  });
+  try {
+    await pipeline(req, parser);
+    return written ? await written : null;
+  } catch (error) {
+    const kept = await written?.catch(() => null);
+    if (kept) await rm(path.join(dir, kept.key), { force: true });
+    throw error;
+  }
+}
+
+async function upload(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (!uploadDir) throw new Error('UPLOAD_DIR is required for uploads');
+  // Like the product: who may upload where is known before a byte of the body is read.
+  const row = await authenticate(req);
+  const requested = req.headers['x-team-id'];
+  const teamId = row && (typeof requested === 'string' && requested ? requested : activeTeam(row));
+  if (!row || !teamId) return send(res, 401, unauthorizedBody);
+  if (!row.teams.some((t) => t.teamId === teamId)) return send(res, 403, notMemberBody);
+  const file = await receiveFile(req, uploadDir);
+  if (!file || file.size === 0) {
+    if (file) await rm(path.join(uploadDir, file.key), { force: true });
+    return send(res, 400, noFileBody);
+  }
+  const url = `/uploads/temp/${file.key}`;
+  const values = [randomUUID(), row.user_id, teamId, url, file.filename, file.size, file.mimeType, file.key];
+  const { rows } = await asUser(row.user_id, (client) => client.query({ ...mediaInsertStatement, values }));
+  send(res, 200, JSON.stringify({ success: true, data: { message: '1 file uploaded successfully', urls: [url], media: rows, count: 1, storage: 'local' } }));
+}
+
 function failed(res: ServerResponse): (error: Error) => void {
   return (error) => send(res, 500, JSON.stringify({ success: false, error: error.message }));
 }
@@ -167,6 +238,7 @@ const server = createServer((req, res) => {
   if (req.method === 'GET' && path === '/healthz') return send(res, 200, healthBody);
   if (req.method === 'GET' && path === '/api/auth/session') return void session(req, res).catch(failed(res));
   if (req.method === 'GET' && path === '/api/v1/tasks') return void taskList(req, res, new URLSearchParams(search)).catch(failed(res));
+  if (req.method === 'POST' && path === '/upload') return void upload(req, res).catch(failed(res));
   const taskId = req.method === 'GET' ? taskPathPattern.exec(path)?.[1] : undefined;
   if (taskId !== undefined) return void taskRead(req, res, taskId).catch(failed(res));
   send(res, 404, JSON.stringify({ success: false, error: 'Not found' }));

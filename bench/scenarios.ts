@@ -1,11 +1,14 @@
 // What is measured: each scenario is one HTTP request (or one per API key, rotated), sent to each
 // target that answers it. Every response is checked: a cheap prefix (or length) test on every response
 // under load, a full check once before each warm-up (equal to the reference answer; for the teams
-// scenarios, exactly the seeded teams and members; for tasks and customers, the answer read in SQL).
+// scenarios, exactly the seeded teams and members; for tasks, customers and the media search, the
+// answer read in SQL; for uploads, one record of the file sent; for the rendition, see media.ts).
 import { isDeepStrictEqual } from 'node:util';
 import { bearer, unknownKeys, type BenchKeys } from './api-keys.js';
 import { mapLimited } from './concurrency.js';
 import { childPageSizes, customersWithChildrenPath, type ChildPageSize } from './customers.js';
+import { takeFresh } from './load.js';
+import { checkRendition, isWebp, mediaSearchPath, uploadProblem, uploadRequest, uploadVerifier, type UploadFiles, type UploadSize } from './media.js';
 import type { SessionData } from './session.js';
 import { teamMembersPath, teamMembersProblem, teamsListPath, teamsListProblem, type BenchTeams } from './teams.js';
 import { taskPath, taskQuery, tasksListPath, tasksListQuery, tasksListVariables, uncountedListPath, type TaskDataset, type TaskSize } from './tasks.js';
@@ -22,14 +25,18 @@ export type ScenarioId =
   | `tasks-list-${TaskSize}`
   | `tasks-list-uncounted-${TaskSize}`
   | `task-read-${TaskSize}`
-  | `customers-child-${ChildPageSize}`;
+  | `customers-child-${ChildPageSize}`
+  | 'media-search'
+  | 'media-render-cached'
+  | UploadScenarioId;
 export type TargetId = 'raw' | 'rest' | 'graphql' | 'rest-pglite';
 
 export interface HttpRequest {
   method: 'GET' | 'POST';
   path: string;
   headers: Record<string, string>;
-  body?: string;
+  /** A Buffer for uploads (multipart bodies). */
+  body?: string | Buffer;
 }
 
 /** Load sent at the same time by a second autocannon instance, through the warm-up and the measurement. */
@@ -57,6 +64,22 @@ export interface Measurement {
   background?: BackgroundLoad;
   /** Under load, paths never sent before instead of `requests` (whose paths the full check uses once). */
   fresh?: (n: number) => string;
+  /** Bodies never sent before, under load and in the full check (uploads: no file repeats another's content). */
+  freshBody?: (n: number) => Buffer;
+  /** Connections of the warm-up and throughput runs, when not the bench's (uploads 4 in flight). */
+  connections?: number;
+  /**
+   * Run on each server before the full check, for what a JSON check cannot see (a binary answer).
+   * A `skip` reason leaves the measurement out on that server (reported as not measured); a `note` is logged.
+   */
+  prepare?: (baseUrl: string) => Promise<{ skip?: string; note?: string }>;
+  /** Run on each server once the measurement's load has stopped (uploads: removing what they stored). */
+  after?: () => Promise<void>;
+  /**
+   * Slow paths: after each run, wait until the database has no active statement, so that requests the
+   * server still finishes for disconnected clients do not weigh on the next run.
+   */
+  settle?: boolean;
 }
 
 export const currentSessionQuery = 'query CurrentSession { me { user { id email role firstName lastName image } activeTeamId } }';
@@ -234,6 +257,74 @@ function customersWithChildren(cookie: string, limit: ChildPageSize, expected: u
   };
 }
 
+/** S10's uploads: one JPEG per request; the 2 MB one like every scenario, the BENCHMARKS variants with 4 uploads in flight. */
+export const uploadScenarios = [
+  { id: 'upload-2mb', size: '2mb', connections: undefined, latencyRun: true },
+  { id: 'upload-200kb', size: '200kb', connections: 4, latencyRun: false },
+  { id: 'upload-5mb', size: '5mb', connections: 4, latencyRun: false },
+] as const satisfies readonly { id: string; size: UploadSize; connections: number | undefined; latencyRun: boolean }[];
+export type UploadScenarioId = (typeof uploadScenarios)[number]['id'];
+
+/** What S10 needs: the bench user's cookie, its teams for uploads, the files, and the answers read in SQL. */
+export interface MediaSeed {
+  cookie: string;
+  uploadTeamId: string;
+  files: UploadFiles;
+  /** The answer to mediaSearchPath. */
+  search: unknown;
+  renditionPath: string;
+  /** Removes what the upload scenarios stored (records and files). */
+  removeUploads: () => Promise<void>;
+}
+
+/** S10: one file per request (req/s = files/s), every file's content new; what they stored is removed afterwards. */
+function upload(target: 'raw' | 'rest', media: MediaSeed, spec: (typeof uploadScenarios)[number]): Measurement {
+  const file = media.files[spec.size];
+  return {
+    scenario: spec.id,
+    target,
+    requests: [uploadRequest(target, media.cookie, media.uploadTeamId, file)],
+    freshBody: (n) => file.fresh(n),
+    connections: spec.connections,
+    latencyRun: spec.latencyRun,
+    settle: true,
+    verify: uploadVerifier(target),
+    check: (answer) => uploadProblem(answer, file, media.uploadTeamId, target === 'rest'),
+    after: media.removeUploads,
+  };
+}
+
+/**
+ * S10: full-text search over the 50k records, one page of 20 with the total. At 4 connections: a
+ * search that misses its index (a second each) queued 50 deep would outlast autocannon's 10 s timeout
+ * and end the whole bench instead of showing up in its table.
+ */
+function mediaSearch(media: MediaSeed): Measurement {
+  return {
+    scenario: 'media-search',
+    target: 'rest',
+    requests: [{ method: 'GET', path: mediaSearchPath, headers: { cookie: media.cookie } }],
+    connections: 4,
+    settle: true,
+    latencyRun: true,
+    ...answering(media.search, '{"success":true,"data":{"data":[{'),
+  };
+}
+
+/** S10: a rendition already cached on storage (the check before the warm-up renders it if needed). */
+function renditionCached(media: MediaSeed): Measurement {
+  return {
+    scenario: 'media-render-cached',
+    target: 'rest',
+    requests: [{ method: 'GET', path: media.renditionPath, headers: { cookie: media.cookie } }],
+    latencyRun: true,
+    verify: isWebp,
+    // Binary: checked in full by prepare.
+    check: () => undefined,
+    prepare: (baseUrl) => checkRendition(baseUrl, media.renditionPath, media.cookie),
+  };
+}
+
 /** A server process and what is measured against it. */
 export type ServerKind = 'raw' | 'product-pg' | 'product-pglite';
 
@@ -252,6 +343,7 @@ export interface PostgresSeed extends KeyedCredentials {
   tasks: TaskDataset[];
   /** The answer to customersWithChildrenPath(limit), per limit. */
   customerPages: Record<ChildPageSize, unknown>;
+  media: MediaSeed;
 }
 
 export function measurementsFor(server: ServerKind, pg: PostgresSeed, pglite: Credentials): Measurement[] {
@@ -261,6 +353,7 @@ export function measurementsFor(server: ServerKind, pg: PostgresSeed, pglite: Cr
         healthz('raw'),
         session('session-rest', 'raw', [{ cookie: pg.cookie }], pg.session),
         ...pg.tasks.flatMap((tasks) => [tasksList('raw', tasks), taskRead('raw', tasks)]),
+        ...uploadScenarios.map((spec) => upload('raw', pg.media, spec)),
       ];
     case 'product-pg':
       // One process serves both faces and both credentials: all measured against the same server.
@@ -275,6 +368,9 @@ export function measurementsFor(server: ServerKind, pg: PostgresSeed, pglite: Cr
         teamMembers(pg.cookie, pg.teams),
         ...pg.tasks.flatMap((tasks) => [tasksList('rest', tasks), tasksListGraphql(tasks), tasksListUncounted(tasks), taskRead('rest', tasks), taskReadGraphql(tasks)]),
         ...childPageSizes.map((limit) => customersWithChildren(pg.cookie, limit, pg.customerPages[limit])),
+        mediaSearch(pg.media),
+        renditionCached(pg.media),
+        ...uploadScenarios.map((spec) => upload('rest', pg.media, spec)),
         invalidKeyFlood(pg.keys.warm, pg.session),
       ];
     case 'product-pglite':
@@ -297,8 +393,11 @@ interface Answer {
   parsed: unknown;
 }
 
+/** A request's body as fetch takes it. */
+export const fetchBody = (body: HttpRequest['body']) => (typeof body === 'string' || body === undefined ? body : new Uint8Array(body));
+
 async function send(baseUrl: string, { method, path, headers, body }: HttpRequest): Promise<Answer> {
-  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body: fetchBody(body) });
   const text = await response.text();
   let parsed: unknown;
   try {
@@ -325,7 +424,8 @@ function problemWith(m: Measurement, a: Answer): string | undefined {
 export async function checkOnce(baseUrl: string, m: Measurement): Promise<void> {
   const label = `${m.scenario} on ${m.target}`;
   await mapLimited(m.requests, checksInFlight, async (request) => {
-    const a = await send(baseUrl, request);
+    // A copy: the fresh body is one buffer, rewritten for every request.
+    const a = await send(baseUrl, m.freshBody ? { ...request, body: Buffer.from(m.freshBody(takeFresh())) } : request);
     const problem = problemWith(m, a);
     if (problem) throw new Error(`${label}: unexpected answer ${a.status} ${a.text.slice(0, 500)}\n${problem}`);
   });

@@ -4,7 +4,7 @@
 // once per connection but executed on every use). Requests are sent one at a time, so the count
 // between two moments is what those requests cost. Used only for counting, never under load.
 import { createConnection, createServer, type Socket } from 'node:net';
-import type { HttpRequest } from './scenarios.js';
+import { fetchBody, type HttpRequest } from './scenarios.js';
 
 const simpleQuery = 'Q'.charCodeAt(0);
 const execute = 'E'.charCodeAt(0);
@@ -106,7 +106,7 @@ export async function statementsPerRequest(
   count: number,
 ): Promise<number> {
   const sendOnce = async () => {
-    const response = await fetch(`${baseUrl}${request.path}`, { method: request.method, headers: request.headers, body: request.body });
+    const response = await fetch(`${baseUrl}${request.path}`, { method: request.method, headers: request.headers, body: fetchBody(request.body) });
     const body = await response.text();
     if (response.status !== 200 || !verify(body)) throw new Error(`statement count: ${request.method} ${request.path} answered ${response.status} ${body.slice(0, 500)}`);
   };

@@ -20,6 +20,8 @@ export interface ServerSpec {
 export interface RunningServer {
   name: string;
   baseUrl: string;
+  /** The server's process (`node --import tsx` runs it in one), for reading its memory in /proc. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -114,5 +116,5 @@ export async function startServer(spec: ServerSpec): Promise<RunningServer> {
     await stop();
     throw new Error(`${spec.name}: ${(error as Error).message}`);
   }
-  return { name: spec.name, baseUrl, stop };
+  return { name: spec.name, baseUrl, pid: child.pid!, stop };
 }
