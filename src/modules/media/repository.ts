@@ -54,11 +54,12 @@ export interface MediaQuery {
 
 const orderColumns = { createdAt: Prisma.raw('m.created_at'), filename: Prisma.raw('m.filename'), fileSize: Prisma.raw('m.file_size') };
 
-/** Conditions of a media list; the search goes through the GIN index on media_search_document(). */
+/** Conditions of a media list; the search goes through the GIN index on media_search_document() (app_media_search). */
 function listConditions(q: MediaQuery): Prisma.Sql[] {
   const where = [Prisma.sql`m.team_id = ANY(${q.teamIds}::uuid[])`, Prisma.sql`m.status = 'active'`];
   if (q.mimePrefix) where.push(Prisma.sql`m.mime_type LIKE ${`${q.mimePrefix}%`}`);
-  if (q.search) where.push(Prisma.sql`media_search_document(m.filename, m.title, m.alt, m.caption) @@ media_search_query(${q.search})`);
+  // Through app_media_search (its index), not `document @@ query` here: under RLS that match would run row by row.
+  if (q.search) where.push(Prisma.sql`m.id IN (SELECT app_media_search(${q.teamIds}::uuid[], ${q.search}))`);
   if (q.tagIds) {
     where.push(Prisma.sql`EXISTS (SELECT 1 FROM media_tag_links l JOIN media_tags t ON t.id = l.tag_id
                                    WHERE l.media_id = m.id AND t.deleted_at IS NULL AND l.tag_id = ANY(${q.tagIds}::uuid[]))`);
