@@ -5,6 +5,7 @@
 // large uploads' memory each on its own product instance; again...), counts SQL statements per
 // request once, and prints medians, ratios and goals. Uploaded files go to a temporary directory.
 // See /work/shared/BENCHMARKS.md for the method. Progress goes to stderr, the table to stdout.
+import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -66,19 +67,22 @@ interface UploadDirs {
   raw: string;
 }
 
+/** The product as production runs it: compiled by `npm run build` (main() builds it first). */
+const productEntry = 'dist/main.js';
+
 function serverSpecs(databaseUrl: string, pgliteDir: string, uploads: UploadDirs): Record<ServerKind, ServerSpec> {
   return {
     raw: { name: 'raw', entry: 'bench/raw-server.ts', env: { DATABASE_URL: databaseUrl, UPLOAD_DIR: uploads.raw } },
     // Pool of 8 like the raw baseline, so the comparison is about the code, not the pool.
-    'product-pg': { name: 'product (PostgreSQL)', entry: 'src/main.ts', env: { DATABASE_URL: databaseUrl, DB_POOL_SIZE: '8', UPLOAD_DIR: uploads.product, ...productEnv } },
-    'product-pglite': { name: 'product (PGlite)', entry: 'src/main.ts', env: { DATABASE_URL: undefined, DATA_DIR: pgliteDir, UPLOAD_DIR: uploads.product, ...productEnv } },
+    'product-pg': { name: 'product (PostgreSQL)', entry: productEntry, env: { DATABASE_URL: databaseUrl, DB_POOL_SIZE: '8', UPLOAD_DIR: uploads.product, ...productEnv } },
+    'product-pglite': { name: 'product (PGlite)', entry: productEntry, env: { DATABASE_URL: undefined, DATA_DIR: pgliteDir, UPLOAD_DIR: uploads.product, ...productEnv } },
   };
 }
 
 /** The product on PostgreSQL with a free tier low enough for the rate-limit check to exceed it. */
 function rateLimitedSpec(databaseUrl: string): ServerSpec {
   const env = { DATABASE_URL: databaseUrl, DB_POOL_SIZE: '8', RATE_LIMIT_TIERS: `free=${rateLimit.perMinute}` };
-  return { name: `product (PostgreSQL, free tier ${rateLimit.perMinute}/min)`, entry: 'src/main.ts', env };
+  return { name: `product (PostgreSQL, free tier ${rateLimit.perMinute}/min)`, entry: productEntry, env };
 }
 
 async function withServer<T>(spec: ServerSpec, work: (server: RunningServer) => Promise<T>): Promise<T> {
@@ -264,6 +268,8 @@ async function measureRuns(server: RunningServer, m: Measurement, round: number,
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2), process.env);
   const startedAt = new Date();
+  log('building the product (npm run build)');
+  execFileSync('npm', ['run', '-s', 'build'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
   const pgliteDir = await mkdtemp(path.join(os.tmpdir(), 'bench-pglite-'));
   const uploadRoot = await mkdtemp(path.join(os.tmpdir(), 'bench-uploads-'));
   const uploads: UploadDirs = { product: path.join(uploadRoot, 'product'), raw: path.join(uploadRoot, 'raw') };

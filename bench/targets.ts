@@ -79,11 +79,12 @@ async function waitForHealth(child: ChildProcess, baseUrl: string, output: () =>
 export async function startServer(spec: ServerSpec): Promise<RunningServer> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  // `node --import tsx` rather than `npx tsx`: one process instead of three, none of them idling on
-  // the two cores the server has.
+  // Compiled entries (the product's dist/main.js, as `npm start` runs it) run on node alone; others
+  // with `node --import tsx` rather than `npx tsx`: one process instead of three, none of them idling
+  // on the two cores the server has.
   const merged = { ...process.env, ...spec.env, NODE_ENV: 'production', LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: String(port) };
   const env = Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  const child = spawn(process.execPath, ['--import', 'tsx', spec.entry], {
+  const child = spawn(process.execPath, spec.entry.endsWith('.js') ? [spec.entry] : ['--import', 'tsx', spec.entry], {
     cwd: repoRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
