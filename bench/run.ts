@@ -59,7 +59,9 @@ const unreachableLimits = { RATE_LIMIT_TIERS: 'free=100000000,pro=100000000,ente
 const unlimitedPlan = { PLANS_JSON: JSON.stringify({ free: { limits: { team_members: null, tasks: null } } }) };
 /** Uploads under the defaults (local storage, images ≤ 10 MB, videos ≤ 100 MB), whatever the bench's environment says. */
 const mediaDefaults = { MEDIA_CONFIG: undefined, MEDIA_STORAGE: undefined, BLOB_READ_WRITE_TOKEN: undefined };
-const productEnv = { ...unreachableLimits, ...unlimitedPlan, ...mediaDefaults };
+/** What `npm start` sets besides: glibc's malloc arenas capped (see README "Operators"). */
+const startEnv = { MALLOC_ARENA_MAX: '2' };
+const productEnv = { ...startEnv, ...unreachableLimits, ...unlimitedPlan, ...mediaDefaults };
 
 /** Where uploads go: the product's local storage (UPLOAD_DIR) and the raw baseline's, both temporary. */
 interface UploadDirs {
@@ -81,7 +83,7 @@ function serverSpecs(databaseUrl: string, pgliteDir: string, uploads: UploadDirs
 
 /** The product on PostgreSQL with a free tier low enough for the rate-limit check to exceed it. */
 function rateLimitedSpec(databaseUrl: string): ServerSpec {
-  const env = { DATABASE_URL: databaseUrl, DB_POOL_SIZE: '8', RATE_LIMIT_TIERS: `free=${rateLimit.perMinute}` };
+  const env = { ...startEnv, DATABASE_URL: databaseUrl, DB_POOL_SIZE: '8', RATE_LIMIT_TIERS: `free=${rateLimit.perMinute}` };
   return { name: `product (PostgreSQL, free tier ${rateLimit.perMinute}/min)`, entry: productEntry, env };
 }
 
