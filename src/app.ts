@@ -91,9 +91,11 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
   const uploadTraits: RouteTraits = { scope: 'media:write', errorCodes: false, bodyLimitBytes: uploadRequestLimit(config.media) };
   const renditions = createRenditions(mediaStorage);
   // Scheduled actions: batches run as named system work, from the cron route or the built-in scheduler.
-  const queue: QueueDeps = { system: systemDb(database, 'scheduled actions: processing'), config: config.scheduledActions, now, log: logger.child({ module: 'scheduled-actions' }) };
+  const queue: QueueDeps = { system: systemDb(database, 'scheduled actions: processing'), config, now, log: logger.child({ module: 'scheduled-actions' }) };
   let scheduler: Scheduler | null = null;
   if (config.scheduledActions.cronSecret !== undefined && config.scheduledActions.cronSecret.length < minimumSecretLength) logger.warn(`CRON_SECRET is shorter than ${minimumSecretLength} characters: GET /api/v1/cron/process refuses to run (503)`);
+  if (config.env === 'production' && config.webhooks.allowPrivate) logger.warn('WEBHOOKS_ALLOW_PRIVATE is true: webhook endpoints may reach private, loopback and metadata addresses');
+  if (config.env === 'production' && !config.webhooks.secretKey) logger.warn('WEBHOOKS_SECRET_KEY is not set: webhook signing secrets are stored unsealed');
 
   /**
    * The per-minute limit for this request: a key gets its route's scope limit when one is configured,

@@ -12,8 +12,8 @@ export type Operation = (typeof operations)[number];
 export const reservedFieldNames = ['id', 'createdAt', 'updatedAt', 'userId', 'teamId', 'deletedAt', 'metas', 'parentId'] as const;
 
 /** Tables and types of the platform itself. */
-const reservedTableNames = ['users', 'sessions', 'teams', 'team_members', 'team_invitations', 'subscriptions', 'email_outbox', 'api_keys', 'api_key_usage', 'api_key_audit', '_prisma_migrations'];
-const reservedTypeNames = ['User', 'Session', 'Team', 'TeamMember', 'TeamInvitation', 'Subscription', 'EmailOutbox', 'ApiKey', 'ApiKeyUsage', 'ApiKeyAudit', 'Query', 'Mutation', 'Plan', 'Invoice'];
+const reservedTableNames = ['users', 'sessions', 'teams', 'team_members', 'team_invitations', 'subscriptions', 'email_outbox', 'api_keys', 'api_key_usage', 'api_key_audit', 'webhook_endpoints', 'webhook_deliveries', '_prisma_migrations'];
+const reservedTypeNames = ['User', 'Session', 'Team', 'TeamMember', 'TeamInvitation', 'Subscription', 'EmailOutbox', 'ApiKey', 'ApiKeyUsage', 'ApiKeyAudit', 'WebhookEndpoint', 'WebhookDelivery', 'Query', 'Mutation', 'Plan', 'Invoice'];
 
 const identifier = /^[a-z][a-zA-Z0-9]{0,62}$/;
 const sqlName = /^[a-z][a-z0-9_]{0,62}$/;

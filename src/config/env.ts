@@ -13,6 +13,12 @@ const limits = z
   .transform((v) => Object.fromEntries(v.split(',').map((pair) => pair.split('=').map((s) => s.trim())).map(([k, n]) => [k!, Number(n)])));
 const perMinute = z.coerce.number().int().min(1);
 
+/** WEBHOOKS_SECRET_KEY as its 32 bytes (64 hex characters, or base64), or null when it is neither. */
+function secretKeyBytes(value: string): Buffer | null {
+  const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(value) ? Buffer.from(value, 'base64') : null;
+  return key?.length === 32 ? key : null;
+}
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -51,6 +57,13 @@ const envSchema = z.object({
   SCHEDULED_ACTIONS_RECLAIM_GRACE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
   SCHEDULED_ACTIONS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(7),
   SCHEDULED_ACTIONS_DEDUP_WINDOW_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
+  WEBHOOKS_ALLOW_PRIVATE: flag.default(false),
+  WEBHOOKS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  WEBHOOKS_SECRET_KEY: z
+    .string()
+    .refine((v) => secretKeyBytes(v) !== null, 'expected 32 bytes as 64 hexadecimal characters or base64')
+    .optional(),
+  WEBHOOKS_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'expected smtp:// or smtps://').optional(),
   MAIL_FROM: z.string().min(3).default('Platform <no-reply@localhost>'),
   APP_URL: z.string().url().optional(),
@@ -135,6 +148,16 @@ export type Config = {
     /** scheduleAction merges into a pending action about the same entity scheduled within this of the new one. */
     dedupWindowMs: number;
   };
+  webhooks: {
+    /** WEBHOOKS_ALLOW_PRIVATE: endpoints may be private, loopback, link-local… addresses (development and tests only). */
+    allowPrivate: boolean;
+    /** One delivery request (connect, send, answer) fails after this long. */
+    timeoutMs: number;
+    /** AES-256-GCM key sealing the endpoints' signing secrets at rest; null: stored unsealed. */
+    secretKey: Buffer | null;
+    /** Delivery log entries older than this are pruned. */
+    deliveryRetentionMs: number;
+  };
   mail: {
     /** smtp(s)://… to send e-mail; unset: e-mails are recorded in the outbox and not sent. */
     smtpUrl: string | undefined;
@@ -203,6 +226,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       reclaimGraceMs: e.SCHEDULED_ACTIONS_RECLAIM_GRACE_SECONDS * 1000,
       retentionMs: e.SCHEDULED_ACTIONS_RETENTION_DAYS * 86_400_000,
       dedupWindowMs: e.SCHEDULED_ACTIONS_DEDUP_WINDOW_MS,
+    },
+    webhooks: {
+      allowPrivate: e.WEBHOOKS_ALLOW_PRIVATE,
+      timeoutMs: e.WEBHOOKS_TIMEOUT_MS,
+      secretKey: e.WEBHOOKS_SECRET_KEY === undefined ? null : secretKeyBytes(e.WEBHOOKS_SECRET_KEY),
+      deliveryRetentionMs: e.WEBHOOKS_DELIVERY_RETENTION_DAYS * 86_400_000,
     },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, appUrl: e.APP_URL },
     media: parseMediaConfig(e.MEDIA_CONFIG, path.resolve(e.UPLOAD_DIR), storage.storage),

@@ -7,6 +7,7 @@ import '../modules/teams/schema.js';
 import '../modules/entities/schema.js';
 import '../modules/media/schema.js';
 import '../modules/scheduled-actions/schema.js';
+import '../modules/webhooks/schema.js';
 
 export const schema: GraphQLSchema = builder.toSchema();
 

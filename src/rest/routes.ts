@@ -5,6 +5,7 @@ import { teamRoutes } from '../modules/teams/rest.js';
 import { entityRoutes } from '../modules/entities/rest.js';
 import { mediaRoutes } from '../modules/media/rest.js';
 import { scheduledActionRoutes } from '../modules/scheduled-actions/rest.js';
+import { webhookRoutes } from '../modules/webhooks/rest.js';
 import type { RestRoute } from './route.js';
 
-export const restRoutes: readonly RestRoute[] = [...accountRoutes, ...apiKeyRoutes, ...teamRoutes, ...mediaRoutes, ...scheduledActionRoutes, ...entityRoutes];
+export const restRoutes: readonly RestRoute[] = [...accountRoutes, ...apiKeyRoutes, ...teamRoutes, ...mediaRoutes, ...scheduledActionRoutes, ...webhookRoutes, ...entityRoutes];

@@ -154,3 +154,13 @@ export type MediaTagLink = Prisma.MediaTagLinkModel
  * action per lock group, deduplication) are hand-written in the migration.
  */
 export type ScheduledAction = Prisma.ScheduledActionModel
+/**
+ * Model WebhookEndpoint
+ * 
+ */
+export type WebhookEndpoint = Prisma.WebhookEndpointModel
+/**
+ * Model WebhookDelivery
+ * 
+ */
+export type WebhookDelivery = Prisma.WebhookDeliveryModel

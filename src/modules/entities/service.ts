@@ -2,6 +2,8 @@
 // definition. Who may do what: the definition's permissions (scopes; none listed means nobody), the
 // caller's active team (records never cross teams), the creator alone unless the entity is shared,
 // viewers read only, anonymous callers read public entities' public rows. RLS enforces the same.
+// Every create, update and delete (soft deletes and children's changes included) records its webhook
+// event (`<slug>:created|updated|deleted`) in the same transaction as the change.
 import type { AuthenticatedActor } from '../../auth/actor.js';
 import { hasScope } from '../../auth/scopes.js';
 import type { ChildDefinition, EntityDefinition, FieldDefinition, Operation } from '../../config/entity-definition.js';
@@ -9,7 +11,9 @@ import type { SystemDb, Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
+import type { QueueScope } from '../scheduled-actions/service.js';
 import { assertCanWriteTeamData, assertPlanAllows, defineUsageCounter } from '../teams/service.js';
+import { recordEntityEvent, type EntityChange } from '../webhooks/service.js';
 import { childField } from './prisma-model.js';
 import { parseListQuery, type ListQuery } from './query.js';
 import { delegateOf, escapeLike, isUniqueViolation, type Row } from './repository.js';
@@ -68,7 +72,7 @@ function shown(field: FieldDefinition | undefined, value: unknown): unknown {
   return value;
 }
 
-function present(d: { fields: FieldDefinition[] }, row: Row, caller: Caller, pick: string[] | null): Values {
+function present(d: { fields: FieldDefinition[] }, row: Row, caller: Pick<Caller, 'kind'>, pick: string[] | null): Values {
   const out: Values = { id: row.id };
   for (const f of d.fields) out[f.name] = shown(f, row[f.name] ?? null);
   out.createdAt = shown(undefined, row.createdAt);
@@ -152,14 +156,31 @@ function conflict(error: unknown): never {
   throw error;
 }
 
+/** A record as its write answers it: every field, and its metas when the entity has them. */
+function written(d: EntityDefinition, row: Row, caller: Pick<Caller, 'kind'>): Values {
+  return { ...present(d, row, caller, null), ...(d.metas ? { metas: row.metas } : {}) };
+}
+
+/**
+ * The webhook event of a change, in the change's transaction (webhooks/service recordEntityEvent).
+ * Records of a private entity (`shared: false`, and its children) are their creator's alone, and a
+ * team's webhooks are its admins': their events carry the ids and stamps, never the fields.
+ */
+function changed(scope: QueueScope, tx: Tx, owner: EntityDefinition, entityType: string, verb: EntityChange['verb'], record: Values): Promise<void> {
+  const { id, teamId, userId, createdAt, updatedAt } = record;
+  const data = owner.access.shared ? record : { id, teamId, userId, createdAt, updatedAt };
+  return recordEntityEvent(scope, tx, { teamId: teamId as string, entityType, entityId: id as string, verb, data });
+}
+
 export async function create(scope: RequestScope, d: EntityDefinition, body: unknown): Promise<Values> {
   const caller = callerFor(scope, d, 'create') as Extract<Caller, { kind: 'user' }>;
   const { values, metas } = validateRecord(d.fields, body, { partial: false, metas: d.metas });
   const tx = await scope.db.tx();
   if (d.planLimit) await assertPlanAllows(scope, tx, caller.teamId, d.planLimit);
   const data = { ...values, teamId: caller.teamId, userId: caller.actor.userId, ...(d.metas ? { metas: mergedMetas({}, metas ?? {}) } : {}) };
-  const row = await delegateOf(tx, d.name).create({ data }).catch(conflict);
-  return { ...present(d, row, caller, null), ...(d.metas ? { metas: row.metas } : {}) };
+  const record = written(d, await delegateOf(tx, d.name).create({ data }).catch(conflict), caller);
+  await changed(scope, tx, d, d.slug, 'created', record);
+  return record;
 }
 
 export async function update(scope: RequestScope, d: EntityDefinition, id: string, body: unknown): Promise<Values> {
@@ -167,17 +188,25 @@ export async function update(scope: RequestScope, d: EntityDefinition, id: strin
   const { values, metas } = validateRecord(d.fields, body, { partial: true, metas: d.metas });
   const current = await visible(scope, d, caller, id);
   const data = { ...values, ...(metas ? { metas: mergedMetas(current.metas, metas) } : {}) };
-  const row = await delegateOf(await scope.db.tx(), d.name).update({ where: { id }, data }).catch(conflict);
-  return { ...present(d, row, caller, null), ...(d.metas ? { metas: row.metas } : {}) };
+  const tx = await scope.db.tx();
+  const record = written(d, await delegateOf(tx, d.name).update({ where: { id }, data }).catch(conflict), caller);
+  await changed(scope, tx, d, d.slug, 'updated', record);
+  return record;
 }
 
-/** Deletes (or, with softDelete, marks deleted and returns) a record. */
+/** Deletes (or, with softDelete, marks deleted and returns) a record; its `deleted` event carries the record as it was last shown. */
 export async function remove(scope: RequestScope, d: EntityDefinition, id: string): Promise<{ deleted: Values | null }> {
   const caller = callerFor(scope, d, 'delete');
-  await visible(scope, d, caller, id);
-  const model = delegateOf(await scope.db.tx(), d.name);
-  if (d.softDelete) return { deleted: present(d, await model.update({ where: { id }, data: { deletedAt: scope.now() } }), caller, null) };
+  const current = await visible(scope, d, caller, id);
+  const tx = await scope.db.tx();
+  const model = delegateOf(tx, d.name);
+  if (d.softDelete) {
+    const row = await model.update({ where: { id }, data: { deletedAt: scope.now() } });
+    await changed(scope, tx, d, d.slug, 'deleted', written(d, row, caller));
+    return { deleted: present(d, row, caller, null) };
+  }
   await model.delete({ where: { id } });
+  await changed(scope, tx, d, d.slug, 'deleted', written(d, current, caller));
   return { deleted: null };
 }
 
@@ -207,8 +236,10 @@ export async function createChild(scope: RequestScope, d: EntityDefinition, pare
   const child = childOf(d, slug);
   const caller = (await parentFor(scope, d, parentId, 'update')) as Extract<Caller, { kind: 'user' }>;
   const { values } = validateRecord(child.fields, body, { partial: false, metas: false });
-  const row = await delegateOf(await scope.db.tx(), child.name).create({ data: { ...values, parentId, teamId: caller.teamId, userId: caller.actor.userId } }).catch(conflict);
-  return present(child, row, caller, null);
+  const tx = await scope.db.tx();
+  const record = present(child, await delegateOf(tx, child.name).create({ data: { ...values, parentId, teamId: caller.teamId, userId: caller.actor.userId } }).catch(conflict), caller, null);
+  await changed(scope, tx, d, child.slug, 'created', record);
+  return record;
 }
 
 async function visibleChild(tx: Tx, child: ChildDefinition, parentId: string, childId: string): Promise<Row> {
@@ -223,15 +254,18 @@ export async function updateChild(scope: RequestScope, d: EntityDefinition, pare
   const tx = await scope.db.tx();
   await visibleChild(tx, child, parentId, childId);
   const { values } = validateRecord(child.fields, body, { partial: true, metas: false });
-  return present(child, await delegateOf(tx, child.name).update({ where: { id: childId }, data: values }).catch(conflict), caller, null);
+  const record = present(child, await delegateOf(tx, child.name).update({ where: { id: childId }, data: values }).catch(conflict), caller, null);
+  await changed(scope, tx, d, child.slug, 'updated', record);
+  return record;
 }
 
 export async function removeChild(scope: RequestScope, d: EntityDefinition, parentId: string, slug: string, childId: string): Promise<void> {
   const child = childOf(d, slug);
-  await parentFor(scope, d, parentId, 'update');
+  const caller = await parentFor(scope, d, parentId, 'update');
   const tx = await scope.db.tx();
-  await visibleChild(tx, child, parentId, childId);
+  const current = await visibleChild(tx, child, parentId, childId);
   await delegateOf(tx, child.name).delete({ where: { id: childId } });
+  await changed(scope, tx, d, child.slug, 'deleted', present(child, current, caller, null));
 }
 
 /** Records of a team, for plan usage (`tasks`, `customers`): every member's, not only the caller's. */
@@ -259,16 +293,19 @@ export function publishableFields(d: EntityDefinition): { status: boolean; publi
 
 /**
  * Publishes a record for the scheduler (`content:publish`, system work: no caller): `status` becomes
- * `published` and `publishedAt` `at`, for the fields the entity has. With `teamId` the record must be
- * that team's; a soft-deleted record is gone. Returns the fields set, or null when there is no such record.
+ * `published` and `publishedAt` `at`, for the fields the entity has, and its `<slug>:updated` webhook
+ * event is recorded in the same transaction. With `teamId` the record must be that team's; a
+ * soft-deleted record is gone. Returns the fields set, or null when there is no such record.
  */
-export async function publishRecord(system: SystemDb, d: EntityDefinition, id: string, teamId: string | null, at: Date): Promise<string[] | null> {
+export async function publishRecord(queue: QueueScope, system: SystemDb, d: EntityDefinition, id: string, teamId: string | null, at: Date): Promise<string[] | null> {
   if (!isUuid(id)) return null;
-  const model = delegateOf(system.prisma, d.name);
   const where = { id, ...(teamId ? { teamId } : {}), ...(d.softDelete ? { deletedAt: null } : {}) };
-  if (!(await model.findFirst({ where, select: { id: true } }))) return null;
-  const fields = publishableFields(d);
-  const data: Values = { ...(fields.status ? { status: 'published' } : {}), ...(fields.publishedAt ? { publishedAt: at } : {}) };
-  if (Object.keys(data).length) await model.update({ where: { id }, data });
-  return Object.keys(data);
+  return system.prisma.$transaction(async (tx) => {
+    const model = delegateOf(tx, d.name);
+    if (!(await model.findFirst({ where, select: { id: true } }))) return null;
+    const fields = publishableFields(d);
+    const data: Values = { ...(fields.status ? { status: 'published' } : {}), ...(fields.publishedAt ? { publishedAt: at } : {}) };
+    if (Object.keys(data).length) await changed(queue, tx, d, d.slug, 'updated', written(d, await model.update({ where: { id }, data }), { kind: 'user' }));
+    return Object.keys(data);
+  });
 }

@@ -6,6 +6,7 @@
 // one action at a time. A *recurring* action ends its *occurrence* and a new row holds the next one.
 import type { z } from 'zod';
 import type { Logger } from 'pino';
+import type { Config } from '../../config/env.js';
 import type { SystemDb } from '../../db/request-db.js';
 
 export const actionStatuses = ['pending', 'running', 'completed', 'failed'] as const;
@@ -53,6 +54,8 @@ export interface HandlerContext {
   system: SystemDb;
   now(): Date;
   log: Logger;
+  /** The app's configuration (settings of the module a handler serves, and what scheduling a follow-up needs). */
+  config: Config;
 }
 
 /** A handler's report on success, kept in the action's `result`. */
@@ -64,6 +67,12 @@ export interface ActionHandler<P = unknown> {
   payload: z.ZodType<P>;
   /** Default timeout of this type; SCHEDULED_ACTIONS_TIMEOUTS overrides it. */
   timeoutMs?: number;
+  /**
+   * Payload keys that must also be equal for scheduleAction to merge two actions about one entity
+   * (beyond entityType and entityId): `webhook:send` names `eventType`, so a `created` is never
+   * swallowed by the `updated` that follows it.
+   */
+  dedupKeys?: readonly string[];
   run(payload: P, ctx: HandlerContext): Promise<HandlerResult>;
 }
 

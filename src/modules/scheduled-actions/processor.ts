@@ -19,7 +19,8 @@ import { runHandler, type Outcome } from './run-handler.js';
 export interface QueueDeps {
   /** Named system access: processing is not done on behalf of a caller. */
   system: SystemDb;
-  config: Config['scheduledActions'];
+  /** The app's configuration: the queue reads `scheduledActions`; handlers get all of it. */
+  config: Config;
   now(): Date;
   log: Logger;
 }
@@ -30,7 +31,7 @@ const purgeChunk = 500;
 const purgeChunksPerBatch = 10;
 
 /** The handler timeout of an action type: SCHEDULED_ACTIONS_TIMEOUTS, else the handler's own, else the default. */
-export function timeoutOf(config: QueueDeps['config'], actionType: string): number {
+export function timeoutOf(config: Config['scheduledActions'], actionType: string): number {
   return config.timeouts[actionType] ?? handlerOf(actionType)?.timeoutMs ?? config.timeoutMs;
 }
 
@@ -67,7 +68,7 @@ function tally(report: BatchReport, actionId: string, outcome: Outcome): void {
 
 /** Crash safety: an action running longer than its timeout plus the grace period is a failed attempt. */
 async function reclaimStale(deps: QueueDeps, report: BatchReport): Promise<void> {
-  const { config } = deps;
+  const config = deps.config.scheduledActions;
   const byType = Object.fromEntries(registeredActionTypes().map((type) => [type, timeoutOf(config, type)]));
   const reclaimed = await deps.system.prisma.$transaction(async (tx) => {
     const now = deps.now();
@@ -90,7 +91,7 @@ async function reclaimStale(deps: QueueDeps, report: BatchReport): Promise<void>
 async function claim(deps: QueueDeps): Promise<repo.ActionRow[]> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await repo.claimDue(deps.system.prisma, deps.now(), deps.config.batchSize);
+      return await repo.claimDue(deps.system.prisma, deps.now(), deps.config.scheduledActions.batchSize);
     } catch (error) {
       if (!repo.isLockGroupConflict(error) || attempt === 3) throw error;
       deps.log.warn({ attempt }, 'scheduled actions claim met a running lock group; claiming again');
@@ -100,12 +101,12 @@ async function claim(deps: QueueDeps): Promise<repo.ActionRow[]> {
 
 async function execute(deps: QueueDeps, action: repo.ActionRow, report: BatchReport): Promise<void> {
   const log = deps.log.child({ actionId: action.id, actionType: action.actionType });
-  const timeoutMs = timeoutOf(deps.config, action.actionType);
-  const context = { action, system: deps.system, now: deps.now, log };
+  const timeoutMs = timeoutOf(deps.config.scheduledActions, action.actionType);
+  const context = { action, system: deps.system, now: deps.now, log, config: deps.config };
   const outcome = await runHandler(handlerOf(action.actionType), action.actionType, action.payload, context, timeoutMs);
   try {
     const now = deps.now();
-    const settled = await repo.settle(deps.system.prisma, settlementFor(action, outcome, now, deps.config.retryBaseMs), now);
+    const settled = await repo.settle(deps.system.prisma, settlementFor(action, outcome, now, deps.config.scheduledActions.retryBaseMs), now);
     if (!settled) log.warn('scheduled action was reclaimed before its outcome was recorded; outcome dropped');
     if (!outcome.ok) log.warn({ error: outcome.error, attempts: action.attempts, maxRetries: action.maxRetries }, 'scheduled action failed');
     tally(report, action.id, outcome);
@@ -117,7 +118,7 @@ async function execute(deps: QueueDeps, action: repo.ActionRow, report: BatchRep
 
 /** Retention: completed and failed actions older than retentionDays, in bounded chunks. */
 async function purgeOld(deps: QueueDeps): Promise<void> {
-  const cutoff = new Date(deps.now().getTime() - deps.config.retentionMs);
+  const cutoff = new Date(deps.now().getTime() - deps.config.scheduledActions.retentionMs);
   try {
     for (let chunk = 0; chunk < purgeChunksPerBatch; chunk++) {
       if ((await repo.purgeFinished(deps.system.prisma, cutoff, purgeChunk)) < purgeChunk) return;

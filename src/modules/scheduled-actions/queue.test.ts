@@ -366,11 +366,13 @@ describe('built-in handlers', () => {
     expect(await storedAction(t, id)).toMatchObject({ status: 'completed', result: { refreshed: 0, message: expect.stringContaining('No social token providers') } });
   });
 
-  it('webhook:send is registered (its payload is checked) and fails clearly until delivery exists', async () => {
+  it('webhook:send checks its payload; without a team it fails (endpoints are a team’s), with one and no endpoint it completes saying so', async () => {
     await expect(scheduleAction(scope(), 'webhook:send', { eventType: 'tasks:created', entityType: 'tasks', entityId: 'x' } as never)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
-    const id = await scheduleAction(scope(), 'webhook:send', { eventType: 'tasks:created', entityType: 'tasks', entityId: 'x', data: {} }, { maxRetries: 1 });
+    const teamless = await scheduleAction(scope(), 'webhook:send', { eventType: 'tasks:created', entityType: 'tasks', entityId: 'x', data: {} }, { maxRetries: 1 });
+    const unheard = await scheduleAction(scope(), 'webhook:send', { eventType: 'tasks:created', entityType: 'tasks', entityId: 'x', data: {} }, { teamId: owner.activeTeamId });
     await cron();
-    expect(await storedAction(t, id)).toMatchObject({ status: 'failed', errorMessage: expect.stringContaining('No webhook delivery configured') });
+    expect(await storedAction(t, teamless)).toMatchObject({ status: 'failed', errorMessage: expect.stringContaining('needs the action’s teamId') });
+    expect(await storedAction(t, unheard)).toMatchObject({ status: 'completed', result: { delivered: [], message: 'No active endpoint of the team is subscribed to tasks:created' } });
   });
 });
 

@@ -48,6 +48,8 @@ export interface NewAction {
   lockGroup: string | null;
   /** null: always a new row (recurring actions); else merge into a pending action about the same entity within this window. */
   dedupWindowMs: number | null;
+  /** Payload keys that must also be equal for a merge (the handler's dedupKeys). */
+  dedupKeys: readonly string[];
 }
 
 /** Why the database refused to schedule: the team does not exist, or a request's caller may not write it. */
@@ -60,7 +62,7 @@ export async function scheduleRow(db: Tx, action: NewAction, now: Date): Promise
       SELECT action_id::text AS id, deduplicated FROM app_schedule_action(
         ${action.actionType}, ${JSON.stringify(action.payload)}::jsonb, ${action.teamId}::uuid, ${action.scheduledAt}::timestamptz,
         ${action.maxRetries}::int, ${action.recurringInterval}::text, ${action.recurrenceType}::text, ${action.lockGroup}::text,
-        ${action.dedupWindowMs}::int, ${now}::timestamptz)`;
+        ${action.dedupWindowMs}::int, ${[...action.dedupKeys]}::text[], ${now}::timestamptz)`;
     return rows[0]!;
   } catch (error) {
     const code = postgresCode(error);

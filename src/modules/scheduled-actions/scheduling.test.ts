@@ -69,6 +69,21 @@ describe('scheduleAction', () => {
     expect(await t.database.prisma.scheduledAction.count()).toBe(6);
   });
 
+  it('does not merge into an action that has already run (a retry keeps its payload), nor across the dedup keys a handler names', async () => {
+    const retrying = await scheduleAction(scope(), 'test:entity', event('r1', 1));
+    await t.database.prisma.scheduledAction.update({ where: { id: retrying }, data: { attempts: 1 } });
+    expect(await scheduleAction(scope(), 'test:entity', event('r1', 2))).not.toBe(retrying);
+    expect((await storedAction(t, retrying)).payload).toEqual(event('r1', 1));
+
+    // webhook:send names eventType: a `created` is not swallowed by the `updated` that follows it; two updates merge.
+    const hook = (eventType: string, v: number) => ({ eventType, entityType: 'tasks', entityId: 'w1', data: { v } });
+    const created = await scheduleAction(scope(), 'webhook:send', hook('tasks:created', 1), { teamId: alice.activeTeamId });
+    const updated = await scheduleAction(scope(), 'webhook:send', hook('tasks:updated', 2), { teamId: alice.activeTeamId });
+    expect(updated).not.toBe(created);
+    expect(await scheduleAction(scope(), 'webhook:send', hook('tasks:updated', 3), { teamId: alice.activeTeamId })).toBe(updated);
+    expect([(await storedAction(t, created)).payload, (await storedAction(t, updated)).payload]).toEqual([hook('tasks:created', 1), hook('tasks:updated', 3)]);
+  });
+
   it('deduplicates concurrent calls about one entity into one action', async () => {
     const ids = await Promise.all(Array.from({ length: 12 }, (_, i) => scheduleAction(scope(), 'test:entity', event('race', i), { scheduledAt: later(i * 100) })));
     expect(new Set(ids).size).toBe(1);

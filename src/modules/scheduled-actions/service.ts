@@ -51,6 +51,7 @@ async function schedule(scope: QueueScope, actionType: string, payload: unknown,
       recurrenceType: opts.recurrenceType ?? 'fixed',
       lockGroup: opts.lockGroup ?? null,
       dedupWindowMs: deduplicate ? scope.config.scheduledActions.dedupWindowMs : null,
+      dedupKeys: handler.dedupKeys ?? [],
     },
     now,
   );
@@ -64,8 +65,9 @@ async function schedule(scope: QueueScope, actionType: string, payload: unknown,
 /**
  * Schedules an action; its id. Unknown action types and payloads that do not fit the type's schema
  * are refused (400). Deduplicated: a pending action of the same type about the same entity
- * (payload.entityType and payload.entityId, same team) scheduled within the dedup window of this one
- * takes the new payload and keeps its id, which is returned.
+ * (payload.entityType and payload.entityId, and the handler's dedupKeys; same team) that has not run
+ * yet and is scheduled within the dedup window of this one takes the new payload and keeps its id,
+ * which is returned.
  */
 export function scheduleAction<T extends string>(scope: QueueScope, actionType: T, payload: PayloadOf<T>, options: ScheduleOptions & InTransaction = {}): Promise<string> {
   return schedule(scope, actionType, payload, options, true);

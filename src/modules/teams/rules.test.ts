@@ -1,7 +1,7 @@
 // The role rules as tables: every combination that matters, allowed or not.
 import { describe, expect, it } from 'vitest';
 import type { TeamRole } from '../../auth/actor.js';
-import { canChangeRole, canDeleteTeam, canInvite, canRemoveMember, canUpdateTeam, canWriteTeamData, type AssignableRole } from './rules.js';
+import { canChangeRole, canDeleteTeam, canInvite, canManageTeamSettings, canRemoveMember, canUpdateTeam, canWriteTeamData, type AssignableRole } from './rules.js';
 
 const me = (role: TeamRole) => ({ userId: 'me', role });
 const other = (role: TeamRole) => ({ userId: 'other', role });
@@ -64,5 +64,7 @@ describe('team actions by role', () => {
     expect(canDeleteTeam(role).allowed).toBe(del);
     for (const [invited, allowed] of Object.entries(invite)) expect(canInvite(role, invited as AssignableRole).allowed).toBe(allowed);
     expect(canWriteTeamData(role).allowed).toBe(write);
+    // Team settings other modules keep (webhooks) follow the team's own: owners and admins.
+    expect(canManageTeamSettings(role).allowed).toBe(update);
   });
 });

@@ -61,6 +61,11 @@ export function canRemoveMember(actor: MemberRef, target: MemberRef): Verdict {
   return allow;
 }
 
+/** A team's configuration kept by other modules (`what`: webhooks…): owners and admins. */
+export function canManageTeamSettings(role: TeamRole, what = 'team settings'): Verdict {
+  return manages(role) ? allow : deny(`Only the team owner or an admin can manage ${what}`);
+}
+
 /** Writing any team data anywhere in the platform (`what`: how the refusal names it): every role but viewer. */
 export function canWriteTeamData(role: TeamRole, what = 'team data'): Verdict {
   return role === 'viewer' ? deny(`Viewers can read but not change ${what}`) : allow;

@@ -143,6 +143,11 @@ export function assertCanWriteTeamData(role: TeamRole, what?: string): void {
   check(rules.canWriteTeamData(role, what));
 }
 
+/** Owners and admins only: team configuration other modules keep (webhook endpoints). 403 otherwise. */
+export function assertCanManageTeamSettings(role: TeamRole, what?: string): void {
+  check(rules.canManageTeamSettings(role, what));
+}
+
 // ---- members ---------------------------------------------------------------------------------
 
 export async function listMembers(scope: RequestScope, teamId: string, q: ListMembersQuery): Promise<Page<repo.MemberRow>> {

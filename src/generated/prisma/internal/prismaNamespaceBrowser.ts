@@ -69,7 +69,9 @@ export const ModelName = {
   Media: 'Media',
   MediaTag: 'MediaTag',
   MediaTagLink: 'MediaTagLink',
-  ScheduledAction: 'ScheduledAction'
+  ScheduledAction: 'ScheduledAction',
+  WebhookEndpoint: 'WebhookEndpoint',
+  WebhookDelivery: 'WebhookDelivery'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -384,6 +386,41 @@ export const ScheduledActionScalarFieldEnum = {
 } as const
 
 export type ScheduledActionScalarFieldEnum = (typeof ScheduledActionScalarFieldEnum)[keyof typeof ScheduledActionScalarFieldEnum]
+
+
+export const WebhookEndpointScalarFieldEnum = {
+  id: 'id',
+  teamId: 'teamId',
+  url: 'url',
+  description: 'description',
+  eventTypes: 'eventTypes',
+  active: 'active',
+  secretSealed: 'secretSealed',
+  createdById: 'createdById',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type WebhookEndpointScalarFieldEnum = (typeof WebhookEndpointScalarFieldEnum)[keyof typeof WebhookEndpointScalarFieldEnum]
+
+
+export const WebhookDeliveryScalarFieldEnum = {
+  id: 'id',
+  endpointId: 'endpointId',
+  teamId: 'teamId',
+  actionId: 'actionId',
+  messageId: 'messageId',
+  eventType: 'eventType',
+  attempt: 'attempt',
+  succeeded: 'succeeded',
+  statusCode: 'statusCode',
+  durationMs: 'durationMs',
+  error: 'error',
+  responseBody: 'responseBody',
+  createdAt: 'createdAt'
+} as const
+
+export type WebhookDeliveryScalarFieldEnum = (typeof WebhookDeliveryScalarFieldEnum)[keyof typeof WebhookDeliveryScalarFieldEnum]
 
 
 export const SortOrder = {

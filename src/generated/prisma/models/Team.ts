@@ -219,6 +219,7 @@ export type TeamWhereInput = {
   mediaTags?: Prisma.MediaTagListRelationFilter
   recordVersions?: Prisma.RecordVersionListRelationFilter
   scheduledActions?: Prisma.ScheduledActionListRelationFilter
+  webhookEndpoints?: Prisma.WebhookEndpointListRelationFilter
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
   entityPosts?: Prisma.PostListRelationFilter
@@ -244,6 +245,7 @@ export type TeamOrderByWithRelationInput = {
   mediaTags?: Prisma.MediaTagOrderByRelationAggregateInput
   recordVersions?: Prisma.RecordVersionOrderByRelationAggregateInput
   scheduledActions?: Prisma.ScheduledActionOrderByRelationAggregateInput
+  webhookEndpoints?: Prisma.WebhookEndpointOrderByRelationAggregateInput
   entityCustomers?: Prisma.CustomerOrderByRelationAggregateInput
   entityNotes?: Prisma.NoteOrderByRelationAggregateInput
   entityPosts?: Prisma.PostOrderByRelationAggregateInput
@@ -272,6 +274,7 @@ export type TeamWhereUniqueInput = Prisma.AtLeast<{
   mediaTags?: Prisma.MediaTagListRelationFilter
   recordVersions?: Prisma.RecordVersionListRelationFilter
   scheduledActions?: Prisma.ScheduledActionListRelationFilter
+  webhookEndpoints?: Prisma.WebhookEndpointListRelationFilter
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
   entityPosts?: Prisma.PostListRelationFilter
@@ -326,6 +329,7 @@ export type TeamCreateInput = {
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -350,6 +354,7 @@ export type TeamUncheckedCreateInput = {
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -374,6 +379,7 @@ export type TeamUpdateInput = {
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -398,6 +404,7 @@ export type TeamUncheckedUpdateInput = {
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -707,6 +714,20 @@ export type TeamUpdateOneWithoutScheduledActionsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.TeamUpdateToOneWithWhereWithoutScheduledActionsInput, Prisma.TeamUpdateWithoutScheduledActionsInput>, Prisma.TeamUncheckedUpdateWithoutScheduledActionsInput>
 }
 
+export type TeamCreateNestedOneWithoutWebhookEndpointsInput = {
+  create?: Prisma.XOR<Prisma.TeamCreateWithoutWebhookEndpointsInput, Prisma.TeamUncheckedCreateWithoutWebhookEndpointsInput>
+  connectOrCreate?: Prisma.TeamCreateOrConnectWithoutWebhookEndpointsInput
+  connect?: Prisma.TeamWhereUniqueInput
+}
+
+export type TeamUpdateOneRequiredWithoutWebhookEndpointsNestedInput = {
+  create?: Prisma.XOR<Prisma.TeamCreateWithoutWebhookEndpointsInput, Prisma.TeamUncheckedCreateWithoutWebhookEndpointsInput>
+  connectOrCreate?: Prisma.TeamCreateOrConnectWithoutWebhookEndpointsInput
+  upsert?: Prisma.TeamUpsertWithoutWebhookEndpointsInput
+  connect?: Prisma.TeamWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.TeamUpdateToOneWithWhereWithoutWebhookEndpointsInput, Prisma.TeamUpdateWithoutWebhookEndpointsInput>, Prisma.TeamUncheckedUpdateWithoutWebhookEndpointsInput>
+}
+
 export type TeamCreateWithoutEntityCustomersInput = {
   id?: string
   name: string
@@ -725,6 +746,7 @@ export type TeamCreateWithoutEntityCustomersInput = {
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -748,6 +770,7 @@ export type TeamUncheckedCreateWithoutEntityCustomersInput = {
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -787,6 +810,7 @@ export type TeamUpdateWithoutEntityCustomersInput = {
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -810,6 +834,7 @@ export type TeamUncheckedUpdateWithoutEntityCustomersInput = {
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -833,6 +858,7 @@ export type TeamCreateWithoutEntityNotesInput = {
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -856,6 +882,7 @@ export type TeamUncheckedCreateWithoutEntityNotesInput = {
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -895,6 +922,7 @@ export type TeamUpdateWithoutEntityNotesInput = {
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -918,6 +946,7 @@ export type TeamUncheckedUpdateWithoutEntityNotesInput = {
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -941,6 +970,7 @@ export type TeamCreateWithoutEntityPostsInput = {
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -964,6 +994,7 @@ export type TeamUncheckedCreateWithoutEntityPostsInput = {
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -1003,6 +1034,7 @@ export type TeamUpdateWithoutEntityPostsInput = {
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -1026,6 +1058,7 @@ export type TeamUncheckedUpdateWithoutEntityPostsInput = {
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -1049,6 +1082,7 @@ export type TeamCreateWithoutEntityTasksInput = {
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1072,6 +1106,7 @@ export type TeamUncheckedCreateWithoutEntityTasksInput = {
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1111,6 +1146,7 @@ export type TeamUpdateWithoutEntityTasksInput = {
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1134,6 +1170,7 @@ export type TeamUncheckedUpdateWithoutEntityTasksInput = {
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1156,6 +1193,7 @@ export type TeamCreateWithoutOwnerInput = {
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1179,6 +1217,7 @@ export type TeamUncheckedCreateWithoutOwnerInput = {
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1243,6 +1282,7 @@ export type TeamCreateWithoutSessionsInput = {
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1266,6 +1306,7 @@ export type TeamUncheckedCreateWithoutSessionsInput = {
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1305,6 +1346,7 @@ export type TeamUpdateWithoutSessionsInput = {
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1328,6 +1370,7 @@ export type TeamUncheckedUpdateWithoutSessionsInput = {
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1351,6 +1394,7 @@ export type TeamCreateWithoutMembersInput = {
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1374,6 +1418,7 @@ export type TeamUncheckedCreateWithoutMembersInput = {
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1413,6 +1458,7 @@ export type TeamUpdateWithoutMembersInput = {
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1436,6 +1482,7 @@ export type TeamUncheckedUpdateWithoutMembersInput = {
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1459,6 +1506,7 @@ export type TeamCreateWithoutInvitationsInput = {
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1482,6 +1530,7 @@ export type TeamUncheckedCreateWithoutInvitationsInput = {
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1521,6 +1570,7 @@ export type TeamUpdateWithoutInvitationsInput = {
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1544,6 +1594,7 @@ export type TeamUncheckedUpdateWithoutInvitationsInput = {
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1567,6 +1618,7 @@ export type TeamCreateWithoutSubscriptionInput = {
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1590,6 +1642,7 @@ export type TeamUncheckedCreateWithoutSubscriptionInput = {
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1629,6 +1682,7 @@ export type TeamUpdateWithoutSubscriptionInput = {
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1652,6 +1706,7 @@ export type TeamUncheckedUpdateWithoutSubscriptionInput = {
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1675,6 +1730,7 @@ export type TeamCreateWithoutRecordVersionsInput = {
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1698,6 +1754,7 @@ export type TeamUncheckedCreateWithoutRecordVersionsInput = {
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1737,6 +1794,7 @@ export type TeamUpdateWithoutRecordVersionsInput = {
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1760,6 +1818,7 @@ export type TeamUncheckedUpdateWithoutRecordVersionsInput = {
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1783,6 +1842,7 @@ export type TeamCreateWithoutMediaInput = {
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1806,6 +1866,7 @@ export type TeamUncheckedCreateWithoutMediaInput = {
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1845,6 +1906,7 @@ export type TeamUpdateWithoutMediaInput = {
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1868,6 +1930,7 @@ export type TeamUncheckedUpdateWithoutMediaInput = {
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1891,6 +1954,7 @@ export type TeamCreateWithoutMediaTagsInput = {
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1914,6 +1978,7 @@ export type TeamUncheckedCreateWithoutMediaTagsInput = {
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1953,6 +2018,7 @@ export type TeamUpdateWithoutMediaTagsInput = {
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1976,6 +2042,7 @@ export type TeamUncheckedUpdateWithoutMediaTagsInput = {
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1999,6 +2066,7 @@ export type TeamCreateWithoutScheduledActionsInput = {
   media?: Prisma.MediaCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -2022,6 +2090,7 @@ export type TeamUncheckedCreateWithoutScheduledActionsInput = {
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -2061,6 +2130,7 @@ export type TeamUpdateWithoutScheduledActionsInput = {
   media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -2084,6 +2154,119 @@ export type TeamUncheckedUpdateWithoutScheduledActionsInput = {
   media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
+  entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
+}
+
+export type TeamCreateWithoutWebhookEndpointsInput = {
+  id?: string
+  name: string
+  slug: string
+  description?: string | null
+  avatarUrl?: string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  owner: Prisma.UserCreateNestedOneWithoutOwnedTeamsInput
+  members?: Prisma.TeamMemberCreateNestedManyWithoutTeamInput
+  sessions?: Prisma.SessionCreateNestedManyWithoutActiveTeamInput
+  invitations?: Prisma.TeamInvitationCreateNestedManyWithoutTeamInput
+  subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
+  media?: Prisma.MediaCreateNestedManyWithoutTeamInput
+  mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
+  entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
+}
+
+export type TeamUncheckedCreateWithoutWebhookEndpointsInput = {
+  id?: string
+  name: string
+  slug: string
+  description?: string | null
+  ownerId: string
+  avatarUrl?: string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  members?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutTeamInput
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutActiveTeamInput
+  invitations?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutTeamInput
+  subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
+  media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
+  mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
+  entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
+}
+
+export type TeamCreateOrConnectWithoutWebhookEndpointsInput = {
+  where: Prisma.TeamWhereUniqueInput
+  create: Prisma.XOR<Prisma.TeamCreateWithoutWebhookEndpointsInput, Prisma.TeamUncheckedCreateWithoutWebhookEndpointsInput>
+}
+
+export type TeamUpsertWithoutWebhookEndpointsInput = {
+  update: Prisma.XOR<Prisma.TeamUpdateWithoutWebhookEndpointsInput, Prisma.TeamUncheckedUpdateWithoutWebhookEndpointsInput>
+  create: Prisma.XOR<Prisma.TeamCreateWithoutWebhookEndpointsInput, Prisma.TeamUncheckedCreateWithoutWebhookEndpointsInput>
+  where?: Prisma.TeamWhereInput
+}
+
+export type TeamUpdateToOneWithWhereWithoutWebhookEndpointsInput = {
+  where?: Prisma.TeamWhereInput
+  data: Prisma.XOR<Prisma.TeamUpdateWithoutWebhookEndpointsInput, Prisma.TeamUncheckedUpdateWithoutWebhookEndpointsInput>
+}
+
+export type TeamUpdateWithoutWebhookEndpointsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  owner?: Prisma.UserUpdateOneRequiredWithoutOwnedTeamsNestedInput
+  members?: Prisma.TeamMemberUpdateManyWithoutTeamNestedInput
+  sessions?: Prisma.SessionUpdateManyWithoutActiveTeamNestedInput
+  invitations?: Prisma.TeamInvitationUpdateManyWithoutTeamNestedInput
+  subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
+  media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
+  mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
+  entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
+}
+
+export type TeamUncheckedUpdateWithoutWebhookEndpointsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  ownerId?: Prisma.StringFieldUpdateOperationsInput | string
+  avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  members?: Prisma.TeamMemberUncheckedUpdateManyWithoutTeamNestedInput
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutActiveTeamNestedInput
+  invitations?: Prisma.TeamInvitationUncheckedUpdateManyWithoutTeamNestedInput
+  subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
+  media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
+  mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -2118,6 +2301,7 @@ export type TeamUpdateWithoutOwnerInput = {
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -2141,6 +2325,7 @@ export type TeamUncheckedUpdateWithoutOwnerInput = {
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -2171,6 +2356,7 @@ export type TeamCountOutputType = {
   mediaTags: number
   recordVersions: number
   scheduledActions: number
+  webhookEndpoints: number
   entityCustomers: number
   entityNotes: number
   entityPosts: number
@@ -2185,6 +2371,7 @@ export type TeamCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   mediaTags?: boolean | TeamCountOutputTypeCountMediaTagsArgs
   recordVersions?: boolean | TeamCountOutputTypeCountRecordVersionsArgs
   scheduledActions?: boolean | TeamCountOutputTypeCountScheduledActionsArgs
+  webhookEndpoints?: boolean | TeamCountOutputTypeCountWebhookEndpointsArgs
   entityCustomers?: boolean | TeamCountOutputTypeCountEntityCustomersArgs
   entityNotes?: boolean | TeamCountOutputTypeCountEntityNotesArgs
   entityPosts?: boolean | TeamCountOutputTypeCountEntityPostsArgs
@@ -2253,6 +2440,13 @@ export type TeamCountOutputTypeCountScheduledActionsArgs<ExtArgs extends runtime
 /**
  * TeamCountOutputType without action
  */
+export type TeamCountOutputTypeCountWebhookEndpointsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.WebhookEndpointWhereInput
+}
+
+/**
+ * TeamCountOutputType without action
+ */
 export type TeamCountOutputTypeCountEntityCustomersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.CustomerWhereInput
 }
@@ -2298,6 +2492,7 @@ export type TeamSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   mediaTags?: boolean | Prisma.Team$mediaTagsArgs<ExtArgs>
   recordVersions?: boolean | Prisma.Team$recordVersionsArgs<ExtArgs>
   scheduledActions?: boolean | Prisma.Team$scheduledActionsArgs<ExtArgs>
+  webhookEndpoints?: boolean | Prisma.Team$webhookEndpointsArgs<ExtArgs>
   entityCustomers?: boolean | Prisma.Team$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.Team$entityNotesArgs<ExtArgs>
   entityPosts?: boolean | Prisma.Team$entityPostsArgs<ExtArgs>
@@ -2354,6 +2549,7 @@ export type TeamInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   mediaTags?: boolean | Prisma.Team$mediaTagsArgs<ExtArgs>
   recordVersions?: boolean | Prisma.Team$recordVersionsArgs<ExtArgs>
   scheduledActions?: boolean | Prisma.Team$scheduledActionsArgs<ExtArgs>
+  webhookEndpoints?: boolean | Prisma.Team$webhookEndpointsArgs<ExtArgs>
   entityCustomers?: boolean | Prisma.Team$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.Team$entityNotesArgs<ExtArgs>
   entityPosts?: boolean | Prisma.Team$entityPostsArgs<ExtArgs>
@@ -2379,6 +2575,7 @@ export type $TeamPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     mediaTags: Prisma.$MediaTagPayload<ExtArgs>[]
     recordVersions: Prisma.$RecordVersionPayload<ExtArgs>[]
     scheduledActions: Prisma.$ScheduledActionPayload<ExtArgs>[]
+    webhookEndpoints: Prisma.$WebhookEndpointPayload<ExtArgs>[]
     entityCustomers: Prisma.$CustomerPayload<ExtArgs>[]
     entityNotes: Prisma.$NotePayload<ExtArgs>[]
     entityPosts: Prisma.$PostPayload<ExtArgs>[]
@@ -2797,6 +2994,7 @@ export interface Prisma__TeamClient<T, Null = never, ExtArgs extends runtime.Typ
   mediaTags<T extends Prisma.Team$mediaTagsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$mediaTagsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$MediaTagPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   recordVersions<T extends Prisma.Team$recordVersionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$recordVersionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RecordVersionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   scheduledActions<T extends Prisma.Team$scheduledActionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$scheduledActionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ScheduledActionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  webhookEndpoints<T extends Prisma.Team$webhookEndpointsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$webhookEndpointsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookEndpointPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityCustomers<T extends Prisma.Team$entityCustomersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityCustomersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CustomerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityNotes<T extends Prisma.Team$entityNotesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityNotesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$NotePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityPosts<T extends Prisma.Team$entityPostsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityPostsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -3424,6 +3622,30 @@ export type Team$scheduledActionsArgs<ExtArgs extends runtime.Types.Extensions.I
   take?: number
   skip?: number
   distinct?: Prisma.ScheduledActionScalarFieldEnum | Prisma.ScheduledActionScalarFieldEnum[]
+}
+
+/**
+ * Team.webhookEndpoints
+ */
+export type Team$webhookEndpointsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the WebhookEndpoint
+   */
+  select?: Prisma.WebhookEndpointSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the WebhookEndpoint
+   */
+  omit?: Prisma.WebhookEndpointOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.WebhookEndpointInclude<ExtArgs> | null
+  where?: Prisma.WebhookEndpointWhereInput
+  orderBy?: Prisma.WebhookEndpointOrderByWithRelationInput | Prisma.WebhookEndpointOrderByWithRelationInput[]
+  cursor?: Prisma.WebhookEndpointWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.WebhookEndpointScalarFieldEnum | Prisma.WebhookEndpointScalarFieldEnum[]
 }
 
 /**

@@ -2,7 +2,8 @@
 // `publishedAt` the time of the run, for the fields the entity has (an entity with neither completes
 // with a result saying nothing was set). The record is `entityId` (or `contentId`, the contract's other
 // name for it) of the entity `entityType` (its slug); a missing or deleted record, or one of another
-// team than the action's, fails the attempt.
+// team than the action's, fails the attempt. Publishing is an update: it records the record's
+// `<slug>:updated` webhook event with the change.
 import { z } from 'zod';
 import { entityDefinitions } from '../../../config/entities/index.js';
 import { publishRecord } from '../../entities/service.js';
@@ -25,7 +26,8 @@ export const contentPublish: ActionHandler<ContentPublishPayload> = {
   async run(payload, ctx) {
     const definition = entityDefinitions.find((d) => d.slug === payload.entityType)!;
     const id = (payload.entityId ?? payload.contentId)!;
-    const set = await publishRecord(ctx.system, definition, id, ctx.action.teamId, ctx.now());
+    const queue = { system: () => ctx.system, now: ctx.now, config: ctx.config };
+    const set = await publishRecord(queue, ctx.system, definition, id, ctx.action.teamId, ctx.now());
     if (!set) throw new Error(`${definition.name} ${id} not found`);
     if (!set.length) return { entityType: payload.entityType, entityId: id, published: false, message: `${definition.name} has no status or publishedAt field: nothing to set` };
     return { entityType: payload.entityType, entityId: id, published: true, fields: set };

@@ -1,8 +1,10 @@
-// `webhook:send`: an event about an entity, for the team's webhook endpoints. The payload is the
-// contract's. Delivery (webhook endpoints, Standard Webhooks signing, the SSRF guard, the delivery log)
-// is not built yet: the type is registered so that events can be scheduled, and every attempt fails
-// with a message that says so (retries and the final `failed` then follow the queue's rules).
+// `webhook:send`: an event for the webhook endpoints of the action's team. The payload is the
+// contract's (`eventType`, `entityType`, `entityId`, `data`); delivery (Standard Webhooks signing, the
+// SSRF guard, the delivery log, retrying only the endpoints not yet delivered to) is the webhooks
+// module's (src/modules/webhooks/delivery.ts). Two events about one entity merge (deduplication) only
+// when their eventType is the same: a `created` is never swallowed by the `updated` that follows it.
 import { z } from 'zod';
+import { deliverWebhookEvent } from '../../webhooks/service.js';
 import type { ActionHandler } from '../interfaces.js';
 
 export const webhookSendPayload = z.strictObject({
@@ -16,7 +18,17 @@ export type WebhookSendPayload = z.output<typeof webhookSendPayload>;
 export const webhookSend: ActionHandler<WebhookSendPayload> = {
   actionType: 'webhook:send',
   payload: webhookSendPayload,
-  async run() {
-    throw new Error('No webhook delivery configured: webhook endpoints and signed delivery are not available yet');
+  dedupKeys: ['eventType'],
+  run(payload, ctx) {
+    return deliverWebhookEvent(payload, {
+      actionId: ctx.action.id,
+      teamId: ctx.action.teamId,
+      attempt: ctx.action.attempts,
+      db: ctx.system.prisma,
+      settings: ctx.config.webhooks,
+      now: ctx.now,
+      signal: ctx.signal,
+      log: ctx.log,
+    });
   },
 };

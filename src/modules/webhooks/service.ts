@@ -1,0 +1,160 @@
+// Webhooks: a team's endpoints (managed by its owners and admins, in the caller's active team), their
+// delivery log, the entity events that feed them, and delivery itself for the `webhook:send` handler.
+// Every operation acts in the caller's active team (a key's x-team-id picks it); another team's
+// endpoint is 404, like a missing one, and RLS hides it too.
+import type { AuthenticatedActor } from '../../auth/actor.js';
+import type { Tx } from '../../db/request-db.js';
+import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
+import type { RequestScope } from '../../shared/request-scope.js';
+import { isUuid } from '../../shared/validation.js';
+import { scheduleAction, type QueueScope } from '../scheduled-actions/service.js';
+import { assertCanManageTeamSettings } from '../teams/service.js';
+import { deliverEvent, type DeliveryContext, type WebhookEvent } from './delivery.js';
+import { checkDestination, DestinationRefused } from './destination-guard.js';
+import { patternsFor } from './event-types.js';
+import type { CreateWebhookInput, ListDeliveriesQuery, ListWebhooksQuery, UpdateWebhookInput } from './inputs.js';
+import * as repo from './repository.js';
+import { newSigningSecret, sealSecret } from './signing-secret.js';
+
+export type { WebhookEvent } from './delivery.js';
+export type EndpointView = repo.EndpointRow;
+export type DeliveryView = repo.DeliveryRow;
+
+/** An endpoint with its signing secret: the answer to creation and rotation, and only to them. */
+export interface EndpointWithSecret extends EndpointView {
+  secret: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+}
+
+/** Endpoints per team: each event fans out to all of them, so their number is bounded. */
+export const maxEndpointsPerTeam = 20;
+
+const notFound = (): never => {
+  throw new AppError('NOT_FOUND', 'Webhook endpoint not found');
+};
+
+function page<T>(items: T[], total: number, q: { page: number; limit: number }): Page<T> {
+  return { items, page: q.page, limit: q.limit, total, totalPages: Math.ceil(total / q.limit) };
+}
+
+/** The caller and their active team, where they must be an owner or an admin. */
+function manager(scope: RequestScope): { user: AuthenticatedActor; teamId: string } {
+  const { actor } = scope;
+  if (actor.kind !== 'user') throw unauthenticated();
+  const membership = actor.teams.find((t) => t.teamId === actor.activeTeamId);
+  if (!actor.activeTeamId || !membership) throw forbidden('No active team');
+  assertCanManageTeamSettings(membership.role, 'webhooks');
+  return { user: actor, teamId: actor.activeTeamId };
+}
+
+/** The URL checked by the SSRF guard (DNS included), before any transaction is open. */
+async function checkedUrl(scope: RequestScope, url: string): Promise<string> {
+  try {
+    await checkDestination(new URL(url), scope.config.webhooks.allowPrivate);
+  } catch (error) {
+    if (!(error instanceof DestinationRefused)) throw error;
+    throw new AppError('VALIDATION_ERROR', `Invalid request body: url: ${error.message}`, { errors: [{ path: 'url', code: 'refused_destination', message: error.message }] });
+  }
+  return url;
+}
+
+export async function listEndpoints(scope: RequestScope, q: ListWebhooksQuery): Promise<Page<EndpointView>> {
+  const { teamId } = manager(scope);
+  const { rows, total } = await repo.listEndpoints(await scope.db.tx(), teamId, (q.page - 1) * q.limit, q.limit);
+  return page(rows, total, q);
+}
+
+export async function getEndpoint(scope: RequestScope, id: string): Promise<EndpointView> {
+  const { teamId } = manager(scope);
+  const row = isUuid(id) ? await repo.findEndpoint(await scope.db.tx(), teamId, id) : null;
+  return row ?? notFound();
+}
+
+/** Creates an endpoint with a new signing secret, which this answer alone carries. */
+export async function createEndpoint(scope: RequestScope, input: CreateWebhookInput): Promise<EndpointWithSecret> {
+  const { user, teamId } = manager(scope);
+  const url = await checkedUrl(scope, input.url);
+  const tx = await scope.db.tx();
+  if ((await repo.countEndpoints(tx, teamId)) >= maxEndpointsPerTeam) {
+    throw new AppError('VALIDATION_ERROR', `A team has at most ${maxEndpointsPerTeam} webhook endpoints`, { limit: maxEndpointsPerTeam });
+  }
+  const secret = newSigningSecret();
+  const row = await repo.insertEndpoint(tx, {
+    teamId,
+    url,
+    description: input.description ?? null,
+    eventTypes: input.eventTypes,
+    active: input.active,
+    secretSealed: sealSecret(secret, scope.config.webhooks.secretKey),
+    createdById: user.userId,
+    now: scope.now(),
+  });
+  return { ...row, secret };
+}
+
+export async function updateEndpoint(scope: RequestScope, id: string, input: UpdateWebhookInput): Promise<EndpointView> {
+  const { teamId } = manager(scope);
+  if (!isUuid(id)) notFound();
+  const url = input.url === undefined ? undefined : await checkedUrl(scope, input.url);
+  const changes: repo.EndpointChanges = { url, eventTypes: input.eventTypes, active: input.active, ...(input.description !== undefined ? { description: input.description } : {}) };
+  return (await repo.updateEndpoint(await scope.db.tx(), teamId, id, changes, scope.now())) ?? notFound();
+}
+
+export async function deleteEndpoint(scope: RequestScope, id: string): Promise<{ id: string }> {
+  const { teamId } = manager(scope);
+  if (!isUuid(id) || !(await repo.deleteEndpoint(await scope.db.tx(), teamId, id))) notFound();
+  return { id };
+}
+
+/** Replaces the signing secret: the old one stops signing at once; the new one is in this answer only. */
+export async function rotateSecret(scope: RequestScope, id: string): Promise<EndpointWithSecret> {
+  const { teamId } = manager(scope);
+  if (!isUuid(id)) notFound();
+  const secret = newSigningSecret();
+  const row = await repo.updateEndpoint(await scope.db.tx(), teamId, id, { secretSealed: sealSecret(secret, scope.config.webhooks.secretKey) }, scope.now());
+  return row ? { ...row, secret } : notFound();
+}
+
+/** The delivery log of an endpoint this request has read (getEndpoint, listEndpoints), newest first. */
+export async function deliveriesOf(scope: RequestScope, endpoint: EndpointView, q: ListDeliveriesQuery): Promise<Page<DeliveryView>> {
+  manager(scope);
+  const filter = q.status === undefined ? {} : { succeeded: q.status === 'succeeded' };
+  const { rows, total } = await repo.listDeliveries(await scope.db.tx(), endpoint.id, filter, (q.page - 1) * q.limit, q.limit);
+  return page(rows, total, q);
+}
+
+// ---- events ----------------------------------------------------------------------------------
+
+/** A change of an entity record, as its event carries it. */
+export interface EntityChange {
+  teamId: string;
+  /** The entity's (or child's) slug. */
+  entityType: string;
+  entityId: string;
+  verb: 'created' | 'updated' | 'deleted';
+  /** The record as the API shows it (after the change; before it, for a hard delete). */
+  data: Record<string, unknown>;
+}
+
+/**
+ * Schedules the `webhook:send` of an entity change in the transaction that makes the change (both
+ * commit or neither does), unless no active endpoint of the team is subscribed to it (one indexed
+ * look-up; an endpoint created after that look-up does not get this event).
+ */
+export async function recordEntityEvent(scope: QueueScope, tx: Tx, change: EntityChange): Promise<void> {
+  const eventType = `${change.entityType}:${change.verb}`;
+  if (!(await repo.teamSubscribed(tx, change.teamId, patternsFor(eventType)))) return;
+  await scheduleAction(scope, 'webhook:send', { eventType, entityType: change.entityType, entityId: change.entityId, data: change.data }, { tx, teamId: change.teamId });
+}
+
+/** Delivers a `webhook:send` action (its handler's work; see delivery.ts). */
+export function deliverWebhookEvent(event: WebhookEvent, ctx: DeliveryContext): Promise<Record<string, unknown>> {
+  return deliverEvent(event, ctx);
+}
