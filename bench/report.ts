@@ -4,6 +4,7 @@
 // could not run, and the issues' goals. Rendered as markdown for stdout.
 import { largeUploadBytes, largeUploadCount, largeUploadRssLimitMb, type LargeUploadCheck } from './large-uploads.js';
 import type { LoadResult } from './load.js';
+import { queueActions, queueBatchSize, type QueueCheck } from './queue.js';
 import type { BenchOptions } from './options.js';
 import type { RateLimitCheck } from './rate-limit.js';
 import { floodConnections, uploadScenarios, type ScenarioId, type TargetId } from './scenarios.js';
@@ -89,6 +90,10 @@ export interface Summary {
   /** S10: the product's memory during 20 concurrent 50 MB uploads, per round. */
   largeUploads: LargeUploadCheck[];
   notMeasured: NotMeasured[];
+  /** S9: the cron route's drains, per round and number of concurrent callers. */
+  queue: QueueCheck[];
+  /** S9: median actions/s over rounds, per number of callers. */
+  queueMedians: { callers: number; actionsPerSec: number; spreadPercent: number }[];
   goals: Goal[];
 }
 
@@ -235,6 +240,43 @@ function rateLimitGoal(checks: readonly RateLimitCheck[]): Goal {
   };
 }
 
+const queueTarget = 1000;
+const queueGoalCallers = 4;
+
+function queueMedians(checks: readonly QueueCheck[]): Summary['queueMedians'] {
+  const callers = [...new Set(checks.map((c) => c.callers))].sort((a, b) => a - b);
+  return callers.map((k) => {
+    const values = checks.filter((c) => c.callers === k).map((c) => c.actionsPerSec);
+    return { callers: k, actionsPerSec: median(values), spreadPercent: spreadPercent(values) };
+  });
+}
+
+/** S9: every seeded action completed exactly once, none lost, no lock group ran two at once, in every drain. */
+function queueCorrectnessGoal(checks: readonly QueueCheck[]): Goal {
+  const bad = checks.reduce((n, c) => n + c.duplicates + c.lost + c.overlaps, 0);
+  const sum = (key: 'duplicates' | 'lost' | 'overlaps') => checks.reduce((n, c) => n + c[key], 0);
+  return {
+    text: `queue: 0 duplicates, 0 lost, 0 lock-group overlaps (${checks.length} drains of ${int(queueActions)} actions)`,
+    threshold: 0,
+    value: checks.length ? bad : Number.NaN,
+    shown: checks.length ? `${sum('duplicates')} duplicates, ${sum('lost')} lost, ${sum('overlaps')} overlaps` : 'not measured',
+    pass: checks.length > 0 && bad === 0,
+    kind: 'correctness',
+  };
+}
+
+function queueThroughputGoal(medians: Summary['queueMedians']): Goal {
+  const value = medians.find((m) => m.callers === queueGoalCallers)?.actionsPerSec ?? Number.NaN;
+  return {
+    text: `queue throughput ≥ ${int(queueTarget)} actions/s (K=${queueGoalCallers}, ${int(queueActions)} no-op actions, batch size ${queueBatchSize}, end to end)`,
+    threshold: queueTarget,
+    value,
+    shown: Number.isNaN(value) ? 'not measured' : `${int(value)} actions/s`,
+    pass: value >= queueTarget,
+    kind: 'performance',
+  };
+}
+
 export function summarize(
   samples: readonly Sample[],
   rateLimit: readonly RateLimitCheck[],
@@ -242,7 +284,9 @@ export function summarize(
   verification: VerifyResult | undefined,
   largeUploads: readonly LargeUploadCheck[],
   notMeasured: readonly NotMeasured[],
+  queue: readonly QueueCheck[] = [],
 ): Summary {
+  const medians = queueMedians(queue);
   const rows = order.flatMap(([scenario, target]) => row(samples, scenario, target) ?? []);
   const ratios = [
     ratio(samples, 'rest / graphql', 'session', ['session-rest', 'rest'], ['session-graphql', 'graphql']),
@@ -295,6 +339,8 @@ export function summarize(
     goal('REST upload ≥ 0.70× raw multipart→disk files/s (200 kB JPEG, 4 in flight)', 'rest / raw', 'upload-200kb', 0.7),
     goal('REST upload ≥ 0.70× raw multipart→disk files/s (5 MB JPEG, 4 in flight)', 'rest / raw', 'upload-5mb', 0.7),
     largeUploadGoal(largeUploads),
+    queueCorrectnessGoal(queue),
+    queueThroughputGoal(medians),
   ];
   if (verification) {
     const value = verification.hit.cpuMicros;
@@ -310,6 +356,8 @@ export function summarize(
     verification,
     largeUploads: [...largeUploads],
     notMeasured: [...notMeasured],
+    queue: [...queue],
+    queueMedians: medians,
     goals,
   };
 }
@@ -400,6 +448,20 @@ export function renderMarkdown(summary: Summary, options: BenchOptions): string 
     lines.push('|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const c of summary.largeUploads) {
       lines.push(`| ${c.round} | ${c.files} | ${c.seconds.toFixed(1)} | ${c.mbPerSec.toFixed(0)} | ${c.startMb.toFixed(0)} | ${c.peakMb.toFixed(0)} | ${c.sampledPeakMb.toFixed(0)} | ${c.endMb.toFixed(0)} |`);
+    }
+  }
+  if (summary.queue.length) {
+    lines.push('');
+    lines.push(`queue (S9): ${int(queueActions)} due no-op actions (10% in 50 lock groups) seeded in SQL per drain; K callers call GET /api/v1/cron/process (batch size ${queueBatchSize}) until none is pending or running; actions/s = actions / wall time from the first call to drained.`);
+    lines.push('');
+    lines.push('| Callers (K) | median actions/s | spread | per round actions/s | calls | duplicates | lost | overlaps |');
+    lines.push('|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const m of summary.queueMedians) {
+      const runs = summary.queue.filter((c) => c.callers === m.callers);
+      const total = (key: 'duplicates' | 'lost' | 'overlaps') => runs.reduce((n, c) => n + c[key], 0);
+      lines.push(
+        `| ${m.callers} | ${int(m.actionsPerSec)} | ${m.spreadPercent.toFixed(1)}%${m.spreadPercent > spreadLimit ? ' ⚠' : ''} | ${runs.map((c) => int(c.actionsPerSec)).join(', ')} | ${runs.map((c) => c.calls).join(', ')} | ${total('duplicates')} | ${total('lost')} | ${total('overlaps')} |`,
+      );
     }
   }
   lines.push('');

@@ -29,6 +29,7 @@ import { datasetSizes, recreateDatabase, serverVersion, vacuumAnalyze, waitForId
 import { describeEnvironment } from './environment.js';
 import { runLoad, startLoad } from './load.js';
 import { parseOptions, type BenchOptions } from './options.js';
+import { measureQueue, queueCallers, queueEnv, type QueueCheck } from './queue.js';
 import { preparePglite } from './pglite.js';
 import { burstAboveLimit, rateLimit, type RateLimitCheck } from './rate-limit.js';
 import { renderMarkdown, summarize, type NotMeasured, type Sample } from './report.js';
@@ -85,6 +86,12 @@ function serverSpecs(databaseUrl: string, pgliteDir: string, uploads: UploadDirs
 function rateLimitedSpec(databaseUrl: string): ServerSpec {
   const env = { ...startEnv, DATABASE_URL: databaseUrl, DB_POOL_SIZE: '8', RATE_LIMIT_TIERS: `free=${rateLimit.perMinute}` };
   return { name: `product (PostgreSQL, free tier ${rateLimit.perMinute}/min)`, entry: productEntry, env };
+}
+
+/** S9: the product on PostgreSQL with the cron route enabled (CRON_SECRET) and batches of 100. */
+function queueSpec(databaseUrl: string, pgliteDir: string, uploads: UploadDirs): ServerSpec {
+  const spec = serverSpecs(databaseUrl, pgliteDir, uploads)['product-pg'];
+  return { ...spec, name: 'product (PostgreSQL, cron route)', env: { ...spec.env, ...queueEnv } };
 }
 
 async function withServer<T>(spec: ServerSpec, work: (server: RunningServer) => Promise<T>): Promise<T> {
@@ -306,6 +313,7 @@ async function main(): Promise<void> {
     const rateLimitChecks: RateLimitCheck[] = [];
     const largeUploads: LargeUploadCheck[] = [];
     const notMeasured: NotMeasured[] = [];
+    const queueChecks: QueueCheck[] = [];
     const kinds: ServerKind[] = ['raw', 'product-pg', 'product-pglite'];
     for (let round = 1; round <= options.rounds; round++) {
       for (const kind of kinds) {
@@ -328,6 +336,15 @@ async function main(): Promise<void> {
       const check = await withServer(rateLimitedSpec(options.databaseUrl), (server) => burstAboveLimit(server.baseUrl, key, pgCredentials.session, round));
       rateLimitChecks.push(check);
       log(`round ${round} rate-limit on rest: ${check.sent} requests in ${check.seconds.toFixed(2)} s, ${check.ok} answered 200, ${check.limited} answered 429 (limit ${check.limit}/min)`);
+      // S9: one server for the three drains of the round, each on 10,000 freshly seeded actions.
+      await withServer(queueSpec(options.databaseUrl, pgliteDir, uploads), async (server) => {
+        for (const callers of queueCallers) {
+          const q = await measureQueue(options.databaseUrl, server.baseUrl, round, callers);
+          queueChecks.push(q);
+          log(`round ${round} queue with ${callers} caller(s): ${q.actions} actions in ${q.seconds.toFixed(2)} s = ${Math.round(q.actionsPerSec)} actions/s (${q.calls} calls); ${q.duplicates} duplicates, ${q.lost} lost, ${q.overlaps} lock-group overlaps (${q.groupedActions} grouped)`);
+          if (q.failedAttempts) log(`round ${round} queue with ${callers} caller(s): ${q.failedAttempts} failed attempts, e.g. ${q.failures.join('; ')}`);
+        }
+      });
     }
 
     log('key verification alone (cache hit, miss), in its own process');
@@ -342,7 +359,7 @@ async function main(): Promise<void> {
     const statements = await countStatements(options.databaseUrl, pgliteDir, uploads, pgCredentials);
     log(`statements per request: ${statements.map((c) => `${c.scenario} ${c.perRequest.toFixed(2)}`).join(', ')}`);
 
-    const summary = summarize(samples, rateLimitChecks, statements, verification, largeUploads, notMeasured);
+    const summary = summarize(samples, rateLimitChecks, statements, verification, largeUploads, notMeasured, queueChecks);
     process.stdout.write(`${renderMarkdown(summary, options)}\n`);
 
     const environment = describeEnvironment(await serverVersion(options.databaseUrl));
