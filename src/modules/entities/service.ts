@@ -9,6 +9,7 @@ import { hasScope } from '../../auth/scopes.js';
 import type { ChildDefinition, EntityDefinition, FieldDefinition, Operation } from '../../config/entity-definition.js';
 import type { SystemDb, Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
+import { paginationOf, type Pagination } from '../../shared/pagination.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import type { QueueScope } from '../scheduled-actions/service.js';
@@ -89,7 +90,7 @@ function present(d: { fields: FieldDefinition[] }, row: Row, caller: Pick<Caller
 
 export interface ListResult {
   data: Values[];
-  pagination: { page: number; limit: number; total: number; totalPages: number };
+  pagination: Pagination;
 }
 
 export async function list(scope: RequestScope, d: EntityDefinition, params: Record<string, string | undefined>): Promise<ListResult> {
@@ -104,12 +105,12 @@ export async function list(scope: RequestScope, d: EntityDefinition, params: Rec
     const values = field.type === 'multiselect' ? [...new Set(rows.flatMap((r) => r[field.name] as string[]))].sort() : rows.map((r) => r[field.name]).filter((v) => v !== null);
     const data = values.map((v) => ({ value: shown(field, v), label: String(shown(field, v)), entityType: d.slug }));
     const page = data.slice((q.page - 1) * q.limit, q.page * q.limit);
-    return { data: page, pagination: { page: q.page, limit: q.limit, total: data.length, totalPages: Math.ceil(data.length / q.limit) } };
+    return { data: page, pagination: paginationOf(q.page, q.limit, data.length) };
   }
   const rows = await model.findMany({ where, orderBy: [{ [q.sortBy]: q.sortOrder }, { id: q.sortOrder }], skip: (q.page - 1) * q.limit, take: q.limit, ...childInclude(d, q.children) });
   const total = await exactTotal(tx, d.tableName, caller.kind === 'user' ? caller.teamId : null, where, () => model.count({ where }));
   const data = rows.map((row) => decorate(d, row, caller, q));
-  return { data, pagination: { page: q.page, limit: q.limit, total, totalPages: Math.ceil(total / q.limit) } };
+  return { data, pagination: paginationOf(q.page, q.limit, total) };
 }
 
 /** Prisma's `include` for the requested children (oldest first), or nothing when none is asked for. */

@@ -4,6 +4,7 @@
 // RLS lets only those roles read the table through a request).
 import type { Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
+import { paginationOf, type Pagination } from '../../shared/pagination.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid, parseInput } from '../../shared/validation.js';
 import { registerBuiltInHandlers, type ActionPayloads } from './handlers/built-in.js';
@@ -115,7 +116,7 @@ function toAction(row: repo.ActionRow): ScheduledAction {
 
 export interface ActionList {
   actions: ScheduledAction[];
-  pagination: { total: number; page: number; limit: number; totalPages: number };
+  pagination: Pagination;
   meta: { registeredActionTypes: string[] };
 }
 
@@ -125,7 +126,7 @@ export async function listActions(scope: RequestScope, q: ListActionsInput): Pro
   const { rows, total } = await repo.listActions(await scope.db.tx(), { status: q.status, actionType: q.actionType }, (q.page - 1) * q.limit, q.limit);
   return {
     actions: rows.map(toAction),
-    pagination: { total, page: q.page, limit: q.limit, totalPages: Math.ceil(total / q.limit) },
+    pagination: paginationOf(q.page, q.limit, total),
     meta: { registeredActionTypes: registeredActionTypes() },
   };
 }

@@ -7,7 +7,8 @@ import { parseInput } from '../../shared/validation.js';
 import { changeRoleInput, createTeamInput, inviteInput, listMembersQuery, listTeamsQuery, paging, switchTeamInput, updateTeamInput } from './inputs.js';
 import type { Plan } from './plans.js';
 import * as teams from './service.js';
-import type { CreatedInvitation, Invoice, MemberRow, Page, SubscriptionView, TeamView, Usage } from './service.js';
+import type { Page } from '../../shared/pagination.js';
+import type { CreatedInvitation, Invoice, MemberRow, SubscriptionView, TeamView, Usage } from './service.js';
 
 defineScopeResource('teams', { description: 'Teams, members and invitations of the caller' });
 

@@ -5,6 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { AuthenticatedActor, TeamRole } from '../../auth/actor.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
+import { pageOf, type Page } from '../../shared/pagination.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import type { CreateTeamInput, InviteInput, ListMembersQuery, ListTeamsQuery, UpdateTeamInput } from './inputs.js';
@@ -26,20 +27,6 @@ export interface TeamView {
   updatedAt: Date;
   memberCount: number;
   userRole: TeamRole | null;
-}
-
-export interface Page<T> {
-  items: T[];
-  page: number;
-  limit: number;
-  total: number;
-  totalPages: number;
-  hasMore: boolean;
-}
-
-function page<T>(items: T[], total: number, pageNumber: number, limit: number): Page<T> {
-  const totalPages = Math.ceil(total / limit);
-  return { items, page: pageNumber, limit, total, totalPages, hasMore: pageNumber < totalPages };
 }
 
 const teamNotFound = () => new AppError('NOT_FOUND', 'Team not found');
@@ -88,7 +75,7 @@ export function createGlobalTeam(tx: Tx, ownerId: string, name: string) {
 export async function listTeams(scope: RequestScope, q: ListTeamsQuery): Promise<Page<TeamView>> {
   const user = caller(scope);
   const { rows, total } = await repo.listTeams(await scope.db.tx(), user.userId, { skip: (q.page - 1) * q.limit, take: q.limit, search: q.search || undefined, sort: q.sort, order: q.order });
-  return page(rows.map((row) => ({ ...row, userRole: row.userRole as TeamRole })), total, q.page, q.limit);
+  return pageOf(rows.map((row) => ({ ...row, userRole: row.userRole as TeamRole })), total, q.page, q.limit);
 }
 
 export async function createTeam(scope: RequestScope, input: CreateTeamInput): Promise<TeamView> {
@@ -154,7 +141,7 @@ export async function listMembers(scope: RequestScope, teamId: string, q: ListMe
   const tx = await scope.db.tx();
   await roleIn(scope, tx, teamId);
   const { rows, total } = await repo.listMembers(tx, teamId, { skip: (q.page - 1) * q.limit, take: q.limit, role: q.role });
-  return page(rows, total, q.page, q.limit);
+  return pageOf(rows, total, q.page, q.limit);
 }
 
 async function targetMember(tx: Tx, teamId: string, memberId: string) {
@@ -394,7 +381,7 @@ export interface Invoice {
 export async function invoices(scope: RequestScope, teamId: string, q: { page: number; limit: number }): Promise<Page<Invoice>> {
   const tx = await scope.db.tx();
   await roleIn(scope, tx, teamId);
-  return page<Invoice>([], 0, q.page, q.limit);
+  return pageOf<Invoice>([], 0, q.page, q.limit);
 }
 
 function throwNotFound(): never {

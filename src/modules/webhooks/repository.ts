@@ -123,19 +123,9 @@ export async function deliveredEndpointIds(db: Tx, actionId: string): Promise<Se
   return new Set(rows.map((r) => r.endpointId));
 }
 
-export interface NewDelivery {
-  endpointId: string;
+/** An attempt to record: a delivery row before it has an id, with its endpoint's team. */
+export interface NewDelivery extends Omit<DeliveryRow, 'id'> {
   teamId: string;
-  actionId: string;
-  messageId: string;
-  eventType: string;
-  attempt: number;
-  succeeded: boolean;
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
-  responseBody: string | null;
-  createdAt: Date;
 }
 
 /**

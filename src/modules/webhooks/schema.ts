@@ -7,7 +7,8 @@ import { builder } from '../../graphql/builder.js';
 import { parseInput } from '../../shared/validation.js';
 import { createWebhookInput, listDeliveriesQuery, listWebhooksQuery, updateWebhookInput } from './inputs.js';
 import * as webhooks from './service.js';
-import type { DeliveryView, EndpointView, EndpointWithSecret, Page } from './service.js';
+import type { Page } from '../../shared/pagination.js';
+import type { DeliveryView, EndpointView, EndpointWithSecret } from './service.js';
 
 defineScopeResource('webhooks', { description: 'Webhook endpoints of the caller’s active team and their delivery log (owners and admins)' });
 

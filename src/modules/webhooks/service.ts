@@ -5,6 +5,7 @@
 import type { AuthenticatedActor } from '../../auth/actor.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
+import { pageOf, type Page } from '../../shared/pagination.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import { scheduleAction, type QueueScope } from '../scheduled-actions/service.js';
@@ -25,24 +26,12 @@ export interface EndpointWithSecret extends EndpointView {
   secret: string;
 }
 
-export interface Page<T> {
-  items: T[];
-  page: number;
-  limit: number;
-  total: number;
-  totalPages: number;
-}
-
 /** Endpoints per team: each event fans out to all of them, so their number is bounded. */
 export const maxEndpointsPerTeam = 20;
 
 const notFound = (): never => {
   throw new AppError('NOT_FOUND', 'Webhook endpoint not found');
 };
-
-function page<T>(items: T[], total: number, q: { page: number; limit: number }): Page<T> {
-  return { items, page: q.page, limit: q.limit, total, totalPages: Math.ceil(total / q.limit) };
-}
 
 /** The caller and their active team, where they must be an owner or an admin. */
 function manager(scope: RequestScope): { user: AuthenticatedActor; teamId: string } {
@@ -68,7 +57,7 @@ async function checkedUrl(scope: RequestScope, url: string): Promise<string> {
 export async function listEndpoints(scope: RequestScope, q: ListWebhooksQuery): Promise<Page<EndpointView>> {
   const { teamId } = manager(scope);
   const { rows, total } = await repo.listEndpoints(await scope.db.tx(), teamId, (q.page - 1) * q.limit, q.limit);
-  return page(rows, total, q);
+  return pageOf(rows, total, q.page, q.limit);
 }
 
 export async function getEndpoint(scope: RequestScope, id: string): Promise<EndpointView> {
@@ -127,7 +116,7 @@ export async function deliveriesOf(scope: RequestScope, endpoint: EndpointView, 
   manager(scope);
   const filter = q.status === undefined ? {} : { succeeded: q.status === 'succeeded' };
   const { rows, total } = await repo.listDeliveries(await scope.db.tx(), endpoint.id, filter, (q.page - 1) * q.limit, q.limit);
-  return page(rows, total, q);
+  return pageOf(rows, total, q.page, q.limit);
 }
 
 // ---- events ----------------------------------------------------------------------------------
