@@ -57,18 +57,11 @@ function writableTeam(actor: AuthenticatedActor, teamId: string | null): string 
   return membership.teamId;
 }
 
-/** The team an upload goes to: the one named by x-team-id (one of the caller's), else the active team. */
-export function uploadTeam(scope: RequestScope, requestedTeamId: string | null): string {
+/** The team an upload goes to: the one named by x-team-id (REST) or the `teamId` argument (GraphQL), one of the caller's, else the active team. */
+export function uploadTeam(scope: RequestScope, requestedTeamId: string | null, namedIn: 'x-team-id' | 'teamId' = 'x-team-id'): string {
   const actor = mediaCaller(scope, 'media:write');
-  if (requestedTeamId && !actor.teams.some((t) => t.teamId === requestedTeamId)) throw forbidden('Not a member of the team named in x-team-id');
+  if (requestedTeamId && !actor.teams.some((t) => t.teamId === requestedTeamId)) throw forbidden(`Not a member of the team named in ${namedIn}`);
   return writableTeam(actor, requestedTeamId || actor.activeTeamId);
-}
-
-/** uploadTeam's rule for GraphQL's uploadMedia, whose `teamId` argument plays the part of x-team-id. */
-export function uploadTeamByArgument(scope: RequestScope, teamId: string | null): string {
-  const actor = mediaCaller(scope, 'media:write');
-  if (teamId && !actor.teams.some((t) => t.teamId === teamId)) throw forbidden('Not a member of the team named in teamId');
-  return writableTeam(actor, teamId || actor.activeTeamId);
 }
 
 /** An active record in the caller's teams, or 404. */

@@ -13,7 +13,7 @@ import type { Context } from '../../graphql/context.js';
 import type { HttpRequest, HttpResponse } from '../../http/exchange.js';
 import { success } from '../../rest/envelope.js';
 import { AppError } from '../../shared/errors.js';
-import { recordUploads, uploadTeam, uploadTeamByArgument, type ContentDuplicate, type MediaView, type StoredUpload } from './service.js';
+import { recordUploads, uploadTeam, type ContentDuplicate, type MediaView, type StoredUpload } from './service.js';
 import type { MediaStorage, StoredFile } from './storage.js';
 import { discard, receiveFiles, receiveUploads, type FileVerdict, type IncomingFile, type Received, type ReceivedFile } from './upload.js';
 
@@ -51,7 +51,7 @@ export function bindUploadStorage(ctx: Context, storage: MediaStorage): Context 
 /** uploadMedia(files, teamId): the Upload values of a multipart GraphQL request, as POST /media/upload takes them. */
 export async function uploadMediaFiles(ctx: Context, files: Promise<FileUpload>[], teamId: string | null): Promise<UploadAnswer> {
   // As with x-team-id: refused before a byte of a file is read.
-  const team = uploadTeamByArgument(ctx, teamId);
+  const team = uploadTeam(ctx, teamId, 'teamId');
   const storage = storageOfRequest.get(ctx);
   // Upload values exist only in multipart requests, which src/app.ts binds a storage to.
   if (!storage) throw new AppError('VALIDATION_ERROR', 'Files are sent as multipart form data (GraphQL multipart request spec)');
