@@ -32,7 +32,7 @@ import { mediaOpenApiPaths } from './modules/media/openapi.js';
 import { createStorage, localStorage } from './modules/media/storage.js';
 import { uploadRequestLimit } from './modules/media/upload.js';
 import { bindUploadStorage, handleUpload } from './modules/media/upload-route.js';
-import { createRenditions, renditionMediaId } from './modules/media/render.js';
+import { createRenditions, renditionMediaId, type RenderLimits } from './modules/media/render.js';
 import { cronOpenApiPaths, cronPath, handleCronProcess, minimumSecretLength } from './modules/scheduled-actions/cron-route.js';
 import { processBatch, type QueueDeps } from './modules/scheduled-actions/processor.js';
 import { startScheduler, type Scheduler } from './modules/scheduled-actions/scheduler.js';
@@ -46,6 +46,8 @@ export interface AppDeps {
   database: Database;
   logger: Logger;
   now?: () => Date;
+  /** Renders running and waiting at once in this process (render.ts); default 2 and 16. */
+  renderLimits?: RenderLimits;
 }
 
 export interface App {
@@ -66,7 +68,7 @@ interface Handled {
 
 const requestIdPattern = /^[A-Za-z0-9._-]{8,128}$/;
 
-export function createApp({ config, database, logger, now = () => new Date() }: AppDeps): App {
+export function createApp({ config, database, logger, now = () => new Date(), renderLimits }: AppDeps): App {
   const graphql = createGraphQLEndpoint(schema, {
     bodyLimitBytes: config.bodyLimitBytes,
     multipart: { bodyLimitBytes: uploadRequestLimit(config.media), maxFiles: config.media.maxFiles },
@@ -89,7 +91,7 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
   // /uploads/temp serves local files only, whatever the driver (hosted-blob's fallback files are local).
   const localFiles = localStorage(config.media.uploadDir);
   const uploadTraits: RouteTraits = { scope: 'media:write', errorCodes: false, bodyLimitBytes: uploadRequestLimit(config.media) };
-  const renditions = createRenditions(mediaStorage);
+  const renditions = createRenditions(mediaStorage, config.media.renditionsPerSource, renderLimits);
   // Scheduled actions: batches run as named system work, from the cron route or the built-in scheduler.
   const queue: QueueDeps = { system: systemDb(database, 'scheduled actions: processing'), config, now, log: logger.child({ module: 'scheduled-actions' }) };
   let scheduler: Scheduler | null = null;
@@ -167,12 +169,14 @@ export function createApp({ config, database, logger, now = () => new Date() }: 
     let log: Logger | undefined;
     const ctx: Context = {
       actor,
-      db: new RequestDb(database.prisma, actor.kind === 'user' ? actor.userId : null),
+      // Work after a commit (files a deletion orphaned) cannot fail the request: its failure is logged.
+      db: new RequestDb(database.prisma, actor.kind === 'user' ? actor.userId : null, (error) => ctx.log.error({ err: error }, 'work after commit failed')),
       system: (purpose) => systemDb(database, purpose),
       runAs: (userId, work) => runAsUser(database.prisma, userId, work),
       config,
       credentials,
       mail,
+      mediaStorage,
       client,
       now,
       requestId,

@@ -11,6 +11,7 @@ import { isGlobalRole } from '../auth/actor.js';
 import '../graphql/schema.js'; // every module declares its scope resources while the schema is built
 import pino from 'pino';
 import { createMailer } from '../mail/outbox.js';
+import { createStorage } from '../modules/media/storage.js';
 import { createApiKeyInput } from '../modules/api-keys/inputs.js';
 import { createKey } from '../modules/api-keys/service.js';
 import { createUserInput } from '../modules/accounts/inputs.js';
@@ -92,6 +93,7 @@ async function apikeyCreate(args: string[]): Promise<number> {
         // One process, no cache to evict: revocation is not a CLI command.
         credentials: { forgetKey: async () => {}, forgetUser: async () => {}, pendingUsage: () => noPending },
         mail: createMailer(config.mail, pino({ level: 'silent' })),
+        mediaStorage: createStorage(config.media, pino({ level: 'silent' })),
         client: { ip: null, userAgent: 'platform-cli', secure: false },
         now: () => new Date(),
       }, input);

@@ -21,6 +21,14 @@ describe('loadConfig', () => {
     expect(custom).toMatchObject({ allowedMimeTypes: ['image/png'], maxSizeBytes: 5 * 1048576, maxImageBytes: 5 * 1048576, uploadDir: '/srv/files' });
   });
 
+  it('reads MEDIA_RENDITIONS_PER_SOURCE (default 24, 1–1000, whole numbers)', () => {
+    expect(loadConfig({}).media.renditionsPerSource).toBe(24);
+    expect(loadConfig({ MEDIA_RENDITIONS_PER_SOURCE: '3' }).media.renditionsPerSource).toBe(3);
+    for (const value of ['0', '-1', '1001', '2.5', 'many']) {
+      expect(() => loadConfig({ MEDIA_RENDITIONS_PER_SOURCE: value }), value).toThrow(/MEDIA_RENDITIONS_PER_SOURCE/);
+    }
+  });
+
   it.each(['not json', '{"maxSizeMB":-1}', '{"allowedMimeTypes":["png"]}', '{"maxFiles":0}', '{"unknown":1}', '[]'])('stops on MEDIA_CONFIG %s', (value) => {
     expect(() => loadConfig({ MEDIA_CONFIG: value, PORT: 'x' })).toThrow(/MEDIA_CONFIG.*PORT|PORT.*MEDIA_CONFIG/);
   });

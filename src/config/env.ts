@@ -2,7 +2,7 @@
 // the code base reads process.env: it receives a Config.
 import path from 'node:path';
 import { z } from 'zod';
-import { parseMediaConfig, parseStorageConfig, type MediaConfig } from './media.js';
+import { defaultRenditionsPerSource, parseMediaConfig, parseStorageConfig, type MediaConfig } from './media.js';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const list = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
@@ -69,6 +69,7 @@ const envSchema = z.object({
   APP_URL: z.string().url().optional(),
   PLANS_JSON: z.string().optional(),
   UPLOAD_DIR: z.string().min(1).default('./.data/uploads'),
+  MEDIA_RENDITIONS_PER_SOURCE: z.coerce.number().int().min(1).max(1000).default(defaultRenditionsPerSource),
   MEDIA_CONFIG: z
     .string()
     .optional()
@@ -165,7 +166,7 @@ export type Config = {
     /** Where the front end lives, for links in e-mails (invitation accept page). */
     appUrl: string | undefined;
   };
-  /** Upload rules (MEDIA_CONFIG), where local storage keeps files (UPLOAD_DIR), the storage driver (MEDIA_STORAGE, BLOB_*, S3_*). */
+  /** Upload rules (MEDIA_CONFIG), where local storage keeps files (UPLOAD_DIR), the storage driver (MEDIA_STORAGE, BLOB_*, S3_*), cached renditions per image (MEDIA_RENDITIONS_PER_SOURCE). */
   media: MediaConfig;
 };
 
@@ -234,6 +235,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       deliveryRetentionMs: e.WEBHOOKS_DELIVERY_RETENTION_DAYS * 86_400_000,
     },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, appUrl: e.APP_URL },
-    media: parseMediaConfig(e.MEDIA_CONFIG, path.resolve(e.UPLOAD_DIR), storage.storage),
+    media: parseMediaConfig(e.MEDIA_CONFIG, path.resolve(e.UPLOAD_DIR), storage.storage, e.MEDIA_RENDITIONS_PER_SOURCE),
   };
 }

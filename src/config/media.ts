@@ -28,6 +28,16 @@ export const defaultMediaConfig: MediaConfigJson = {
   maxFiles: 20,
 };
 
+/**
+ * How many renditions (render.ts) of one image stay cached in storage; storing one more evicts the
+ * oldest. 24 holds what front ends ask of one image: a responsive `srcset` of 6 to 8 widths in 3
+ * formats (AVIF, WebP, a JPEG fallback) is 18 to 24 renditions, so legitimate use does not churn (an
+ * evicted rendition asked for again is rendered again: up to 3 s of CPU for AVIF), while a caller
+ * enumerating parameters only ever replaces the same 24 files. A rendition is never larger than its
+ * source in pixels and is usually much smaller in bytes (tens to hundreds of kB at web sizes).
+ */
+export const defaultRenditionsPerSource = 24;
+
 export interface MediaConfig {
   allowedMimeTypes: readonly string[];
   maxSizeBytes: number;
@@ -38,12 +48,19 @@ export interface MediaConfig {
   uploadDir: string;
   /** The storage driver for uploads and its settings. */
   storage: StorageConfig;
+  /** MEDIA_RENDITIONS_PER_SOURCE: renditions of one image kept in storage; one more evicts the oldest. */
+  renditionsPerSource: number;
 }
 
 const mb = (value: number) => Math.floor(value * 1024 * 1024);
 
 /** MEDIA_CONFIG (JSON, optional) over the defaults; throws with every problem listed. */
-export function parseMediaConfig(json: string | undefined, uploadDir: string, storage: StorageConfig = { driver: 'local' }): MediaConfig {
+export function parseMediaConfig(
+  json: string | undefined,
+  uploadDir: string,
+  storage: StorageConfig = { driver: 'local' },
+  renditionsPerSource = defaultRenditionsPerSource,
+): MediaConfig {
   let raw: unknown = {};
   if (json !== undefined) {
     try {
@@ -63,6 +80,7 @@ export function parseMediaConfig(json: string | undefined, uploadDir: string, st
     maxFiles: c.maxFiles,
     uploadDir,
     storage,
+    renditionsPerSource,
   };
 }
 

@@ -1,6 +1,8 @@
 // Row-level security per request: one interactive transaction, opened on the first query the request
 // makes, whose first statement sets the caller (app.user_id) and drops to the app role, which does not
 // bypass RLS. Every query of the request goes through that transaction's client; the request ends it.
+// Work that must follow only a committed change (removing files a deletion orphaned) is queued with
+// afterCommit and runs when the request commits, never when it rolls back.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { Database } from './database.js';
@@ -24,11 +26,14 @@ function enterAs(tx: Tx, userId: string | null): Promise<number> {
 /** The database as one request sees it: through RLS, as its caller. */
 export class RequestDb {
   private open: { tx: Promise<Tx>; decide: (commit: boolean) => void; done: Promise<void> } | undefined;
+  private readonly committed: (() => Promise<void>)[] = [];
 
   constructor(
     private readonly prisma: PrismaClient,
     /** The caller's user id; null for an anonymous caller, who sees no user or team rows. */
     private readonly userId: string | null,
+    /** Told of a failure of afterCommit work: the change is in, so the request does not fail for it (the app logs it). */
+    private readonly lateFailure: (error: unknown) => void = (error) => console.error('work after commit failed', error),
   ) {}
 
   /** The request's transaction client, opening the transaction on first use. */
@@ -37,12 +42,23 @@ export class RequestDb {
     return this.open.tx;
   }
 
-  /** Commits (or rolls back) the transaction if the request opened one. Safe to call more than once. */
+  /** Queues `work` to run once the request's changes are committed (dropped if they roll back). */
+  afterCommit(work: () => Promise<void>): void {
+    this.committed.push(work);
+  }
+
+  /**
+   * Commits (or rolls back) the transaction if the request opened one, then, after a commit, runs the
+   * queued afterCommit work (a failure goes to lateFailure). Safe to call more than once.
+   */
   async finish(commit: boolean): Promise<void> {
     const open = this.open;
-    if (!open) return;
-    open.decide(commit);
-    await open.done;
+    if (open) {
+      open.decide(commit);
+      await open.done;
+    }
+    const work = this.committed.splice(0);
+    if (commit) await Promise.all(work.map((run) => Promise.resolve().then(run).catch(this.lateFailure)));
   }
 
   private begin() {

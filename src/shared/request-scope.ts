@@ -1,9 +1,11 @@
 // What a service receives about the request it serves: who calls, the database as that caller,
-// named all-rows access, configuration and the clock. Built once per request by the context.
+// named all-rows access, configuration, the app's mailer and media storage, and the clock. Built once
+// per request by the context.
 import type { Actor } from '../auth/actor.js';
 import type { Config } from '../config/env.js';
 import type { RequestDb, SystemDb, Tx } from '../db/request-db.js';
 import type { Mailer } from '../mail/outbox.js';
+import type { MediaStorage } from '../modules/media/storage.js';
 
 export interface ClientInfo {
   ip: string | null;
@@ -34,6 +36,8 @@ export interface RequestScope {
   config: Config;
   credentials: Credentials;
   mail: Mailer;
+  /** Where media files are stored (the configured driver): a media deletion removes the record's renditions. */
+  mediaStorage: MediaStorage;
   client: ClientInfo;
   now(): Date;
 }

@@ -120,6 +120,15 @@ export type MediaTag = Prisma.MediaTagModel
  */
 export type MediaTagLink = Prisma.MediaTagLinkModel
 /**
+ * Model MediaRendition
+ * A resized copy of an uploaded image cached in storage (src/modules/media/render.ts), one row per
+ * stored file, written when the file is stored: a record keeps at most MEDIA_RENDITIONS_PER_SOURCE
+ * of them (storing one more evicts the oldest, row and file), and deleting the record removes them.
+ * The key is the file's storage key; the foreign key includes the team, like tag links'. createdAt
+ * has microseconds: it orders renditions recorded one after another under the record's lock.
+ */
+export type MediaRendition = Prisma.MediaRenditionModel
+/**
  * Model ScheduledAction
  * A unit of background work run by the queue (README "Scheduled actions"). status: pending, running,
  * completed, failed. `attempts` counts executions (incremented by the claim); `maxRetries` is the total

@@ -48,7 +48,7 @@ export const mediaOpenApiPaths: Record<string, Record<string, unknown>> = {
   },
   '/api/v1/media/{id}/render': {
     get: {
-      summary: 'A resized copy of an uploaded image (sharp), cached on storage; ETag and If-None-Match (304)',
+      summary: 'A resized copy of an uploaded image (sharp), cached on storage (the newest MEDIA_RENDITIONS_PER_SOURCE per image); ETag and If-None-Match (304)',
       tags: ['media'],
       security: [{ session: [] }, { bearer: [] }, { apiKey: [] }],
       parameters: [

@@ -3,8 +3,11 @@
 // calls this inside the request's context (scope media:read, errors without `code`).
 // The words: the *source* is the stored file of an active record of the caller's teams; a *rendition*
 // is one (source, w, h, fit, format), stored under a key derived from exactly those, so the same request
-// finds it again with storage.open. Renditions have no record: /uploads/temp never serves them, only
-// this route does, to callers who may read the source.
+// finds it again with storage.open (a cache hit costs no SQL beyond reading the source's record).
+// Renditions are not media records: /uploads/temp never serves them, only this route does, to callers
+// who may read the source. Each stored one has a row in media_renditions (service.ts), written after
+// its file: a source keeps at most MEDIA_RENDITIONS_PER_SOURCE, the oldest evicted (row, then file),
+// and deleting the record removes them all.
 // Bounds, so that no request can ask for an unbounded image or exhaust memory: w and h at most
 // maxRenderDimension; sources over maxSourceBytes or maxSourcePixels are refused; the image is never
 // scaled up; per process at most `concurrent` renders run and `waiting` more wait (beyond: 503 with
@@ -19,8 +22,8 @@ import { reply, type HttpRequest, type HttpResponse } from '../../http/exchange.
 import { failure } from '../../rest/envelope.js';
 import { AppError } from '../../shared/errors.js';
 import { parseInputExactly } from '../../shared/validation.js';
-import { renditionSource } from './service.js';
-import type { MediaStorage } from './storage.js';
+import { recordRendition, renditionSource } from './service.js';
+import { removeStoredFiles, type MediaStorage } from './storage.js';
 
 /**
  * Largest width or height a rendition may ask for. Measured worst case (a 40-megapixel noise image,
@@ -191,8 +194,8 @@ export async function renderImage(input: Buffer, q: RenderQuery): Promise<Buffer
   }
 }
 
-/** Reads the source, renders it and stores the rendition (a failed write only costs a later render). */
-async function renderAndStore(storage: MediaStorage, sourceKey: string, key: string, q: RenderQuery, log: Logger): Promise<Buffer> {
+/** Reads the source from storage and renders it. */
+async function renderFromSource(storage: MediaStorage, sourceKey: string, q: RenderQuery, log: Logger): Promise<Buffer> {
   const file = await storage.open(sourceKey);
   if (!file) {
     log.warn({ key: sourceKey }, 'stored file of an active record is missing');
@@ -211,8 +214,35 @@ async function renderAndStore(storage: MediaStorage, sourceKey: string, key: str
     log.warn({ err: error, key: sourceKey }, 'image could not be rendered');
     throw cannotRender('Image could not be rendered');
   }
-  await storage.write(key, image, formats[q.format].type).catch((error: unknown) => log.warn({ err: error, key }, 'rendition not cached'));
   return image;
+}
+
+/** A rendition to cache: its key, the record it is of, its bytes and their type. */
+interface Rendition {
+  key: string;
+  mediaId: string;
+  image: Buffer;
+  contentType: string;
+}
+
+/**
+ * Stores a rendition, then records it (evicting the source's oldest beyond `perSource`) and removes the
+ * files the record says must go. The file is written before its row and removed again when it cannot be
+ * recorded (the record was deleted meanwhile, or the database failed), so no file outlives its row for
+ * long. Failures only cost a later render: logged, never the caller's.
+ */
+async function cacheRendition(ctx: Context, storage: MediaStorage, r: Rendition, perSource: number): Promise<void> {
+  try {
+    await storage.write(r.key, r.image, r.contentType);
+  } catch (error) {
+    ctx.log.warn({ err: error, key: r.key }, 'rendition not cached');
+    return;
+  }
+  const unwanted = await recordRendition(ctx, { key: r.key, mediaId: r.mediaId, bytes: r.image.length }, perSource).catch((error: unknown) => {
+    ctx.log.warn({ err: error, key: r.key }, 'rendition not recorded: its file is removed');
+    return [r.key];
+  });
+  await removeStoredFiles(storage, unwanted).catch((error: unknown) => ctx.log.warn({ err: error, mediaId: r.mediaId }, 'renditions not removed from storage'));
 }
 
 export interface Renditions {
@@ -220,8 +250,11 @@ export interface Renditions {
   handle(request: HttpRequest, ctx: Context, mediaId: string): Promise<HttpResponse>;
 }
 
-/** The rendition route over `storage`, with its own render queue (one per app, so per process). */
-export function createRenditions(storage: MediaStorage, limits: RenderLimits = defaultRenderLimits): Renditions {
+/**
+ * The rendition route over `storage`, keeping `perSource` renditions of a source (MEDIA_RENDITIONS_PER_SOURCE),
+ * with its own render queue (one per app, so per process).
+ */
+export function createRenditions(storage: MediaStorage, perSource: number, limits: RenderLimits = defaultRenderLimits): Renditions {
   const queue = createRenderQueue(limits);
   return {
     async handle(request, ctx, mediaId) {
@@ -241,9 +274,14 @@ export function createRenditions(storage: MediaStorage, limits: RenderLimits = d
       const key = renditionKey({ id: source.id, storageKey: sourceKey }, q);
       const cached = await storage.open(key);
       if (cached) return reply(200, cached.stream, { ...typed, 'content-length': String(cached.size) });
+      const render = async () => {
+        const image = await renderFromSource(storage, sourceKey, q, ctx.log);
+        await cacheRendition(ctx, storage, { key, mediaId: source.id, image, contentType: formats[q.format].type }, perSource);
+        return image;
+      };
       let image: Buffer;
       try {
-        image = await queue.run(key, () => renderAndStore(storage, sourceKey, key, q, ctx.log));
+        image = await queue.run(key, render);
       } catch (error) {
         if (!(error instanceof RenderBusyError)) throw error;
         const busy = failure(503, 'SERVICE_UNAVAILABLE', 'Too many images are being rendered; try again shortly', undefined, false);

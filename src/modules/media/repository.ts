@@ -34,6 +34,56 @@ export function insertMedia(tx: Tx, rows: NewMedia[]): Promise<MediaRow[]> {
   return tx.media.createManyAndReturn({ data: rows, select: mediaView });
 }
 
+/** An uploaded file to record: everything but the owner, the team and the stamps. */
+export type UploadRow = Omit<NewMedia, 'userId' | 'teamId'> & { sha256: string };
+
+/** An earlier active record of the team with the same content as an upload. */
+export interface ContentMatch {
+  id: string;
+  url: string;
+  createdAt: Date;
+  sha256: string;
+}
+
+interface UploadResultRow extends Omit<MediaListRow, 'total'> {
+  earlier: boolean;
+  sha256: string;
+}
+
+/**
+ * Records uploaded files of a team and finds the team's earlier active records with the same content,
+ * in one statement (the upload's hot path: a round trip less, and no query plan to compile). The
+ * earlier records are read from the statement's snapshot, so they never include the new ones.
+ */
+export async function insertUploads(tx: Tx, userId: string, teamId: string, files: UploadRow[]): Promise<{ inserted: MediaRow[]; earlier: ContentMatch[] }> {
+  const column = <K extends keyof UploadRow>(key: K) => files.map((f) => f[key] ?? null);
+  const rows = await tx.$queryRaw<UploadResultRow[]>`
+    WITH earlier AS (
+      SELECT id, url, created_at, sha256 FROM media
+       WHERE team_id = ${teamId}::uuid AND status = 'active' AND sha256 = ANY(${[...new Set(column('sha256'))]}::text[])
+    ), inserted AS (
+      INSERT INTO media (id, user_id, team_id, url, filename, file_size, mime_type, width, height, sha256, storage_driver, storage_key, updated_at)
+      SELECT gen_random_uuid(), ${userId}::uuid, ${teamId}::uuid, f.url, f.filename, f.file_size, f.mime_type, f.width, f.height, f.sha256,
+             f.storage_driver, f.storage_key, now()
+        FROM unnest(${column('url')}::text[], ${column('filename')}::text[], ${column('fileSize')}::int[], ${column('mimeType')}::text[],
+                    ${column('width')}::int[], ${column('height')}::int[], ${column('sha256')}::text[], ${column('storageDriver')}::text[],
+                    ${column('storageKey')}::text[])
+          AS f(url, filename, file_size, mime_type, width, height, sha256, storage_driver, storage_key)
+      RETURNING *
+    )
+    SELECT false AS earlier, id::text, user_id::text, team_id::text, url, filename, file_size, mime_type, width, height,
+           title, alt, caption, status, created_at, updated_at, sha256
+      FROM inserted
+    UNION ALL
+    SELECT true, id::text, NULL, NULL, url, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, created_at, NULL, sha256
+      FROM earlier
+     ORDER BY earlier, created_at, id`;
+  return {
+    inserted: rows.filter((r) => !r.earlier).map(mediaRowOf),
+    earlier: rows.filter((r) => r.earlier).map((r) => ({ id: r.id, url: r.url, createdAt: new Date(r.created_at), sha256: r.sha256 })),
+  };
+}
+
 /** Updates an active record; null when there is none (deleted meanwhile). */
 export async function updateActiveMedia(tx: Tx, id: string, data: Prisma.MediaUpdateManyMutationInput): Promise<MediaRow | null> {
   const rows = await tx.media.updateManyAndReturn({ where: { id, status: 'active' }, data, select: mediaView });
@@ -105,25 +155,27 @@ export async function listMedia(tx: Tx, q: MediaQuery): Promise<{ rows: MediaRow
   if (!rows.length && q.offset > 0) {
     total = (await tx.$queryRaw<{ total: number }[]>`SELECT count(*)::int AS total FROM media m WHERE ${where}`)[0]?.total ?? 0;
   }
+  return { total, rows: rows.map(mediaRowOf) };
+}
+
+/** A record as SQL gives it (snake case, ids as text), as Prisma would. */
+function mediaRowOf(r: Omit<MediaListRow, 'total'>): MediaRow {
   return {
-    total,
-    rows: rows.map((r) => ({
-      id: r.id,
-      userId: r.user_id,
-      teamId: r.team_id,
-      url: r.url,
-      filename: r.filename,
-      fileSize: r.file_size,
-      mimeType: r.mime_type,
-      width: r.width,
-      height: r.height,
-      title: r.title,
-      alt: r.alt,
-      caption: r.caption,
-      status: r.status,
-      createdAt: new Date(r.created_at),
-      updatedAt: new Date(r.updated_at),
-    })),
+    id: r.id,
+    userId: r.user_id,
+    teamId: r.team_id,
+    url: r.url,
+    filename: r.filename,
+    fileSize: r.file_size,
+    mimeType: r.mime_type,
+    width: r.width,
+    height: r.height,
+    title: r.title,
+    alt: r.alt,
+    caption: r.caption,
+    status: r.status,
+    createdAt: new Date(r.created_at),
+    updatedAt: new Date(r.updated_at),
   };
 }
 
@@ -133,15 +185,6 @@ export function findByNameAndSize(tx: Tx, teamIds: string[], files: { filename: 
     where: { teamId: { in: teamIds }, status: 'active', OR: files.map((f) => ({ filename: f.filename, fileSize: f.fileSize })) },
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     select: { id: true, url: true, createdAt: true, filename: true, fileSize: true },
-  });
-}
-
-/** Active records of a team whose content has one of these SHA-256 hashes. */
-export function findByContentHash(tx: Tx, teamId: string, hashes: string[]) {
-  return tx.media.findMany({
-    where: { teamId, status: 'active', sha256: { in: hashes } },
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    select: { id: true, url: true, createdAt: true, sha256: true },
   });
 }
 
@@ -163,6 +206,50 @@ export type RenditionSourceRow = Prisma.MediaGetPayload<{ select: typeof renditi
 /** An active record of these teams, as rendering needs it. */
 export function findRenditionSource(tx: Tx, id: string, teamIds: string[]): Promise<RenditionSourceRow | null> {
   return tx.media.findFirst({ where: { id, teamId: { in: teamIds }, status: 'active' }, select: renditionSourceView });
+}
+
+// ---- renditions --------------------------------------------------------------------------------
+
+/**
+ * Serializes the rendition bookkeeping of one record until the transaction ends: recording (with its
+ * eviction) and removal. An advisory lock, not FOR UPDATE on the record: viewers render too, and
+ * locking a row needs the UPDATE privilege and policy, which they do not have.
+ */
+export async function lockRenditions(tx: Tx, mediaId: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`media_renditions:${mediaId}`}, 0))`;
+}
+
+/** The team of an active record, or null (deleted, missing or invisible). */
+export async function activeMediaTeam(tx: Tx, mediaId: string): Promise<string | null> {
+  const row = await tx.media.findFirst({ where: { id: mediaId, status: 'active' }, select: { teamId: true } });
+  return row?.teamId ?? null;
+}
+
+/**
+ * Records a stored rendition as the newest of its record (clock_timestamp(): the time of recording,
+ * under the lock, not the transaction's start); one already recorded stays as it is.
+ */
+export async function insertRendition(tx: Tx, r: { key: string; mediaId: string; teamId: string; bytes: number }): Promise<void> {
+  await tx.$executeRaw`
+    INSERT INTO media_renditions (storage_key, media_id, team_id, bytes, created_at)
+    VALUES (${r.key}, ${r.mediaId}::uuid, ${r.teamId}::uuid, ${r.bytes}, clock_timestamp())
+    ON CONFLICT (storage_key) DO NOTHING`;
+}
+
+/** Deletes a record's renditions beyond the newest `keep`; returns their storage keys. */
+export async function evictRenditions(tx: Tx, mediaId: string, keep: number): Promise<string[]> {
+  const rows = await tx.$queryRaw<{ storage_key: string }[]>`
+    DELETE FROM media_renditions
+     WHERE storage_key IN (SELECT storage_key FROM media_renditions WHERE media_id = ${mediaId}::uuid
+                            ORDER BY created_at DESC, storage_key DESC OFFSET ${keep})
+    RETURNING storage_key`;
+  return rows.map((r) => r.storage_key);
+}
+
+/** Deletes every rendition of a record; returns their storage keys. */
+export async function deleteRenditions(tx: Tx, mediaId: string): Promise<string[]> {
+  const rows = await tx.$queryRaw<{ storage_key: string }[]>`DELETE FROM media_renditions WHERE media_id = ${mediaId}::uuid RETURNING storage_key`;
+  return rows.map((r) => r.storage_key);
 }
 
 // ---- tags --------------------------------------------------------------------------------------
@@ -218,6 +305,58 @@ export function findTeamTags(tx: Tx, teamId: string, ids: string[]): Promise<{ i
 /** The tags (not deleted) on a media record, by order then name. */
 export async function tagsOfMedia(tx: Tx, mediaId: string): Promise<TagRow[]> {
   return tx.mediaTag.findMany({ where: { deletedAt: null, mediaLinks: { some: { mediaId } } }, orderBy: [...tagOrder], select: tagView });
+}
+
+interface MediaTagListRow {
+  media_id: string;
+  id: string;
+  team_id: string;
+  type: string;
+  slug: string;
+  name: string;
+  description: string | null;
+  icon: string | null;
+  color: string | null;
+  sort_order: number;
+  is_active: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * The tags (not deleted) on each of these records, by order then name as tagsOfMedia gives one
+ * record's, through links of these teams only; records without tags are absent. One statement (Prisma
+ * would read links and tags in two).
+ */
+export async function tagsOfMediaIds(tx: Tx, mediaIds: string[], teamIds: string[]): Promise<Map<string, TagRow[]>> {
+  const rows = await tx.$queryRaw<MediaTagListRow[]>`
+    SELECT l.media_id::text, t.id::text, t.team_id::text, t.type, t.slug, t.name, t.description, t.icon, t.color,
+           t.sort_order, t.is_active, t.created_at, t.updated_at
+      FROM media_tag_links l
+      JOIN media_tags t ON t.id = l.tag_id AND t.team_id = l.team_id
+     WHERE l.media_id = ANY(${mediaIds}::uuid[]) AND l.team_id = ANY(${teamIds}::uuid[]) AND t.deleted_at IS NULL
+     ORDER BY t.sort_order, t.name, t.id`;
+  const byMedia = new Map<string, TagRow[]>();
+  for (const { media_id, ...r } of rows) {
+    const tag: TagRow = {
+      id: r.id,
+      teamId: r.team_id,
+      type: r.type,
+      slug: r.slug,
+      name: r.name,
+      description: r.description,
+      icon: r.icon,
+      color: r.color,
+      order: r.sort_order,
+      isActive: r.is_active,
+      createdAt: new Date(r.created_at),
+      updatedAt: new Date(r.updated_at),
+    };
+    const tags = byMedia.get(media_id);
+    if (tags) tags.push(tag);
+    else byMedia.set(media_id, [tag]);
+  }
+  return byMedia;
 }
 
 /** Attaches tags to a record; tags already on it stay as they are. */

@@ -61,7 +61,7 @@ const MediaRef = builder.objectRef<MediaView>('Media').implement({
     status: t.exposeString('status'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    tags: t.field({ type: [MediaTagRef], description: 'By order, then name.', resolve: (m, _args, ctx) => (justUploaded.has(m) ? [] : media.tagsOfMedia(ctx, m.id)) }),
+    tags: t.field({ type: [MediaTagRef], description: 'By order, then name.', resolve: (m, _args, ctx) => (justUploaded.has(m) ? [] : media.tagsOfHeldMedia(ctx, m.id)) }),
   }),
 });
 

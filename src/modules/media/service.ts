@@ -1,8 +1,9 @@
-// The media library: records (registered or uploaded), their metadata, soft delete, duplicates, and
-// the team's tag taxonomy. The words: a caller reads the active records of every team they belong to;
-// new records and tags go to the caller's active team (uploads: the team named by x-team-id); only
-// members who may write (every role but viewer) change anything; a record that is deleted or outside
-// the caller's teams is "Media not found". API keys need media:read, media:write or media:delete.
+// The media library: records (registered or uploaded), their metadata, soft delete, duplicates, the
+// rendition cache's bookkeeping, and the team's tag taxonomy. The words: a caller reads the active
+// records of every team they belong to; new records and tags go to the caller's active team (uploads:
+// the team named by x-team-id); only members who may write (every role but viewer) change anything; a
+// record that is deleted or outside the caller's teams is "Media not found". API keys need media:read,
+// media:write or media:delete.
 import type { AuthenticatedActor } from '../../auth/actor.js';
 import type { SystemDb } from '../../db/request-db.js';
 import { hasScope } from '../../auth/scopes.js';
@@ -12,6 +13,8 @@ import { isUuid } from '../../shared/validation.js';
 import { tagSlug, type CheckDuplicatesInput, type CreateMediaInput, type CreateTagInput, type ListMediaQuery, type UpdateMediaInput } from './inputs.js';
 import { assertCanWriteTeamData } from '../teams/service.js';
 import * as repo from './repository.js';
+import { removeStoredFiles } from './storage.js';
+import { batchedPerRequest } from './request-batch.js';
 
 export type MediaView = repo.MediaRow;
 export type TagView = repo.TagRow;
@@ -115,12 +118,13 @@ export async function updateMedia(scope: RequestScope, id: string, input: Update
   return updated;
 }
 
-/** Soft delete: status `deleted`, hidden from every query; the file stays in storage. */
+/** Soft delete: status `deleted`, hidden from every query; the file stays in storage, its renditions go once that commits. */
 export async function deleteMedia(scope: RequestScope, id: string): Promise<{ id: string; message: string }> {
   const actor = mediaCaller(scope, 'media:delete');
   const record = await visibleMedia(scope, actor, id);
   writableTeam(actor, record.teamId);
   if (!(await repo.updateActiveMedia(await scope.db.tx(), id, { status: 'deleted' }))) throw mediaNotFound();
+  scope.db.afterCommit(() => removeRenditions(scope, actor.userId, id));
   return { id, message: 'Media deleted successfully' };
 }
 
@@ -168,8 +172,7 @@ export async function recordUploads(scope: RequestScope, teamId: string, files: 
   const actor = mediaCaller(scope, 'media:write');
   writableTeam(actor, teamId);
   const tx = await scope.db.tx();
-  const earlier = await repo.findByContentHash(tx, teamId, [...new Set(files.map((f) => f.sha256))]);
-  const inserted = await repo.insertMedia(tx, files.map((f) => ({ ...f, userId: actor.userId, teamId })));
+  const { inserted, earlier } = await repo.insertUploads(tx, actor.userId, teamId, files);
   // In the order of the files (each stored file has its own URL).
   const byUrl = new Map(inserted.map((m) => [m.url, m]));
   const media = files.map((f) => byUrl.get(f.url)!);
@@ -195,6 +198,47 @@ export async function renditionSource(scope: RequestScope, id: string): Promise<
   return record;
 }
 
+// ---- renditions ----------------------------------------------------------------------------------
+// The rendition cache's bookkeeping (render.ts): a row per stored rendition, at most `keep` per record.
+// Its transactions run as the caller through RLS (runAs), not with system access: the caller may read
+// the record, the policies confine them to their own teams' rows, and that is all this needs. They are
+// short transactions of their own, after the request's: storage and sharp work happen between.
+
+/** A rendition just written to storage. */
+export interface WrittenRendition {
+  key: string;
+  mediaId: string;
+  bytes: number;
+}
+
+/**
+ * Records a written rendition and evicts its record's oldest beyond `keep`, holding the record's lock,
+ * so that concurrent renders never leave more than `keep`. Returns the keys whose files must go: those
+ * evicted, or this one when the record is no longer active (deleted since the request began).
+ */
+export async function recordRendition(scope: RequestScope, rendition: WrittenRendition, keep: number): Promise<string[]> {
+  const actor = mediaCaller(scope, 'media:read');
+  return scope.runAs(actor.userId, async (tx) => {
+    await repo.lockRenditions(tx, rendition.mediaId);
+    const teamId = await repo.activeMediaTeam(tx, rendition.mediaId);
+    if (!teamId) return [rendition.key];
+    await repo.insertRendition(tx, { ...rendition, teamId });
+    return repo.evictRenditions(tx, rendition.mediaId, keep);
+  });
+}
+
+/**
+ * Removes a deleted record's renditions: rows, then files (every one tried; rejects naming failures).
+ * Under the record's lock, so a render recording meanwhile either sees the record deleted or is seen here.
+ */
+async function removeRenditions(scope: RequestScope, userId: string, mediaId: string): Promise<void> {
+  const keys = await scope.runAs(userId, async (tx) => {
+    await repo.lockRenditions(tx, mediaId);
+    return repo.deleteRenditions(tx, mediaId);
+  });
+  await removeStoredFiles(scope.mediaStorage, keys);
+}
+
 // ---- tags ----------------------------------------------------------------------------------------
 
 export async function listTags(scope: RequestScope): Promise<TagView[]> {
@@ -211,10 +255,19 @@ export async function createTag(scope: RequestScope, input: CreateTagInput): Pro
   return repo.upsertTag(await scope.db.tx(), teamId, tagSlug(input.name), fields);
 }
 
-export async function tagsOfMedia(scope: RequestScope, mediaId: string): Promise<TagView[]> {
-  const actor = mediaCaller(scope, 'media:read');
-  await visibleMedia(scope, actor, mediaId);
-  return repo.tagsOfMedia(await scope.db.tx(), mediaId);
+// One query for the tags of every record whose tags the request asks for in the same turn.
+const tagsInBatch = batchedPerRequest<string, TagView[]>(async (scope, mediaIds) =>
+  repo.tagsOfMediaIds(await scope.db.tx(), mediaIds, teamIdsOf(mediaCaller(scope, 'media:read'))),
+);
+
+/**
+ * The tags of a record the request already holds as visible to its caller (listed, read, created or
+ * changed), read with the request's other such records in one query: no visibility check per record,
+ * but only links of the caller's teams, in the request's transaction (RLS applies).
+ */
+export async function tagsOfHeldMedia(scope: RequestScope, mediaId: string): Promise<TagView[]> {
+  mediaCaller(scope, 'media:read');
+  return (await tagsInBatch(scope, mediaId)) ?? [];
 }
 
 /** The record to change tags on and the team's tags among `tagIds`; any tag that is not the team's → 404. */

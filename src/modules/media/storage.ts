@@ -49,6 +49,16 @@ export function isStorageKey(key: string): boolean {
   return keyPattern.test(key);
 }
 
+/** Removes the files under `keys`, trying every one; rejects naming those that could not be removed. */
+export async function removeStoredFiles(storage: MediaStorage, keys: string[]): Promise<void> {
+  const results = await Promise.allSettled(keys.map((key) => storage.remove(key)));
+  const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  if (errors.length) {
+    const failed = keys.filter((_, i) => results[i]!.status === 'rejected');
+    throw new AggregateError(errors, `stored files not removed: ${failed.join(', ')}`);
+  }
+}
+
 /** The public path local files are served under. */
 export const localUrlPrefix = '/uploads/temp/';
 
@@ -80,10 +90,14 @@ export interface LocalStorage extends MediaStorage {
   sizeOf(key: string): Promise<number | null>;
 }
 
+/** How long the spool directory is taken to exist after it was last made. */
+const spoolRecheckMs = 1000;
+
 /** The local driver: files under `root` (UPLOAD_DIR), spool files under `root/.incoming`. */
 export function localStorage(root: string): LocalStorage {
   const base = path.resolve(root);
   const spool = path.join(base, '.incoming');
+  let spoolCheckedAt = Number.NEGATIVE_INFINITY;
   /** The file of a key, refusing anything that is not a generated key or would leave `base`. */
   const fileOf = (key: string): string => {
     const file = path.join(base, key);
@@ -98,7 +112,12 @@ export function localStorage(root: string): LocalStorage {
   return {
     driver: 'local',
     async spoolDir() {
-      await mkdir(spool, { recursive: true });
+      // Made (again) at most once a second, not on every upload (a mkdir costs a measurable share of a
+      // small one); an UPLOAD_DIR removed under a running server is back within a second.
+      if (performance.now() - spoolCheckedAt > spoolRecheckMs) {
+        await mkdir(spool, { recursive: true });
+        spoolCheckedAt = performance.now();
+      }
       return spool;
     },
     async put(spoolPath, key) {

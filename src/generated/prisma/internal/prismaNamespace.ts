@@ -415,6 +415,7 @@ export const ModelName = {
   Media: 'Media',
   MediaTag: 'MediaTag',
   MediaTagLink: 'MediaTagLink',
+  MediaRendition: 'MediaRendition',
   ScheduledAction: 'ScheduledAction',
   WebhookEndpoint: 'WebhookEndpoint',
   WebhookDelivery: 'WebhookDelivery'
@@ -433,7 +434,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "customer" | "note" | "post" | "task" | "user" | "session" | "team" | "teamMember" | "apiKey" | "apiKeyUsage" | "apiKeyAudit" | "teamInvitation" | "subscription" | "recordVersion" | "emailOutbox" | "media" | "mediaTag" | "mediaTagLink" | "scheduledAction" | "webhookEndpoint" | "webhookDelivery"
+    modelProps: "customer" | "note" | "post" | "task" | "user" | "session" | "team" | "teamMember" | "apiKey" | "apiKeyUsage" | "apiKeyAudit" | "teamInvitation" | "subscription" | "recordVersion" | "emailOutbox" | "media" | "mediaTag" | "mediaTagLink" | "mediaRendition" | "scheduledAction" | "webhookEndpoint" | "webhookDelivery"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1769,6 +1770,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    MediaRendition: {
+      payload: Prisma.$MediaRenditionPayload<ExtArgs>
+      fields: Prisma.MediaRenditionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.MediaRenditionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.MediaRenditionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload>
+        }
+        findFirst: {
+          args: Prisma.MediaRenditionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.MediaRenditionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload>
+        }
+        findMany: {
+          args: Prisma.MediaRenditionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload>[]
+        }
+        create: {
+          args: Prisma.MediaRenditionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload>
+        }
+        createMany: {
+          args: Prisma.MediaRenditionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.MediaRenditionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload>[]
+        }
+        delete: {
+          args: Prisma.MediaRenditionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload>
+        }
+        update: {
+          args: Prisma.MediaRenditionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload>
+        }
+        deleteMany: {
+          args: Prisma.MediaRenditionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.MediaRenditionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.MediaRenditionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload>[]
+        }
+        upsert: {
+          args: Prisma.MediaRenditionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MediaRenditionPayload>
+        }
+        aggregate: {
+          args: Prisma.MediaRenditionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateMediaRendition>
+        }
+        groupBy: {
+          args: Prisma.MediaRenditionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.MediaRenditionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.MediaRenditionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.MediaRenditionCountAggregateOutputType> | number
+        }
+      }
+    }
     ScheduledAction: {
       payload: Prisma.$ScheduledActionPayload<ExtArgs>
       fields: Prisma.ScheduledActionFieldRefs
@@ -2303,6 +2378,17 @@ export const MediaTagLinkScalarFieldEnum = {
 export type MediaTagLinkScalarFieldEnum = (typeof MediaTagLinkScalarFieldEnum)[keyof typeof MediaTagLinkScalarFieldEnum]
 
 
+export const MediaRenditionScalarFieldEnum = {
+  storageKey: 'storageKey',
+  mediaId: 'mediaId',
+  teamId: 'teamId',
+  bytes: 'bytes',
+  createdAt: 'createdAt'
+} as const
+
+export type MediaRenditionScalarFieldEnum = (typeof MediaRenditionScalarFieldEnum)[keyof typeof MediaRenditionScalarFieldEnum]
+
+
 export const ScheduledActionScalarFieldEnum = {
   id: 'id',
   actionType: 'actionType',
@@ -2676,6 +2762,7 @@ export type GlobalOmitConfig = {
   media?: Prisma.MediaOmit
   mediaTag?: Prisma.MediaTagOmit
   mediaTagLink?: Prisma.MediaTagLinkOmit
+  mediaRendition?: Prisma.MediaRenditionOmit
   scheduledAction?: Prisma.ScheduledActionOmit
   webhookEndpoint?: Prisma.WebhookEndpointOmit
   webhookDelivery?: Prisma.WebhookDeliveryOmit

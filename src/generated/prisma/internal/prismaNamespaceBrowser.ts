@@ -69,6 +69,7 @@ export const ModelName = {
   Media: 'Media',
   MediaTag: 'MediaTag',
   MediaTagLink: 'MediaTagLink',
+  MediaRendition: 'MediaRendition',
   ScheduledAction: 'ScheduledAction',
   WebhookEndpoint: 'WebhookEndpoint',
   WebhookDelivery: 'WebhookDelivery'
@@ -361,6 +362,17 @@ export const MediaTagLinkScalarFieldEnum = {
 } as const
 
 export type MediaTagLinkScalarFieldEnum = (typeof MediaTagLinkScalarFieldEnum)[keyof typeof MediaTagLinkScalarFieldEnum]
+
+
+export const MediaRenditionScalarFieldEnum = {
+  storageKey: 'storageKey',
+  mediaId: 'mediaId',
+  teamId: 'teamId',
+  bytes: 'bytes',
+  createdAt: 'createdAt'
+} as const
+
+export type MediaRenditionScalarFieldEnum = (typeof MediaRenditionScalarFieldEnum)[keyof typeof MediaRenditionScalarFieldEnum]
 
 
 export const ScheduledActionScalarFieldEnum = {

@@ -334,6 +334,7 @@ export type MediaWhereInput = {
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
   tagLinks?: Prisma.MediaTagLinkListRelationFilter
+  renditions?: Prisma.MediaRenditionListRelationFilter
 }
 
 export type MediaOrderByWithRelationInput = {
@@ -358,6 +359,7 @@ export type MediaOrderByWithRelationInput = {
   user?: Prisma.UserOrderByWithRelationInput
   team?: Prisma.TeamOrderByWithRelationInput
   tagLinks?: Prisma.MediaTagLinkOrderByRelationAggregateInput
+  renditions?: Prisma.MediaRenditionOrderByRelationAggregateInput
 }
 
 export type MediaWhereUniqueInput = Prisma.AtLeast<{
@@ -386,6 +388,7 @@ export type MediaWhereUniqueInput = Prisma.AtLeast<{
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
   tagLinks?: Prisma.MediaTagLinkListRelationFilter
+  renditions?: Prisma.MediaRenditionListRelationFilter
 }, "id" | "storageKey" | "id_teamId">
 
 export type MediaOrderByWithAggregationInput = {
@@ -458,6 +461,7 @@ export type MediaCreateInput = {
   user: Prisma.UserCreateNestedOneWithoutMediaInput
   team: Prisma.TeamCreateNestedOneWithoutMediaInput
   tagLinks?: Prisma.MediaTagLinkCreateNestedManyWithoutMediaInput
+  renditions?: Prisma.MediaRenditionCreateNestedManyWithoutMediaInput
 }
 
 export type MediaUncheckedCreateInput = {
@@ -480,6 +484,7 @@ export type MediaUncheckedCreateInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   tagLinks?: Prisma.MediaTagLinkUncheckedCreateNestedManyWithoutMediaInput
+  renditions?: Prisma.MediaRenditionUncheckedCreateNestedManyWithoutMediaInput
 }
 
 export type MediaUpdateInput = {
@@ -502,6 +507,7 @@ export type MediaUpdateInput = {
   user?: Prisma.UserUpdateOneRequiredWithoutMediaNestedInput
   team?: Prisma.TeamUpdateOneRequiredWithoutMediaNestedInput
   tagLinks?: Prisma.MediaTagLinkUpdateManyWithoutMediaNestedInput
+  renditions?: Prisma.MediaRenditionUpdateManyWithoutMediaNestedInput
 }
 
 export type MediaUncheckedUpdateInput = {
@@ -524,6 +530,7 @@ export type MediaUncheckedUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   tagLinks?: Prisma.MediaTagLinkUncheckedUpdateManyWithoutMediaNestedInput
+  renditions?: Prisma.MediaRenditionUncheckedUpdateManyWithoutMediaNestedInput
 }
 
 export type MediaCreateManyInput = {
@@ -788,6 +795,20 @@ export type MediaUpdateOneRequiredWithoutTagLinksNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.MediaUpdateToOneWithWhereWithoutTagLinksInput, Prisma.MediaUpdateWithoutTagLinksInput>, Prisma.MediaUncheckedUpdateWithoutTagLinksInput>
 }
 
+export type MediaCreateNestedOneWithoutRenditionsInput = {
+  create?: Prisma.XOR<Prisma.MediaCreateWithoutRenditionsInput, Prisma.MediaUncheckedCreateWithoutRenditionsInput>
+  connectOrCreate?: Prisma.MediaCreateOrConnectWithoutRenditionsInput
+  connect?: Prisma.MediaWhereUniqueInput
+}
+
+export type MediaUpdateOneRequiredWithoutRenditionsNestedInput = {
+  create?: Prisma.XOR<Prisma.MediaCreateWithoutRenditionsInput, Prisma.MediaUncheckedCreateWithoutRenditionsInput>
+  connectOrCreate?: Prisma.MediaCreateOrConnectWithoutRenditionsInput
+  upsert?: Prisma.MediaUpsertWithoutRenditionsInput
+  connect?: Prisma.MediaWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.MediaUpdateToOneWithWhereWithoutRenditionsInput, Prisma.MediaUpdateWithoutRenditionsInput>, Prisma.MediaUncheckedUpdateWithoutRenditionsInput>
+}
+
 export type MediaCreateWithoutUserInput = {
   id?: string
   url: string
@@ -807,6 +828,7 @@ export type MediaCreateWithoutUserInput = {
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutMediaInput
   tagLinks?: Prisma.MediaTagLinkCreateNestedManyWithoutMediaInput
+  renditions?: Prisma.MediaRenditionCreateNestedManyWithoutMediaInput
 }
 
 export type MediaUncheckedCreateWithoutUserInput = {
@@ -828,6 +850,7 @@ export type MediaUncheckedCreateWithoutUserInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   tagLinks?: Prisma.MediaTagLinkUncheckedCreateNestedManyWithoutMediaInput
+  renditions?: Prisma.MediaRenditionUncheckedCreateNestedManyWithoutMediaInput
 }
 
 export type MediaCreateOrConnectWithoutUserInput = {
@@ -899,6 +922,7 @@ export type MediaCreateWithoutTeamInput = {
   updatedAt?: Date | string
   user: Prisma.UserCreateNestedOneWithoutMediaInput
   tagLinks?: Prisma.MediaTagLinkCreateNestedManyWithoutMediaInput
+  renditions?: Prisma.MediaRenditionCreateNestedManyWithoutMediaInput
 }
 
 export type MediaUncheckedCreateWithoutTeamInput = {
@@ -920,6 +944,7 @@ export type MediaUncheckedCreateWithoutTeamInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   tagLinks?: Prisma.MediaTagLinkUncheckedCreateNestedManyWithoutMediaInput
+  renditions?: Prisma.MediaRenditionUncheckedCreateNestedManyWithoutMediaInput
 }
 
 export type MediaCreateOrConnectWithoutTeamInput = {
@@ -967,6 +992,7 @@ export type MediaCreateWithoutTagLinksInput = {
   updatedAt?: Date | string
   user: Prisma.UserCreateNestedOneWithoutMediaInput
   team: Prisma.TeamCreateNestedOneWithoutMediaInput
+  renditions?: Prisma.MediaRenditionCreateNestedManyWithoutMediaInput
 }
 
 export type MediaUncheckedCreateWithoutTagLinksInput = {
@@ -988,6 +1014,7 @@ export type MediaUncheckedCreateWithoutTagLinksInput = {
   storageKey?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  renditions?: Prisma.MediaRenditionUncheckedCreateNestedManyWithoutMediaInput
 }
 
 export type MediaCreateOrConnectWithoutTagLinksInput = {
@@ -1025,6 +1052,7 @@ export type MediaUpdateWithoutTagLinksInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneRequiredWithoutMediaNestedInput
   team?: Prisma.TeamUpdateOneRequiredWithoutMediaNestedInput
+  renditions?: Prisma.MediaRenditionUpdateManyWithoutMediaNestedInput
 }
 
 export type MediaUncheckedUpdateWithoutTagLinksInput = {
@@ -1046,6 +1074,111 @@ export type MediaUncheckedUpdateWithoutTagLinksInput = {
   storageKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  renditions?: Prisma.MediaRenditionUncheckedUpdateManyWithoutMediaNestedInput
+}
+
+export type MediaCreateWithoutRenditionsInput = {
+  id?: string
+  url: string
+  filename: string
+  fileSize: number
+  mimeType: string
+  width?: number | null
+  height?: number | null
+  title?: string | null
+  alt?: string | null
+  caption?: string | null
+  status?: string
+  sha256?: string | null
+  storageDriver?: string | null
+  storageKey?: string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  user: Prisma.UserCreateNestedOneWithoutMediaInput
+  team: Prisma.TeamCreateNestedOneWithoutMediaInput
+  tagLinks?: Prisma.MediaTagLinkCreateNestedManyWithoutMediaInput
+}
+
+export type MediaUncheckedCreateWithoutRenditionsInput = {
+  id?: string
+  userId: string
+  teamId: string
+  url: string
+  filename: string
+  fileSize: number
+  mimeType: string
+  width?: number | null
+  height?: number | null
+  title?: string | null
+  alt?: string | null
+  caption?: string | null
+  status?: string
+  sha256?: string | null
+  storageDriver?: string | null
+  storageKey?: string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  tagLinks?: Prisma.MediaTagLinkUncheckedCreateNestedManyWithoutMediaInput
+}
+
+export type MediaCreateOrConnectWithoutRenditionsInput = {
+  where: Prisma.MediaWhereUniqueInput
+  create: Prisma.XOR<Prisma.MediaCreateWithoutRenditionsInput, Prisma.MediaUncheckedCreateWithoutRenditionsInput>
+}
+
+export type MediaUpsertWithoutRenditionsInput = {
+  update: Prisma.XOR<Prisma.MediaUpdateWithoutRenditionsInput, Prisma.MediaUncheckedUpdateWithoutRenditionsInput>
+  create: Prisma.XOR<Prisma.MediaCreateWithoutRenditionsInput, Prisma.MediaUncheckedCreateWithoutRenditionsInput>
+  where?: Prisma.MediaWhereInput
+}
+
+export type MediaUpdateToOneWithWhereWithoutRenditionsInput = {
+  where?: Prisma.MediaWhereInput
+  data: Prisma.XOR<Prisma.MediaUpdateWithoutRenditionsInput, Prisma.MediaUncheckedUpdateWithoutRenditionsInput>
+}
+
+export type MediaUpdateWithoutRenditionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  url?: Prisma.StringFieldUpdateOperationsInput | string
+  filename?: Prisma.StringFieldUpdateOperationsInput | string
+  fileSize?: Prisma.IntFieldUpdateOperationsInput | number
+  mimeType?: Prisma.StringFieldUpdateOperationsInput | string
+  width?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  height?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  title?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  alt?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  caption?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  sha256?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  storageDriver?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  storageKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  user?: Prisma.UserUpdateOneRequiredWithoutMediaNestedInput
+  team?: Prisma.TeamUpdateOneRequiredWithoutMediaNestedInput
+  tagLinks?: Prisma.MediaTagLinkUpdateManyWithoutMediaNestedInput
+}
+
+export type MediaUncheckedUpdateWithoutRenditionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  userId?: Prisma.StringFieldUpdateOperationsInput | string
+  teamId?: Prisma.StringFieldUpdateOperationsInput | string
+  url?: Prisma.StringFieldUpdateOperationsInput | string
+  filename?: Prisma.StringFieldUpdateOperationsInput | string
+  fileSize?: Prisma.IntFieldUpdateOperationsInput | number
+  mimeType?: Prisma.StringFieldUpdateOperationsInput | string
+  width?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  height?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  title?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  alt?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  caption?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  sha256?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  storageDriver?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  storageKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  tagLinks?: Prisma.MediaTagLinkUncheckedUpdateManyWithoutMediaNestedInput
 }
 
 export type MediaCreateManyUserInput = {
@@ -1087,6 +1220,7 @@ export type MediaUpdateWithoutUserInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutMediaNestedInput
   tagLinks?: Prisma.MediaTagLinkUpdateManyWithoutMediaNestedInput
+  renditions?: Prisma.MediaRenditionUpdateManyWithoutMediaNestedInput
 }
 
 export type MediaUncheckedUpdateWithoutUserInput = {
@@ -1108,6 +1242,7 @@ export type MediaUncheckedUpdateWithoutUserInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   tagLinks?: Prisma.MediaTagLinkUncheckedUpdateManyWithoutMediaNestedInput
+  renditions?: Prisma.MediaRenditionUncheckedUpdateManyWithoutMediaNestedInput
 }
 
 export type MediaUncheckedUpdateManyWithoutUserInput = {
@@ -1169,6 +1304,7 @@ export type MediaUpdateWithoutTeamInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneRequiredWithoutMediaNestedInput
   tagLinks?: Prisma.MediaTagLinkUpdateManyWithoutMediaNestedInput
+  renditions?: Prisma.MediaRenditionUpdateManyWithoutMediaNestedInput
 }
 
 export type MediaUncheckedUpdateWithoutTeamInput = {
@@ -1190,6 +1326,7 @@ export type MediaUncheckedUpdateWithoutTeamInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   tagLinks?: Prisma.MediaTagLinkUncheckedUpdateManyWithoutMediaNestedInput
+  renditions?: Prisma.MediaRenditionUncheckedUpdateManyWithoutMediaNestedInput
 }
 
 export type MediaUncheckedUpdateManyWithoutTeamInput = {
@@ -1219,10 +1356,12 @@ export type MediaUncheckedUpdateManyWithoutTeamInput = {
 
 export type MediaCountOutputType = {
   tagLinks: number
+  renditions: number
 }
 
 export type MediaCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   tagLinks?: boolean | MediaCountOutputTypeCountTagLinksArgs
+  renditions?: boolean | MediaCountOutputTypeCountRenditionsArgs
 }
 
 /**
@@ -1240,6 +1379,13 @@ export type MediaCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Extens
  */
 export type MediaCountOutputTypeCountTagLinksArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.MediaTagLinkWhereInput
+}
+
+/**
+ * MediaCountOutputType without action
+ */
+export type MediaCountOutputTypeCountRenditionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.MediaRenditionWhereInput
 }
 
 
@@ -1265,6 +1411,7 @@ export type MediaSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
   tagLinks?: boolean | Prisma.Media$tagLinksArgs<ExtArgs>
+  renditions?: boolean | Prisma.Media$renditionsArgs<ExtArgs>
   _count?: boolean | Prisma.MediaCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["media"]>
 
@@ -1340,6 +1487,7 @@ export type MediaInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
   tagLinks?: boolean | Prisma.Media$tagLinksArgs<ExtArgs>
+  renditions?: boolean | Prisma.Media$renditionsArgs<ExtArgs>
   _count?: boolean | Prisma.MediaCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type MediaIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1357,6 +1505,7 @@ export type $MediaPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
     user: Prisma.$UserPayload<ExtArgs>
     team: Prisma.$TeamPayload<ExtArgs>
     tagLinks: Prisma.$MediaTagLinkPayload<ExtArgs>[]
+    renditions: Prisma.$MediaRenditionPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1774,6 +1923,7 @@ export interface Prisma__MediaClient<T, Null = never, ExtArgs extends runtime.Ty
   user<T extends Prisma.UserDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.UserDefaultArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   team<T extends Prisma.TeamDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.TeamDefaultArgs<ExtArgs>>): Prisma.Prisma__TeamClient<runtime.Types.Result.GetResult<Prisma.$TeamPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   tagLinks<T extends Prisma.Media$tagLinksArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Media$tagLinksArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$MediaTagLinkPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  renditions<T extends Prisma.Media$renditionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Media$renditionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$MediaRenditionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2243,6 +2393,30 @@ export type Media$tagLinksArgs<ExtArgs extends runtime.Types.Extensions.Internal
   take?: number
   skip?: number
   distinct?: Prisma.MediaTagLinkScalarFieldEnum | Prisma.MediaTagLinkScalarFieldEnum[]
+}
+
+/**
+ * Media.renditions
+ */
+export type Media$renditionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the MediaRendition
+   */
+  select?: Prisma.MediaRenditionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the MediaRendition
+   */
+  omit?: Prisma.MediaRenditionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.MediaRenditionInclude<ExtArgs> | null
+  where?: Prisma.MediaRenditionWhereInput
+  orderBy?: Prisma.MediaRenditionOrderByWithRelationInput | Prisma.MediaRenditionOrderByWithRelationInput[]
+  cursor?: Prisma.MediaRenditionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.MediaRenditionScalarFieldEnum | Prisma.MediaRenditionScalarFieldEnum[]
 }
 
 /**
