@@ -3,6 +3,7 @@
 // rate-limit checks, the SQL statements per request, the large uploads' memory, measurements that
 // could not run, and the issues' goals. Rendered as markdown for stdout.
 import { largeUploadBytes, largeUploadCount, largeUploadRssLimitMb, type LargeUploadCheck } from './large-uploads.js';
+import { driftInFlight, driftLimitMb, driftUploads, driftWarmUploads, type UploadDriftCheck } from './upload-drift.js';
 import type { LoadResult } from './load.js';
 import { queueActions, queueBatchSize, type QueueCheck } from './queue.js';
 import type { BenchOptions } from './options.js';
@@ -89,6 +90,8 @@ export interface Summary {
   verification?: VerifyResult;
   /** S10: the product's memory during 20 concurrent 50 MB uploads, per round. */
   largeUploads: LargeUploadCheck[];
+  /** S10: what 1,000 uploads of 200 kB add to the product's memory, per round. */
+  uploadDrift: UploadDriftCheck[];
   notMeasured: NotMeasured[];
   /** S9: the cron route's drains, per round and number of concurrent callers. */
   queue: QueueCheck[];
@@ -226,6 +229,19 @@ function largeUploadGoal(checks: readonly LargeUploadCheck[]): Goal {
   };
 }
 
+/** S10: memory left behind by uploads, in the worst round. */
+function uploadDriftGoal(checks: readonly UploadDriftCheck[]): Goal {
+  const drift = checks.length ? Math.max(...checks.map((c) => c.driftMb)) : Number.NaN;
+  return {
+    text: `upload memory drift: RSS after ${driftUploads} uploads of 200 kB − after the first ${driftWarmUploads} < ${driftLimitMb} MB (highest round)`,
+    threshold: driftLimitMb,
+    value: drift,
+    shown: checks.length ? `${drift.toFixed(1)} MB` : 'not measured',
+    pass: drift < driftLimitMb,
+    kind: 'limit',
+  };
+}
+
 /** S7: in every round, exactly the limit answered 200 and every request above it 429. */
 function rateLimitGoal(checks: readonly RateLimitCheck[]): Goal {
   const limit = checks[0]?.limit ?? Number.NaN;
@@ -277,15 +293,19 @@ function queueThroughputGoal(medians: Summary['queueMedians']): Goal {
   };
 }
 
-export function summarize(
-  samples: readonly Sample[],
-  rateLimit: readonly RateLimitCheck[],
-  statements: readonly StatementCount[],
-  verification: VerifyResult | undefined,
-  largeUploads: readonly LargeUploadCheck[],
-  notMeasured: readonly NotMeasured[],
-  queue: readonly QueueCheck[] = [],
-): Summary {
+/** What the bench checked besides the load runs (each empty or absent when not run). */
+export interface Checks {
+  rateLimit: readonly RateLimitCheck[];
+  statements: readonly StatementCount[];
+  verification: VerifyResult | undefined;
+  largeUploads: readonly LargeUploadCheck[];
+  uploadDrift: readonly UploadDriftCheck[];
+  notMeasured: readonly NotMeasured[];
+  queue: readonly QueueCheck[];
+}
+
+export function summarize(samples: readonly Sample[], checks: Checks): Summary {
+  const { rateLimit, statements, verification, largeUploads, uploadDrift, notMeasured, queue } = checks;
   const medians = queueMedians(queue);
   const rows = order.flatMap(([scenario, target]) => row(samples, scenario, target) ?? []);
   const ratios = [
@@ -339,6 +359,7 @@ export function summarize(
     goal('REST upload ≥ 0.70× raw multipart→disk files/s (200 kB JPEG, 4 in flight)', 'rest / raw', 'upload-200kb', 0.7),
     goal('REST upload ≥ 0.70× raw multipart→disk files/s (5 MB JPEG, 4 in flight)', 'rest / raw', 'upload-5mb', 0.7),
     largeUploadGoal(largeUploads),
+    uploadDriftGoal(uploadDrift),
     queueCorrectnessGoal(queue),
     queueThroughputGoal(medians),
   ];
@@ -355,6 +376,7 @@ export function summarize(
     rateLimit: [...rateLimit],
     verification,
     largeUploads: [...largeUploads],
+    uploadDrift: [...uploadDrift],
     notMeasured: [...notMeasured],
     queue: [...queue],
     queueMedians: medians,
@@ -368,7 +390,7 @@ const ms = (n: number) => n.toFixed(2);
 export function renderMarkdown(summary: Summary, options: BenchOptions): string {
   const lines: string[] = [];
   const mode = options.quick ? 'quick' : 'full';
-  lines.push(`## Benchmark (${mode}: ${options.rounds} rounds, warm-up ${options.warmupSeconds} s, measure ${options.measureSeconds} s, ${options.connections} connections)`);
+  lines.push(`## Benchmark (${mode}: ${options.rounds} rounds, warm-up ${options.warmupSeconds} s, measure ${options.measureSeconds} s, ${options.connections} connections${options.only ? `; only ${options.only.join(', ')}` : ''})`);
   lines.push('');
   lines.push(`| Scenario | Target | req/s | p50 ms | p99 ms | spread | 1-conn req/s | 1-conn p50 ms | 1-conn p99 ms |`);
   lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|');
@@ -448,6 +470,16 @@ export function renderMarkdown(summary: Summary, options: BenchOptions): string 
     lines.push('|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const c of summary.largeUploads) {
       lines.push(`| ${c.round} | ${c.files} | ${c.seconds.toFixed(1)} | ${c.mbPerSec.toFixed(0)} | ${c.startMb.toFixed(0)} | ${c.peakMb.toFixed(0)} | ${c.sampledPeakMb.toFixed(0)} | ${c.endMb.toFixed(0)} |`);
+    }
+  }
+  if (summary.uploadDrift.length) {
+    lines.push('');
+    lines.push(`upload memory drift: ${driftUploads} uploads of the 200 kB JPEG, ${driftInFlight} in flight, to a product started for it; its VmRSS at start, after ${driftWarmUploads} and after all.`);
+    lines.push('');
+    lines.push('| Round | uploads | seconds | RSS at start MB | after warm-up MB | after all MB | drift MB |');
+    lines.push('|---:|---:|---:|---:|---:|---:|---:|');
+    for (const c of summary.uploadDrift) {
+      lines.push(`| ${c.round} | ${c.uploads} | ${c.seconds.toFixed(1)} | ${c.startMb.toFixed(0)} | ${c.warmMb.toFixed(0)} | ${c.endMb.toFixed(0)} | ${c.driftMb.toFixed(1)} |`);
     }
   }
   if (summary.queue.length) {

@@ -25,10 +25,11 @@ import {
   type UploadFiles,
 } from './media.js';
 import { measureVerification } from './verification.js';
+import { measureUploadDrift, type UploadDriftCheck } from './upload-drift.js';
 import { datasetSizes, recreateDatabase, serverVersion, vacuumAnalyze, waitForIdleDatabase, type DatasetSizes } from './database.js';
 import { describeEnvironment } from './environment.js';
 import { runLoad, startLoad } from './load.js';
-import { parseOptions, type BenchOptions } from './options.js';
+import { parseOptions, selected, type BenchOptions } from './options.js';
 import { measureQueue, queueCallers, queueEnv, type QueueCheck } from './queue.js';
 import { preparePglite } from './pglite.js';
 import { burstAboveLimit, rateLimit, type RateLimitCheck } from './rate-limit.js';
@@ -312,32 +313,51 @@ async function main(): Promise<void> {
     const samples: Sample[] = [];
     const rateLimitChecks: RateLimitCheck[] = [];
     const largeUploads: LargeUploadCheck[] = [];
+    const uploadDrift: UploadDriftCheck[] = [];
     const notMeasured: NotMeasured[] = [];
     const queueChecks: QueueCheck[] = [];
     const kinds: ServerKind[] = ['raw', 'product-pg', 'product-pglite'];
     for (let round = 1; round <= options.rounds; round++) {
       for (const kind of kinds) {
+        const measurements = measurementsFor(kind, pgCredentials, pgliteCredentials).filter((m) => selected(options, m.scenario));
+        if (!measurements.length) continue;
         await withServer(specs[kind], async (server) => {
-          for (const m of measurementsFor(kind, pgCredentials, pgliteCredentials)) samples.push(...(await measure(server, m, round, options, notMeasured)));
+          for (const m of measurements) samples.push(...(await measure(server, m, round, options, notMeasured)));
         });
       }
+      const { cookie, media } = pgCredentials;
       // On a product of its own, freshly started: its memory is the uploads', not the other scenarios'.
-      const large = await withServer(specs['product-pg'], async (server) => {
-        try {
-          return await uploadLargeVideos(server.baseUrl, server.pid, pgCredentials.cookie, pgCredentials.media.uploadTeamId, round);
-        } finally {
-          await pgCredentials.media.removeUploads();
-        }
-      });
-      largeUploads.push(large);
-      log(`round ${round} upload memory on rest: ${large.files} × ${large.bytesEach} bytes at once in ${large.seconds.toFixed(1)} s, RSS ${large.startMb.toFixed(0)} MB before, peak ${large.peakMb.toFixed(0)} MB (largest of ${large.samples} samples ${large.sampledPeakMb.toFixed(0)} MB), ${large.endMb.toFixed(0)} MB after`);
+      if (selected(options, 'upload-memory')) {
+        const large = await withServer(specs['product-pg'], async (server) => {
+          try {
+            return await uploadLargeVideos(server.baseUrl, server.pid, cookie, media.uploadTeamId, round);
+          } finally {
+            await media.removeUploads();
+          }
+        });
+        largeUploads.push(large);
+        log(`round ${round} upload memory on rest: ${large.files} × ${large.bytesEach} bytes at once in ${large.seconds.toFixed(1)} s, RSS ${large.startMb.toFixed(0)} MB before, peak ${large.peakMb.toFixed(0)} MB (largest of ${large.samples} samples ${large.sampledPeakMb.toFixed(0)} MB), ${large.endMb.toFixed(0)} MB after`);
+      }
+      if (selected(options, 'upload-drift')) {
+        const drift = await withServer(specs['product-pg'], async (server) => {
+          try {
+            return await measureUploadDrift(server.baseUrl, server.pid, cookie, media.uploadTeamId, media.files['200kb'], round);
+          } finally {
+            await media.removeUploads();
+          }
+        });
+        uploadDrift.push(drift);
+        log(`round ${round} upload memory drift on rest: ${drift.uploads} uploads in ${drift.seconds.toFixed(1)} s, RSS ${drift.startMb.toFixed(0)} MB at start, ${drift.warmMb.toFixed(0)} MB warm, ${drift.endMb.toFixed(0)} MB after (drift ${drift.driftMb.toFixed(1)} MB)`);
+      }
       // A fresh key per round on a fresh server: no earlier request counts against its window.
-      const key = pgCredentials.keys.rateLimited[round - 1]!;
-      const check = await withServer(rateLimitedSpec(options.databaseUrl), (server) => burstAboveLimit(server.baseUrl, key, pgCredentials.session, round));
-      rateLimitChecks.push(check);
-      log(`round ${round} rate-limit on rest: ${check.sent} requests in ${check.seconds.toFixed(2)} s, ${check.ok} answered 200, ${check.limited} answered 429 (limit ${check.limit}/min)`);
+      if (selected(options, 'rate-limit')) {
+        const key = pgCredentials.keys.rateLimited[round - 1]!;
+        const check = await withServer(rateLimitedSpec(options.databaseUrl), (server) => burstAboveLimit(server.baseUrl, key, pgCredentials.session, round));
+        rateLimitChecks.push(check);
+        log(`round ${round} rate-limit on rest: ${check.sent} requests in ${check.seconds.toFixed(2)} s, ${check.ok} answered 200, ${check.limited} answered 429 (limit ${check.limit}/min)`);
+      }
       // S9: one server for the three drains of the round, each on 10,000 freshly seeded actions.
-      await withServer(queueSpec(options.databaseUrl, pgliteDir, uploads), async (server) => {
+      if (selected(options, 'queue')) await withServer(queueSpec(options.databaseUrl, pgliteDir, uploads), async (server) => {
         for (const callers of queueCallers) {
           const q = await measureQueue(options.databaseUrl, server.baseUrl, round, callers);
           queueChecks.push(q);
@@ -347,19 +367,27 @@ async function main(): Promise<void> {
       });
     }
 
-    log('key verification alone (cache hit, miss), in its own process');
-    const verification = await measureVerification(options.databaseUrl, {
-      warm: pgCredentials.keys.warm,
-      cold: pgCredentials.keys.rotating,
-      hits: options.quick ? 50_000 : 200_000,
-    });
-    log(`key verification: hit ${verification.hit.cpuMicros.toFixed(1)} µs CPU, miss ${verification.miss.cpuMicros.toFixed(1)} µs CPU (${verification.miss.wallMicros.toFixed(0)} µs wall)`);
+    let verification: Awaited<ReturnType<typeof measureVerification>> | undefined;
+    if (selected(options, 'key-verification')) {
+      log('key verification alone (cache hit, miss), in its own process');
+      verification = await measureVerification(options.databaseUrl, {
+        warm: pgCredentials.keys.warm,
+        cold: pgCredentials.keys.rotating,
+        hits: options.quick ? 50_000 : 200_000,
+      });
+      log(`key verification: hit ${verification.hit.cpuMicros.toFixed(1)} µs CPU, miss ${verification.miss.cpuMicros.toFixed(1)} µs CPU (${verification.miss.wallMicros.toFixed(0)} µs wall)`);
+    }
 
-    log('SQL statements per request, counted on the wire, in a server of its own');
-    const statements = await countStatements(options.databaseUrl, pgliteDir, uploads, pgCredentials);
-    log(`statements per request: ${statements.map((c) => `${c.scenario} ${c.perRequest.toFixed(2)}`).join(', ')}`);
+    let statements: StatementCount[] = [];
+    if (selected(options, 'statements')) {
+      log('SQL statements per request, counted on the wire, in a server of its own');
+      statements = await countStatements(options.databaseUrl, pgliteDir, uploads, pgCredentials);
+      log(`statements per request: ${statements.map((c) => `${c.scenario} ${c.perRequest.toFixed(2)}`).join(', ')}`);
+    }
 
-    const summary = summarize(samples, rateLimitChecks, statements, verification, largeUploads, notMeasured, queueChecks);
+    const summary = summarize(samples, { rateLimit: rateLimitChecks, statements, verification, largeUploads, uploadDrift, notMeasured, queue: queueChecks });
+    // With --only, a goal whose figures were not taken is not a result.
+    if (options.only) summary.goals = summary.goals.filter((g) => Number.isFinite(g.value));
     process.stdout.write(`${renderMarkdown(summary, options)}\n`);
 
     const environment = describeEnvironment(await serverVersion(options.databaseUrl));

@@ -5,6 +5,7 @@
 // afterCommit and runs when the request commits, never when it rolls back.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
+import { enterCallerSql } from './begin-with-caller.js';
 import type { Database } from './database.js';
 
 export type Tx = Prisma.TransactionClient;
@@ -18,9 +19,12 @@ const transactionOptions = { maxWait: 30_000, timeout: 30_000 } as const;
 
 const rollback = Symbol('rollback');
 
-/** The first statement of every RLS transaction: who the caller is, and the role that cannot bypass RLS. */
+/**
+ * The first statement of every RLS transaction: who the caller is, and the role that cannot bypass RLS.
+ * On PostgreSQL it travels with the transaction's BEGIN (begin-with-caller.ts), which knows its text.
+ */
 function enterAs(tx: Tx, userId: string | null): Promise<number> {
-  return tx.$executeRaw`SELECT set_config('app.user_id', ${userId ?? ''}, true), set_config('role', ${appRole}, true)`;
+  return tx.$executeRawUnsafe(enterCallerSql, userId ?? '', appRole);
 }
 
 /** The database as one request sees it: through RLS, as its caller. */

@@ -24,6 +24,12 @@ export const jpegFile = (width: number, height: number, orientation?: number) =>
 export const noisyPng = (width: number, height: number) =>
   sharp({ create: { width, height, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 90 } } }).png({ compressionLevel: 0 }).toBuffer();
 
+/** A JPEG of random noise (large: about width × height bytes); with `orientation` its EXIF Orientation tag. */
+export const noisyJpeg = (width: number, height: number, orientation?: number) => {
+  const image = sharp({ create: { width, height, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 90 } } }).jpeg({ quality: 95 });
+  return (orientation ? image.withMetadata({ orientation }) : image).toBuffer();
+};
+
 /** The start of an MP4 file: an ftyp box (brand isom), then a free box. Enough for its type to be known. */
 export function mp4File(): Uint8Array {
   const ftyp = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2')]);

@@ -15,13 +15,13 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import sharp from 'sharp';
 import { z } from 'zod';
 import type { Context } from '../../graphql/context.js';
 import { reply, type HttpRequest, type HttpResponse } from '../../http/exchange.js';
 import { failure } from '../../rest/envelope.js';
 import { AppError } from '../../shared/errors.js';
 import { parseInputExactly } from '../../shared/validation.js';
+import { loadSharp } from './imaging.js';
 import { recordRendition, renditionSource } from './service.js';
 import { removeStoredFiles, type MediaStorage } from './storage.js';
 
@@ -174,6 +174,7 @@ const white = { r: 255, g: 255, b: 255, alpha: 1 };
 
 /** Renders `input` as asked: EXIF orientation applied, never scaled up, metadata dropped. */
 export async function renderImage(input: Buffer, q: RenderQuery): Promise<Buffer> {
+  const sharp = await loadSharp();
   const jpeg = q.format === 'jpeg';
   // JPEG has no alpha: transparent pixels and `contain` padding become white there, transparent elsewhere.
   let image = sharp(input, { limitInputPixels: maxSourcePixels })

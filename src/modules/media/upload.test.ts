@@ -8,7 +8,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { bearer, createKey } from '../../testkit/api-keys.js';
-import { jpegFile, mp4File, noisyPng, pngFile, upload, type UploadFile } from '../../testkit/media.js';
+import sharp from 'sharp';
+import { jpegFile, mp4File, noisyJpeg, noisyPng, pngFile, upload, type UploadFile } from '../../testkit/media.js';
 import { addMember, createTeam } from '../../testkit/teams.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 
@@ -66,6 +67,25 @@ describe('uploading', () => {
     expect(row).toMatchObject({ sha256: sha256(png), storageDriver: 'local', storageKey: data.media[0].url.split('/').pop() });
     expect(await readFile(path.join(t.config.media.uploadDir, row!.storageKey!))).toEqual(png);
     expect((await onDisk()).spooled).toEqual([]);
+  });
+
+  it('reads the dimensions of images larger than what is kept in memory (EXIF orientation too), from their header or their file', async () => {
+    // Over 256 KiB each (and under the test app's 0.5 MB): the JPEG's header is read from its first bytes; the WebP (whose EXIF may
+    // follow the pixels) and the PNG are read from their files.
+    const [bigRotated, bigPng, bigWebp] = await Promise.all([
+      noisyJpeg(660, 440, 6),
+      noisyPng(400, 300),
+      sharp(await noisyPng(400, 300)).webp({ lossless: true }).withMetadata({ orientation: 8 }).toBuffer(),
+    ]);
+    for (const content of [bigRotated, bigPng, bigWebp]) expect(content.length).toBeGreaterThan(256 * 1024);
+    for (const content of [bigRotated, bigPng, bigWebp]) expect(content.length).toBeLessThan(t.config.media.maxImageBytes);
+    const res = await upload(t, [{ name: 'big.jpg', content: bigRotated }, { name: 'big.png', content: bigPng }, { name: 'big.webp', content: bigWebp }], as(alice));
+    expect(res.status).toBe(200);
+    expect(res.body.data.media.map((m: any) => [m.filename, m.width, m.height, m.fileSize])).toEqual([
+      ['big.jpg', 440, 660, bigRotated.length],
+      ['big.png', 400, 300, bigPng.length],
+      ['big.webp', 300, 400, bigWebp.length],
+    ]);
   });
 
   it('serves stored files with the record’s type and nosniff; nothing else under /uploads/temp', async () => {

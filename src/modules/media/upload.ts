@@ -11,13 +11,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { once } from 'node:events';
+import type { Readable, Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import busboy from 'busboy';
 import { fileTypeFromBuffer } from 'file-type';
-import sharp from 'sharp';
 import type { MediaConfig } from '../../config/media.js';
 import { AppError } from '../../shared/errors.js';
+import { loadSharp } from './imaging.js';
 
 /** A file received whole into its spool file, its type known from its content. */
 export interface ReceivedFile {
@@ -55,6 +56,16 @@ type Outcome = { file: ReceivedFile } | { rejected: FileVerdict } | { skipped: F
 
 /** Bytes file-type needs to recognise every format it knows. */
 const sniffBytes = 4100;
+/**
+ * The first bytes of an image (the whole of a small one) are also kept in memory while it streams to
+ * its spool file, and sharp reads its dimensions from there: from a path, libvips opens and seeks the
+ * file once per loader it tries (some 15 opens and 70 seeks per JPEG), which cost a small upload more
+ * than receiving it. Of a larger image, only formats whose header (orientation included) comes before
+ * the pixels are read from the head, and from the file when the head does not hold it all.
+ */
+const imageHeadBytes = 256 * 1024;
+/** Types whose dimensions and orientation precede the image data: JPEG (APP1 before the frame) and PNG (eXIf before IDAT). */
+const headerFirstTypes = new Set(['image/jpeg', 'image/png']);
 /** Other names a detected type's files commonly carry. */
 const extensionAliases: Record<string, string[]> = { jpg: ['jpeg', 'jpe', 'jfif'], tif: ['tiff'], mov: ['qt'], mp4: ['m4v'], m4v: ['mp4'], heic: ['heif'] };
 const mb = (bytes: number) => `${Math.round((bytes / 1048576) * 100) / 100} MB`;
@@ -89,9 +100,20 @@ function typeRefusal(config: MediaConfig, detected: { mime: string; ext: string 
 }
 
 /** Width and height as displayed (EXIF orientation applied), read from the header only. */
-async function imageSize(file: string): Promise<{ width: number; height: number }> {
-  const meta = await sharp(file).metadata();
+async function imageSize(image: Buffer | string): Promise<{ width: number; height: number }> {
+  const sharp = await loadSharp();
+  const meta = await sharp(image).metadata();
   return { width: meta.autoOrient.width, height: meta.autoOrient.height };
+}
+
+/** The dimensions of a received image: from its head in memory when that is enough, else from its file; null when unreadable. */
+async function dimensionsOf(metered: Metered, spoolPath: string): Promise<{ width: number | null; height: number | null }> {
+  const { head, size, detected } = metered;
+  const fromFile = () => imageSize(spoolPath).catch(() => ({ width: null, height: null }));
+  if (!head) return fromFile();
+  if (head.length === size) return imageSize(head).catch(() => ({ width: null, height: null }));
+  if (!headerFirstTypes.has(detected?.mime ?? '')) return fromFile();
+  return imageSize(head).catch(fromFile);
 }
 
 /** A request whose multipart body broke off or does not follow the format: the client's error. */
@@ -103,6 +125,8 @@ interface Metered {
   sha256: string;
   detected: { mime: string; ext: string } | undefined;
   refusal: string | null;
+  /** An image's first imageHeadBytes (or more: whole chunks), the whole of a smaller one; null for other files. */
+  head: Buffer | null;
 }
 
 /**
@@ -114,46 +138,63 @@ async function meterInto(config: MediaConfig, stream: Readable, spoolPath: strin
   const head: Buffer[] = [];
   let size = 0;
   let sniffed = false;
+  /** Collecting `head` beyond the sniff: the file is an image, and its head is not complete yet. */
+  let keeping = true;
   let detected: Metered['detected'];
   let refusal: string | null = null;
   const sniff = async () => {
     sniffed = true;
     detected = await fileTypeFromBuffer(Buffer.concat(head));
     refusal = typeRefusal(config, detected, filename, declared);
+    keeping = !refusal && !!detected?.mime.startsWith('image/');
   };
-  const meter = new Transform({
-    async transform(chunk: Buffer, _encoding, done: TransformCallback) {
-      // A refused file is read to its end (the next part follows it) but nothing more is kept.
-      if (refusal) return done();
-      size += chunk.length;
-      if (size > limitFor(config, detected?.mime ?? null)) {
-        refusal = `file exceeds the limit of ${mb(limitFor(config, detected?.mime ?? null))}`;
-        return done();
-      }
-      hash.update(chunk);
-      if (!sniffed) {
-        head.push(chunk);
-        if (size >= sniffBytes) await sniff();
-      }
-      done(null, refusal ? undefined : chunk);
-    },
-    async flush(done: TransformCallback) {
-      if (!sniffed && !refusal && size > 0) await sniff();
-      done();
-    },
-  });
+  /** Takes one chunk: counted, hashed, sniffed; false when the file is refused (from now on nothing is kept). */
+  const take = async (chunk: Buffer): Promise<boolean> => {
+    size += chunk.length;
+    if (size > limitFor(config, detected?.mime ?? null)) {
+      refusal = `file exceeds the limit of ${mb(limitFor(config, detected?.mime ?? null))}`;
+      return false;
+    }
+    hash.update(chunk);
+    if (!sniffed || keeping) head.push(chunk);
+    if (!sniffed && size >= sniffBytes) await sniff();
+    if (size >= imageHeadBytes) keeping = false;
+    return !refusal;
+  };
   const spool = createWriteStream(spoolPath);
-  // The pipeline passes one stream's error on to the others: the first to fail is the cause.
-  let failed: 'input' | 'meter or disk' | undefined;
-  stream.once('error', () => void (failed ??= 'input'));
-  for (const s of [meter, spool]) s.once('error', () => void (failed ??= 'meter or disk'));
+  // A disk failure while no write is awaited is kept here and thrown at the next chunk or the end.
+  let diskFailure: unknown;
+  spool.on('error', (error) => void (diskFailure ??= error));
+  const disk = async <T>(work: Promise<T>): Promise<T> => {
+    try {
+      return await work;
+    } catch (error) {
+      throw diskFailure ?? error;
+    }
+  };
   try {
-    await pipeline(stream, meter, spool);
+    // Chunk by chunk, with the disk's backpressure; a refused file is read to its end (the next part
+    // follows it), nothing more of it kept. The input failing (the request broke off, the parser gave
+    // up) ends the loop with the client's error.
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        if (diskFailure) throw diskFailure;
+        if (refusal || !(await take(chunk))) continue;
+        if (!spool.write(chunk)) await disk(once(spool, 'drain'));
+      }
+    } catch (error) {
+      if (error === diskFailure) throw error;
+      throw malformed(error);
+    }
+    if (!sniffed && !refusal && size > 0) await sniff();
+    spool.end();
+    await disk(finished(spool));
   } catch (error) {
-    if (failed === 'input' || (failed === undefined && !stream.readableEnded)) throw malformed(error);
+    spool.destroy();
     throw error;
   }
-  return { size, sha256: hash.digest('hex'), detected, refusal };
+  const image = sniffed && !refusal && !!detected?.mime.startsWith('image/');
+  return { size, sha256: hash.digest('hex'), detected, refusal, head: image ? Buffer.concat(head) : null };
 }
 
 /**
@@ -171,7 +212,7 @@ export async function receiveFile(config: MediaConfig, incoming: IncomingFile, s
     else {
       const { mime, ext } = metered.detected;
       let dimensions: { width: number | null; height: number | null } = { width: null, height: null };
-      if (mime.startsWith('image/')) dimensions = await imageSize(spoolPath).catch(() => ({ width: null, height: null }));
+      if (mime.startsWith('image/')) dimensions = await dimensionsOf(metered, spoolPath);
       outcome =
         mime.startsWith('image/') && dimensions.width === null
           ? { rejected: { filename, reason: `content looks like ${mime} but the image cannot be read` } }
@@ -252,7 +293,7 @@ export async function receiveUploads(config: MediaConfig, contentType: string | 
     batch.add(part, receiveFile(config, { filename: info.filename, mimeType: info.mimeType, stream }, spoolDir));
   });
   try {
-    await pipeline(Readable.from(byteLimited(body, uploadRequestLimit(config))), parser);
+    await feed(parser, body, uploadRequestLimit(config));
   } catch (error) {
     // The file being read (if any) fails with the parser: settle every file, keep none.
     await batch.abandon();
@@ -285,12 +326,30 @@ export async function discard(files: ReceivedFile[]): Promise<void> {
   await Promise.all(files.map((f) => rm(f.spoolPath, { force: true })));
 }
 
-/** The body, failing with 413 as soon as it exceeds `limit` bytes. */
-async function* byteLimited(body: AsyncIterable<Uint8Array>, limit: number): AsyncGenerator<Uint8Array> {
+/**
+ * Writes the body into the parser as it arrives, with the parser's backpressure; fails with 413 as
+ * soon as the body exceeds `limit` bytes, or with the parser's error (the parser is then destroyed).
+ * Written chunk by chunk rather than piped through a Readable: a large upload has thousands of chunks.
+ */
+async function feed(parser: Writable, body: AsyncIterable<Uint8Array>, limit: number): Promise<void> {
+  let failure: unknown;
+  const failed = (error: unknown) => void (failure ??= error);
+  parser.on('error', failed);
   let seen = 0;
-  for await (const chunk of body) {
-    seen += chunk.byteLength;
-    if (seen > limit) throw new AppError('PAYLOAD_TOO_LARGE', `Upload exceeds the largest accepted request (${mb(limit)})`);
-    yield chunk;
+  try {
+    for await (const chunk of body) {
+      seen += chunk.byteLength;
+      if (seen > limit) throw new AppError('PAYLOAD_TOO_LARGE', `Upload exceeds the largest accepted request (${mb(limit)})`);
+      if (failure) throw failure;
+      // once() also rejects when the parser fails while we wait.
+      if (!parser.write(chunk)) await once(parser, 'drain');
+    }
+    if (failure) throw failure;
+    parser.end();
+    await finished(parser);
+  } catch (error) {
+    // The listener stays: destroying with an error emits it once more.
+    parser.destroy(error instanceof Error ? error : new Error(String(error)));
+    throw error;
   }
 }
