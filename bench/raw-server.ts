@@ -228,7 +228,10 @@ async function upload(req: IncomingMessage, res: ServerResponse): Promise<void> 
 }
 
 function failed(res: ServerResponse): (error: Error) => void {
-  return (error) => send(res, 500, JSON.stringify({ success: false, error: error.message }));
+  return (error) => {
+    process.stderr.write(`raw server: ${error.stack ?? error.message}\n`);
+    send(res, 500, JSON.stringify({ success: false, error: error.message }));
+  };
 }
 
 const taskPathPattern = /^\/api\/v1\/tasks\/([^/]+)$/;

@@ -99,6 +99,8 @@ export async function startServer(spec: ServerSpec): Promise<RunningServer> {
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
+  // The raw baseline logs nothing but its failures (the product runs with logging off): shown as they come.
+  if (!spec.entry.endsWith('.js')) child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${spec.name}] ${chunk.toString()}`));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const stop = async () => {

@@ -31,7 +31,7 @@ import { isStoredFilePath, serveStoredFile } from './modules/media/served-file.j
 import { mediaOpenApiPaths } from './modules/media/openapi.js';
 import { createStorage, localStorage } from './modules/media/storage.js';
 import { uploadRequestLimit } from './modules/media/upload.js';
-import { bindUploadStorage, handleUpload } from './modules/media/upload-route.js';
+import { handleUpload } from './modules/media/upload-route.js';
 import { createRenditions, renditionMediaId, type RenderLimits } from './modules/media/render.js';
 import { cronOpenApiPaths, cronPath, handleCronProcess, minimumSecretLength } from './modules/scheduled-actions/cron-route.js';
 import { processBatch, type QueueDeps } from './modules/scheduled-actions/processor.js';
@@ -226,9 +226,9 @@ export function createApp({ config, database, logger, now = () => new Date(), re
       return { response: await handleCronProcess(request, config.scheduledActions.cronSecret, () => processBatch(queue), queue.log), route: cronPath };
     }
     if (pathname === '/graphql') {
-      // A multipart request carries files (uploadMedia): the upload limit, and the storage they go to.
+      // A multipart request carries files (uploadMedia): the upload limit applies.
       if (isMultipartRequest(request)) {
-        const response = await withContext(request, requestId, { bodyLimitBytes: uploadRequestLimit(config.media) }, (ctx) => graphql(request, bindUploadStorage(ctx, mediaStorage)));
+        const response = await withContext(request, requestId, { bodyLimitBytes: uploadRequestLimit(config.media) }, (ctx) => graphql(request, ctx));
         return { response, route: '/graphql' };
       }
       return { response: await withContext(request, requestId, {}, (ctx) => graphql(request, ctx)), route: '/graphql' };
@@ -238,7 +238,7 @@ export function createApp({ config, database, logger, now = () => new Date(), re
     }
     // Multipart and streamed to storage: the one media route that is not a JSON declaration.
     if (pathname === '/api/v1/media/upload' && method === 'POST') {
-      const response = await withContext(request, requestId, uploadTraits, (ctx) => handleUpload(request, ctx, config.media, mediaStorage));
+      const response = await withContext(request, requestId, uploadTraits, (ctx) => handleUpload(request, ctx));
       return { response, route: pathname };
     }
     // Resized images: bytes, not an envelope, cached on storage (render.ts).

@@ -8,7 +8,6 @@
 // stored, so there is never a record without a file nor a stored file without a record.
 import { randomUUID } from 'node:crypto';
 import type { FileUpload } from 'graphql-upload-minimal';
-import type { MediaConfig } from '../../config/media.js';
 import type { Context } from '../../graphql/context.js';
 import type { HttpRequest, HttpResponse } from '../../http/exchange.js';
 import { success } from '../../rest/envelope.js';
@@ -30,31 +29,22 @@ export interface UploadAnswer {
 }
 
 /** Handles one upload request as the context's caller. */
-export async function handleUpload(request: HttpRequest, ctx: Context, config: MediaConfig, storage: MediaStorage): Promise<HttpResponse> {
+export async function handleUpload(request: HttpRequest, ctx: Context): Promise<HttpResponse> {
   // Who may upload where is known from the caller alone: refused before a byte of the body is read.
   const teamId = uploadTeam(ctx, request.header('x-team-id'));
-  const received = await receiveUploads(config, request.header('content-type'), request.body, await storage.spoolDir());
+  const storage = ctx.mediaStorage;
+  const received = await receiveUploads(ctx.config.media, request.header('content-type'), request.body, await storage.spoolDir());
   return success(200, await storeAndRecord(ctx, teamId, received, storage, 'the multipart field "files"'));
 }
 
 // ---- GraphQL ---------------------------------------------------------------------------------------
 
-/** The storage of the app serving a multipart /graphql request, bound to that request's context by src/app.ts. */
-const storageOfRequest = new WeakMap<Context, MediaStorage>();
-
-/** Lets uploadMedia store into `storage` during this request; returns `ctx`. */
-export function bindUploadStorage(ctx: Context, storage: MediaStorage): Context {
-  storageOfRequest.set(ctx, storage);
-  return ctx;
-}
-
 /** uploadMedia(files, teamId): the Upload values of a multipart GraphQL request, as POST /media/upload takes them. */
 export async function uploadMediaFiles(ctx: Context, files: Promise<FileUpload>[], teamId: string | null): Promise<UploadAnswer> {
   // As with x-team-id: refused before a byte of a file is read.
   const team = uploadTeam(ctx, teamId, 'teamId');
-  const storage = storageOfRequest.get(ctx);
-  // Upload values exist only in multipart requests, which src/app.ts binds a storage to.
-  if (!storage) throw new AppError('VALIDATION_ERROR', 'Files are sent as multipart form data (GraphQL multipart request spec)');
+  // Upload values exist only in multipart requests (the Upload scalar takes nothing else).
+  const storage = ctx.mediaStorage;
   const spoolDir = await storage.spoolDir();
   const received = await receiveFiles(ctx.config.media, incomingFiles(files), spoolDir);
   return storeAndRecord(ctx, team, received, storage, 'the argument files');
