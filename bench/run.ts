@@ -326,26 +326,16 @@ async function main(): Promise<void> {
         });
       }
       const { cookie, media } = pgCredentials;
-      // On a product of its own, freshly started: its memory is the uploads', not the other scenarios'.
+      // Each on a product of its own, freshly started: its memory is the uploads', not the other scenarios'.
+      const onFreshProduct = <T>(work: (server: RunningServer) => Promise<T>) =>
+        withServer(specs['product-pg'], (server) => work(server).finally(() => media.removeUploads()));
       if (selected(options, 'upload-memory')) {
-        const large = await withServer(specs['product-pg'], async (server) => {
-          try {
-            return await uploadLargeVideos(server.baseUrl, server.pid, cookie, media.uploadTeamId, round);
-          } finally {
-            await media.removeUploads();
-          }
-        });
+        const large = await onFreshProduct((server) => uploadLargeVideos(server.baseUrl, server.pid, cookie, media.uploadTeamId, round));
         largeUploads.push(large);
         log(`round ${round} upload memory on rest: ${large.files} × ${large.bytesEach} bytes at once in ${large.seconds.toFixed(1)} s, RSS ${large.startMb.toFixed(0)} MB before, peak ${large.peakMb.toFixed(0)} MB (largest of ${large.samples} samples ${large.sampledPeakMb.toFixed(0)} MB), ${large.endMb.toFixed(0)} MB after`);
       }
       if (selected(options, 'upload-drift')) {
-        const drift = await withServer(specs['product-pg'], async (server) => {
-          try {
-            return await measureUploadDrift(server.baseUrl, server.pid, cookie, media.uploadTeamId, media.files['200kb'], round);
-          } finally {
-            await media.removeUploads();
-          }
-        });
+        const drift = await onFreshProduct((server) => measureUploadDrift(server.baseUrl, server.pid, cookie, media.uploadTeamId, media.files['200kb'], round));
         uploadDrift.push(drift);
         log(`round ${round} upload memory drift on rest: ${drift.uploads} uploads in ${drift.seconds.toFixed(1)} s, RSS ${drift.startMb.toFixed(0)} MB at start, ${drift.warmMb.toFixed(0)} MB warm, ${drift.endMb.toFixed(0)} MB after (drift ${drift.driftMb.toFixed(1)} MB)`);
       }

@@ -91,7 +91,7 @@ export function createApp({ config, database, logger, now = () => new Date(), re
   // /uploads/temp serves local files only, whatever the driver (hosted-blob's fallback files are local).
   const localFiles = localStorage(config.media.uploadDir);
   const uploadTraits: RouteTraits = { scope: 'media:write', errorCodes: false, bodyLimitBytes: uploadRequestLimit(config.media) };
-  const renditions = createRenditions(mediaStorage, config.media.renditionsPerSource, renderLimits);
+  const renditions = createRenditions(renderLimits);
   // Scheduled actions: batches run as named system work, from the cron route or the built-in scheduler.
   const queue: QueueDeps = { system: systemDb(database, 'scheduled actions: processing'), config, now, log: logger.child({ module: 'scheduled-actions' }) };
   let scheduler: Scheduler | null = null;

@@ -252,13 +252,14 @@ export interface Renditions {
 }
 
 /**
- * The rendition route over `storage`, keeping `perSource` renditions of a source (MEDIA_RENDITIONS_PER_SOURCE),
- * with its own render queue (one per app, so per process).
+ * The rendition route over the request scope's media storage, keeping MEDIA_RENDITIONS_PER_SOURCE
+ * renditions of a source, with its own render queue (one per app, so per process).
  */
-export function createRenditions(storage: MediaStorage, perSource: number, limits: RenderLimits = defaultRenderLimits): Renditions {
+export function createRenditions(limits: RenderLimits = defaultRenderLimits): Renditions {
   const queue = createRenderQueue(limits);
   return {
     async handle(request, ctx, mediaId) {
+      const { mediaStorage: storage, config } = ctx;
       const q = parseInputExactly(renderQuery, Object.fromEntries(request.url.searchParams), 'Invalid query parameters');
       const source = await renditionSource(ctx, mediaId);
       // Storage and sharp work happen outside the request's transaction: end it now.
@@ -277,7 +278,7 @@ export function createRenditions(storage: MediaStorage, perSource: number, limit
       if (cached) return reply(200, cached.stream, { ...typed, 'content-length': String(cached.size) });
       const render = async () => {
         const image = await renderFromSource(storage, sourceKey, q, ctx.log);
-        await cacheRendition(ctx, storage, { key, mediaId: source.id, image, contentType: formats[q.format].type }, perSource);
+        await cacheRendition(ctx, storage, { key, mediaId: source.id, image, contentType: formats[q.format].type }, config.media.renditionsPerSource);
         return image;
       };
       let image: Buffer;

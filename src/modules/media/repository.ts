@@ -302,9 +302,9 @@ export function findTeamTags(tx: Tx, teamId: string, ids: string[]): Promise<{ i
   return tx.mediaTag.findMany({ where: { id: { in: ids }, teamId, deletedAt: null }, select: { id: true } });
 }
 
-/** The tags (not deleted) on a media record, by order then name. */
-export async function tagsOfMedia(tx: Tx, mediaId: string): Promise<TagRow[]> {
-  return tx.mediaTag.findMany({ where: { deletedAt: null, mediaLinks: { some: { mediaId } } }, orderBy: [...tagOrder], select: tagView });
+/** The tags (not deleted) on a media record of `teamId`, by order then name. */
+export async function tagsOfMedia(tx: Tx, mediaId: string, teamId: string): Promise<TagRow[]> {
+  return (await tagsOfMediaIds(tx, [mediaId], [teamId])).get(mediaId) ?? [];
 }
 
 interface MediaTagListRow {
@@ -324,9 +324,8 @@ interface MediaTagListRow {
 }
 
 /**
- * The tags (not deleted) on each of these records, by order then name as tagsOfMedia gives one
- * record's, through links of these teams only; records without tags are absent. One statement (Prisma
- * would read links and tags in two).
+ * The tags (not deleted) on each of these records, by order then name, through links of these teams
+ * only; records without tags are absent. One statement (Prisma would read links and tags in two).
  */
 export async function tagsOfMediaIds(tx: Tx, mediaIds: string[], teamIds: string[]): Promise<Map<string, TagRow[]>> {
   const rows = await tx.$queryRaw<MediaTagListRow[]>`

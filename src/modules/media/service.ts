@@ -287,7 +287,7 @@ export async function addTag(scope: RequestScope, mediaId: string, tagId: string
   const { record, tagIds } = await taggable(scope, 'media:write', mediaId, [tagId]);
   const tx = await scope.db.tx();
   await repo.linkTags(tx, record.id, record.teamId, tagIds);
-  return repo.tagsOfMedia(tx, record.id);
+  return repo.tagsOfMedia(tx, record.id, record.teamId);
 }
 
 /** Replaces the record's tags with exactly `tagIds`; returns them. */
@@ -296,7 +296,7 @@ export async function setTags(scope: RequestScope, mediaId: string, tagIds: stri
   const tx = await scope.db.tx();
   await repo.unlinkTagsExcept(tx, record.id, wanted);
   await repo.linkTags(tx, record.id, record.teamId, wanted);
-  return repo.tagsOfMedia(tx, record.id);
+  return repo.tagsOfMedia(tx, record.id, record.teamId);
 }
 
 /** Removes a tag from a record (a tag of the team that is not on it: nothing to do). */

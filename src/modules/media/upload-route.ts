@@ -13,7 +13,7 @@ import type { HttpRequest, HttpResponse } from '../../http/exchange.js';
 import { success } from '../../rest/envelope.js';
 import { AppError } from '../../shared/errors.js';
 import { recordUploads, uploadTeam, type ContentDuplicate, type MediaView, type StoredUpload } from './service.js';
-import type { MediaStorage, StoredFile } from './storage.js';
+import { removeStoredFiles, type MediaStorage, type StoredFile } from './storage.js';
 import { discard, receiveFiles, receiveUploads, type FileVerdict, type IncomingFile, type Received, type ReceivedFile } from './upload.js';
 
 /** What a successful upload answers: REST's `data`, GraphQL's MediaUpload. */
@@ -96,7 +96,7 @@ async function storeAndRecord(ctx: Context, teamId: string, received: Received, 
       skipped: received.skipped,
     };
   } catch (error) {
-    await Promise.all(stored.map(({ object }) => storage.remove(object.key).catch(() => {})));
+    await unstore(storage, stored);
     throw error;
   }
 }
@@ -108,10 +108,15 @@ async function store(storage: MediaStorage, files: ReceivedFile[]): Promise<{ fi
     for (const file of files) stored.push({ file, object: await storage.put(file.spoolPath, `${randomUUID()}.${file.ext}`, file.mimeType) });
     return stored;
   } catch (error) {
-    await Promise.all(stored.map(({ object }) => storage.remove(object.key).catch(() => {})));
+    await unstore(storage, stored);
     await discard(files);
     throw error;
   }
+}
+
+/** Undoes stored files whose batch failed; the batch's own failure is the one reported. */
+async function unstore(storage: MediaStorage, stored: { object: StoredFile }[]): Promise<void> {
+  await removeStoredFiles(storage, stored.map(({ object }) => object.key)).catch(() => {});
 }
 
 function toUpload(file: ReceivedFile, object: StoredFile): StoredUpload {

@@ -109,11 +109,11 @@ async function imageSize(image: Buffer | string): Promise<{ width: number; heigh
 /** The dimensions of a received image: from its head in memory when that is enough, else from its file; null when unreadable. */
 async function dimensionsOf(metered: Metered, spoolPath: string): Promise<{ width: number | null; height: number | null }> {
   const { head, size, detected } = metered;
-  const fromFile = () => imageSize(spoolPath).catch(() => ({ width: null, height: null }));
-  if (!head) return fromFile();
-  if (head.length === size) return imageSize(head).catch(() => ({ width: null, height: null }));
-  if (!headerFirstTypes.has(detected?.mime ?? '')) return fromFile();
-  return imageSize(head).catch(fromFile);
+  const unreadable = () => ({ width: null, height: null });
+  const fromFile = () => imageSize(spoolPath).catch(unreadable);
+  if (head?.length === size) return imageSize(head).catch(unreadable);
+  if (head && headerFirstTypes.has(detected?.mime ?? '')) return imageSize(head).catch(fromFile);
+  return fromFile();
 }
 
 /** A request whose multipart body broke off or does not follow the format: the client's error. */
