@@ -6,10 +6,36 @@
 // simple-protocol query (`BEGIN; SELECT set_config(…)`, the values escaped by pg as literals); any
 // other statement is preceded by the held `BEGIN` as usual, and a transaction that ends before any
 // statement sends nothing at all. PostgreSQL sees exactly the statements it saw before.
+//
+// The same moment tells which connection a request transaction holds: the caller's statement carries
+// the transaction's tag ($3, a value only the request knows), and the connection that sent it is
+// registered under that tag for the request to take (takeConnection). The request then runs the
+// statements of its hot paths on that connection as prepared statements, bypassing Prisma's
+// raw-query path (several times the driver's CPU) while staying in the same transaction.
 import type pg from 'pg';
 
-/** The caller's set_config, exactly as request-db.ts sends it ($1 the user id, $2 the role). */
-export const enterCallerSql = `SELECT set_config('app.user_id', $1, true), set_config('role', $2, true)`;
+/**
+ * The caller's set_config, exactly as request-db.ts sends it: $1 the user id, $2 the role, $3 the
+ * transaction's tag (returned, and used here to find the transaction's connection).
+ */
+export const enterCallerSql = `SELECT set_config('app.user_id', $1, true), set_config('role', $2, true), $3::text AS tag`;
+
+/** A prepared statement (`name` always with the same SQL) on one request transaction's connection. */
+export type DriverQuery = <Row>(name: string, sql: string, values: unknown[]) => Promise<Row[]>;
+
+/** Connections of transactions that have just entered as their caller, by tag, until their request takes them. */
+const entered = new Map<string, DriverQuery>();
+
+/**
+ * The connection of the transaction whose caller's statement carried `tag`, once (undefined where
+ * there is none: PGlite, or a statement that did not open its transaction). Valid until the
+ * transaction ends: the connection then returns to the pool.
+ */
+export function takeConnection(tag: string): DriverQuery | undefined {
+  const query = entered.get(tag);
+  entered.delete(tag);
+  return query;
+}
 
 type QueryConfig = pg.QueryConfig & { rowMode?: 'array'; types?: unknown };
 
@@ -31,10 +57,12 @@ function holdBegin(client: pg.PoolClient): void {
     holding.set(client, false);
     // Nothing was sent: there is no transaction to end.
     if (text === 'COMMIT' || text === 'ROLLBACK') return emptyResult(text);
-    if (text === enterCallerSql && config.values?.length === 2) {
-      const [userId, role] = (config.values as unknown[]).map((v) => client.escapeLiteral(String(v)));
-      const entered = `BEGIN; SELECT set_config('app.user_id', ${userId}, true), set_config('role', ${role}, true)`;
-      const results = await send({ text: entered, rowMode: config.rowMode, types: config.types } as QueryConfig);
+    if (text === enterCallerSql && config.values?.length === 3) {
+      const [userId, role, tag] = (config.values as unknown[]).map((v) => client.escapeLiteral(String(v)));
+      const message = `BEGIN; SELECT set_config('app.user_id', ${userId}, true), set_config('role', ${role}, true), ${tag}::text AS tag`;
+      const results = await send({ text: message, rowMode: config.rowMode, types: config.types } as QueryConfig);
+      const named = String(config.values[2]);
+      if (named) entered.set(named, async <Row>(name: string, sql: string, values: unknown[]) => ((await send({ name, text: sql, values })) as pg.QueryResult).rows as Row[]);
       return Array.isArray(results) ? results[results.length - 1]! : results;
     }
     await send({ text: 'BEGIN' });

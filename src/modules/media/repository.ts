@@ -2,7 +2,7 @@
 // system context only to serve stored files). Every query names the teams it may reach and, for media,
 // `status = 'active'`: the service's filter comes first, the policies back it up.
 import { Prisma } from '../../generated/prisma/client.js';
-import type { SystemDb, Tx } from '../../db/request-db.js';
+import type { RequestDb, SystemDb, Tx } from '../../db/request-db.js';
 
 export const mediaView = {
   id: true,
@@ -52,37 +52,51 @@ interface UploadResultRow extends Omit<MediaListRow, 'total'> {
 
 /**
  * Records uploaded files of a team and finds the team's earlier active records with the same content,
- * in one statement (the upload's hot path: a round trip less, and no query plan to compile). The
- * earlier records are read from the statement's snapshot, so they never include the new ones.
+ * in one statement on the request transaction's connection (the upload's hot path: a round trip less,
+ * a prepared plan, and no Prisma on the way). The earlier records are read from the statement's
+ * snapshot, so they never include the new ones.
  */
-export async function insertUploads(tx: Tx, userId: string, teamId: string, files: UploadRow[]): Promise<{ inserted: MediaRow[]; earlier: ContentMatch[] }> {
+export async function insertUploads(db: Pick<RequestDb, 'hotQuery'>, userId: string, teamId: string, files: UploadRow[]): Promise<{ inserted: MediaRow[]; earlier: ContentMatch[] }> {
   const column = <K extends keyof UploadRow>(key: K) => files.map((f) => f[key] ?? null);
-  const rows = await tx.$queryRaw<UploadResultRow[]>`
-    WITH earlier AS (
-      SELECT id, url, created_at, sha256 FROM media
-       WHERE team_id = ${teamId}::uuid AND status = 'active' AND sha256 = ANY(${[...new Set(column('sha256'))]}::text[])
-    ), inserted AS (
-      INSERT INTO media (id, user_id, team_id, url, filename, file_size, mime_type, width, height, sha256, storage_driver, storage_key, updated_at)
-      SELECT gen_random_uuid(), ${userId}::uuid, ${teamId}::uuid, f.url, f.filename, f.file_size, f.mime_type, f.width, f.height, f.sha256,
-             f.storage_driver, f.storage_key, now()
-        FROM unnest(${column('url')}::text[], ${column('filename')}::text[], ${column('fileSize')}::int[], ${column('mimeType')}::text[],
-                    ${column('width')}::int[], ${column('height')}::int[], ${column('sha256')}::text[], ${column('storageDriver')}::text[],
-                    ${column('storageKey')}::text[])
-          AS f(url, filename, file_size, mime_type, width, height, sha256, storage_driver, storage_key)
-      RETURNING *
-    )
-    SELECT false AS earlier, id::text, user_id::text, team_id::text, url, filename, file_size, mime_type, width, height,
-           title, alt, caption, status, created_at, updated_at, sha256
-      FROM inserted
-    UNION ALL
-    SELECT true, id::text, NULL, NULL, url, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, created_at, NULL, sha256
-      FROM earlier
-     ORDER BY earlier, created_at, id`;
+  const rows = await db.hotQuery<UploadResultRow>('media_insert_uploads', insertUploadsSql, [
+    teamId,
+    userId,
+    [...new Set(column('sha256'))],
+    column('url'),
+    column('filename'),
+    column('fileSize'),
+    column('mimeType'),
+    column('width'),
+    column('height'),
+    column('sha256'),
+    column('storageDriver'),
+    column('storageKey'),
+  ]);
   return {
     inserted: rows.filter((r) => !r.earlier).map(mediaRowOf),
     earlier: rows.filter((r) => r.earlier).map((r) => ({ id: r.id, url: r.url, createdAt: new Date(r.created_at), sha256: r.sha256 })),
   };
 }
+
+const insertUploadsSql = `
+  WITH earlier AS (
+    SELECT id, url, created_at, sha256 FROM media
+     WHERE team_id = $1::uuid AND status = 'active' AND sha256 = ANY($3::text[])
+  ), inserted AS (
+    INSERT INTO media (id, user_id, team_id, url, filename, file_size, mime_type, width, height, sha256, storage_driver, storage_key, updated_at)
+    SELECT gen_random_uuid(), $2::uuid, $1::uuid, f.url, f.filename, f.file_size, f.mime_type, f.width, f.height, f.sha256,
+           f.storage_driver, f.storage_key, now()
+      FROM unnest($4::text[], $5::text[], $6::int[], $7::text[], $8::int[], $9::int[], $10::text[], $11::text[], $12::text[])
+        AS f(url, filename, file_size, mime_type, width, height, sha256, storage_driver, storage_key)
+    RETURNING *
+  )
+  SELECT false AS earlier, id::text, user_id::text, team_id::text, url, filename, file_size, mime_type, width, height,
+         title, alt, caption, status, created_at, updated_at, sha256
+    FROM inserted
+  UNION ALL
+  SELECT true, id::text, NULL, NULL, url, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, created_at, NULL, sha256
+    FROM earlier
+   ORDER BY earlier, created_at, id`;
 
 /** Updates an active record; null when there is none (deleted meanwhile). */
 export async function updateActiveMedia(tx: Tx, id: string, data: Prisma.MediaUpdateManyMutationInput): Promise<MediaRow | null> {

@@ -171,8 +171,7 @@ export interface ContentDuplicate {
 export async function recordUploads(scope: RequestScope, teamId: string, files: StoredUpload[]): Promise<{ media: MediaView[]; duplicates: ContentDuplicate[] }> {
   const actor = mediaCaller(scope, 'media:write');
   writableTeam(actor, teamId);
-  const tx = await scope.db.tx();
-  const { inserted, earlier } = await repo.insertUploads(tx, actor.userId, teamId, files);
+  const { inserted, earlier } = await repo.insertUploads(scope.db, actor.userId, teamId, files);
   // In the order of the files (each stored file has its own URL).
   const byUrl = new Map(inserted.map((m) => [m.url, m]));
   const media = files.map((f) => byUrl.get(f.url)!);
