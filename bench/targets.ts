@@ -84,7 +84,9 @@ export async function startServer(spec: ServerSpec): Promise<RunningServer> {
   // on the two cores the server has.
   const merged = { ...process.env, ...spec.env, NODE_ENV: 'production', LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: String(port) };
   const env = Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  const child = spawn(process.execPath, spec.entry.endsWith('.js') ? [spec.entry] : ['--import', 'tsx', spec.entry], {
+  // BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) goes to every server's node, for profiling.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, ...(spec.entry.endsWith('.js') ? [spec.entry] : ['--import', 'tsx', spec.entry])], {
     cwd: repoRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -170,9 +170,9 @@ export function createApp({ config, database, logger, now = () => new Date(), re
     const ctx: Context = {
       actor,
       // Work after a commit (files a deletion orphaned) cannot fail the request: its failure is logged.
-      db: new RequestDb(database.prisma, actor.kind === 'user' ? actor.userId : null, (error) => ctx.log.error({ err: error }, 'work after commit failed')),
+      db: new RequestDb(database, actor.kind === 'user' ? actor.userId : null, (error) => ctx.log.error({ err: error }, 'work after commit failed')),
       system: (purpose) => systemDb(database, purpose),
-      runAs: (userId, work) => runAsUser(database.prisma, userId, work),
+      runAs: (userId, work) => runAsUser(database, userId, work),
       config,
       credentials,
       mail,

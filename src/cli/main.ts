@@ -46,7 +46,7 @@ async function userCreate(args: string[]): Promise<number> {
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
   try {
     await applyMigrations(database, migrationsDir);
-    const user = await createUser({ runAs: (id, work) => runAsUser(database.prisma, id, work) }, input);
+    const user = await createUser({ runAs: (id, work) => runAsUser(database, id, work) }, input);
     const out = { id: user.id, email: user.email, role: user.role, teamId: user.teamId };
     console.log(values.json ? JSON.stringify(out) : `Created ${out.role} ${out.email} (id ${out.id}, team ${out.teamId})`);
     return 0;
@@ -80,7 +80,7 @@ async function apikeyCreate(args: string[]): Promise<number> {
     await applyMigrations(database, migrationsDir);
     const user = await systemDb(database, 'cli: find key owner').prisma.user.findUnique({ where: { email: values.email.trim().toLowerCase() } });
     if (!user || !isGlobalRole(user.role)) throw new AppError('NOT_FOUND', `No user with e-mail ${values.email}`);
-    const db = new RequestDb(database.prisma, user.id);
+    const db = new RequestDb(database, user.id);
     const noPending = { count: 0, last24h: 0, lastUsedAt: null };
     let ok = false;
     try {
@@ -88,7 +88,7 @@ async function apikeyCreate(args: string[]): Promise<number> {
         actor: { kind: 'user', via: 'session', userId: user.id, email: user.email, role: user.role, profile: { firstName: user.firstName, lastName: user.lastName, image: user.image }, scopes: ['*'], teams: [], activeTeamId: null, sessionId: null },
         db,
         system: (purpose) => systemDb(database, purpose),
-        runAs: (id, work) => runAsUser(database.prisma, id, work),
+        runAs: (id, work) => runAsUser(database, id, work),
         config,
         // One process, no cache to evict: revocation is not a CLI command.
         credentials: { forgetKey: async () => {}, forgetUser: async () => {}, pendingUsage: () => noPending },

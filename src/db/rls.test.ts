@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function asCaller<T>(userId: string | null, work: (db: RequestDb) => Promise<T>): Promise<T> {
-  const db = new RequestDb(t.database.prisma, userId);
+  const db = new RequestDb(t.database, userId);
   try {
     return await work(db);
   } finally {
@@ -59,7 +59,7 @@ describe('row-level security', () => {
     expect(changed.count).toBe(1);
     const bRow = await t.database.prisma.user.findUniqueOrThrow({ where: { id: b.id } });
     expect(bRow.firstName).not.toBe('Mallory');
-    await expect(runAsUser(t.database.prisma, a.id, (tx) => tx.teamMember.create({ data: { teamId: b.activeTeamId, userId: a.id, role: 'admin' } }))).rejects.toThrow();
+    await expect(runAsUser(t.database, a.id, (tx) => tx.teamMember.create({ data: { teamId: b.activeTeamId, userId: a.id, role: 'admin' } }))).rejects.toThrow();
     expect(await t.database.prisma.teamMember.count({ where: { teamId: b.activeTeamId } })).toBe(1);
   });
 
@@ -72,7 +72,7 @@ describe('row-level security', () => {
   });
 
   it('rolls back the request transaction when the request fails', async () => {
-    const db = new RequestDb(t.database.prisma, a.id);
+    const db = new RequestDb(t.database, a.id);
     await (await db.tx()).user.update({ where: { id: a.id }, data: { lastName: 'Rolled back' } });
     await db.finish(false);
     expect((await t.database.prisma.user.findUniqueOrThrow({ where: { id: a.id } })).lastName).not.toBe('Rolled back');

@@ -345,7 +345,7 @@ describe('row-level security', () => {
     const record = await register(ivy);
     const tag = await createTag(ivy, { name: 'Private' });
     await t.json('POST', `/api/v1/media/${record.id}/tags`, { tagId: tag.id }, as(ivy));
-    const db = new RequestDb(t.database.prisma, bob.id);
+    const db = new RequestDb(t.database, bob.id);
     try {
       const tx = await db.tx();
       expect((await tx.media.findMany()).map((m) => m.teamId)).not.toContain(ivy.activeTeamId);

@@ -124,32 +124,32 @@ describe('scheduleRecurringAction and cancelScheduledAction', () => {
 
 describe('inside a caller’s transaction', () => {
   it('commits with the caller’s work and rolls back with it', async () => {
-    const kept = await runAsUser(t.database.prisma, alice.id, (tx) => scheduleAction(scope(), 'test:entity', event('tx', 1), { tx, teamId: alice.activeTeamId }));
+    const kept = await runAsUser(t.database, alice.id, (tx) => scheduleAction(scope(), 'test:entity', event('tx', 1), { tx, teamId: alice.activeTeamId }));
     expect((await storedAction(t, kept)).teamId).toBe(alice.activeTeamId);
 
-    const db = new RequestDb(t.database.prisma, alice.id);
+    const db = new RequestDb(t.database, alice.id);
     const dropped = await scheduleAction(scope(), 'test:entity', event('tx-rolled-back', 1), { tx: await db.tx(), teamId: alice.activeTeamId });
     await db.finish(false);
     expect(await t.database.prisma.scheduledAction.findUnique({ where: { id: dropped } })).toBeNull();
   });
 
   it('through RLS, schedules only for a team the caller may write; the caller reads no actions', async () => {
-    await expect(runAsUser(t.database.prisma, alice.id, (tx) => scheduleAction(scope(), 'test:entity', event('x', 1), { tx, teamId: bob.activeTeamId }))).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(runAsUser(t.database.prisma, alice.id, (tx) => scheduleAction(scope(), 'test:entity', event('x', 1), { tx }))).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(runAsUser(t.database, alice.id, (tx) => scheduleAction(scope(), 'test:entity', event('x', 1), { tx, teamId: bob.activeTeamId }))).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(runAsUser(t.database, alice.id, (tx) => scheduleAction(scope(), 'test:entity', event('x', 1), { tx }))).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await scheduleAction(scope(), 'test:entity', event('visible?', 1), { teamId: alice.activeTeamId });
-    const seen = await runAsUser(t.database.prisma, alice.id, async (tx) => [await tx.scheduledAction.count(), (await tx.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM scheduled_actions`)[0]!.n]);
+    const seen = await runAsUser(t.database, alice.id, async (tx) => [await tx.scheduledAction.count(), (await tx.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM scheduled_actions`)[0]!.n]);
     expect(seen).toEqual([0, 0]);
-    await expect(runAsUser(t.database.prisma, alice.id, (tx) => tx.$executeRaw`DELETE FROM scheduled_actions`)).rejects.toThrow();
-    await expect(runAsUser(t.database.prisma, alice.id, (tx) => tx.$executeRaw`INSERT INTO scheduled_actions (id, action_type, slot_at, team_id) VALUES (gen_random_uuid(), 'x', now(), ${alice.activeTeamId}::uuid)`)).rejects.toThrow();
+    await expect(runAsUser(t.database, alice.id, (tx) => tx.$executeRaw`DELETE FROM scheduled_actions`)).rejects.toThrow();
+    await expect(runAsUser(t.database, alice.id, (tx) => tx.$executeRaw`INSERT INTO scheduled_actions (id, action_type, slot_at, team_id) VALUES (gen_random_uuid(), 'x', now(), ${alice.activeTeamId}::uuid)`)).rejects.toThrow();
   });
 
   it('lets a developer read every action through RLS, and change only what retry and cancel change', async () => {
     await t.database.prisma.user.update({ where: { id: bob.id }, data: { role: 'developer' } });
     try {
       await scheduleAction(scope(), 'test:entity', event('dev', 1), { teamId: alice.activeTeamId });
-      expect(await runAsUser(t.database.prisma, bob.id, (tx) => tx.scheduledAction.count())).toBe(1);
-      await expect(runAsUser(t.database.prisma, bob.id, (tx) => tx.$executeRaw`UPDATE scheduled_actions SET payload = '{}'`)).rejects.toThrow();
-      expect(await runAsUser(t.database.prisma, bob.id, (tx) => tx.$executeRaw`UPDATE scheduled_actions SET status = 'pending'`)).toBe(1);
+      expect(await runAsUser(t.database, bob.id, (tx) => tx.scheduledAction.count())).toBe(1);
+      await expect(runAsUser(t.database, bob.id, (tx) => tx.$executeRaw`UPDATE scheduled_actions SET payload = '{}'`)).rejects.toThrow();
+      expect(await runAsUser(t.database, bob.id, (tx) => tx.$executeRaw`UPDATE scheduled_actions SET status = 'pending'`)).toBe(1);
     } finally {
       await t.database.prisma.user.update({ where: { id: bob.id }, data: { role: 'member' } });
     }

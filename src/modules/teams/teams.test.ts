@@ -326,7 +326,7 @@ describe('row-level security on team tables', () => {
   it('shows a user, with no WHERE clause, only their teams’ rows', async () => {
     const teamId = await createTeam(t, stranger, 'rls-team');
     await t.json('POST', `/api/v1/teams/${teamId}/members`, { email: 'rls@example.com', role: 'member' }, as(stranger));
-    const db = new RequestDb(t.database.prisma, owner.id);
+    const db = new RequestDb(t.database, owner.id);
     try {
       const tx = await db.tx();
       const myTeams = new Set((await tx.teamMember.findMany({ where: { userId: owner.id } })).map((m) => m.teamId));

@@ -80,8 +80,8 @@ describe('endpoints', () => {
 
   it('never lets the secret out through a request: app_user may not even select its column', async () => {
     const { id } = await createEndpoint(t, alice, { url: publicUrl });
-    await expect(runAsUser(t.database.prisma, alice.id, (tx) => tx.$queryRaw`SELECT secret_sealed FROM webhook_endpoints`)).rejects.toThrow();
-    expect(await runAsUser(t.database.prisma, alice.id, (tx) => tx.webhookEndpoint.count({ where: { id } }))).toBe(1);
+    await expect(runAsUser(t.database, alice.id, (tx) => tx.$queryRaw`SELECT secret_sealed FROM webhook_endpoints`)).rejects.toThrow();
+    expect(await runAsUser(t.database, alice.id, (tx) => tx.webhookEndpoint.count({ where: { id } }))).toBe(1);
     const gql = await t.graphql('{ webhookEndpoints { items { id secret } } }', {}, as(alice));
     expect(gql.body.data).toBeUndefined();
     expect(gql.body.errors[0].message).toMatch(/Cannot query field "secret"/);
@@ -191,15 +191,15 @@ describe('who may manage endpoints', () => {
 
   it('RLS backs it: members and other teams read and write no endpoint, whatever the query', async () => {
     const endpoint = await createEndpoint(t, alice, { url: publicUrl });
-    const count = (user: SignedUpUser) => runAsUser(t.database.prisma, user.id, (tx) => tx.webhookEndpoint.count());
+    const count = (user: SignedUpUser) => runAsUser(t.database, user.id, (tx) => tx.webhookEndpoint.count());
     expect(await count(adam)).toBeGreaterThan(0);
     expect([await count(mia), await count(vic), await count(eve)]).toEqual([0, 0, 0]);
-    expect(await runAsUser(t.database.prisma, mia.id, (tx) => tx.$executeRaw`UPDATE webhook_endpoints SET active = false`)).toBe(0);
-    expect(await runAsUser(t.database.prisma, eve.id, (tx) => tx.$executeRaw`DELETE FROM webhook_endpoints`)).toBe(0);
-    await expect(runAsUser(t.database.prisma, mia.id, (tx) => tx.$executeRaw`
+    expect(await runAsUser(t.database, mia.id, (tx) => tx.$executeRaw`UPDATE webhook_endpoints SET active = false`)).toBe(0);
+    expect(await runAsUser(t.database, eve.id, (tx) => tx.$executeRaw`DELETE FROM webhook_endpoints`)).toBe(0);
+    await expect(runAsUser(t.database, mia.id, (tx) => tx.$executeRaw`
       INSERT INTO webhook_endpoints (id, team_id, url, event_types, secret_sealed, created_by_id)
       VALUES (gen_random_uuid(), ${alice.activeTeamId}::uuid, 'https://93.184.215.14/', '{*}', 'plain:x', ${mia.id}::uuid)`)).rejects.toThrow();
-    await expect(runAsUser(t.database.prisma, alice.id, (tx) => tx.$executeRaw`INSERT INTO webhook_deliveries (id, endpoint_id, team_id, action_id, message_id, event_type, attempt, succeeded, duration_ms)
+    await expect(runAsUser(t.database, alice.id, (tx) => tx.$executeRaw`INSERT INTO webhook_deliveries (id, endpoint_id, team_id, action_id, message_id, event_type, attempt, succeeded, duration_ms)
       VALUES (gen_random_uuid(), ${endpoint.id}::uuid, ${alice.activeTeamId}::uuid, gen_random_uuid(), 'm', 'x', 1, true, 1)`)).rejects.toThrow();
     expect((await stored(endpoint.id)).active).toBe(true);
   });

@@ -1,10 +1,9 @@
-// Request transactions behave as before with BEGIN held back and sent with the caller's set_config
-// (begin-with-caller.ts, on PostgreSQL; on PGlite the same assertions hold without it): every
-// statement of a request runs in one transaction as its caller, a rollback keeps nothing, values are
-// escaped, and transactions that do not start with the caller's statement are still atomic. A
-// request's hot statements (hotQuery) run in that same transaction: on PostgreSQL straight on its
-// connection, on PGlite through Prisma.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// Request transactions (request-db.ts; on PostgreSQL opened on the driver by caller-transactions.ts,
+// with Prisma joining them): every statement of a request, through Prisma or hotQuery, runs in one
+// transaction as its caller; a rollback keeps nothing; values are escaped; Prisma's own transactions
+// outside requests stay atomic; a request of hot statements alone never enters Prisma; a COMMIT that
+// PostgreSQL turns into a rollback fails the request; and every connection goes back to the pool.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../testkit/database.js';
 import { appRole, RequestDb } from './request-db.js';
 
@@ -36,13 +35,13 @@ const notes = async () => (await db.database.prisma.$queryRaw<{ note: string }[]
 
 describe('request transactions', () => {
   it('run every statement of a request in one transaction, as its caller', async () => {
-    const request = new RequestDb(db.database.prisma, '5b0c1a4e-9d7f-4c1e-8a11-2f3e4d5c6b7a');
+    const request = new RequestDb(db.database, '5b0c1a4e-9d7f-4c1e-8a11-2f3e4d5c6b7a');
     const first = await seen(request);
     const second = await seen(request);
     await request.finish(true);
     expect(first).toMatchObject({ user_id: '5b0c1a4e-9d7f-4c1e-8a11-2f3e4d5c6b7a', role: appRole });
     expect(second).toEqual(first);
-    const next = new RequestDb(db.database.prisma, null);
+    const next = new RequestDb(db.database, null);
     const other = await seen(next);
     await next.finish(true);
     expect(other.xid).not.toBe(first.xid);
@@ -50,23 +49,23 @@ describe('request transactions', () => {
   });
 
   it('keep nothing when rolled back, and everything when committed', async () => {
-    const rolledBack = new RequestDb(db.database.prisma, 'someone');
+    const rolledBack = new RequestDb(db.database, 'someone');
     await (await rolledBack.tx()).$executeRaw`INSERT INTO begin_probe VALUES ('rolled back')`;
     await rolledBack.finish(false);
-    const committed = new RequestDb(db.database.prisma, 'someone');
+    const committed = new RequestDb(db.database, 'someone');
     await (await committed.tx()).$executeRaw`INSERT INTO begin_probe VALUES ('committed')`;
     await committed.finish(true);
     expect(await notes()).toEqual(['committed']);
   });
 
   it('pass the caller as a value, whatever it holds', async () => {
-    const request = new RequestDb(db.database.prisma, `o'hare\\'); DROP TABLE begin_probe; --`);
+    const request = new RequestDb(db.database, `o'hare\\'); DROP TABLE begin_probe; --`);
     expect((await seen(request)).user_id).toBe(`o'hare\\'); DROP TABLE begin_probe; --`);
     await request.finish(true);
     expect(await notes()).toEqual(['committed']);
   });
 
-  it('leave transactions that start otherwise atomic (a failing second statement undoes the first)', async () => {
+  it('leave Prisma\'s own transactions, outside requests, atomic (a failing second statement undoes the first)', async () => {
     await expect(
       db.database.prisma.$transaction(async (tx) => {
         await tx.$executeRaw`INSERT INTO begin_probe VALUES ('undone')`;
@@ -80,12 +79,12 @@ describe('request transactions', () => {
   });
 
   it('run a request\'s hot statements in its own transaction, as its caller', async () => {
-    const ann = new RequestDb(db.database.prisma, 'ann');
+    const ann = new RequestDb(db.database, 'ann');
     const annPrisma = await seen(ann);
     expect(await seenHot(ann)).toEqual({ user_id: 'ann', role: appRole, xid: annPrisma.xid });
     await ann.finish(true);
     // A first statement may be a hot one too.
-    const bob = new RequestDb(db.database.prisma, 'bob');
+    const bob = new RequestDb(db.database, 'bob');
     const bobHot = await seenHot(bob);
     expect(bobHot).toMatchObject({ user_id: 'bob', role: appRole });
     expect((await seen(bob)).xid).toBe(bobHot.xid);
@@ -97,10 +96,10 @@ describe('request transactions', () => {
 
   it('commit and roll back hot statements with the request', async () => {
     const insert = (request: RequestDb, note: string) => request.hotQuery('begin_probe_insert', 'INSERT INTO begin_probe VALUES ($1) RETURNING note', [note]);
-    const rolledBack = new RequestDb(db.database.prisma, 'someone');
+    const rolledBack = new RequestDb(db.database, 'someone');
     expect(await insert(rolledBack, 'hot rolled back')).toEqual([{ note: 'hot rolled back' }]);
     await rolledBack.finish(false);
-    const committed = new RequestDb(db.database.prisma, 'someone');
+    const committed = new RequestDb(db.database, 'someone');
     await insert(committed, 'hot committed');
     await committed.finish(true);
     expect(await notes()).toEqual(['committed', 'hot committed']);
@@ -108,7 +107,7 @@ describe('request transactions', () => {
 
   // PGlite has one connection: its transactions queue, so two requests are never open at once there.
   it.runIf(testDatabaseUrl !== undefined)('on PostgreSQL, run hot statements prepared on each transaction\'s own connection, two requests at once', async () => {
-    const [ann, bob] = [new RequestDb(db.database.prisma, 'ann'), new RequestDb(db.database.prisma, 'bob')];
+    const [ann, bob] = [new RequestDb(db.database, 'ann'), new RequestDb(db.database, 'bob')];
     const [annPrisma, bobPrisma] = await Promise.all([seen(ann), seen(bob)]);
     const [annHot, bobHot] = await Promise.all([seenHot(ann), seenHot(bob)]);
     expect(annHot).toEqual({ user_id: 'ann', role: appRole, xid: annPrisma.xid });
@@ -116,5 +115,39 @@ describe('request transactions', () => {
     const prepared = await (await ann.tx()).$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = 'begin_probe_seen'`;
     await Promise.all([ann.finish(true), bob.finish(true)]);
     expect(prepared).toEqual([{ n: 1 }]);
+  });
+
+  it('never enter Prisma for a request made of hot statements alone (on PostgreSQL)', async () => {
+    const transactions = vi.spyOn(db.database.prisma, '$transaction');
+    try {
+      const request = new RequestDb(db.database, 'hot only');
+      expect(await seenHot(request)).toMatchObject({ user_id: 'hot only', role: appRole });
+      await request.finish(true);
+      expect(transactions).toHaveBeenCalledTimes(testDatabaseUrl ? 0 : 1);
+    } finally {
+      transactions.mockRestore();
+    }
+  });
+
+  it.runIf(testDatabaseUrl !== undefined)('on PostgreSQL, fail a request whose COMMIT PostgreSQL turns into a rollback, keeping nothing', async () => {
+    const request = new RequestDb(db.database, 'someone');
+    await request.hotQuery('begin_probe_insert', 'INSERT INTO begin_probe VALUES ($1) RETURNING note', ['lost with the rest']);
+    // A failed statement the request swallowed: the transaction is aborted.
+    await expect(request.hotQuery('begin_probe_insert', 'INSERT INTO begin_probe VALUES ($1) RETURNING note', ['committed'])).rejects.toThrow();
+    await expect(request.finish(true)).rejects.toThrow(/rolled back at COMMIT/);
+    expect(await notes()).not.toContain('lost with the rest');
+  });
+
+  it.runIf(testDatabaseUrl !== undefined)('on PostgreSQL, return every connection to the pool, whatever the requests did', async () => {
+    const requests = Array.from({ length: 12 }, (_, i) => new RequestDb(db.database, `caller ${i}`));
+    await Promise.all(
+      requests.map(async (request, i) => {
+        if (i % 3 === 0) await seen(request);
+        if (i % 3 !== 2) await seenHot(request);
+        if (i % 4 === 1) await request.hotQuery('begin_probe_fail', 'SELECT 1 / 0', []).catch(() => {});
+        await request.finish(i % 2 === 0).catch(() => {});
+      }),
+    );
+    expect(db.database.poolStats()).toMatchObject({ idle: db.database.poolStats().total, waiting: 0 });
   });
 });
