@@ -21,6 +21,8 @@ export interface Sample extends LoadResult {
   scenario: ScenarioId;
   target: TargetId;
   phase: Phase;
+  /** Throughput runs: the server process's CPU (all threads) per request answered, in ms. */
+  serverCpuMsPerRequest?: number;
 }
 
 export interface Row {
@@ -33,6 +35,8 @@ export interface Row {
   p99Ms: number;
   spreadPercent: number;
   flagged: boolean;
+  /** Median over the throughput runs of the server's CPU (all its threads) per request, in ms. */
+  serverCpuMs: number | null;
   latency?: { reqPerSec: number; p50Ms: number; p99Ms: number; spreadPercent: number };
 }
 
@@ -158,6 +162,7 @@ function row(samples: readonly Sample[], scenario: ScenarioId, target: TargetId)
     p99Ms: median(runs.map((s) => s.p99Ms)),
     spreadPercent: spread,
     flagged: spread > spreadLimit,
+    serverCpuMs: runs.every((s) => s.serverCpuMsPerRequest !== undefined) ? median(runs.map((s) => s.serverCpuMsPerRequest!)) : null,
     latency: latencyRuns.length
       ? {
           reqPerSec: median(latencyRuns.map((s) => s.reqPerSec)),
@@ -392,14 +397,14 @@ export function renderMarkdown(summary: Summary, options: BenchOptions): string 
   const mode = options.quick ? 'quick' : 'full';
   lines.push(`## Benchmark (${mode}: ${options.rounds} rounds, warm-up ${options.warmupSeconds} s, measure ${options.measureSeconds} s, ${options.connections} connections${options.only ? `; only ${options.only.join(', ')}` : ''})`);
   lines.push('');
-  lines.push(`| Scenario | Target | req/s | p50 ms | p99 ms | spread | 1-conn req/s | 1-conn p50 ms | 1-conn p99 ms |`);
-  lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+  lines.push(`| Scenario | Target | req/s | p50 ms | p99 ms | spread | server CPU ms/req | 1-conn req/s | 1-conn p50 ms | 1-conn p99 ms |`);
+  lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of summary.rows) {
     const spread = `${r.spreadPercent.toFixed(1)}%${r.flagged ? ' ⚠' : ''}`;
     const l = r.latency;
     const scenario = r.connections === options.connections ? r.scenario : `${r.scenario} (${r.connections} conn)`;
     lines.push(
-      `| ${scenario} | ${r.target} | ${int(r.reqPerSec)} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${spread} | ${l ? int(l.reqPerSec) : '–'} | ${l ? ms(l.p50Ms) : '–'} | ${l ? ms(l.p99Ms) : '–'} |`,
+      `| ${scenario} | ${r.target} | ${int(r.reqPerSec)} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${spread} | ${r.serverCpuMs === null ? '–' : r.serverCpuMs.toFixed(3)} | ${l ? int(l.reqPerSec) : '–'} | ${l ? ms(l.p50Ms) : '–'} | ${l ? ms(l.p99Ms) : '–'} |`,
     );
   }
   if (summary.notMeasured.length) {

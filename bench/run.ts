@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createBenchKeys } from './api-keys.js';
+import { cpuMs } from './cpu.js';
 import { expectedCustomerPages, seedCustomers } from './customers.js';
 import { uploadLargeVideos, type LargeUploadCheck } from './large-uploads.js';
 import {
@@ -261,9 +262,11 @@ async function measureRuns(server: RunningServer, m: Measurement, round: number,
   const warmup = await runLoad({ ...base, connections, seconds: options.warmupSeconds, warmup: true });
   samples.push({ ...warmup, round, scenario: m.scenario, target: m.target, phase: 'warmup' });
   await settle('warm-up');
+  const cpuBefore = await cpuMs(server.pid);
   const throughput = await runLoad({ ...base, connections, seconds: options.measureSeconds });
-  samples.push({ ...throughput, round, scenario: m.scenario, target: m.target, phase: 'throughput' });
-  log(`${label}: ${Math.round(throughput.reqPerSec)} req/s, p50 ${throughput.p50Ms.toFixed(2)} ms, p99 ${throughput.p99Ms.toFixed(2)} ms`);
+  const serverCpuMsPerRequest = ((await cpuMs(server.pid)) - cpuBefore) / Math.max(1, throughput.requests);
+  samples.push({ ...throughput, round, scenario: m.scenario, target: m.target, phase: 'throughput', serverCpuMsPerRequest });
+  log(`${label}: ${Math.round(throughput.reqPerSec)} req/s, p50 ${throughput.p50Ms.toFixed(2)} ms, p99 ${throughput.p99Ms.toFixed(2)} ms, server CPU ${serverCpuMsPerRequest.toFixed(3)} ms/request`);
   await settle('throughput run');
   if (m.latencyRun) {
     // No separate warm-up: the 50-connection run just before has warmed this server and route.

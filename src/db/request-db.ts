@@ -75,6 +75,15 @@ export class RequestDb {
     return (await this.openDriver()).query<Row>(name, sql, values);
   }
 
+  /**
+   * Opens the transaction now, before its first statement, so that its round trip overlaps a wait that
+   * comes first (an upload moving its files into storage). PostgreSQL only: on PGlite, a transaction
+   * open early would hold the one connection for that wait. A failure surfaces at the first statement.
+   */
+  openAhead(): void {
+    if (this.source.callerPool && !this.finished) this.openDriver().catch(() => {});
+  }
+
   /** Queues `work` to run once the request's changes are committed (dropped if they roll back). */
   afterCommit(work: () => Promise<void>): void {
     this.committed.push(work);

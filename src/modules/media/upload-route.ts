@@ -79,6 +79,8 @@ async function storeAndRecord(ctx: Context, teamId: string, received: Received, 
   if (!received.files.length) {
     throw new AppError('VALIDATION_ERROR', `No files to upload: send one or more non-empty files in ${field}`, { files: received.skipped });
   }
+  // The transaction's round trip overlaps moving the files; it commits only after they are all stored.
+  ctx.db.openAhead();
   const stored = await store(storage, received.files);
   try {
     const { media, duplicates } = await recordUploads(ctx, teamId, stored.map(({ file, object }) => toUpload(file, object)));

@@ -3,7 +3,8 @@
 // never taken from the client: an unrecognised, disallowed or mismatched type (declared Content-Type or
 // filename extension) is refused, as is a file over its limit as soon as it crosses it; the rest of a
 // refused file is read and dropped, so that every file of the request gets its verdict. Empty files are
-// skipped. Image dimensions come from sharp (header only, EXIF orientation applied). `receiveFile` is
+// skipped. Image dimensions come from sharp (header only, EXIF orientation applied), read from the
+// file's first bytes while the rest still streams when they hold the header. `receiveFile` is
 // the one place a file is judged; the REST route (a multipart body, field `files`: receiveUploads) and
 // GraphQL's uploadMedia (files of a multipart GraphQL request: receiveFiles) both use it. The caller
 // decides what happens next (all-or-nothing, upload-route.ts).
@@ -58,7 +59,8 @@ type Outcome = { file: ReceivedFile } | { rejected: FileVerdict } | { skipped: F
 const sniffBytes = 4100;
 /**
  * The first bytes of an image (the whole of a small one) are also kept in memory while it streams to
- * its spool file, and sharp reads its dimensions from there: from a path, libvips opens and seeks the
+ * its spool file, and sharp reads its dimensions from there as soon as they are in, alongside the rest
+ * of the stream and the spool file's closing: from a path, libvips opens and seeks the
  * file once per loader it tries (some 15 opens and 70 seeks per JPEG), which cost a small upload more
  * than receiving it. Of a larger image, only formats whose header (orientation included) comes before
  * the pixels are read from the head, and from the file when the head does not hold it all.
@@ -106,14 +108,19 @@ async function imageSize(image: Buffer | string): Promise<{ width: number; heigh
   return { width: meta.autoOrient.width, height: meta.autoOrient.height };
 }
 
-/** The dimensions of a received image: from its head in memory when that is enough, else from its file; null when unreadable. */
-async function dimensionsOf(metered: Metered, spoolPath: string): Promise<{ width: number | null; height: number | null }> {
-  const { head, size, detected } = metered;
+type Dimensions = { width: number | null; height: number | null };
+
+/**
+ * The dimensions of a received image: read from its head while it was still streaming or closing
+ * (metered.headSize) when that is enough, else from its file; null when unreadable.
+ */
+async function dimensionsOf(metered: Metered, spoolPath: string): Promise<Dimensions> {
   const unreadable = () => ({ width: null, height: null });
-  const fromFile = () => imageSize(spoolPath).catch(unreadable);
-  if (head?.length === size) return imageSize(head).catch(unreadable);
-  if (head && headerFirstTypes.has(detected?.mime ?? '')) return imageSize(head).catch(fromFile);
-  return fromFile();
+  const fromHead = await metered.headSize;
+  if (fromHead) return fromHead;
+  // The whole image was in the head: the file holds nothing more to read.
+  if (metered.headSize && metered.wholeHead) return unreadable();
+  return imageSize(spoolPath).catch(unreadable);
 }
 
 /** A request whose multipart body broke off or does not follow the format: the client's error. */
@@ -125,8 +132,14 @@ interface Metered {
   sha256: string;
   detected: { mime: string; ext: string } | undefined;
   refusal: string | null;
-  /** An image's first imageHeadBytes (or more: whole chunks), the whole of a smaller one; null for other files. */
-  head: Buffer | null;
+  /**
+   * An image's dimensions read from its first imageHeadBytes (the whole of a smaller image), started as
+   * soon as those were in: null if they could not be read there, undefined when not tried (not an image,
+   * or a larger one whose format keeps its header elsewhere).
+   */
+  headSize: Promise<{ width: number; height: number } | null> | undefined;
+  /** The head held the whole file. */
+  wholeHead: boolean;
 }
 
 /**
@@ -142,11 +155,18 @@ async function meterInto(config: MediaConfig, stream: Readable, spoolPath: strin
   let keeping = true;
   let detected: Metered['detected'];
   let refusal: string | null = null;
+  let headSize: Metered['headSize'];
+  /** Reads the image's size from its head now, alongside the rest of the stream and the spool's closing. */
+  const readHead = () => {
+    headSize = imageSize(Buffer.concat(head)).catch(() => null);
+    head.length = 0;
+  };
   const sniff = async () => {
     sniffed = true;
     detected = await fileTypeFromBuffer(Buffer.concat(head));
     refusal = typeRefusal(config, detected, filename, declared);
     keeping = !refusal && !!detected?.mime.startsWith('image/');
+    if (!keeping) head.length = 0;
   };
   /** Takes one chunk: counted, hashed, sniffed; false when the file is refused (from now on nothing is kept). */
   const take = async (chunk: Buffer): Promise<boolean> => {
@@ -158,7 +178,10 @@ async function meterInto(config: MediaConfig, stream: Readable, spoolPath: strin
     hash.update(chunk);
     if (!sniffed || keeping) head.push(chunk);
     if (!sniffed && size >= sniffBytes) await sniff();
-    if (size >= imageHeadBytes) keeping = false;
+    if (keeping && size >= imageHeadBytes) {
+      keeping = false;
+      if (headerFirstTypes.has(detected?.mime ?? '')) readHead();
+    }
     return !refusal;
   };
   const spool = createWriteStream(spoolPath);
@@ -187,14 +210,15 @@ async function meterInto(config: MediaConfig, stream: Readable, spoolPath: strin
       throw malformed(error);
     }
     if (!sniffed && !refusal && size > 0) await sniff();
+    // An image smaller than the head is all there: its size is read while the spool file closes.
+    if (keeping && !refusal && size > 0) readHead();
     spool.end();
     await disk(finished(spool));
   } catch (error) {
     spool.destroy();
     throw error;
   }
-  const image = sniffed && !refusal && !!detected?.mime.startsWith('image/');
-  return { size, sha256: hash.digest('hex'), detected, refusal, head: image ? Buffer.concat(head) : null };
+  return { size, sha256: hash.digest('hex'), detected, refusal, headSize: refusal ? undefined : headSize, wholeHead: size < imageHeadBytes };
 }
 
 /**
