@@ -1,8 +1,9 @@
-// Request transactions (request-db.ts; on PostgreSQL opened on the driver by caller-transactions.ts,
-// with Prisma joining them): every statement of a request, through Prisma or hotQuery, runs in one
-// transaction as its caller; a rollback keeps nothing; values are escaped; Prisma's own transactions
-// outside requests stay atomic; a request of hot statements alone never enters Prisma; a COMMIT that
-// PostgreSQL turns into a rollback fails the request; and every connection goes back to the pool.
+// Request transactions (request-db.ts): every statement of a request, through Prisma or hotQuery,
+// runs in one transaction as its caller; a rollback keeps nothing; values are escaped; Prisma's own
+// transactions outside requests stay atomic (begin-with-caller.ts holds their BEGIN on PostgreSQL). A
+// request whose first statement is hot runs on the driver on PostgreSQL (caller-transactions.ts):
+// never entering Prisma, refusing Prisma afterwards, failing when PostgreSQL turns its COMMIT into a
+// rollback; and every connection goes back to the pool.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../testkit/database.js';
 import { appRole, RequestDb } from './request-db.js';
@@ -78,20 +79,28 @@ describe('request transactions', () => {
     expect(await notes()).toEqual(['committed']);
   });
 
-  it('run a request\'s hot statements in its own transaction, as its caller', async () => {
+  it('run a request\'s hot statements in its own transaction, as its caller, before Prisma or after it', async () => {
+    // After Prisma: in Prisma's transaction.
     const ann = new RequestDb(db.database, 'ann');
     const annPrisma = await seen(ann);
     expect(await seenHot(ann)).toEqual({ user_id: 'ann', role: appRole, xid: annPrisma.xid });
     await ann.finish(true);
-    // A first statement may be a hot one too.
+    // First: every hot statement of the request in one transaction.
     const bob = new RequestDb(db.database, 'bob');
     const bobHot = await seenHot(bob);
     expect(bobHot).toMatchObject({ user_id: 'bob', role: appRole });
-    expect((await seen(bob)).xid).toBe(bobHot.xid);
+    expect(await seenHot(bob)).toEqual(bobHot);
+    if (testDatabaseUrl) {
+      // On the driver: Prisma cannot join that transaction, and says so rather than open another.
+      await expect(bob.tx()).rejects.toThrow(/Prisma cannot join/);
+    } else {
+      expect((await seen(bob)).xid).toBe(bobHot.xid);
+    }
     await bob.finish(true);
     expect(bobHot.xid).not.toBe(annPrisma.xid);
     // After the end, the connection may be another request's: refused.
     await expect(seenHot(ann)).rejects.toThrow(/after the request transaction ended/);
+    await expect(seenHot(bob)).rejects.toThrow(/after the request transaction ended/);
   });
 
   it('commit and roll back hot statements with the request', async () => {
@@ -108,11 +117,13 @@ describe('request transactions', () => {
   // PGlite has one connection: its transactions queue, so two requests are never open at once there.
   it.runIf(testDatabaseUrl !== undefined)('on PostgreSQL, run hot statements prepared on each transaction\'s own connection, two requests at once', async () => {
     const [ann, bob] = [new RequestDb(db.database, 'ann'), new RequestDb(db.database, 'bob')];
-    const [annPrisma, bobPrisma] = await Promise.all([seen(ann), seen(bob)]);
     const [annHot, bobHot] = await Promise.all([seenHot(ann), seenHot(bob)]);
-    expect(annHot).toEqual({ user_id: 'ann', role: appRole, xid: annPrisma.xid });
-    expect(bobHot).toEqual({ user_id: 'bob', role: appRole, xid: bobPrisma.xid });
-    const prepared = await (await ann.tx()).$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = 'begin_probe_seen'`;
+    const [annAgain, bobAgain] = await Promise.all([seenHot(ann), seenHot(bob)]);
+    expect(annHot).toMatchObject({ user_id: 'ann', role: appRole });
+    expect(bobHot).toMatchObject({ user_id: 'bob', role: appRole });
+    expect([annAgain, bobAgain]).toEqual([annHot, bobHot]);
+    expect(annHot.xid).not.toBe(bobHot.xid);
+    const prepared = await ann.hotQuery<{ n: number }>('begin_probe_prepared', `SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = 'begin_probe_seen'`, []);
     await Promise.all([ann.finish(true), bob.finish(true)]);
     expect(prepared).toEqual([{ n: 1 }]);
   });
@@ -142,6 +153,7 @@ describe('request transactions', () => {
     const requests = Array.from({ length: 12 }, (_, i) => new RequestDb(db.database, `caller ${i}`));
     await Promise.all(
       requests.map(async (request, i) => {
+        // Prisma's transactions, the driver's, and some that never open one.
         if (i % 3 === 0) await seen(request);
         if (i % 3 !== 2) await seenHot(request);
         if (i % 4 === 1) await request.hotQuery('begin_probe_fail', 'SELECT 1 / 0', []).catch(() => {});

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { CallerPool } from './caller-transactions.js';
+import { beginWithCaller } from './begin-with-caller.js';
+import { beginAsCaller, type CallerTransaction } from './caller-transactions.js';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
@@ -37,8 +38,8 @@ export interface Database {
    * `name` identifies the statement; it must always be used with the same SQL.
    */
   hotQuery<Row>(name: string, sql: string, values: unknown[]): Promise<Row[]>;
-  /** PostgreSQL's pool, which opens request transactions on the driver (caller-transactions.ts); none on PGlite. */
-  callerPool?: CallerPool;
+  /** PostgreSQL: opens a request transaction on the driver, as `userId` in `role` (caller-transactions.ts); none on PGlite. */
+  beginAsCaller?(userId: string | null, role: string): Promise<CallerTransaction>;
   poolStats(): PoolStats;
   close(): Promise<void>;
 }
@@ -92,16 +93,16 @@ const statementNames = new Map<string, string>();
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
   // Waiting longer than this for a connection (as Prisma's maxWait did for its transactions) is an error.
-  const pool = new CallerPool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 30_000 });
   // An idle connection the server ends (a restart, DROP DATABASE … WITH (FORCE) after tests) is dropped
   // by the pool, which connects anew on next use; unheard, its 'error' event would end the process.
   pool.on('error', () => {});
-  const clientFactory = new PrismaPg(pool, { statementNameGenerator: statementName });
+  const clientFactory = new PrismaPg(beginWithCaller(pool), { statementNameGenerator: statementName });
   const prisma = new PrismaClient({ adapter: clientFactory });
   return {
     kind: 'postgres',
     prisma,
-    callerPool: pool,
+    beginAsCaller: (userId, role) => beginAsCaller(pool, userId, role),
     withMigrationAdapter: async (work) => {
       const single = new pg.Pool({ connectionString: url, max: 1 });
       try {

@@ -1,14 +1,17 @@
 // Row-level security per request: one transaction, opened on the first query the request makes, that
 // first sets the caller (app.user_id) and drops to the app role, which does not bypass RLS. Every query
-// of the request runs in it; the request ends it. On PostgreSQL the transaction is opened on the driver
-// (caller-transactions.ts: BEGIN and the caller in one round trip) and Prisma's interactive transaction
-// joins it when the request first needs Prisma; the statements of hot paths (an upload's record) go
-// through hotQuery, prepared statements straight on the transaction's connection, so a request made
-// only of those never enters Prisma. On PGlite the transaction is Prisma's, hotQuery goes through it.
-// Work that must follow only a committed change (removing files a deletion orphaned) is queued with
-// afterCommit and runs when the request commits, never when it rolls back.
+// of the request runs in it; the request ends it. It is Prisma's interactive transaction (on PostgreSQL
+// its BEGIN travels with the caller's set_config: begin-with-caller.ts), except for a request whose
+// first statement is a hot one (hotQuery, or openAhead): on PostgreSQL that request's transaction is
+// opened on the driver (caller-transactions.ts) and its statements run as prepared statements on that
+// connection, never entering Prisma (an upload's record: ~0.3 ms of CPU less). Such a request cannot
+// use Prisma afterwards (tx() refuses: Prisma cannot join a transaction it did not open); hot
+// statements after Prisma go through Prisma's transaction. Work that must follow only a committed
+// change (removing files a deletion orphaned) is queued with afterCommit and runs when the request
+// commits, never when it rolls back.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
+import { enterCallerSql } from './begin-with-caller.js';
 import type { CallerTransaction } from './caller-transactions.js';
 import type { Database } from './database.js';
 
@@ -23,15 +26,18 @@ const transactionOptions = { maxWait: 30_000, timeout: 30_000 } as const;
 
 const rollback = Symbol('rollback');
 
-/** The caller's statement where Prisma opens the transaction (PGlite): who the caller is, and the role that cannot bypass RLS. */
+/**
+ * The first statement of every Prisma RLS transaction: who the caller is, and the role that cannot
+ * bypass RLS. On PostgreSQL it travels with the transaction's BEGIN (begin-with-caller.ts), which knows its text.
+ */
 function enterAs(tx: Tx, userId: string | null): Promise<number> {
-  return tx.$executeRawUnsafe(`SELECT set_config('app.user_id', $1, true), set_config('role', $2, true)`, userId ?? '', appRole);
+  return tx.$executeRawUnsafe(enterCallerSql, userId ?? '', appRole);
 }
 
 /** What a request's transaction is opened on. */
-export type TransactionSource = Pick<Database, 'prisma' | 'callerPool'>;
+export type TransactionSource = Pick<Database, 'prisma' | 'beginAsCaller'>;
 
-interface PrismaJoin {
+interface PrismaTransaction {
   tx: Promise<Tx>;
   decide: (commit: boolean) => void;
   done: Promise<void>;
@@ -39,10 +45,9 @@ interface PrismaJoin {
 
 /** The database as one request sees it: through RLS, as its caller. */
 export class RequestDb {
-  /** The transaction opened on the driver (PostgreSQL). */
+  /** The request's transaction, once opened: Prisma's, or the driver's (PostgreSQL, hot statements first). */
+  private prisma: PrismaTransaction | undefined;
   private driver: Promise<CallerTransaction> | undefined;
-  /** Prisma's interactive transaction: joined to the driver's on PostgreSQL, the transaction itself on PGlite. */
-  private prismaTx: PrismaJoin | undefined;
   private finished = false;
   private ending: Promise<void> | undefined;
   private readonly committed: (() => Promise<void>)[] = [];
@@ -57,31 +62,33 @@ export class RequestDb {
 
   /** The request's Prisma transaction client, opening the transaction on first use. */
   tx(): Promise<Tx> {
-    if (this.finished && !this.prismaTx) return Promise.reject(new Error('RequestDb.tx after the request transaction ended'));
-    this.prismaTx ??= this.joinPrisma();
-    return this.prismaTx.tx;
+    if (this.driver) return Promise.reject(new Error('RequestDb.tx: this request began with hot statements on the driver; Prisma cannot join that transaction'));
+    if (this.finished && !this.prisma) return Promise.reject(new Error('RequestDb.tx after the request transaction ended'));
+    this.prisma ??= this.beginPrisma();
+    return this.prisma.tx;
   }
 
   /**
-   * One statement of a hot path in the request's transaction, as the caller: on PostgreSQL a prepared
-   * statement (`name` always with the same SQL) straight on the transaction's connection, which costs
-   * a fraction of Prisma's raw-query path; on PGlite through that path. Rows come as the driver gives
-   * them, so select columns that read alike on both: text, int4, boolean, timestamptz (a Date).
+   * One statement of a hot path in the request's transaction, as the caller. As the request's first
+   * statement on PostgreSQL, it opens the transaction on the driver and runs as a prepared statement
+   * (`name` always with the same SQL) on that connection; otherwise through Prisma's raw-query path.
+   * Rows come as the driver gives them, so select columns that read alike on both: text, int4,
+   * boolean, timestamptz (a Date).
    */
   async hotQuery<Row>(name: string, sql: string, values: unknown[]): Promise<Row[]> {
-    // After the end, the connection may already serve another request.
     if (this.finished) throw new Error('RequestDb.hotQuery after the request transaction ended');
-    if (!this.source.callerPool) return (await this.tx()).$queryRawUnsafe<Row[]>(sql, ...values);
-    return (await this.openDriver()).query<Row>(name, sql, values);
+    if (this.prisma || !this.source.beginAsCaller) return (await this.tx()).$queryRawUnsafe<Row[]>(sql, ...values);
+    return (await this.beginDriver()).query<Row>(name, sql, values);
   }
 
   /**
-   * Opens the transaction now, before its first statement, so that its round trip overlaps a wait that
-   * comes first (an upload moving its files into storage). PostgreSQL only: on PGlite, a transaction
-   * open early would hold the one connection for that wait. A failure surfaces at the first statement.
+   * Opens the transaction on the driver now, for a request whose statements will all be hot ones, so
+   * that its round trip overlaps a wait that comes first (an upload moving its files into storage).
+   * PostgreSQL only (on PGlite, a transaction open early would hold the one connection for that wait);
+   * nothing if the request already has a transaction. A failure surfaces at the first statement.
    */
   openAhead(): void {
-    if (this.source.callerPool && !this.finished) this.openDriver().catch(() => {});
+    if (this.source.beginAsCaller && !this.prisma && !this.finished) this.beginDriver().catch(() => {});
   }
 
   /** Queues `work` to run once the request's changes are committed (dropped if they roll back). */
@@ -100,48 +107,37 @@ export class RequestDb {
   }
 
   private async end(commit: boolean): Promise<void> {
-    const { prismaTx: joined, driver } = this;
-    let failure: { error: unknown } | undefined;
-    if (joined) {
-      joined.decide(commit);
-      await joined.done.catch((error: unknown) => (failure = { error }));
+    if (this.prisma) {
+      this.prisma.decide(commit);
+      await this.prisma.done;
     }
-    const transaction = driver && (await driver.catch(() => undefined));
-    await transaction?.end(commit && !failure).catch((error: unknown) => (failure ??= { error }));
-    if (failure) throw failure.error;
+    const driver = this.driver && (await this.driver.catch(() => undefined));
+    await driver?.end(commit);
     const work = this.committed.splice(0);
     if (commit) await Promise.all(work.map((run) => Promise.resolve().then(run).catch(this.lateFailure)));
   }
 
-  private openDriver(): Promise<CallerTransaction> {
-    this.driver ??= this.source.callerPool!.begin(this.userId, appRole);
+  private beginDriver(): Promise<CallerTransaction> {
+    this.driver ??= this.source.beginAsCaller!(this.userId, appRole);
     return this.driver;
   }
 
-  /** Opens Prisma's interactive transaction (on PostgreSQL on the driver's, already open), held until finish. */
-  private joinPrisma(): PrismaJoin {
+  private beginPrisma(): PrismaTransaction {
     let decide!: (commit: boolean) => void;
     const decision = new Promise<boolean>((resolve) => (decide = resolve));
     let ready!: (tx: Tx) => void;
     let failed!: (error: unknown) => void;
     const tx = new Promise<Tx>((resolve, reject) => ((ready = resolve), (failed = reject)));
-    const held = (client: Tx) => {
-      ready(client);
-      return decision.then((commit) => {
-        if (!commit) throw rollback;
+    const done = this.source.prisma
+      .$transaction(async (client) => {
+        await enterAs(client, this.userId);
+        ready(client);
+        if (!(await decision)) throw rollback;
+      }, transactionOptions)
+      .catch((error: unknown) => {
+        failed(error);
+        if (error !== rollback) throw error;
       });
-    };
-    const pool = this.source.callerPool;
-    const opened = pool
-      ? this.openDriver().then((driver) => pool.join(driver, () => this.source.prisma.$transaction(held, transactionOptions)))
-      : this.source.prisma.$transaction(async (client) => {
-          await enterAs(client, this.userId);
-          await held(client);
-        }, transactionOptions);
-    const done = opened.catch((error: unknown) => {
-      failed(error);
-      if (error !== rollback) throw error;
-    });
     // A request that never awaits finish() must not leave an unhandled rejection behind.
     done.catch(() => {});
     return { tx, decide, done };
