@@ -6,9 +6,9 @@
 // opened on the driver (caller-transactions.ts) and its statements run as prepared statements on that
 // connection, never entering Prisma (an upload's record: 0.19 ms of CPU against 0.7–0.9 through
 // Prisma). Such a request cannot use Prisma afterwards (tx() refuses: Prisma cannot join a
-// transaction it did not open); hot statements after Prisma go through Prisma's transaction. Work that must follow only a committed
-// change (removing files a deletion orphaned) is queued with afterCommit and runs when the request
-// commits, never when it rolls back.
+// transaction it did not open); hot statements after Prisma go through Prisma's transaction. Work
+// that must follow only a committed change (removing files a deletion orphaned) is queued with
+// afterCommit and runs when the request commits, never when it rolls back.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { enterCallerSql } from './begin-with-caller.js';
