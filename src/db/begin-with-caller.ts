@@ -11,6 +11,15 @@ import type pg from 'pg';
 /** The caller's set_config, exactly as request-db.ts sends it ($1 the user id, $2 the role). */
 export const enterCallerSql = `SELECT set_config('app.user_id', $1, true), set_config('role', $2, true)`;
 
+/**
+ * `BEGIN` and the caller's set_config as one simple-protocol message, the values escaped by pg as
+ * literals: what a Prisma transaction's held BEGIN becomes here, and how caller-transactions.ts opens one.
+ */
+export function beginAsCallerSql(client: pg.ClientBase, userId: unknown, role: unknown): string {
+  const [user, as] = [userId, role].map((v) => client.escapeLiteral(String(v)));
+  return `BEGIN; SELECT set_config('app.user_id', ${user}, true), set_config('role', ${as}, true)`;
+}
+
 type QueryConfig = pg.QueryConfig & { rowMode?: 'array'; types?: unknown };
 
 const emptyResult = (command: string): pg.QueryResult => ({ command, rowCount: null, oid: 0, fields: [], rows: [] });
@@ -32,8 +41,8 @@ function holdBegin(client: pg.PoolClient): void {
     // Nothing was sent: there is no transaction to end.
     if (text === 'COMMIT' || text === 'ROLLBACK') return emptyResult(text);
     if (text === enterCallerSql && config.values?.length === 2) {
-      const [userId, role] = (config.values as unknown[]).map((v) => client.escapeLiteral(String(v)));
-      const entered = `BEGIN; SELECT set_config('app.user_id', ${userId}, true), set_config('role', ${role}, true)`;
+      const [userId, role] = config.values as unknown[];
+      const entered = beginAsCallerSql(client, userId, role);
       const results = await send({ text: entered, rowMode: config.rowMode, types: config.types } as QueryConfig);
       return Array.isArray(results) ? results[results.length - 1]! : results;
     }

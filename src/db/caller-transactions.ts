@@ -4,13 +4,13 @@
 // without Prisma's interactive-transaction machinery and raw-query path (RequestDb decides when; see
 // request-db.ts). PostgreSQL sees `BEGIN; SELECT set_config(…)`, the statements, `COMMIT` or `ROLLBACK`.
 import type pg from 'pg';
+import { beginAsCallerSql } from './begin-with-caller.js';
 
 /** Opens a transaction as `userId` (none: '') in `role` on a connection of its own, in one round trip (values escaped by pg as literals). */
 export async function beginAsCaller(pool: pg.Pool, userId: string | null, role: string): Promise<CallerTransaction> {
   const client = await pool.connect();
-  const [user, as] = [client.escapeLiteral(userId ?? ''), client.escapeLiteral(role)];
   try {
-    await client.query(`BEGIN; SELECT set_config('app.user_id', ${user}, true), set_config('role', ${as}, true)`);
+    await client.query(beginAsCallerSql(client, userId ?? '', role));
   } catch (error) {
     client.release(error as Error);
     throw error;
@@ -39,16 +39,15 @@ export class CallerTransaction {
   async end(commit: boolean): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    let broken: Error | undefined;
+    let result: pg.QueryResult;
     try {
-      const result = await this.client.query(commit ? 'COMMIT' : 'ROLLBACK');
-      if (commit && result.command === 'ROLLBACK') throw new Error('The request transaction was rolled back at COMMIT: one of its statements had failed');
+      result = await this.client.query(commit ? 'COMMIT' : 'ROLLBACK');
     } catch (error) {
       // After a COMMIT or ROLLBACK that failed on the wire, the connection's state is unknown: the pool drops it.
-      if (!(error instanceof Error && error.message.startsWith('The request transaction'))) broken = error instanceof Error ? error : new Error(String(error));
+      this.client.release(error instanceof Error ? error : new Error(String(error)));
       throw error;
-    } finally {
-      this.client.release(broken);
     }
+    this.client.release();
+    if (commit && result.command === 'ROLLBACK') throw new Error('The request transaction was rolled back at COMMIT: one of its statements had failed');
   }
 }
