@@ -105,7 +105,9 @@ describe('docs and operations', () => {
     expect(res.body.paths['/api/v1/media/{id}/render'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['id', 'w', 'h', 'fit', 'format']);
     expect(res.body.paths['/api/v1/media'].get).toBeDefined();
     const page = await t.fetch('/api/v1/docs');
-    expect(await page.text()).toContain('/api/v1/openapi.json');
+    // The page's start-up script is an asset (no inline script: docs CSP), and it loads the document.
+    expect(await page.text()).toContain('/api/v1/docs/init.js');
+    expect(await (await t.fetch('/api/v1/docs/init.js')).text()).toContain('/api/v1/openapi.json');
     expect((await t.fetch('/api/v1/docs/swagger-ui-bundle.js')).status).toBe(200);
   });
 

@@ -18,12 +18,13 @@ import { schema } from './graphql/schema.js';
 import { isCrossSiteForgery } from './http/csrf.js';
 import { reply, appendHeader, type HttpRequest, type HttpResponse } from './http/exchange.js';
 import { decorate, preflight } from './http/headers.js';
+import { landingPage } from './http/landing.js';
 import { createMetrics } from './http/metrics.js';
 import { createRateLimiter, rateLimited, rateLimitHeaders, type RateDecision } from './http/rate-limit.js';
 import { nodeHandler } from './http/node.js';
 import { failure, json } from './rest/envelope.js';
 import { buildOpenApi, docsResponse } from './rest/openapi.js';
-import { createRestRouter } from './rest/router.js';
+import { createRestRouter, methodNotAllowed } from './rest/router.js';
 import { restRoutes } from './rest/routes.js';
 import { createMailer } from './mail/outbox.js';
 import { plansOf } from './modules/teams/plans.js';
@@ -33,7 +34,7 @@ import { createStorage, localStorage } from './modules/media/storage.js';
 import { uploadRequestLimit } from './modules/media/upload.js';
 import { handleUpload } from './modules/media/upload-route.js';
 import { createRenditions, renditionMediaId, type RenderLimits } from './modules/media/render.js';
-import { cronDisabledReason, cronOpenApiPaths, cronPath, handleCronProcess } from './modules/scheduled-actions/cron-route.js';
+import { cronOpenApiPaths, cronPath, handleCronProcess, minimumSecretLength } from './modules/scheduled-actions/cron-route.js';
 import { processBatch, type QueueDeps } from './modules/scheduled-actions/processor.js';
 import { startScheduler, type Scheduler } from './modules/scheduled-actions/scheduler.js';
 import { createBroadcast } from './shared/broadcast.js';
@@ -72,6 +73,7 @@ export function createApp({ config, database, logger, now = () => new Date(), re
   const graphql = createGraphQLEndpoint(schema, {
     bodyLimitBytes: config.bodyLimitBytes,
     multipart: { bodyLimitBytes: uploadRequestLimit(config.media), maxFiles: config.media.maxFiles },
+    server: { graphiql: config.graphiql, introspection: config.graphqlIntrospection },
   });
   const rest = createRestRouter(schema, restRoutes, config.bodyLimitBytes);
   const metrics = config.metricsEnabled ? createMetrics(database.poolStats) : null;
@@ -93,17 +95,9 @@ export function createApp({ config, database, logger, now = () => new Date(), re
   const uploadTraits: RouteTraits = { scope: 'media:write', errorCodes: false, bodyLimitBytes: uploadRequestLimit(config.media) };
   const renditions = createRenditions(renderLimits);
   // Scheduled actions: batches run as named system work, from the cron route or the built-in scheduler.
-  const queue: QueueDeps = {
-    system: systemDb(database, 'scheduled actions: processing'),
-    // Actions created through the API run as their creator (creator.ts).
-    runAs: (userId, work) => runAsUser(database, userId, work),
-    config,
-    now,
-    log: logger.child({ module: 'scheduled-actions' }),
-  };
+  const queue: QueueDeps = { system: systemDb(database, 'scheduled actions: processing'), config, now, log: logger.child({ module: 'scheduled-actions' }) };
   let scheduler: Scheduler | null = null;
-  const cronDisabled = cronDisabledReason(config.scheduledActions.cronSecret);
-  if (cronDisabled) logger.warn(`${cronDisabled}: cron is disabled, GET /api/v1/cron/process answers 401`);
+  if (config.scheduledActions.cronSecret !== undefined && config.scheduledActions.cronSecret.length < minimumSecretLength) logger.warn(`CRON_SECRET is shorter than ${minimumSecretLength} characters: GET /api/v1/cron/process refuses to run (503)`);
   if (config.env === 'production' && config.webhooks.allowPrivate) logger.warn('WEBHOOKS_ALLOW_PRIVATE is true: webhook endpoints may reach private, loopback and metadata addresses');
   if (config.env === 'production' && !config.webhooks.secretKey) logger.warn('WEBHOOKS_SECRET_KEY is not set: webhook signing secrets are stored unsealed');
 
@@ -215,6 +209,7 @@ export function createApp({ config, database, logger, now = () => new Date(), re
   async function dispatch(request: HttpRequest, requestId: string): Promise<Handled> {
     const { method, url: { pathname } } = request;
     if (method === 'OPTIONS') return { response: preflight(), route: 'preflight' };
+    if (pathname === '/' && method === 'GET') return { response: landingPage({ graphiql: config.graphiql }), route: '/' };
     if (pathname === '/healthz' && method === 'GET') {
       return { response: ready ? json(200, { status: 'ok' }) : json(503, { status: 'starting' }), route: '/healthz' };
     }
@@ -252,13 +247,13 @@ export function createApp({ config, database, logger, now = () => new Date(), re
     // Resized images: bytes, not an envelope, cached on storage (render.ts).
     const renderedId = renditionMediaId(pathname);
     if (renderedId !== null) {
-      if (method !== 'GET' && method !== 'HEAD') return { response: failure(405, 'METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${pathname}`, undefined, false), route: 'unmatched' };
+      if (method !== 'GET' && method !== 'HEAD') return { response: methodNotAllowed(method, pathname, ['GET', 'HEAD'], false), route: 'unmatched' };
       const response = await withContext(request, requestId, { scope: 'media:read', errorCodes: false }, (ctx) => renditions.handle(request, ctx, renderedId));
       return { response, route: '/api/v1/media/{id}/render' };
     }
     if (pathname.startsWith('/api/')) {
       const match = rest.match(method, pathname);
-      if (match === 'method-not-allowed') return { response: failure(405, 'METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${pathname}`), route: 'unmatched' };
+      if (match && 'allow' in match) return { response: methodNotAllowed(method, pathname, match.allow), route: 'unmatched' };
       if (match) {
         const response = await withContext(request, requestId, match.route, (ctx) => rest.handle(match, request, ctx));
         return { response, route: match.route.path };

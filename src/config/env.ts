@@ -33,6 +33,8 @@ const envSchema = z.object({
   TRUST_PROXY: flag.default(false),
   CORS_ORIGINS: list.default([]),
   METRICS_ENABLED: flag.default(true),
+  GRAPHIQL: flag.optional(),
+  GRAPHQL_INTROSPECTION: flag.optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected redis:// or rediss://').optional(),
   API_KEY_ENV: z.enum(['live', 'test']).optional(),
@@ -100,6 +102,10 @@ export type Config = {
   /** Browser origins allowed to call with credentials; empty means any origin, without credentials. */
   corsOrigins: string[];
   metricsEnabled: boolean;
+  /** GRAPHIQL: serve the GraphiQL page at /graphql to browsers (default: on, except in production). */
+  graphiql: boolean;
+  /** GRAPHQL_INTROSPECTION: answer `__schema`/`__type` queries (default: on, except in production). */
+  graphqlIntrospection: boolean;
   shutdownTimeoutMs: number;
   /** Shared state between instances (key revocations, rate-limit counters); absent: this process alone. */
   redisUrl: string | undefined;
@@ -195,6 +201,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustProxy: e.TRUST_PROXY,
     corsOrigins: e.CORS_ORIGINS,
     metricsEnabled: e.METRICS_ENABLED,
+    graphiql: e.GRAPHIQL ?? e.NODE_ENV !== 'production',
+    graphqlIntrospection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,
     apiKeys: {

@@ -21,7 +21,7 @@ import { isJsonContentType, readLimitedText } from '../rest/body.js';
 import { AppError } from '../shared/errors.js';
 import type { Context } from './context.js';
 import { asJsonRequest, claimedUploads, drain, isFormPostWithoutPreflight, isMultipartRequest, readOperations, rootFieldCount, type MultipartLimits, type Refusal } from './multipart.js';
-import { createGraphQLServer } from './yoga.js';
+import { createGraphQLServer, type GraphQLServerOptions } from './yoga.js';
 
 interface GraphQLParams {
   query: string;
@@ -35,6 +35,8 @@ export interface GraphQLEndpointLimits {
   bodyLimitBytes: number;
   /** Multipart requests (uploads): the largest body and the most files. */
   multipart: { bodyLimitBytes: number; maxFiles: number };
+  /** GraphiQL and introspection on or off (GRAPHIQL, GRAPHQL_INTROSPECTION); both on when absent. */
+  server?: GraphQLServerOptions;
 }
 
 const paramNames = new Set(['query', 'variables', 'operationName', 'extensions']);
@@ -90,7 +92,7 @@ function acceptedMediaType(accept: string | null): string | null {
 export type GraphQLEndpoint = (request: HttpRequest, ctx: Context) => Promise<HttpResponse>;
 
 export function createGraphQLEndpoint(schema: GraphQLSchema, limits: GraphQLEndpointLimits): GraphQLEndpoint {
-  const yoga = createGraphQLServer(schema);
+  const yoga = createGraphQLServer(schema, limits.server);
   const multipartLimits: MultipartLimits = { ...limits.multipart, fieldLimitBytes: limits.bodyLimitBytes };
 
   async function viaYoga(request: HttpRequest, ctx: Context, body?: string): Promise<HttpResponse> {

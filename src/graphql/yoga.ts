@@ -1,10 +1,10 @@
 // graphql-yoga serves /graphql (and GraphiQL in a browser). The request's context is the server
 // context yoga is called with (see endpoint.ts), so resolvers and plugins share one object.
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import type { GraphQLSchema } from 'graphql';
+import { NoSchemaIntrospectionCustomRule, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Context } from './context.js';
 import { toClientError } from './errors.js';
+import { graphiqlPage, graphiqlPolicy } from './graphiql.js';
 
 /** Marks the request failed (rollback) and makes every execution error client-safe, with the request's logger. */
 const errorsToClient: Plugin<Context> = {
@@ -18,16 +18,26 @@ const errorsToClient: Plugin<Context> = {
   }),
 };
 
-export function createGraphQLServer(schema: GraphQLSchema): YogaServerInstance<Context, Context> {
+/** Refuses `__schema` and `__type` in validation (graphql-js's own rule): no schema for whoever asks. */
+const noIntrospection: Plugin<Context> = { onValidate: ({ addValidationRule }) => addValidationRule(NoSchemaIntrospectionCustomRule) };
+
+export interface GraphQLServerOptions {
+  /** Serve the GraphiQL page to browsers (GRAPHIQL). */
+  graphiql?: boolean;
+  /** Answer introspection queries (GRAPHQL_INTROSPECTION). */
+  introspection?: boolean;
+}
+
+export function createGraphQLServer(schema: GraphQLSchema, { graphiql = true, introspection = true }: GraphQLServerOptions = {}): YogaServerInstance<Context, Context> {
   return createYoga<Context, Context>({
     schema,
     graphqlEndpoint: '/graphql',
-    graphiql: { title: 'Platform GraphiQL' },
-    renderGraphiQL,
+    graphiql: graphiql && { title: 'Platform GraphiQL' },
+    renderGraphiQL: graphiqlPage,
     landingPage: false,
     logging: false,
     multipart: false,
     maskedErrors: { maskError: (error) => toClientError(error, undefined) },
-    plugins: [errorsToClient],
+    plugins: [errorsToClient, graphiqlPolicy, ...(introspection ? [] : [noIntrospection])],
   });
 }

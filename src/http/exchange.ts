@@ -27,12 +27,29 @@ export interface HttpResponse {
   body: HttpBody;
 }
 
+/** A response; header names are lower-cased here, so later look-ups by lower-case name find them. */
 export function reply(status: number, body: HttpBody, headers: Record<string, string | string[]> = {}): HttpResponse {
-  return { status, headers, body };
+  return { status, headers: lowerCaseHeaders(headers), body };
 }
 
-/** Adds one value to a header that may repeat (set-cookie, vary). */
-export function appendHeader(response: HttpResponse, name: string, value: string): void {
+/**
+ * The same headers under lower-case names (HTTP names are case-insensitive; the app looks them up in
+ * lower case). Values of names that differ only in case are joined as appendHeader joins them.
+ */
+export function lowerCaseHeaders(headers: Record<string, string | string[]>): Record<string, string | string[]> {
+  let lower = true;
+  for (const name in headers) if (name !== name.toLowerCase()) lower = false;
+  if (lower) return headers;
+  const response: HttpResponse = { status: 0, headers: {}, body: null };
+  for (const [name, value] of Object.entries(headers)) {
+    for (const one of Array.isArray(value) ? value : [value]) appendHeader(response, name, one);
+  }
+  return response.headers;
+}
+
+/** Adds one value to a header that may repeat (set-cookie, vary); `name` in any case. */
+export function appendHeader(response: HttpResponse, anyCaseName: string, value: string): void {
+  const name = anyCaseName.toLowerCase();
   const current = response.headers[name];
   if (current === undefined) response.headers[name] = value;
   else response.headers[name] = Array.isArray(current) ? [...current, value] : name === 'set-cookie' ? [current, value] : `${current}, ${value}`;
@@ -51,12 +68,14 @@ export function toFetchRequest(request: HttpRequest, body?: string): Request {
 
 /** Reads a fetch-API Response whole into the app's response (only small, non-streaming bodies come this way). */
 export async function fromFetchResponse(response: Response): Promise<HttpResponse> {
-  const headers: Record<string, string | string[]> = {};
+  const answer = reply(response.status, null);
+  // Some fetch implementations (yoga's @whatwg-node ponyfill) keep the case a header was set with:
+  // appendHeader lower-cases the name.
   response.headers.forEach((value, name) => {
-    if (name !== 'set-cookie') headers[name] = value;
+    if (name.toLowerCase() !== 'set-cookie') appendHeader(answer, name, value);
   });
   const cookies = response.headers.getSetCookie();
-  if (cookies.length) headers['set-cookie'] = cookies;
-  const body = response.body ? new Uint8Array(await response.arrayBuffer()) : null;
-  return { status: response.status, headers, body };
+  if (cookies.length) answer.headers['set-cookie'] = cookies;
+  answer.body = response.body ? new Uint8Array(await response.arrayBuffer()) : null;
+  return answer;
 }

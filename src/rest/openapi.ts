@@ -77,17 +77,23 @@ const require = createRequire(import.meta.url);
 const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 const docsAssets: Record<string, string> = { 'swagger-ui.css': 'text/css', 'swagger-ui-bundle.js': 'text/javascript' };
 
+// The page runs no inline script (its start-up is an asset of its own) and has no inline style (Swagger
+// UI sets styles through the DOM, which a policy does not block): scripts and styles from this origin only.
+const docsInit = "window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#ui' });\n";
+const docsCsp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 /** The docs page, or one of its assets; null for anything else. */
 export async function docsResponse(pathname: string): Promise<HttpResponse | null> {
   if (pathname === '/api/v1/docs') {
-    const html = `<!doctype html><html><head><meta charset="utf-8"><title>Platform API</title>
+    const html = `<!doctype html><html><head><meta charset="utf-8"><title>Platform API</title><link rel="icon" href="data:,">
 <link rel="stylesheet" href="/api/v1/docs/swagger-ui.css"></head><body><div id="ui"></div>
 <script src="/api/v1/docs/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#ui' });</script></body></html>`;
-    return reply(200, html, { 'content-type': 'text/html; charset=utf-8' });
+<script src="/api/v1/docs/init.js"></script></body></html>`;
+    return reply(200, html, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': docsCsp });
   }
+  if (pathname === '/api/v1/docs/init.js') return reply(200, docsInit, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' });
   const asset = pathname.slice('/api/v1/docs/'.length);
-  const type = pathname.startsWith('/api/v1/docs/') ? docsAssets[asset] : undefined;
+  const type = pathname.startsWith('/api/v1/docs/') && Object.hasOwn(docsAssets, asset) ? docsAssets[asset] : undefined;
   if (!type) return null;
   const body = await readFile(path.join(swaggerDir, asset));
   return reply(200, body, { 'content-type': type, 'cache-control': 'public, max-age=86400' });

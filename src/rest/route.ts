@@ -3,6 +3,7 @@
 // envelope. The router, the OpenAPI document and the tests all read the same declarations.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { z } from 'zod';
+import type { Operation } from '../config/entity-definition.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -51,6 +52,10 @@ export interface RestRoute<TData = unknown, TVars = unknown, P = unknown, Q = un
   issueFormat?: 'flat' | 'zod';
   /** The `entity:action` scope the operation requires (key rate limits, documentation). */
   scope?: string;
+  /** Entity routes: the operation of the definition named by `{entity}` that the route runs (a definition can turn it off). */
+  entityOperation?: Operation;
+  /** False when configuration turns the route off for these path parameters (its operation answers 405); left out of `Allow`. */
+  enabled?: (params: Record<string, string | undefined>) => boolean;
 }
 
 /** Declares a route with its types checked end to end (zod input → variables → typed result). */

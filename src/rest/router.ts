@@ -17,9 +17,14 @@ export interface RestMatch {
   params: Record<string, string | undefined>;
 }
 
+/** The path exists, not for this method: the 405 answer lists what it does take (`Allow`). */
+export interface MethodNotAllowed {
+  allow: string[];
+}
+
 export interface RestRouter {
-  /** The route for a request, 'method-not-allowed' when only the method differs, or null. */
-  match(method: string, pathname: string): RestMatch | 'method-not-allowed' | null;
+  /** The route for a request, the methods the path takes when only the method differs, or null. */
+  match(method: string, pathname: string): RestMatch | MethodNotAllowed | null;
   handle(match: RestMatch, request: HttpRequest, ctx: Context): Promise<HttpResponse>;
   routes: readonly RestRoute[];
 }
@@ -35,12 +40,22 @@ export function createRestRouter(schema: GraphQLSchema, routes: readonly RestRou
   }
   const methods = [...new Set(routes.map((r) => r.method))];
 
+  /** The methods `pathname` takes, leaving out routes their declaration disables for its parameters. */
+  function allowed(pathname: string): string[] {
+    return methods.filter((m) => {
+      const found = router.find(m, pathname);
+      return found && ((found.store as { route: RestRoute }).route.enabled?.(found.params) ?? true);
+    });
+  }
+
   return {
     routes,
     match(method, pathname) {
       const found = router.find(method as 'GET', pathname);
       if (found) return { route: (found.store as { route: RestRoute }).route, params: found.params };
-      return methods.some((m) => m !== method && router.find(m, pathname)) ? 'method-not-allowed' : null;
+      // A path no enabled route takes (an entity path naming no entity) is no resource: 404.
+      const allow = allowed(pathname);
+      return allow.length > 0 ? { allow } : null;
     },
     async handle({ route, params }, request, ctx) {
       const withCode = route.errorCodes !== false;
@@ -52,16 +67,29 @@ export function createRestRouter(schema: GraphQLSchema, routes: readonly RestRou
           body: route.body ? parsePart(route.body, await readJsonBody(request, bodyLimit), 'request body', format) : undefined,
         };
         const result = await executeOperation(schema, route.operation, route.variables(input), ctx);
-        if (result.errors) return fromGraphQLErrors(result.errors, withCode);
+        if (result.errors) return withAllow(fromGraphQLErrors(result.errors, withCode), request.url.pathname);
         const data = result.data!;
         return success(route.status ?? 200, route.data(data), route.extras?.(data));
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         ctx.fail();
-        return failure(error.status, error.code, error.message, error.details, withCode);
+        return withAllow(failure(error.status, error.code, error.message, error.details, withCode), request.url.pathname);
       }
     },
   };
+
+  /** A 405 from the operation (an entity's disabled operation) names the methods the path does take. */
+  function withAllow(response: HttpResponse, pathname: string): HttpResponse {
+    if (response.status === 405) response.headers.allow = allowed(pathname).join(', ');
+    return response;
+  }
+}
+
+/** The 405 answer: the envelope, and `Allow` with the methods the path takes (RFC 9110 requires it). */
+export function methodNotAllowed(method: string, pathname: string, allow: readonly string[], withCode = true): HttpResponse {
+  const response = failure(405, 'METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${pathname}`, undefined, withCode);
+  response.headers.allow = allow.join(', ');
+  return response;
 }
 
 function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, what: string, format: 'flat' | 'zod'): T {

@@ -29,6 +29,7 @@ export const entityRoutes = [
   defineRoute({
     method: 'GET',
     path: '/api/v1/{entity}',
+    entityOperation: 'list',
     summary: 'LIST records: page, limit, sortBy, sortOrder, fields, distinct, ids, search, from, to, dateField, metas, child, {field}, {field}_min, {field}_max',
     tags,
     access,
@@ -42,6 +43,7 @@ export const entityRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v1/{entity}',
+    entityOperation: 'create',
     summary: 'CREATE a record (fields of the entity, optional metas)',
     tags,
     access,
@@ -55,6 +57,7 @@ export const entityRoutes = [
   defineRoute({
     method: 'GET',
     path: '/api/v1/{entity}/{id}',
+    entityOperation: 'read',
     summary: 'READ a record (fields, metas, child)',
     tags,
     access,
@@ -67,6 +70,7 @@ export const entityRoutes = [
   defineRoute({
     method: 'PATCH',
     path: '/api/v1/{entity}/{id}',
+    entityOperation: 'update',
     summary: 'UPDATE a record partially (metas merge; null removes a key)',
     tags,
     access,
@@ -79,6 +83,7 @@ export const entityRoutes = [
   defineRoute({
     method: 'DELETE',
     path: '/api/v1/{entity}/{id}',
+    entityOperation: 'delete',
     summary: 'DELETE a record (soft-deleting entities answer the record with deletedAt)',
     tags,
     access,
@@ -94,6 +99,7 @@ export const entityRoutes = [
   defineRoute({
     method: 'GET',
     path: '/api/v1/{entity}/{id}/child/{child}',
+    entityOperation: 'read',
     summary: "LIST a record's children",
     tags,
     access,
@@ -105,6 +111,7 @@ export const entityRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v1/{entity}/{id}/child/{child}',
+    entityOperation: 'update',
     summary: 'CREATE a child record',
     tags,
     access,
@@ -118,6 +125,7 @@ export const entityRoutes = [
   defineRoute({
     method: 'PATCH',
     path: '/api/v1/{entity}/{id}/child/{child}/{childId}',
+    entityOperation: 'update',
     summary: 'UPDATE a child record',
     tags,
     access,
@@ -130,6 +138,7 @@ export const entityRoutes = [
   defineRoute({
     method: 'DELETE',
     path: '/api/v1/{entity}/{id}/child/{child}/{childId}',
+    entityOperation: 'update',
     summary: 'DELETE a child record',
     tags,
     access,

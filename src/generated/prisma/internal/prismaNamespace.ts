@@ -2407,7 +2407,6 @@ export const ScheduledActionScalarFieldEnum = {
   recurrenceType: 'recurrenceType',
   lockGroup: 'lockGroup',
   nextActionId: 'nextActionId',
-  createdBy: 'createdBy',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const

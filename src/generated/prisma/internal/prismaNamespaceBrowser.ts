@@ -393,7 +393,6 @@ export const ScheduledActionScalarFieldEnum = {
   recurrenceType: 'recurrenceType',
   lockGroup: 'lockGroup',
   nextActionId: 'nextActionId',
-  createdBy: 'createdBy',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const

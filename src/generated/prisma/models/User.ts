@@ -228,7 +228,6 @@ export type UserWhereInput = {
   apiKeys?: Prisma.ApiKeyListRelationFilter
   invitationsSent?: Prisma.TeamInvitationListRelationFilter
   media?: Prisma.MediaListRelationFilter
-  scheduledActions?: Prisma.ScheduledActionListRelationFilter
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
   entityPosts?: Prisma.PostListRelationFilter
@@ -252,7 +251,6 @@ export type UserOrderByWithRelationInput = {
   apiKeys?: Prisma.ApiKeyOrderByRelationAggregateInput
   invitationsSent?: Prisma.TeamInvitationOrderByRelationAggregateInput
   media?: Prisma.MediaOrderByRelationAggregateInput
-  scheduledActions?: Prisma.ScheduledActionOrderByRelationAggregateInput
   entityCustomers?: Prisma.CustomerOrderByRelationAggregateInput
   entityNotes?: Prisma.NoteOrderByRelationAggregateInput
   entityPosts?: Prisma.PostOrderByRelationAggregateInput
@@ -279,7 +277,6 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   apiKeys?: Prisma.ApiKeyListRelationFilter
   invitationsSent?: Prisma.TeamInvitationListRelationFilter
   media?: Prisma.MediaListRelationFilter
-  scheduledActions?: Prisma.ScheduledActionListRelationFilter
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
   entityPosts?: Prisma.PostListRelationFilter
@@ -335,7 +332,6 @@ export type UserCreateInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -359,7 +355,6 @@ export type UserUncheckedCreateInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -383,7 +378,6 @@ export type UserUpdateInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -407,7 +401,6 @@ export type UserUncheckedUpdateInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -495,11 +488,6 @@ export type UserMinOrderByAggregateInput = {
   emailVerifiedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
-}
-
-export type UserNullableScalarRelationFilter = {
-  is?: Prisma.UserWhereInput | null
-  isNot?: Prisma.UserWhereInput | null
 }
 
 export type UserCreateNestedOneWithoutEntityCustomersInput = {
@@ -642,22 +630,6 @@ export type UserUpdateOneRequiredWithoutMediaNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutMediaInput, Prisma.UserUpdateWithoutMediaInput>, Prisma.UserUncheckedUpdateWithoutMediaInput>
 }
 
-export type UserCreateNestedOneWithoutScheduledActionsInput = {
-  create?: Prisma.XOR<Prisma.UserCreateWithoutScheduledActionsInput, Prisma.UserUncheckedCreateWithoutScheduledActionsInput>
-  connectOrCreate?: Prisma.UserCreateOrConnectWithoutScheduledActionsInput
-  connect?: Prisma.UserWhereUniqueInput
-}
-
-export type UserUpdateOneWithoutScheduledActionsNestedInput = {
-  create?: Prisma.XOR<Prisma.UserCreateWithoutScheduledActionsInput, Prisma.UserUncheckedCreateWithoutScheduledActionsInput>
-  connectOrCreate?: Prisma.UserCreateOrConnectWithoutScheduledActionsInput
-  upsert?: Prisma.UserUpsertWithoutScheduledActionsInput
-  disconnect?: Prisma.UserWhereInput | boolean
-  delete?: Prisma.UserWhereInput | boolean
-  connect?: Prisma.UserWhereUniqueInput
-  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutScheduledActionsInput, Prisma.UserUpdateWithoutScheduledActionsInput>, Prisma.UserUncheckedUpdateWithoutScheduledActionsInput>
-}
-
 export type UserCreateWithoutEntityCustomersInput = {
   id?: string
   email: string
@@ -675,7 +647,6 @@ export type UserCreateWithoutEntityCustomersInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -698,7 +669,6 @@ export type UserUncheckedCreateWithoutEntityCustomersInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -737,7 +707,6 @@ export type UserUpdateWithoutEntityCustomersInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -760,7 +729,6 @@ export type UserUncheckedUpdateWithoutEntityCustomersInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -783,7 +751,6 @@ export type UserCreateWithoutEntityNotesInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -806,7 +773,6 @@ export type UserUncheckedCreateWithoutEntityNotesInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -845,7 +811,6 @@ export type UserUpdateWithoutEntityNotesInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -868,7 +833,6 @@ export type UserUncheckedUpdateWithoutEntityNotesInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -891,7 +855,6 @@ export type UserCreateWithoutEntityPostsInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -914,7 +877,6 @@ export type UserUncheckedCreateWithoutEntityPostsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -953,7 +915,6 @@ export type UserUpdateWithoutEntityPostsInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -976,7 +937,6 @@ export type UserUncheckedUpdateWithoutEntityPostsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -999,7 +959,6 @@ export type UserCreateWithoutEntityTasksInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -1022,7 +981,6 @@ export type UserUncheckedCreateWithoutEntityTasksInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -1061,7 +1019,6 @@ export type UserUpdateWithoutEntityTasksInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -1084,7 +1041,6 @@ export type UserUncheckedUpdateWithoutEntityTasksInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -1106,7 +1062,6 @@ export type UserCreateWithoutSessionsInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -1129,7 +1084,6 @@ export type UserUncheckedCreateWithoutSessionsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -1168,7 +1122,6 @@ export type UserUpdateWithoutSessionsInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -1191,7 +1144,6 @@ export type UserUncheckedUpdateWithoutSessionsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -1214,7 +1166,6 @@ export type UserCreateWithoutOwnedTeamsInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -1237,7 +1188,6 @@ export type UserUncheckedCreateWithoutOwnedTeamsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -1276,7 +1226,6 @@ export type UserUpdateWithoutOwnedTeamsInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -1299,7 +1248,6 @@ export type UserUncheckedUpdateWithoutOwnedTeamsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -1322,7 +1270,6 @@ export type UserCreateWithoutMembershipsInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -1345,7 +1292,6 @@ export type UserUncheckedCreateWithoutMembershipsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -1384,7 +1330,6 @@ export type UserUpdateWithoutMembershipsInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -1407,7 +1352,6 @@ export type UserUncheckedUpdateWithoutMembershipsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -1430,7 +1374,6 @@ export type UserCreateWithoutApiKeysInput = {
   ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -1453,7 +1396,6 @@ export type UserUncheckedCreateWithoutApiKeysInput = {
   ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -1492,7 +1434,6 @@ export type UserUpdateWithoutApiKeysInput = {
   ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -1515,7 +1456,6 @@ export type UserUncheckedUpdateWithoutApiKeysInput = {
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -1538,7 +1478,6 @@ export type UserCreateWithoutInvitationsSentInput = {
   ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -1561,7 +1500,6 @@ export type UserUncheckedCreateWithoutInvitationsSentInput = {
   ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -1600,7 +1538,6 @@ export type UserUpdateWithoutInvitationsSentInput = {
   ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -1623,7 +1560,6 @@ export type UserUncheckedUpdateWithoutInvitationsSentInput = {
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -1646,7 +1582,6 @@ export type UserCreateWithoutMediaInput = {
   ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
-  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -1669,7 +1604,6 @@ export type UserUncheckedCreateWithoutMediaInput = {
   ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -1708,7 +1642,6 @@ export type UserUpdateWithoutMediaInput = {
   ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
-  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -1731,115 +1664,6 @@ export type UserUncheckedUpdateWithoutMediaInput = {
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
-  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
-  entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
-  entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
-  entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
-  entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
-}
-
-export type UserCreateWithoutScheduledActionsInput = {
-  id?: string
-  email: string
-  passwordHash: string
-  firstName?: string
-  lastName?: string
-  image?: string | null
-  role?: string
-  emailVerifiedAt?: Date | string | null
-  createdAt?: Date | string
-  updatedAt?: Date | string
-  sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
-  memberships?: Prisma.TeamMemberCreateNestedManyWithoutUserInput
-  ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
-  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
-  invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
-  media?: Prisma.MediaCreateNestedManyWithoutUserInput
-  entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
-  entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
-  entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
-  entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
-}
-
-export type UserUncheckedCreateWithoutScheduledActionsInput = {
-  id?: string
-  email: string
-  passwordHash: string
-  firstName?: string
-  lastName?: string
-  image?: string | null
-  role?: string
-  emailVerifiedAt?: Date | string | null
-  createdAt?: Date | string
-  updatedAt?: Date | string
-  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
-  memberships?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutUserInput
-  ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
-  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
-  invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
-  media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
-  entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
-  entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
-  entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
-  entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
-}
-
-export type UserCreateOrConnectWithoutScheduledActionsInput = {
-  where: Prisma.UserWhereUniqueInput
-  create: Prisma.XOR<Prisma.UserCreateWithoutScheduledActionsInput, Prisma.UserUncheckedCreateWithoutScheduledActionsInput>
-}
-
-export type UserUpsertWithoutScheduledActionsInput = {
-  update: Prisma.XOR<Prisma.UserUpdateWithoutScheduledActionsInput, Prisma.UserUncheckedUpdateWithoutScheduledActionsInput>
-  create: Prisma.XOR<Prisma.UserCreateWithoutScheduledActionsInput, Prisma.UserUncheckedCreateWithoutScheduledActionsInput>
-  where?: Prisma.UserWhereInput
-}
-
-export type UserUpdateToOneWithWhereWithoutScheduledActionsInput = {
-  where?: Prisma.UserWhereInput
-  data: Prisma.XOR<Prisma.UserUpdateWithoutScheduledActionsInput, Prisma.UserUncheckedUpdateWithoutScheduledActionsInput>
-}
-
-export type UserUpdateWithoutScheduledActionsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  email?: Prisma.StringFieldUpdateOperationsInput | string
-  passwordHash?: Prisma.StringFieldUpdateOperationsInput | string
-  firstName?: Prisma.StringFieldUpdateOperationsInput | string
-  lastName?: Prisma.StringFieldUpdateOperationsInput | string
-  image?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  role?: Prisma.StringFieldUpdateOperationsInput | string
-  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
-  memberships?: Prisma.TeamMemberUpdateManyWithoutUserNestedInput
-  ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
-  apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
-  invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
-  media?: Prisma.MediaUpdateManyWithoutUserNestedInput
-  entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
-  entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
-  entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
-  entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
-}
-
-export type UserUncheckedUpdateWithoutScheduledActionsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  email?: Prisma.StringFieldUpdateOperationsInput | string
-  passwordHash?: Prisma.StringFieldUpdateOperationsInput | string
-  firstName?: Prisma.StringFieldUpdateOperationsInput | string
-  lastName?: Prisma.StringFieldUpdateOperationsInput | string
-  image?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  role?: Prisma.StringFieldUpdateOperationsInput | string
-  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
-  memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
-  ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
-  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
-  invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
-  media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -1858,7 +1682,6 @@ export type UserCountOutputType = {
   apiKeys: number
   invitationsSent: number
   media: number
-  scheduledActions: number
   entityCustomers: number
   entityNotes: number
   entityPosts: number
@@ -1872,7 +1695,6 @@ export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   apiKeys?: boolean | UserCountOutputTypeCountApiKeysArgs
   invitationsSent?: boolean | UserCountOutputTypeCountInvitationsSentArgs
   media?: boolean | UserCountOutputTypeCountMediaArgs
-  scheduledActions?: boolean | UserCountOutputTypeCountScheduledActionsArgs
   entityCustomers?: boolean | UserCountOutputTypeCountEntityCustomersArgs
   entityNotes?: boolean | UserCountOutputTypeCountEntityNotesArgs
   entityPosts?: boolean | UserCountOutputTypeCountEntityPostsArgs
@@ -1934,13 +1756,6 @@ export type UserCountOutputTypeCountMediaArgs<ExtArgs extends runtime.Types.Exte
 /**
  * UserCountOutputType without action
  */
-export type UserCountOutputTypeCountScheduledActionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  where?: Prisma.ScheduledActionWhereInput
-}
-
-/**
- * UserCountOutputType without action
- */
 export type UserCountOutputTypeCountEntityCustomersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.CustomerWhereInput
 }
@@ -1984,7 +1799,6 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   apiKeys?: boolean | Prisma.User$apiKeysArgs<ExtArgs>
   invitationsSent?: boolean | Prisma.User$invitationsSentArgs<ExtArgs>
   media?: boolean | Prisma.User$mediaArgs<ExtArgs>
-  scheduledActions?: boolean | Prisma.User$scheduledActionsArgs<ExtArgs>
   entityCustomers?: boolean | Prisma.User$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.User$entityNotesArgs<ExtArgs>
   entityPosts?: boolean | Prisma.User$entityPostsArgs<ExtArgs>
@@ -2039,7 +1853,6 @@ export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   apiKeys?: boolean | Prisma.User$apiKeysArgs<ExtArgs>
   invitationsSent?: boolean | Prisma.User$invitationsSentArgs<ExtArgs>
   media?: boolean | Prisma.User$mediaArgs<ExtArgs>
-  scheduledActions?: boolean | Prisma.User$scheduledActionsArgs<ExtArgs>
   entityCustomers?: boolean | Prisma.User$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.User$entityNotesArgs<ExtArgs>
   entityPosts?: boolean | Prisma.User$entityPostsArgs<ExtArgs>
@@ -2058,7 +1871,6 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     apiKeys: Prisma.$ApiKeyPayload<ExtArgs>[]
     invitationsSent: Prisma.$TeamInvitationPayload<ExtArgs>[]
     media: Prisma.$MediaPayload<ExtArgs>[]
-    scheduledActions: Prisma.$ScheduledActionPayload<ExtArgs>[]
     entityCustomers: Prisma.$CustomerPayload<ExtArgs>[]
     entityNotes: Prisma.$NotePayload<ExtArgs>[]
     entityPosts: Prisma.$PostPayload<ExtArgs>[]
@@ -2481,7 +2293,6 @@ export interface Prisma__UserClient<T, Null = never, ExtArgs extends runtime.Typ
   apiKeys<T extends Prisma.User$apiKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$apiKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   invitationsSent<T extends Prisma.User$invitationsSentArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$invitationsSentArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$TeamInvitationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   media<T extends Prisma.User$mediaArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$mediaArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$MediaPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
-  scheduledActions<T extends Prisma.User$scheduledActionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$scheduledActionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ScheduledActionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityCustomers<T extends Prisma.User$entityCustomersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityCustomersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CustomerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityNotes<T extends Prisma.User$entityNotesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityNotesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$NotePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityPosts<T extends Prisma.User$entityPostsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityPostsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -3059,30 +2870,6 @@ export type User$mediaArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
   take?: number
   skip?: number
   distinct?: Prisma.MediaScalarFieldEnum | Prisma.MediaScalarFieldEnum[]
-}
-
-/**
- * User.scheduledActions
- */
-export type User$scheduledActionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  /**
-   * Select specific fields to fetch from the ScheduledAction
-   */
-  select?: Prisma.ScheduledActionSelect<ExtArgs> | null
-  /**
-   * Omit specific fields from the ScheduledAction
-   */
-  omit?: Prisma.ScheduledActionOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.ScheduledActionInclude<ExtArgs> | null
-  where?: Prisma.ScheduledActionWhereInput
-  orderBy?: Prisma.ScheduledActionOrderByWithRelationInput | Prisma.ScheduledActionOrderByWithRelationInput[]
-  cursor?: Prisma.ScheduledActionWhereUniqueInput
-  take?: number
-  skip?: number
-  distinct?: Prisma.ScheduledActionScalarFieldEnum | Prisma.ScheduledActionScalarFieldEnum[]
 }
 
 /**

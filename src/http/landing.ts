@@ -1,0 +1,33 @@
+// The page at `/`: what a first visitor needs to find their way (GraphiQL, the API docs, the OpenAPI
+// document, the health routes). Static HTML with no script; its one inline style is allowed by hash.
+import { inlineHashes } from './headers.js';
+import { reply, type HttpResponse } from './exchange.js';
+
+export interface LandingOptions {
+  /** GraphiQL is served at /graphql (GRAPHIQL). */
+  graphiql: boolean;
+}
+
+const style = 'body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}code{font-size:.9em}';
+
+function render({ graphiql }: LandingOptions): { html: string; csp: string } {
+  const links = [
+    graphiql ? '<li><a href="/graphql">GraphiQL</a>: explore and run GraphQL operations at <code>/graphql</code></li>' : '<li>GraphQL: <code>POST /graphql</code></li>',
+    '<li><a href="/api/v1/docs">REST API documentation</a></li>',
+    '<li><a href="/api/v1/openapi.json">OpenAPI document</a> (<code>/api/v1/openapi.json</code>)</li>',
+    '<li><a href="/healthz">Liveness</a> (<code>/healthz</code>) and <a href="/readyz">readiness</a> (<code>/readyz</code>)</li>',
+  ];
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Platform API</title><style>${style}</style></head>
+<body><h1>Platform API</h1><ul>${links.join('')}</ul></body></html>`;
+  const csp = `default-src 'none'; style-src ${inlineHashes(html, 'style').join(' ')}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+  return { html, csp };
+}
+
+const pages = new Map<boolean, { html: string; csp: string }>();
+
+/** The landing page's answer (HTML, with its own content-security policy). */
+export function landingPage(options: LandingOptions): HttpResponse {
+  let page = pages.get(options.graphiql);
+  if (!page) pages.set(options.graphiql, (page = render(options)));
+  return reply(200, page.html, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': page.csp });
+}

@@ -1,0 +1,113 @@
+// The pages a first user opens, in a real browser (Debian's chromium, driven by playwright-core): the
+// landing page, GraphiQL with a session (a query typed into the editor and run with its button), and
+// the API docs. No console error (a blocked script or style is one), and every request the pages make
+// goes to the app's own origin.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { signUp } from '../testkit/accounts.js';
+import { createTestApp, type TestApp } from '../testkit/test-app.js';
+
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const pageTimeout = 60_000;
+
+let t: TestApp;
+let browser: Browser;
+let context: BrowserContext;
+let email: string;
+
+interface Watched {
+  page: Page;
+  errors: string[];
+  requests: string[];
+}
+
+/** A new page that records console errors, uncaught exceptions and every request URL it makes. */
+async function watchedPage(): Promise<Watched> {
+  const page = await context.newPage();
+  page.setDefaultTimeout(pageTimeout);
+  const watched: Watched = { page, errors: [], requests: [] };
+  page.on('console', (message) => {
+    if (message.type() === 'error') watched.errors.push(`${message.text()} (${message.location().url})`);
+  });
+  page.on('pageerror', (error) => watched.errors.push(String(error)));
+  page.on('request', (request) => watched.requests.push(request.url()));
+  return watched;
+}
+
+/** Requests that left the app's origin (blob: and data: URLs are made by the page itself). */
+function foreign(requests: string[]): string[] {
+  return requests.filter((url) => !url.startsWith(`${t.origin}/`) && !url.startsWith('blob:') && !url.startsWith('data:'));
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const user = await signUp(t);
+  email = user.email;
+  browser = await chromium.launch({
+    executablePath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+  context = await browser.newContext();
+  const [name, value] = user.cookie.split('=');
+  await context.addCookies([{ name: name!, value: value!, url: t.origin }]);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+}, 60_000);
+
+describe('pages in a browser', () => {
+  test('GraphiQL runs a query typed into its editor, with the session', async () => {
+    const { page, errors, requests } = await watchedPage();
+    await page.goto(`${t.origin}/graphql`);
+    const editor = page.locator('.graphiql-query-editor .monaco-editor').first();
+    await editor.waitFor();
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText('query Me { me { user { email } } }');
+    await page.locator('.graphiql-execute-button').click();
+    const result = page.locator('.result-window');
+    await expect.poll(() => result.innerText(), { timeout: pageTimeout }).toContain(email);
+    expect(errors).toEqual([]);
+    expect(requests.length).toBeGreaterThan(1);
+    expect(foreign(requests)).toEqual([]);
+    await page.close();
+  }, 180_000);
+
+  test('the API docs list the routes, and an operation opens', async () => {
+    const { page, errors, requests } = await watchedPage();
+    await page.goto(`${t.origin}/api/v1/docs`);
+    await page.locator('.opblock').first().waitFor();
+    const paths = await page.locator('.opblock-summary-path').allInnerTexts();
+    expect(paths.map((p) => p.replace(/\u200b/g, ''))).toEqual(expect.arrayContaining(['/api/v1/teams', '/api/v1/api-keys', '/api/v1/media/upload']));
+    await page.locator('.opblock-summary').first().click();
+    await page.locator('.opblock-body').first().waitFor();
+    expect(errors).toEqual([]);
+    expect(foreign(requests)).toEqual([]);
+    await page.close();
+  }, 180_000);
+
+  test('the landing page links to GraphiQL, the docs, the OpenAPI document and the health routes, and each answers', async () => {
+    const { page, errors, requests } = await watchedPage();
+    await page.goto(`${t.origin}/`);
+    const links = page.locator('a');
+    const hrefs = await links.evaluateAll((anchors) => anchors.map((a) => (a as HTMLAnchorElement).href));
+    expect(hrefs.map((href) => new URL(href).pathname)).toEqual(['/graphql', '/api/v1/docs', '/api/v1/openapi.json', '/healthz', '/readyz']);
+    for (const [i, href] of hrefs.entries()) {
+      await page.goto(`${t.origin}/`);
+      const [response] = await Promise.all([page.waitForEvent('response', (r) => r.url() === href), links.nth(i).click()]);
+      expect(response.status(), href).toBe(200);
+      await page.waitForLoadState('load');
+      expect(page.url()).toBe(href);
+    }
+    // GraphiQL, reached from the landing page, shows its editor.
+    await page.goto(`${t.origin}/`);
+    await links.first().click();
+    await page.locator('.graphiql-query-editor').waitFor();
+    expect(errors).toEqual([]);
+    expect(foreign(requests)).toEqual([]);
+    await page.close();
+  }, 180_000);
+});
