@@ -34,7 +34,7 @@ import { createStorage, localStorage } from './modules/media/storage.js';
 import { uploadRequestLimit } from './modules/media/upload.js';
 import { handleUpload } from './modules/media/upload-route.js';
 import { createRenditions, renditionMediaId, type RenderLimits } from './modules/media/render.js';
-import { cronOpenApiPaths, cronPath, handleCronProcess, minimumSecretLength } from './modules/scheduled-actions/cron-route.js';
+import { cronDisabledReason, cronOpenApiPaths, cronPath, handleCronProcess } from './modules/scheduled-actions/cron-route.js';
 import { processBatch, type QueueDeps } from './modules/scheduled-actions/processor.js';
 import { startScheduler, type Scheduler } from './modules/scheduled-actions/scheduler.js';
 import { createBroadcast } from './shared/broadcast.js';
@@ -95,9 +95,17 @@ export function createApp({ config, database, logger, now = () => new Date(), re
   const uploadTraits: RouteTraits = { scope: 'media:write', errorCodes: false, bodyLimitBytes: uploadRequestLimit(config.media) };
   const renditions = createRenditions(renderLimits);
   // Scheduled actions: batches run as named system work, from the cron route or the built-in scheduler.
-  const queue: QueueDeps = { system: systemDb(database, 'scheduled actions: processing'), config, now, log: logger.child({ module: 'scheduled-actions' }) };
+  const queue: QueueDeps = {
+    system: systemDb(database, 'scheduled actions: processing'),
+    // Actions created through the API run as their creator (creator.ts).
+    runAs: (userId, work) => runAsUser(database, userId, work),
+    config,
+    now,
+    log: logger.child({ module: 'scheduled-actions' }),
+  };
   let scheduler: Scheduler | null = null;
-  if (config.scheduledActions.cronSecret !== undefined && config.scheduledActions.cronSecret.length < minimumSecretLength) logger.warn(`CRON_SECRET is shorter than ${minimumSecretLength} characters: GET /api/v1/cron/process refuses to run (503)`);
+  const cronDisabled = cronDisabledReason(config.scheduledActions.cronSecret);
+  if (cronDisabled) logger.warn(`${cronDisabled}: cron is disabled, GET /api/v1/cron/process answers 401`);
   if (config.env === 'production' && config.webhooks.allowPrivate) logger.warn('WEBHOOKS_ALLOW_PRIVATE is true: webhook endpoints may reach private, loopback and metadata addresses');
   if (config.env === 'production' && !config.webhooks.secretKey) logger.warn('WEBHOOKS_SECRET_KEY is not set: webhook signing secrets are stored unsealed');
 

@@ -13,11 +13,14 @@ export function runCron(t: TestApp, headers: Record<string, string> = { 'x-cron-
   return t.json('GET', '/api/v1/cron/process', undefined, headers);
 }
 
-/** A signed-up user with a global role and an API key. */
-export async function userWithRole(t: TestApp, role: 'member' | 'developer' | 'superadmin'): Promise<SignedUpUser & { key: MintedKey }> {
+/**
+ * A signed-up user with a global role and an API key: by default `teams:read` for a member and
+ * `scheduled-actions:*` (the developer endpoints) for a developer or superadmin.
+ */
+export async function userWithRole(t: TestApp, role: 'member' | 'developer' | 'superadmin', scopes?: string[]): Promise<SignedUpUser & { key: MintedKey }> {
   const user = await signUp(t);
   if (role !== 'member') await t.database.prisma.user.update({ where: { id: user.id }, data: { role } });
-  return { ...user, key: await createKey(t, user) };
+  return { ...user, key: await createKey(t, user, { scopes: scopes ?? (role === 'member' ? ['teams:read'] : ['scheduled-actions:*']) }) };
 }
 
 /** What the in-process interface needs, outside any request: named system access, the test clock, the config. */

@@ -1,8 +1,9 @@
 // GET /api/v1/cron/process: one batch of the queue for an external scheduler. Not a GraphQL operation
 // and not enveloped (contract): 200 {processed, succeeded, failed, errors}; 401 {error, message} for a
 // missing or wrong x-cron-secret, compared in constant time (SHA-256 of both, then timingSafeEqual);
-// 503 {error, message} while CRON_SECRET is unset or shorter than 32 characters (the route refuses
-// to run rather than accept a guessable secret).
+// while CRON_SECRET is unset or shorter than 32 characters cron is disabled (the route refuses to run
+// rather than accept a guessable secret): 401 too, as the contract answers any call without the
+// right secret, with a message saying it is disabled (the server logs that once at start).
 import type { Logger } from 'pino';
 import { hashToken, sameHash } from '../../auth/secret-token.js';
 import type { HttpRequest, HttpResponse } from '../../http/exchange.js';
@@ -17,10 +18,18 @@ export function cronSecretMatches(configured: string, presented: string | null):
   return presented !== null && sameHash(hashToken(configured), hashToken(presented));
 }
 
+/** Why cron processing is disabled by this CRON_SECRET (unset, or too short), or null when it is enabled. */
+export function cronDisabledReason(secret: string | undefined): string | null {
+  if (secret === undefined) return 'CRON_SECRET is not set';
+  if (secret.length < minimumSecretLength) return `CRON_SECRET is shorter than ${minimumSecretLength} characters`;
+  return null;
+}
+
 /** Answers the cron call: checks the secret, then runs `processBatch`. */
 export async function handleCronProcess(request: HttpRequest, secret: string | undefined, processBatch: () => Promise<BatchReport>, log: Logger): Promise<HttpResponse> {
-  if (!secret || secret.length < minimumSecretLength) {
-    return json(503, { error: 'Service Unavailable', message: `Cron processing is disabled: CRON_SECRET must be set to at least ${minimumSecretLength} characters` });
+  const disabled = cronDisabledReason(secret);
+  if (disabled || secret === undefined) {
+    return json(401, { error: 'Unauthorized', message: `Cron processing is disabled: ${disabled} (set it to a random string of at least ${minimumSecretLength} characters)` });
   }
   if (!cronSecretMatches(secret, request.header('x-cron-secret'))) {
     return json(401, { error: 'Unauthorized', message: 'Missing or invalid x-cron-secret header' });
@@ -58,8 +67,7 @@ export const cronOpenApiPaths: Record<string, Record<string, unknown>> = {
       parameters: [{ name: 'x-cron-secret', in: 'header', required: true, schema: { type: 'string' }, description: 'The CRON_SECRET setting.' }],
       responses: {
         '200': { description: 'The batch', content: { 'application/json': { schema: report } } },
-        '401': bare('Missing or wrong x-cron-secret'),
-        '503': bare('CRON_SECRET unset or shorter than 32 characters'),
+        '401': bare('Missing or wrong x-cron-secret, or cron disabled (CRON_SECRET unset or shorter than 32 characters; the message says so)'),
         '500': bare('The batch failed'),
       },
     },

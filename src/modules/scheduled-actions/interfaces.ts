@@ -4,10 +4,14 @@
 // left running, *claims* due ones (running, attempts + 1), runs their handlers under a timeout and
 // *settles* each: completed, back to pending with backoff (a *retry*), or failed. A *lock group* runs
 // one action at a time. A *recurring* action ends its *occurrence* and a new row holds the next one.
+// An action created through the API has a *creator*: it runs with the creator's authority as it
+// stands when it runs (creator.ts); the platform's own actions have none and are system work.
 import type { z } from 'zod';
 import type { Logger } from 'pino';
+import type { AppError } from '../../shared/errors.js';
 import type { Config } from '../../config/env.js';
 import type { SystemDb } from '../../db/request-db.js';
+import type { Creator, CreatorStanding } from './creator.js';
 
 export const actionStatuses = ['pending', 'running', 'completed', 'failed'] as const;
 export type ActionStatus = (typeof actionStatuses)[number];
@@ -41,13 +45,21 @@ export interface ScheduledAction {
   lockGroup: string | null;
   /** The row of the next occurrence, once this recurring action has ended its occurrence. */
   nextActionId: string | null;
+  /** Who created it through the API (it runs as them); null for the platform's own work. */
+  createdBy: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
 /** What a handler receives besides its parsed payload. */
 export interface HandlerContext {
-  action: Pick<ScheduledAction, 'id' | 'actionType' | 'teamId' | 'attempts' | 'maxRetries' | 'scheduledAt' | 'lockGroup'>;
+  action: Pick<ScheduledAction, 'id' | 'actionType' | 'teamId' | 'attempts' | 'maxRetries' | 'scheduledAt' | 'lockGroup' | 'createdBy'>;
+  /**
+   * The creator of an action created through the API, as they stand now (role, teams) and a way to
+   * work through RLS as them: a handler that acts on data acts as the creator (a superadmin acts
+   * across teams). Null: the platform's own action, system work.
+   */
+  creator: Creator | null;
   /** Aborted when the handler's timeout passes: stop work and return. */
   signal: AbortSignal;
   /** All-rows database access, named for the queue: handlers are system work. */
@@ -73,6 +85,13 @@ export interface ActionHandler<P = unknown> {
    * swallowed by the `updated` that follows it.
    */
   dedupKeys?: readonly string[];
+  /**
+   * Why `creator` may not create this action through the API (an AppError: 400, 403), or null. The
+   * queue has already checked that a team's action has a creator who may write the team; this adds
+   * what the type needs (content:publish: the entity's update scope; webhook:send: a team the creator
+   * manages). run() must check the creator's authority again: it may have changed since.
+   */
+  refuseCreation?(payload: P, creator: CreatorStanding, teamId: string | null): AppError | null;
   run(payload: P, ctx: HandlerContext): Promise<HandlerResult>;
 }
 

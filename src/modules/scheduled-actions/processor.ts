@@ -7,8 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/env.js';
-import type { SystemDb } from '../../db/request-db.js';
+import type { SystemDb, Tx } from '../../db/request-db.js';
 import { mayRetry, retryAt } from './backoff.js';
+import { creatorRefusal, loadCreator, type Creator } from './creator.js';
 import { registerBuiltInHandlers } from './handlers/built-in.js';
 import type { BatchReport, RecurrenceType, RecurringInterval } from './interfaces.js';
 import { nextOccurrence } from './recurrence.js';
@@ -19,6 +20,8 @@ import { runHandler, type Outcome } from './run-handler.js';
 export interface QueueDeps {
   /** Named system access: processing is not done on behalf of a caller. */
   system: SystemDb;
+  /** Work through RLS as a user: actions created through the API run as their creator. */
+  runAs<T>(userId: string, work: (tx: Tx) => Promise<T>): Promise<T>;
   /** The app's configuration: the queue reads `scheduledActions`; handlers get all of it. */
   config: Config;
   now(): Date;
@@ -102,8 +105,9 @@ async function claim(deps: QueueDeps): Promise<repo.ActionRow[]> {
 async function execute(deps: QueueDeps, action: repo.ActionRow, report: BatchReport): Promise<void> {
   const log = deps.log.child({ actionId: action.id, actionType: action.actionType });
   const timeoutMs = timeoutOf(deps.config.scheduledActions, action.actionType);
-  const context = { action, system: deps.system, now: deps.now, log, config: deps.config };
-  const outcome = await runHandler(handlerOf(action.actionType), action.actionType, action.payload, context, timeoutMs);
+  const outcome = await withCreator(deps, action, (creator) =>
+    runHandler(handlerOf(action.actionType), action.actionType, action.payload, { action, creator, system: deps.system, now: deps.now, log, config: deps.config }, timeoutMs),
+  );
   try {
     const now = deps.now();
     const settled = await repo.settle(deps.system.prisma, settlementFor(action, outcome, now, deps.config.scheduledActions.retryBaseMs), now);
@@ -114,6 +118,23 @@ async function execute(deps: QueueDeps, action: repo.ActionRow, report: BatchRep
     log.error({ err: error }, 'could not record a scheduled action outcome; it will be reclaimed');
     tally(report, action.id, { ok: false, error: 'The outcome could not be recorded; the action will be reclaimed' });
   }
+}
+
+/**
+ * Runs `work` with the action's creator as they stand now (null for the platform's own actions). An
+ * action whose creator is gone, or may no longer write its team, fails without running.
+ */
+async function withCreator(deps: QueueDeps, action: repo.ActionRow, work: (creator: Creator | null) => Promise<Outcome>): Promise<Outcome> {
+  if (!action.createdBy) return work(null);
+  let creator: Creator | null;
+  try {
+    creator = await loadCreator(deps.system.prisma, action.createdBy, deps.runAs);
+  } catch (error) {
+    deps.log.error({ err: error, actionId: action.id }, 'could not read a scheduled action creator');
+    return { ok: false, error: 'The action’s creator could not be read; it will be tried again' };
+  }
+  const refusal = creatorRefusal(creator, action.createdBy, action.teamId);
+  return refusal ? { ok: false, error: refusal } : work(creator);
 }
 
 /** Retention: completed and failed actions older than retentionDays, in bounded chunks. */

@@ -80,13 +80,13 @@ describe('the cron route', () => {
     expect((await storedAction(t, id)).status).toBe('pending');
   });
 
-  it('refuses to run (503) while CRON_SECRET is unset or shorter than 32 characters', async () => {
+  it('refuses to run (401, "disabled") while CRON_SECRET is unset or shorter than 32 characters', async () => {
     for (const env of [{} as Record<string, string>, { CRON_SECRET: 'x'.repeat(31) }]) {
       const other = await createTestApp(env, t);
       try {
         const res = await runCron(other, { 'x-cron-secret': env.CRON_SECRET ?? '' });
-        expect(res.status).toBe(503);
-        expect(res.body).toEqual({ error: 'Service Unavailable', message: expect.stringContaining('CRON_SECRET') });
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ error: 'Unauthorized', message: expect.stringMatching(/^Cron processing is disabled: CRON_SECRET/) });
       } finally {
         await other.close();
       }

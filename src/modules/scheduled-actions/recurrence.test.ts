@@ -54,7 +54,7 @@ describe('settlementFor', () => {
   const row = (over: Partial<ActionRow> = {}): ActionRow => ({
     id: 'a', actionType: 't', status: 'running', payload: {}, teamId: null, scheduledAt: at('2030-01-01T10:00:00Z'), slotAt: at('2030-01-01T10:00:00Z'),
     startedAt: at('2030-01-01T10:00:00Z'), completedAt: null, errorMessage: null, result: null, attempts: 1, maxRetries: 3, recurringInterval: null,
-    recurrenceType: 'fixed', lockGroup: null, nextActionId: null, createdAt: at('2030-01-01T09:00:00Z'), updatedAt: at('2030-01-01T10:00:00Z'), ...over,
+    recurrenceType: 'fixed', lockGroup: null, nextActionId: null, createdBy: null, createdAt: at('2030-01-01T09:00:00Z'), updatedAt: at('2030-01-01T10:00:00Z'), ...over,
   });
   const now = at('2030-01-01T10:00:02Z');
 

@@ -27,6 +27,8 @@ export interface ActionRow {
   recurrenceType: string | null;
   lockGroup: string | null;
   nextActionId: string | null;
+  /** The user an action created through the API runs as; null for the platform's own work. */
+  createdBy: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -35,7 +37,7 @@ const columns = Prisma.sql`a.id::text AS id, a.action_type AS "actionType", a.st
   a.scheduled_at AS "scheduledAt", a.slot_at AS "slotAt", a.started_at AS "startedAt", a.completed_at AS "completedAt",
   a.error_message AS "errorMessage", a.result, a.attempts, a.max_retries AS "maxRetries",
   a.recurring_interval AS "recurringInterval", a.recurrence_type AS "recurrenceType", a.lock_group AS "lockGroup",
-  a.next_action_id::text AS "nextActionId", a.created_at AS "createdAt", a.updated_at AS "updatedAt"`;
+  a.next_action_id::text AS "nextActionId", a.created_by::text AS "createdBy", a.created_at AS "createdAt", a.updated_at AS "updatedAt"`;
 
 export interface NewAction {
   actionType: string;
@@ -50,6 +52,8 @@ export interface NewAction {
   dedupWindowMs: number | null;
   /** Payload keys that must also be equal for a merge (the handler's dedupKeys). */
   dedupKeys: readonly string[];
+  /** The user the action runs as (created through the API); null: the platform's own work. */
+  createdBy: string | null;
 }
 
 /** Why the database refused to schedule: the team does not exist, or a request's caller may not write it. */
@@ -62,7 +66,7 @@ export async function scheduleRow(db: Tx, action: NewAction, now: Date): Promise
       SELECT action_id::text AS id, deduplicated FROM app_schedule_action(
         ${action.actionType}, ${JSON.stringify(action.payload)}::jsonb, ${action.teamId}::uuid, ${action.scheduledAt}::timestamptz,
         ${action.maxRetries}::int, ${action.recurringInterval}::text, ${action.recurrenceType}::text, ${action.lockGroup}::text,
-        ${action.dedupWindowMs}::int, ${[...action.dedupKeys]}::text[], ${now}::timestamptz)`;
+        ${action.dedupWindowMs}::int, ${[...action.dedupKeys]}::text[], ${action.createdBy}::uuid, ${now}::timestamptz)`;
     return rows[0]!;
   } catch (error) {
     const code = postgresCode(error);
@@ -148,12 +152,12 @@ export async function settle(db: Tx, s: Settlement, now: Date): Promise<boolean>
              result = ${s.result === null ? null : JSON.stringify(s.result)}::jsonb, updated_at = ${now}::timestamptz,
              next_action_id = CASE WHEN next_action_id IS NULL THEN ${nextId}::uuid ELSE next_action_id END
        WHERE id = ${s.id}::uuid AND status = 'running' AND attempts = ${s.attempts}::int
-      RETURNING action_type, payload, team_id, max_retries, recurring_interval, recurrence_type, lock_group, next_action_id
+      RETURNING action_type, payload, team_id, max_retries, recurring_interval, recurrence_type, lock_group, next_action_id, created_by
     ), spawned AS (
       INSERT INTO scheduled_actions (id, action_type, payload, team_id, scheduled_at, slot_at, max_retries,
-                                     recurring_interval, recurrence_type, lock_group, created_at, updated_at)
+                                     recurring_interval, recurrence_type, lock_group, created_by, created_at, updated_at)
       SELECT next_action_id, action_type, payload, team_id, ${s.next?.at ?? null}::timestamptz, ${s.next?.at ?? null}::timestamptz, max_retries,
-             recurring_interval, recurrence_type, lock_group, ${now}::timestamptz, ${now}::timestamptz
+             recurring_interval, recurrence_type, lock_group, created_by, ${now}::timestamptz, ${now}::timestamptz
         FROM settled WHERE next_action_id = ${nextId}::uuid
       RETURNING id
     )
@@ -175,18 +179,26 @@ export function purgeFinished(db: Tx, cutoff: Date, limit: number): Promise<numb
 const view = {
   id: true, actionType: true, status: true, payload: true, teamId: true, scheduledAt: true, slotAt: true, startedAt: true,
   completedAt: true, errorMessage: true, result: true, attempts: true, maxRetries: true, recurringInterval: true,
-  recurrenceType: true, lockGroup: true, nextActionId: true, createdAt: true, updatedAt: true,
+  recurrenceType: true, lockGroup: true, nextActionId: true, createdBy: true, createdAt: true, updatedAt: true,
 } as const;
 
-/** A page of actions, latest scheduled first, and how many match. */
-export async function listActions(tx: Tx, filter: { status?: string; actionType?: string }, skip: number, take: number): Promise<{ rows: ActionRow[]; total: number }> {
-  const where = { ...(filter.status ? { status: filter.status } : {}), ...(filter.actionType ? { actionType: filter.actionType } : {}) };
+/** Which actions a caller reaches: every one (superadmins), or those of these teams and those with no team. */
+export type Reach = { allTeams: true } | { allTeams: false; teamIds: readonly string[] };
+
+function reachWhere(reach: Reach) {
+  return reach.allTeams ? {} : { OR: [{ teamId: null }, { teamId: { in: [...reach.teamIds] } }] };
+}
+
+/** A page of the actions within `reach`, latest scheduled first, and how many match. */
+export async function listActions(tx: Tx, reach: Reach, filter: { status?: string; actionType?: string }, skip: number, take: number): Promise<{ rows: ActionRow[]; total: number }> {
+  const where = { ...reachWhere(reach), ...(filter.status ? { status: filter.status } : {}), ...(filter.actionType ? { actionType: filter.actionType } : {}) };
   const [rows, total] = [await tx.scheduledAction.findMany({ where, orderBy: [{ scheduledAt: 'desc' }, { id: 'desc' }], skip, take, select: view }), await tx.scheduledAction.count({ where })];
   return { rows, total };
 }
 
-export function findAction(tx: Tx, id: string): Promise<ActionRow | null> {
-  return tx.scheduledAction.findUnique({ where: { id }, select: view });
+/** One action within `reach`, or null (missing and out of reach look the same). */
+export function findAction(tx: Tx, reach: Reach, id: string): Promise<ActionRow | null> {
+  return tx.scheduledAction.findFirst({ where: { id, ...reachWhere(reach) }, select: view });
 }
 
 /** failed → pending, attempts reset, due now; false when the action is not failed. */
@@ -199,4 +211,17 @@ export async function retryFailed(tx: Tx, id: string, now: Date): Promise<boolea
 export async function cancelPending(db: Tx, id: string, message: string, now: Date): Promise<boolean> {
   const { count } = await db.scheduledAction.updateMany({ where: { id, status: 'pending' }, data: { status: 'failed', errorMessage: message, updatedAt: now } });
   return count > 0;
+}
+
+// ---- the creator of an action, at run time (named system access: the processor) ----------------
+
+/** A creator's global role and team roles as they are now; null when the user no longer exists. */
+export async function creatorStanding(db: Tx, userId: string): Promise<{ role: string; teams: { teamId: string; role: string }[] } | null> {
+  const [row] = await db.$queryRaw<{ role: string; teams: { teamId: string; role: string }[] }[]>`
+    SELECT u.role,
+           coalesce(json_agg(json_build_object('teamId', m.team_id, 'role', m.role)) FILTER (WHERE m.team_id IS NOT NULL), '[]'::json) AS teams
+      FROM users u LEFT JOIN team_members m ON m.user_id = u.id
+     WHERE u.id = ${userId}::uuid
+     GROUP BY u.id, u.role`;
+  return row ?? null;
 }

@@ -1,5 +1,6 @@
 // REST face of scheduled actions for developers (/api/v1/devtools/scheduled-actions): the key of a
-// developer or superadmin user (x-api-key or Bearer; a developer's session works too); anyone else
+// developer or superadmin user (x-api-key or Bearer; a developer's session works too) holding
+// `scheduled-actions:read` (list, get), `:write` (create, retry) or `:delete` (cancel); anyone else
 // gets 403, nobody 401. The cron route (GET /api/v1/cron/process) is not a GraphQL operation: see
 // cron-route.ts.
 import { z } from 'zod';
@@ -35,6 +36,7 @@ const action = z.object({
   updatedAt: z.string(),
   result: z.record(z.string(), z.unknown()).nullable(),
   nextActionId: z.string().nullable(),
+  createdBy: z.string().nullable(),
 });
 const statusChange = z.object({ id: z.string(), status: z.string(), attempts: z.number() });
 
@@ -45,6 +47,7 @@ export const scheduledActionRoutes = [
     summary: 'Scheduled actions, latest scheduled first, with paging and the registered action types (developers)',
     tags,
     access,
+    scope: 'scheduled-actions:read',
     query: listActionsQuery,
     operation: ListScheduledActionsDocument,
     variables: ({ query }) => ({ status: query.status, actionType: query.action_type, page: query.page, limit: query.limit }),
@@ -61,6 +64,7 @@ export const scheduledActionRoutes = [
     summary: 'One scheduled action (developers)',
     tags,
     access,
+    scope: 'scheduled-actions:read',
     params: idParams,
     operation: GetScheduledActionDocument,
     variables: ({ params }) => ({ id: params.id }),
@@ -73,6 +77,7 @@ export const scheduledActionRoutes = [
     summary: 'Schedule an action; the payload is checked against the action type’s schema (developers)',
     tags,
     access,
+    scope: 'scheduled-actions:write',
     body: createActionInput,
     operation: CreateScheduledActionDocument,
     variables: ({ body }) => ({ input: body }),
@@ -86,6 +91,7 @@ export const scheduledActionRoutes = [
     summary: 'A failed action back to pending, attempts reset (developers); any other status is 400',
     tags,
     access,
+    scope: 'scheduled-actions:write',
     params: idParams,
     operation: RetryScheduledActionDocument,
     variables: ({ params }) => ({ id: params.id }),
@@ -99,6 +105,7 @@ export const scheduledActionRoutes = [
     summary: 'Cancel a pending action: it becomes failed, "Cancelled" (developers); any other status is 400',
     tags,
     access,
+    scope: 'scheduled-actions:delete',
     params: idParams,
     operation: CancelScheduledActionDocument,
     variables: ({ params }) => ({ id: params.id }),

@@ -143,15 +143,22 @@ describe('inside a caller’s transaction', () => {
     await expect(runAsUser(t.database, alice.id, (tx) => tx.$executeRaw`INSERT INTO scheduled_actions (id, action_type, slot_at, team_id) VALUES (gen_random_uuid(), 'x', now(), ${alice.activeTeamId}::uuid)`)).rejects.toThrow();
   });
 
-  it('lets a developer read every action through RLS, and change only what retry and cancel change', async () => {
-    await t.database.prisma.user.update({ where: { id: bob.id }, data: { role: 'developer' } });
+  it('RLS lets a developer read, and change only what retry and cancel change, the actions of their teams and those with no team; a superadmin every one', async () => {
+    const role = (value: string) => t.database.prisma.user.update({ where: { id: bob.id }, data: { role: value } });
+    const count = () => runAsUser(t.database, bob.id, async (tx) => (await tx.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM scheduled_actions`)[0]!.n);
+    await role('developer');
     try {
-      await scheduleAction(scope(), 'test:entity', event('dev', 1), { teamId: alice.activeTeamId });
-      expect(await runAsUser(t.database, bob.id, (tx) => tx.scheduledAction.count())).toBe(1);
+      await scheduleAction(scope(), 'test:entity', event('alice', 1), { teamId: alice.activeTeamId });
+      await scheduleAction(scope(), 'test:entity', event('bob', 1), { teamId: bob.activeTeamId });
+      await scheduleAction(scope(), 'test:entity', event('none', 1));
+      expect(await count()).toBe(2);
       await expect(runAsUser(t.database, bob.id, (tx) => tx.$executeRaw`UPDATE scheduled_actions SET payload = '{}'`)).rejects.toThrow();
-      expect(await runAsUser(t.database, bob.id, (tx) => tx.$executeRaw`UPDATE scheduled_actions SET status = 'pending'`)).toBe(1);
+      expect(await runAsUser(t.database, bob.id, (tx) => tx.$executeRaw`UPDATE scheduled_actions SET status = 'pending'`)).toBe(2);
+      await role('superadmin');
+      expect(await count()).toBe(3);
+      expect(await runAsUser(t.database, bob.id, (tx) => tx.$executeRaw`UPDATE scheduled_actions SET status = 'pending'`)).toBe(3);
     } finally {
-      await t.database.prisma.user.update({ where: { id: bob.id }, data: { role: 'member' } });
+      await role('member');
     }
   });
 });

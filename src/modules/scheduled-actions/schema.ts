@@ -1,12 +1,19 @@
 // GraphQL face of scheduled actions, for developers (developer or superadmin role; the service checks
-// it and answers 403 "Developer role required" to anyone else): `scheduledActions`, `scheduledAction`,
+// it and answers 403 "Developer role required" to anyone else, and checks the key's
+// `scheduled-actions:read|write|delete` scope): `scheduledActions`, `scheduledAction`,
 // `createScheduledAction`, `retryScheduledAction`, `cancelScheduledAction`.
+import { defineScopeResource } from '../../auth/scopes.js';
 import { builder } from '../../graphql/builder.js';
 import { parseInput } from '../../shared/validation.js';
 import { createActionInput, listActionsInput } from './inputs.js';
 import type { ScheduledAction } from './interfaces.js';
 import * as actions from './service.js';
 import type { ActionList } from './service.js';
+
+defineScopeResource('scheduled-actions', {
+  description: 'Scheduled actions of the caller’s teams and those with no team (developer endpoints; superadmins: every team)',
+  minimumRole: 'developer',
+});
 
 const signedIn = { authenticated: true } as const;
 
@@ -33,6 +40,7 @@ const ScheduledActionRef = builder.objectRef<ScheduledAction>('ScheduledAction')
     recurrenceType: t.exposeString('recurrenceType', { nullable: true, description: 'fixed (the original grid) or rolling (completion + interval).' }),
     lockGroup: t.exposeString('lockGroup', { nullable: true }),
     nextActionId: t.exposeID('nextActionId', { nullable: true, description: 'The next occurrence of a recurring action, once this one ended.' }),
+    createdBy: t.exposeID('createdBy', { nullable: true, description: 'The user who created it through the API: it runs with their authority. Null: the platform’s own action.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),

@@ -1,13 +1,18 @@
 // Scheduled actions: the in-process interface (scheduleAction, scheduleRecurringAction,
 // cancelScheduledAction), usable inside a caller's transaction, and the developer operations behind
-// /api/v1/devtools/scheduled-actions and their GraphQL twins (developer or superadmin role only;
-// RLS lets only those roles read the table through a request).
+// /api/v1/devtools/scheduled-actions and their GraphQL twins. Those need the developer or superadmin
+// role and a `scheduled-actions:<read|write|delete>` scope (a key's; a session holds them all);
+// developers reach the actions of their teams and those with no team, superadmins every action (RLS
+// enforces the same). An action created through them runs as its creator (creator.ts).
+import type { AuthenticatedActor } from '../../auth/actor.js';
+import { hasScope } from '../../auth/scopes.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import { paginationOf, type Pagination } from '../../shared/pagination.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid, parseInput } from '../../shared/validation.js';
 import { registerBuiltInHandlers, type ActionPayloads } from './handlers/built-in.js';
+import { actsAcrossTeams, mayWriteTeam, type CreatorStanding } from './creator.js';
 import { scheduleOptions, type CreateActionInput, type ListActionsInput } from './inputs.js';
 import type { ActionStatus, RecurrenceType, RecurringInterval, ScheduledAction, ScheduleOptions } from './interfaces.js';
 import { handlerOf, registeredActionTypes } from './registry.js';
@@ -31,13 +36,24 @@ function databaseOf(scope: QueueScope, options: InTransaction): Tx {
   return options.tx ?? scope.system('scheduled actions: scheduling').prisma;
 }
 
-async function schedule(scope: QueueScope, actionType: string, payload: unknown, options: ScheduleOptions & InTransaction, deduplicate: boolean): Promise<string> {
+/** Why `creator` may not create an action of `handler`'s type for `teamId` through the API; null when they may. */
+function creationRefusal(creator: CreatorStanding, handler: NonNullable<ReturnType<typeof handlerOf>>, payload: unknown, teamId: string | null): AppError | null {
+  if (teamId && !mayWriteTeam(creator, teamId)) {
+    const member = creator.teams.some((t) => t.teamId === teamId);
+    return forbidden(member ? 'Viewers cannot schedule actions for this team' : 'You can schedule actions only for teams you belong to');
+  }
+  return handler.refuseCreation?.(payload, creator, teamId) ?? null;
+}
+
+async function schedule(scope: QueueScope, actionType: string, payload: unknown, options: ScheduleOptions & InTransaction, deduplicate: boolean, creator: CreatorStanding | null = null): Promise<string> {
   registerBuiltInHandlers();
   const handler = handlerOf(actionType);
   if (!handler) throw new AppError('VALIDATION_ERROR', `Unknown action type "${actionType}"`, { registeredActionTypes: registeredActionTypes() });
   const { tx, ...rest } = options;
   const opts = parseInput(scheduleOptions, rest, 'Invalid options');
   const parsed = parseInput(handler.payload, payload, 'Invalid payload') as Record<string, unknown>;
+  const refusal = creator && creationRefusal(creator, handler, parsed, opts.teamId ?? null);
+  if (refusal) throw refusal;
   const now = scope.now();
   const interval = opts.recurringInterval ?? null;
   const scheduled = await repo.scheduleRow(
@@ -53,6 +69,7 @@ async function schedule(scope: QueueScope, actionType: string, payload: unknown,
       lockGroup: opts.lockGroup ?? null,
       dedupWindowMs: deduplicate ? scope.config.scheduledActions.dedupWindowMs : null,
       dedupKeys: handler.dedupKeys ?? [],
+      createdBy: creator?.userId ?? null,
     },
     now,
   );
@@ -97,10 +114,23 @@ export function scheduledActions(scope: QueueScope) {
 
 // ---- developer operations --------------------------------------------------------------------
 
-function requireDeveloper(scope: RequestScope): void {
+/** The developer or superadmin calling, holding `scheduled-actions:<access>` (403 otherwise). */
+function requireDeveloper(scope: RequestScope, access: 'read' | 'write' | 'delete'): AuthenticatedActor {
   const { actor } = scope;
   if (actor.kind !== 'user') throw unauthenticated();
   if (actor.role !== 'developer' && actor.role !== 'superadmin') throw forbidden('Developer role required');
+  const needed = `scheduled-actions:${access}`;
+  if (!hasScope(actor.scopes, needed)) throw forbidden(`Insufficient permissions - ${needed} scope required`);
+  return actor;
+}
+
+function standingOf(actor: AuthenticatedActor): CreatorStanding {
+  return { userId: actor.userId, role: actor.role, teams: actor.teams, scopes: actor.scopes };
+}
+
+/** Superadmins reach every action; developers those of their teams and those with no team. */
+function reachOf(actor: AuthenticatedActor): repo.Reach {
+  return actsAcrossTeams(standingOf(actor)) ? { allTeams: true } : { allTeams: false, teamIds: actor.teams.map((t) => t.teamId) };
 }
 
 function toAction(row: repo.ActionRow): ScheduledAction {
@@ -121,9 +151,9 @@ export interface ActionList {
 }
 
 export async function listActions(scope: RequestScope, q: ListActionsInput): Promise<ActionList> {
-  requireDeveloper(scope);
+  const actor = requireDeveloper(scope, 'read');
   registerBuiltInHandlers();
-  const { rows, total } = await repo.listActions(await scope.db.tx(), { status: q.status, actionType: q.actionType }, (q.page - 1) * q.limit, q.limit);
+  const { rows, total } = await repo.listActions(await scope.db.tx(), reachOf(actor), { status: q.status, actionType: q.actionType }, (q.page - 1) * q.limit, q.limit);
   return {
     actions: rows.map(toAction),
     pagination: paginationOf(q.page, q.limit, total),
@@ -131,21 +161,26 @@ export async function listActions(scope: RequestScope, q: ListActionsInput): Pro
   };
 }
 
-async function existing(scope: RequestScope, id: string): Promise<repo.ActionRow> {
-  requireDeveloper(scope);
-  const row = isUuid(id) ? await repo.findAction(await scope.db.tx(), id) : null;
+async function existing(scope: RequestScope, id: string, access: 'read' | 'write' | 'delete'): Promise<repo.ActionRow> {
+  const actor = requireDeveloper(scope, access);
+  const row = isUuid(id) ? await repo.findAction(await scope.db.tx(), reachOf(actor), id) : null;
   if (!row) throw new AppError('NOT_FOUND', 'Scheduled action not found');
+  // Retry and cancel change the action: a viewer of its team may see it, not change it.
+  if (access !== 'read' && row.teamId && !mayWriteTeam(standingOf(actor), row.teamId)) throw forbidden('Viewers cannot retry or cancel this team’s actions');
   return row;
 }
 
 export async function getAction(scope: RequestScope, id: string): Promise<ScheduledAction> {
-  return toAction(await existing(scope, id));
+  return toAction(await existing(scope, id, 'read'));
 }
 
-/** Creates an action as scheduleAction does (payload checked against the type's schema; deduplicated). */
+/**
+ * Creates an action as scheduleAction does (payload checked against the type's schema; deduplicated
+ * with the caller's own actions only), recording the caller as its creator: it runs as them.
+ */
 export async function createAction(scope: RequestScope, body: CreateActionInput): Promise<{ id: string; actionType: string; status: ActionStatus }> {
-  requireDeveloper(scope);
-  const id = await scheduleAction(scope, body.actionType, body.payload, {
+  const actor = requireDeveloper(scope, 'write');
+  const id = await schedule(scope, body.actionType, body.payload, {
     tx: await scope.db.tx(),
     scheduledAt: body.scheduledAt ? new Date(body.scheduledAt) : undefined,
     teamId: body.teamId ?? null,
@@ -153,13 +188,13 @@ export async function createAction(scope: RequestScope, body: CreateActionInput)
     maxRetries: body.maxRetries ?? undefined,
     lockGroup: body.lockGroup ?? null,
     recurrenceType: body.recurrenceType ?? undefined,
-  });
+  }, true, standingOf(actor));
   return { id, actionType: body.actionType, status: 'pending' };
 }
 
 /** failed → pending, attempts reset to 0, due now; any other status is 400. */
 export async function retryAction(scope: RequestScope, id: string): Promise<{ id: string; status: ActionStatus; attempts: number }> {
-  const row = await existing(scope, id);
+  const row = await existing(scope, id, 'write');
   if (!(await repo.retryFailed(await scope.db.tx(), id, scope.now()))) {
     throw new AppError('VALIDATION_ERROR', `Only failed actions can be retried; this one is ${row.status}`, { status: row.status });
   }
@@ -168,7 +203,7 @@ export async function retryAction(scope: RequestScope, id: string): Promise<{ id
 
 /** Cancels a pending action (→ failed, "Cancelled"); any other status is 400. */
 export async function cancelAction(scope: RequestScope, id: string): Promise<{ id: string; status: ActionStatus; attempts: number }> {
-  const row = await existing(scope, id);
+  const row = await existing(scope, id, 'delete');
   if (!(await repo.cancelPending(await scope.db.tx(), id, cancelledMessage, scope.now()))) {
     throw new AppError('VALIDATION_ERROR', `Only pending actions can be cancelled; this one is ${row.status}`, { status: row.status });
   }

@@ -393,6 +393,7 @@ export const ScheduledActionScalarFieldEnum = {
   recurrenceType: 'recurrenceType',
   lockGroup: 'lockGroup',
   nextActionId: 'nextActionId',
+  createdBy: 'createdBy',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const

@@ -58,6 +58,7 @@ export type ScheduledActionMinAggregateOutputType = {
   recurrenceType: string | null
   lockGroup: string | null
   nextActionId: string | null
+  createdBy: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -78,6 +79,7 @@ export type ScheduledActionMaxAggregateOutputType = {
   recurrenceType: string | null
   lockGroup: string | null
   nextActionId: string | null
+  createdBy: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -100,6 +102,7 @@ export type ScheduledActionCountAggregateOutputType = {
   recurrenceType: number
   lockGroup: number
   nextActionId: number
+  createdBy: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -132,6 +135,7 @@ export type ScheduledActionMinAggregateInputType = {
   recurrenceType?: true
   lockGroup?: true
   nextActionId?: true
+  createdBy?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -152,6 +156,7 @@ export type ScheduledActionMaxAggregateInputType = {
   recurrenceType?: true
   lockGroup?: true
   nextActionId?: true
+  createdBy?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -174,6 +179,7 @@ export type ScheduledActionCountAggregateInputType = {
   recurrenceType?: true
   lockGroup?: true
   nextActionId?: true
+  createdBy?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -283,6 +289,7 @@ export type ScheduledActionGroupByOutputType = {
   recurrenceType: string | null
   lockGroup: string | null
   nextActionId: string | null
+  createdBy: string | null
   createdAt: Date
   updatedAt: Date
   _count: ScheduledActionCountAggregateOutputType | null
@@ -328,9 +335,11 @@ export type ScheduledActionWhereInput = {
   recurrenceType?: Prisma.StringNullableFilter<"ScheduledAction"> | string | null
   lockGroup?: Prisma.StringNullableFilter<"ScheduledAction"> | string | null
   nextActionId?: Prisma.UuidNullableFilter<"ScheduledAction"> | string | null
+  createdBy?: Prisma.UuidNullableFilter<"ScheduledAction"> | string | null
   createdAt?: Prisma.DateTimeFilter<"ScheduledAction"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"ScheduledAction"> | Date | string
   team?: Prisma.XOR<Prisma.TeamNullableScalarRelationFilter, Prisma.TeamWhereInput> | null
+  creator?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
 }
 
 export type ScheduledActionOrderByWithRelationInput = {
@@ -351,9 +360,11 @@ export type ScheduledActionOrderByWithRelationInput = {
   recurrenceType?: Prisma.SortOrderInput | Prisma.SortOrder
   lockGroup?: Prisma.SortOrderInput | Prisma.SortOrder
   nextActionId?: Prisma.SortOrderInput | Prisma.SortOrder
+  createdBy?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   team?: Prisma.TeamOrderByWithRelationInput
+  creator?: Prisma.UserOrderByWithRelationInput
 }
 
 export type ScheduledActionWhereUniqueInput = Prisma.AtLeast<{
@@ -377,9 +388,11 @@ export type ScheduledActionWhereUniqueInput = Prisma.AtLeast<{
   recurrenceType?: Prisma.StringNullableFilter<"ScheduledAction"> | string | null
   lockGroup?: Prisma.StringNullableFilter<"ScheduledAction"> | string | null
   nextActionId?: Prisma.UuidNullableFilter<"ScheduledAction"> | string | null
+  createdBy?: Prisma.UuidNullableFilter<"ScheduledAction"> | string | null
   createdAt?: Prisma.DateTimeFilter<"ScheduledAction"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"ScheduledAction"> | Date | string
   team?: Prisma.XOR<Prisma.TeamNullableScalarRelationFilter, Prisma.TeamWhereInput> | null
+  creator?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
 }, "id">
 
 export type ScheduledActionOrderByWithAggregationInput = {
@@ -400,6 +413,7 @@ export type ScheduledActionOrderByWithAggregationInput = {
   recurrenceType?: Prisma.SortOrderInput | Prisma.SortOrder
   lockGroup?: Prisma.SortOrderInput | Prisma.SortOrder
   nextActionId?: Prisma.SortOrderInput | Prisma.SortOrder
+  createdBy?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.ScheduledActionCountOrderByAggregateInput
@@ -430,6 +444,7 @@ export type ScheduledActionScalarWhereWithAggregatesInput = {
   recurrenceType?: Prisma.StringNullableWithAggregatesFilter<"ScheduledAction"> | string | null
   lockGroup?: Prisma.StringNullableWithAggregatesFilter<"ScheduledAction"> | string | null
   nextActionId?: Prisma.UuidNullableWithAggregatesFilter<"ScheduledAction"> | string | null
+  createdBy?: Prisma.UuidNullableWithAggregatesFilter<"ScheduledAction"> | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"ScheduledAction"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"ScheduledAction"> | Date | string
 }
@@ -454,6 +469,7 @@ export type ScheduledActionCreateInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   team?: Prisma.TeamCreateNestedOneWithoutScheduledActionsInput
+  creator?: Prisma.UserCreateNestedOneWithoutScheduledActionsInput
 }
 
 export type ScheduledActionUncheckedCreateInput = {
@@ -474,6 +490,7 @@ export type ScheduledActionUncheckedCreateInput = {
   recurrenceType?: string | null
   lockGroup?: string | null
   nextActionId?: string | null
+  createdBy?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -498,6 +515,7 @@ export type ScheduledActionUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneWithoutScheduledActionsNestedInput
+  creator?: Prisma.UserUpdateOneWithoutScheduledActionsNestedInput
 }
 
 export type ScheduledActionUncheckedUpdateInput = {
@@ -518,6 +536,7 @@ export type ScheduledActionUncheckedUpdateInput = {
   recurrenceType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lockGroup?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   nextActionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdBy?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -540,6 +559,7 @@ export type ScheduledActionCreateManyInput = {
   recurrenceType?: string | null
   lockGroup?: string | null
   nextActionId?: string | null
+  createdBy?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -583,6 +603,7 @@ export type ScheduledActionUncheckedUpdateManyInput = {
   recurrenceType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lockGroup?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   nextActionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdBy?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -615,6 +636,7 @@ export type ScheduledActionCountOrderByAggregateInput = {
   recurrenceType?: Prisma.SortOrder
   lockGroup?: Prisma.SortOrder
   nextActionId?: Prisma.SortOrder
+  createdBy?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -640,6 +662,7 @@ export type ScheduledActionMaxOrderByAggregateInput = {
   recurrenceType?: Prisma.SortOrder
   lockGroup?: Prisma.SortOrder
   nextActionId?: Prisma.SortOrder
+  createdBy?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -660,6 +683,7 @@ export type ScheduledActionMinOrderByAggregateInput = {
   recurrenceType?: Prisma.SortOrder
   lockGroup?: Prisma.SortOrder
   nextActionId?: Prisma.SortOrder
+  createdBy?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -667,6 +691,48 @@ export type ScheduledActionMinOrderByAggregateInput = {
 export type ScheduledActionSumOrderByAggregateInput = {
   attempts?: Prisma.SortOrder
   maxRetries?: Prisma.SortOrder
+}
+
+export type ScheduledActionCreateNestedManyWithoutCreatorInput = {
+  create?: Prisma.XOR<Prisma.ScheduledActionCreateWithoutCreatorInput, Prisma.ScheduledActionUncheckedCreateWithoutCreatorInput> | Prisma.ScheduledActionCreateWithoutCreatorInput[] | Prisma.ScheduledActionUncheckedCreateWithoutCreatorInput[]
+  connectOrCreate?: Prisma.ScheduledActionCreateOrConnectWithoutCreatorInput | Prisma.ScheduledActionCreateOrConnectWithoutCreatorInput[]
+  createMany?: Prisma.ScheduledActionCreateManyCreatorInputEnvelope
+  connect?: Prisma.ScheduledActionWhereUniqueInput | Prisma.ScheduledActionWhereUniqueInput[]
+}
+
+export type ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput = {
+  create?: Prisma.XOR<Prisma.ScheduledActionCreateWithoutCreatorInput, Prisma.ScheduledActionUncheckedCreateWithoutCreatorInput> | Prisma.ScheduledActionCreateWithoutCreatorInput[] | Prisma.ScheduledActionUncheckedCreateWithoutCreatorInput[]
+  connectOrCreate?: Prisma.ScheduledActionCreateOrConnectWithoutCreatorInput | Prisma.ScheduledActionCreateOrConnectWithoutCreatorInput[]
+  createMany?: Prisma.ScheduledActionCreateManyCreatorInputEnvelope
+  connect?: Prisma.ScheduledActionWhereUniqueInput | Prisma.ScheduledActionWhereUniqueInput[]
+}
+
+export type ScheduledActionUpdateManyWithoutCreatorNestedInput = {
+  create?: Prisma.XOR<Prisma.ScheduledActionCreateWithoutCreatorInput, Prisma.ScheduledActionUncheckedCreateWithoutCreatorInput> | Prisma.ScheduledActionCreateWithoutCreatorInput[] | Prisma.ScheduledActionUncheckedCreateWithoutCreatorInput[]
+  connectOrCreate?: Prisma.ScheduledActionCreateOrConnectWithoutCreatorInput | Prisma.ScheduledActionCreateOrConnectWithoutCreatorInput[]
+  upsert?: Prisma.ScheduledActionUpsertWithWhereUniqueWithoutCreatorInput | Prisma.ScheduledActionUpsertWithWhereUniqueWithoutCreatorInput[]
+  createMany?: Prisma.ScheduledActionCreateManyCreatorInputEnvelope
+  set?: Prisma.ScheduledActionWhereUniqueInput | Prisma.ScheduledActionWhereUniqueInput[]
+  disconnect?: Prisma.ScheduledActionWhereUniqueInput | Prisma.ScheduledActionWhereUniqueInput[]
+  delete?: Prisma.ScheduledActionWhereUniqueInput | Prisma.ScheduledActionWhereUniqueInput[]
+  connect?: Prisma.ScheduledActionWhereUniqueInput | Prisma.ScheduledActionWhereUniqueInput[]
+  update?: Prisma.ScheduledActionUpdateWithWhereUniqueWithoutCreatorInput | Prisma.ScheduledActionUpdateWithWhereUniqueWithoutCreatorInput[]
+  updateMany?: Prisma.ScheduledActionUpdateManyWithWhereWithoutCreatorInput | Prisma.ScheduledActionUpdateManyWithWhereWithoutCreatorInput[]
+  deleteMany?: Prisma.ScheduledActionScalarWhereInput | Prisma.ScheduledActionScalarWhereInput[]
+}
+
+export type ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput = {
+  create?: Prisma.XOR<Prisma.ScheduledActionCreateWithoutCreatorInput, Prisma.ScheduledActionUncheckedCreateWithoutCreatorInput> | Prisma.ScheduledActionCreateWithoutCreatorInput[] | Prisma.ScheduledActionUncheckedCreateWithoutCreatorInput[]
+  connectOrCreate?: Prisma.ScheduledActionCreateOrConnectWithoutCreatorInput | Prisma.ScheduledActionCreateOrConnectWithoutCreatorInput[]
+  upsert?: Prisma.ScheduledActionUpsertWithWhereUniqueWithoutCreatorInput | Prisma.ScheduledActionUpsertWithWhereUniqueWithoutCreatorInput[]
+  createMany?: Prisma.ScheduledActionCreateManyCreatorInputEnvelope
+  set?: Prisma.ScheduledActionWhereUniqueInput | Prisma.ScheduledActionWhereUniqueInput[]
+  disconnect?: Prisma.ScheduledActionWhereUniqueInput | Prisma.ScheduledActionWhereUniqueInput[]
+  delete?: Prisma.ScheduledActionWhereUniqueInput | Prisma.ScheduledActionWhereUniqueInput[]
+  connect?: Prisma.ScheduledActionWhereUniqueInput | Prisma.ScheduledActionWhereUniqueInput[]
+  update?: Prisma.ScheduledActionUpdateWithWhereUniqueWithoutCreatorInput | Prisma.ScheduledActionUpdateWithWhereUniqueWithoutCreatorInput[]
+  updateMany?: Prisma.ScheduledActionUpdateManyWithWhereWithoutCreatorInput | Prisma.ScheduledActionUpdateManyWithWhereWithoutCreatorInput[]
+  deleteMany?: Prisma.ScheduledActionScalarWhereInput | Prisma.ScheduledActionScalarWhereInput[]
 }
 
 export type ScheduledActionCreateNestedManyWithoutTeamInput = {
@@ -711,6 +777,102 @@ export type ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput = {
   deleteMany?: Prisma.ScheduledActionScalarWhereInput | Prisma.ScheduledActionScalarWhereInput[]
 }
 
+export type ScheduledActionCreateWithoutCreatorInput = {
+  id?: string
+  actionType: string
+  status?: string
+  payload?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  scheduledAt?: Date | string
+  slotAt: Date | string
+  startedAt?: Date | string | null
+  completedAt?: Date | string | null
+  errorMessage?: string | null
+  result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attempts?: number
+  maxRetries?: number
+  recurringInterval?: string | null
+  recurrenceType?: string | null
+  lockGroup?: string | null
+  nextActionId?: string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  team?: Prisma.TeamCreateNestedOneWithoutScheduledActionsInput
+}
+
+export type ScheduledActionUncheckedCreateWithoutCreatorInput = {
+  id?: string
+  actionType: string
+  status?: string
+  payload?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  teamId?: string | null
+  scheduledAt?: Date | string
+  slotAt: Date | string
+  startedAt?: Date | string | null
+  completedAt?: Date | string | null
+  errorMessage?: string | null
+  result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attempts?: number
+  maxRetries?: number
+  recurringInterval?: string | null
+  recurrenceType?: string | null
+  lockGroup?: string | null
+  nextActionId?: string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+}
+
+export type ScheduledActionCreateOrConnectWithoutCreatorInput = {
+  where: Prisma.ScheduledActionWhereUniqueInput
+  create: Prisma.XOR<Prisma.ScheduledActionCreateWithoutCreatorInput, Prisma.ScheduledActionUncheckedCreateWithoutCreatorInput>
+}
+
+export type ScheduledActionCreateManyCreatorInputEnvelope = {
+  data: Prisma.ScheduledActionCreateManyCreatorInput | Prisma.ScheduledActionCreateManyCreatorInput[]
+  skipDuplicates?: boolean
+}
+
+export type ScheduledActionUpsertWithWhereUniqueWithoutCreatorInput = {
+  where: Prisma.ScheduledActionWhereUniqueInput
+  update: Prisma.XOR<Prisma.ScheduledActionUpdateWithoutCreatorInput, Prisma.ScheduledActionUncheckedUpdateWithoutCreatorInput>
+  create: Prisma.XOR<Prisma.ScheduledActionCreateWithoutCreatorInput, Prisma.ScheduledActionUncheckedCreateWithoutCreatorInput>
+}
+
+export type ScheduledActionUpdateWithWhereUniqueWithoutCreatorInput = {
+  where: Prisma.ScheduledActionWhereUniqueInput
+  data: Prisma.XOR<Prisma.ScheduledActionUpdateWithoutCreatorInput, Prisma.ScheduledActionUncheckedUpdateWithoutCreatorInput>
+}
+
+export type ScheduledActionUpdateManyWithWhereWithoutCreatorInput = {
+  where: Prisma.ScheduledActionScalarWhereInput
+  data: Prisma.XOR<Prisma.ScheduledActionUpdateManyMutationInput, Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorInput>
+}
+
+export type ScheduledActionScalarWhereInput = {
+  AND?: Prisma.ScheduledActionScalarWhereInput | Prisma.ScheduledActionScalarWhereInput[]
+  OR?: Prisma.ScheduledActionScalarWhereInput[]
+  NOT?: Prisma.ScheduledActionScalarWhereInput | Prisma.ScheduledActionScalarWhereInput[]
+  id?: Prisma.UuidFilter<"ScheduledAction"> | string
+  actionType?: Prisma.StringFilter<"ScheduledAction"> | string
+  status?: Prisma.StringFilter<"ScheduledAction"> | string
+  payload?: Prisma.JsonFilter<"ScheduledAction">
+  teamId?: Prisma.UuidNullableFilter<"ScheduledAction"> | string | null
+  scheduledAt?: Prisma.DateTimeFilter<"ScheduledAction"> | Date | string
+  slotAt?: Prisma.DateTimeFilter<"ScheduledAction"> | Date | string
+  startedAt?: Prisma.DateTimeNullableFilter<"ScheduledAction"> | Date | string | null
+  completedAt?: Prisma.DateTimeNullableFilter<"ScheduledAction"> | Date | string | null
+  errorMessage?: Prisma.StringNullableFilter<"ScheduledAction"> | string | null
+  result?: Prisma.JsonNullableFilter<"ScheduledAction">
+  attempts?: Prisma.IntFilter<"ScheduledAction"> | number
+  maxRetries?: Prisma.IntFilter<"ScheduledAction"> | number
+  recurringInterval?: Prisma.StringNullableFilter<"ScheduledAction"> | string | null
+  recurrenceType?: Prisma.StringNullableFilter<"ScheduledAction"> | string | null
+  lockGroup?: Prisma.StringNullableFilter<"ScheduledAction"> | string | null
+  nextActionId?: Prisma.UuidNullableFilter<"ScheduledAction"> | string | null
+  createdBy?: Prisma.UuidNullableFilter<"ScheduledAction"> | string | null
+  createdAt?: Prisma.DateTimeFilter<"ScheduledAction"> | Date | string
+  updatedAt?: Prisma.DateTimeFilter<"ScheduledAction"> | Date | string
+}
+
 export type ScheduledActionCreateWithoutTeamInput = {
   id?: string
   actionType: string
@@ -730,6 +892,7 @@ export type ScheduledActionCreateWithoutTeamInput = {
   nextActionId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  creator?: Prisma.UserCreateNestedOneWithoutScheduledActionsInput
 }
 
 export type ScheduledActionUncheckedCreateWithoutTeamInput = {
@@ -749,6 +912,7 @@ export type ScheduledActionUncheckedCreateWithoutTeamInput = {
   recurrenceType?: string | null
   lockGroup?: string | null
   nextActionId?: string | null
+  createdBy?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -779,29 +943,92 @@ export type ScheduledActionUpdateManyWithWhereWithoutTeamInput = {
   data: Prisma.XOR<Prisma.ScheduledActionUpdateManyMutationInput, Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamInput>
 }
 
-export type ScheduledActionScalarWhereInput = {
-  AND?: Prisma.ScheduledActionScalarWhereInput | Prisma.ScheduledActionScalarWhereInput[]
-  OR?: Prisma.ScheduledActionScalarWhereInput[]
-  NOT?: Prisma.ScheduledActionScalarWhereInput | Prisma.ScheduledActionScalarWhereInput[]
-  id?: Prisma.UuidFilter<"ScheduledAction"> | string
-  actionType?: Prisma.StringFilter<"ScheduledAction"> | string
-  status?: Prisma.StringFilter<"ScheduledAction"> | string
-  payload?: Prisma.JsonFilter<"ScheduledAction">
-  teamId?: Prisma.UuidNullableFilter<"ScheduledAction"> | string | null
-  scheduledAt?: Prisma.DateTimeFilter<"ScheduledAction"> | Date | string
-  slotAt?: Prisma.DateTimeFilter<"ScheduledAction"> | Date | string
-  startedAt?: Prisma.DateTimeNullableFilter<"ScheduledAction"> | Date | string | null
-  completedAt?: Prisma.DateTimeNullableFilter<"ScheduledAction"> | Date | string | null
-  errorMessage?: Prisma.StringNullableFilter<"ScheduledAction"> | string | null
-  result?: Prisma.JsonNullableFilter<"ScheduledAction">
-  attempts?: Prisma.IntFilter<"ScheduledAction"> | number
-  maxRetries?: Prisma.IntFilter<"ScheduledAction"> | number
-  recurringInterval?: Prisma.StringNullableFilter<"ScheduledAction"> | string | null
-  recurrenceType?: Prisma.StringNullableFilter<"ScheduledAction"> | string | null
-  lockGroup?: Prisma.StringNullableFilter<"ScheduledAction"> | string | null
-  nextActionId?: Prisma.UuidNullableFilter<"ScheduledAction"> | string | null
-  createdAt?: Prisma.DateTimeFilter<"ScheduledAction"> | Date | string
-  updatedAt?: Prisma.DateTimeFilter<"ScheduledAction"> | Date | string
+export type ScheduledActionCreateManyCreatorInput = {
+  id?: string
+  actionType: string
+  status?: string
+  payload?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  teamId?: string | null
+  scheduledAt?: Date | string
+  slotAt: Date | string
+  startedAt?: Date | string | null
+  completedAt?: Date | string | null
+  errorMessage?: string | null
+  result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attempts?: number
+  maxRetries?: number
+  recurringInterval?: string | null
+  recurrenceType?: string | null
+  lockGroup?: string | null
+  nextActionId?: string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+}
+
+export type ScheduledActionUpdateWithoutCreatorInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  actionType?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  payload?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slotAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  errorMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attempts?: Prisma.IntFieldUpdateOperationsInput | number
+  maxRetries?: Prisma.IntFieldUpdateOperationsInput | number
+  recurringInterval?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  recurrenceType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  lockGroup?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  nextActionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  team?: Prisma.TeamUpdateOneWithoutScheduledActionsNestedInput
+}
+
+export type ScheduledActionUncheckedUpdateWithoutCreatorInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  actionType?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  payload?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  teamId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slotAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  errorMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attempts?: Prisma.IntFieldUpdateOperationsInput | number
+  maxRetries?: Prisma.IntFieldUpdateOperationsInput | number
+  recurringInterval?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  recurrenceType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  lockGroup?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  nextActionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+}
+
+export type ScheduledActionUncheckedUpdateManyWithoutCreatorInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  actionType?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  payload?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  teamId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  slotAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  errorMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attempts?: Prisma.IntFieldUpdateOperationsInput | number
+  maxRetries?: Prisma.IntFieldUpdateOperationsInput | number
+  recurringInterval?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  recurrenceType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  lockGroup?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  nextActionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type ScheduledActionCreateManyTeamInput = {
@@ -821,6 +1048,7 @@ export type ScheduledActionCreateManyTeamInput = {
   recurrenceType?: string | null
   lockGroup?: string | null
   nextActionId?: string | null
+  createdBy?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -844,6 +1072,7 @@ export type ScheduledActionUpdateWithoutTeamInput = {
   nextActionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  creator?: Prisma.UserUpdateOneWithoutScheduledActionsNestedInput
 }
 
 export type ScheduledActionUncheckedUpdateWithoutTeamInput = {
@@ -863,6 +1092,7 @@ export type ScheduledActionUncheckedUpdateWithoutTeamInput = {
   recurrenceType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lockGroup?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   nextActionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdBy?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -884,6 +1114,7 @@ export type ScheduledActionUncheckedUpdateManyWithoutTeamInput = {
   recurrenceType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lockGroup?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   nextActionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdBy?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -908,9 +1139,11 @@ export type ScheduledActionSelect<ExtArgs extends runtime.Types.Extensions.Inter
   recurrenceType?: boolean
   lockGroup?: boolean
   nextActionId?: boolean
+  createdBy?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   team?: boolean | Prisma.ScheduledAction$teamArgs<ExtArgs>
+  creator?: boolean | Prisma.ScheduledAction$creatorArgs<ExtArgs>
 }, ExtArgs["result"]["scheduledAction"]>
 
 export type ScheduledActionSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -931,9 +1164,11 @@ export type ScheduledActionSelectCreateManyAndReturn<ExtArgs extends runtime.Typ
   recurrenceType?: boolean
   lockGroup?: boolean
   nextActionId?: boolean
+  createdBy?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   team?: boolean | Prisma.ScheduledAction$teamArgs<ExtArgs>
+  creator?: boolean | Prisma.ScheduledAction$creatorArgs<ExtArgs>
 }, ExtArgs["result"]["scheduledAction"]>
 
 export type ScheduledActionSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -954,9 +1189,11 @@ export type ScheduledActionSelectUpdateManyAndReturn<ExtArgs extends runtime.Typ
   recurrenceType?: boolean
   lockGroup?: boolean
   nextActionId?: boolean
+  createdBy?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   team?: boolean | Prisma.ScheduledAction$teamArgs<ExtArgs>
+  creator?: boolean | Prisma.ScheduledAction$creatorArgs<ExtArgs>
 }, ExtArgs["result"]["scheduledAction"]>
 
 export type ScheduledActionSelectScalar = {
@@ -977,25 +1214,30 @@ export type ScheduledActionSelectScalar = {
   recurrenceType?: boolean
   lockGroup?: boolean
   nextActionId?: boolean
+  createdBy?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type ScheduledActionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "actionType" | "status" | "payload" | "teamId" | "scheduledAt" | "slotAt" | "startedAt" | "completedAt" | "errorMessage" | "result" | "attempts" | "maxRetries" | "recurringInterval" | "recurrenceType" | "lockGroup" | "nextActionId" | "createdAt" | "updatedAt", ExtArgs["result"]["scheduledAction"]>
+export type ScheduledActionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "actionType" | "status" | "payload" | "teamId" | "scheduledAt" | "slotAt" | "startedAt" | "completedAt" | "errorMessage" | "result" | "attempts" | "maxRetries" | "recurringInterval" | "recurrenceType" | "lockGroup" | "nextActionId" | "createdBy" | "createdAt" | "updatedAt", ExtArgs["result"]["scheduledAction"]>
 export type ScheduledActionInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   team?: boolean | Prisma.ScheduledAction$teamArgs<ExtArgs>
+  creator?: boolean | Prisma.ScheduledAction$creatorArgs<ExtArgs>
 }
 export type ScheduledActionIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   team?: boolean | Prisma.ScheduledAction$teamArgs<ExtArgs>
+  creator?: boolean | Prisma.ScheduledAction$creatorArgs<ExtArgs>
 }
 export type ScheduledActionIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   team?: boolean | Prisma.ScheduledAction$teamArgs<ExtArgs>
+  creator?: boolean | Prisma.ScheduledAction$creatorArgs<ExtArgs>
 }
 
 export type $ScheduledActionPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "ScheduledAction"
   objects: {
     team: Prisma.$TeamPayload<ExtArgs> | null
+    creator: Prisma.$UserPayload<ExtArgs> | null
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1015,6 +1257,11 @@ export type $ScheduledActionPayload<ExtArgs extends runtime.Types.Extensions.Int
     recurrenceType: string | null
     lockGroup: string | null
     nextActionId: string | null
+    /**
+     * The user who created the action through the API (developer endpoints): it runs with their
+     * authority. Null: scheduled by the platform itself (system work). Deleting the user deletes them.
+     */
+    createdBy: string | null
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["scheduledAction"]>
@@ -1412,6 +1659,7 @@ readonly fields: ScheduledActionFieldRefs;
 export interface Prisma__ScheduledActionClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
   team<T extends Prisma.ScheduledAction$teamArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.ScheduledAction$teamArgs<ExtArgs>>): Prisma.Prisma__TeamClient<runtime.Types.Result.GetResult<Prisma.$TeamPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
+  creator<T extends Prisma.ScheduledAction$creatorArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.ScheduledAction$creatorArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1458,6 +1706,7 @@ export interface ScheduledActionFieldRefs {
   readonly recurrenceType: Prisma.FieldRef<"ScheduledAction", 'String'>
   readonly lockGroup: Prisma.FieldRef<"ScheduledAction", 'String'>
   readonly nextActionId: Prisma.FieldRef<"ScheduledAction", 'String'>
+  readonly createdBy: Prisma.FieldRef<"ScheduledAction", 'String'>
   readonly createdAt: Prisma.FieldRef<"ScheduledAction", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"ScheduledAction", 'DateTime'>
 }
@@ -1877,6 +2126,25 @@ export type ScheduledAction$teamArgs<ExtArgs extends runtime.Types.Extensions.In
    */
   include?: Prisma.TeamInclude<ExtArgs> | null
   where?: Prisma.TeamWhereInput
+}
+
+/**
+ * ScheduledAction.creator
+ */
+export type ScheduledAction$creatorArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the User
+   */
+  select?: Prisma.UserSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the User
+   */
+  omit?: Prisma.UserOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.UserInclude<ExtArgs> | null
+  where?: Prisma.UserWhereInput
 }
 
 /**

@@ -228,6 +228,7 @@ export type UserWhereInput = {
   apiKeys?: Prisma.ApiKeyListRelationFilter
   invitationsSent?: Prisma.TeamInvitationListRelationFilter
   media?: Prisma.MediaListRelationFilter
+  scheduledActions?: Prisma.ScheduledActionListRelationFilter
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
   entityPosts?: Prisma.PostListRelationFilter
@@ -251,6 +252,7 @@ export type UserOrderByWithRelationInput = {
   apiKeys?: Prisma.ApiKeyOrderByRelationAggregateInput
   invitationsSent?: Prisma.TeamInvitationOrderByRelationAggregateInput
   media?: Prisma.MediaOrderByRelationAggregateInput
+  scheduledActions?: Prisma.ScheduledActionOrderByRelationAggregateInput
   entityCustomers?: Prisma.CustomerOrderByRelationAggregateInput
   entityNotes?: Prisma.NoteOrderByRelationAggregateInput
   entityPosts?: Prisma.PostOrderByRelationAggregateInput
@@ -277,6 +279,7 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   apiKeys?: Prisma.ApiKeyListRelationFilter
   invitationsSent?: Prisma.TeamInvitationListRelationFilter
   media?: Prisma.MediaListRelationFilter
+  scheduledActions?: Prisma.ScheduledActionListRelationFilter
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
   entityPosts?: Prisma.PostListRelationFilter
@@ -332,6 +335,7 @@ export type UserCreateInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -355,6 +359,7 @@ export type UserUncheckedCreateInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -378,6 +383,7 @@ export type UserUpdateInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -401,6 +407,7 @@ export type UserUncheckedUpdateInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -488,6 +495,11 @@ export type UserMinOrderByAggregateInput = {
   emailVerifiedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+}
+
+export type UserNullableScalarRelationFilter = {
+  is?: Prisma.UserWhereInput | null
+  isNot?: Prisma.UserWhereInput | null
 }
 
 export type UserCreateNestedOneWithoutEntityCustomersInput = {
@@ -630,6 +642,22 @@ export type UserUpdateOneRequiredWithoutMediaNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutMediaInput, Prisma.UserUpdateWithoutMediaInput>, Prisma.UserUncheckedUpdateWithoutMediaInput>
 }
 
+export type UserCreateNestedOneWithoutScheduledActionsInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutScheduledActionsInput, Prisma.UserUncheckedCreateWithoutScheduledActionsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutScheduledActionsInput
+  connect?: Prisma.UserWhereUniqueInput
+}
+
+export type UserUpdateOneWithoutScheduledActionsNestedInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutScheduledActionsInput, Prisma.UserUncheckedCreateWithoutScheduledActionsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutScheduledActionsInput
+  upsert?: Prisma.UserUpsertWithoutScheduledActionsInput
+  disconnect?: Prisma.UserWhereInput | boolean
+  delete?: Prisma.UserWhereInput | boolean
+  connect?: Prisma.UserWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutScheduledActionsInput, Prisma.UserUpdateWithoutScheduledActionsInput>, Prisma.UserUncheckedUpdateWithoutScheduledActionsInput>
+}
+
 export type UserCreateWithoutEntityCustomersInput = {
   id?: string
   email: string
@@ -647,6 +675,7 @@ export type UserCreateWithoutEntityCustomersInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -669,6 +698,7 @@ export type UserUncheckedCreateWithoutEntityCustomersInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -707,6 +737,7 @@ export type UserUpdateWithoutEntityCustomersInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -729,6 +760,7 @@ export type UserUncheckedUpdateWithoutEntityCustomersInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -751,6 +783,7 @@ export type UserCreateWithoutEntityNotesInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -773,6 +806,7 @@ export type UserUncheckedCreateWithoutEntityNotesInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -811,6 +845,7 @@ export type UserUpdateWithoutEntityNotesInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -833,6 +868,7 @@ export type UserUncheckedUpdateWithoutEntityNotesInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -855,6 +891,7 @@ export type UserCreateWithoutEntityPostsInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -877,6 +914,7 @@ export type UserUncheckedCreateWithoutEntityPostsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -915,6 +953,7 @@ export type UserUpdateWithoutEntityPostsInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -937,6 +976,7 @@ export type UserUncheckedUpdateWithoutEntityPostsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -959,6 +999,7 @@ export type UserCreateWithoutEntityTasksInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -981,6 +1022,7 @@ export type UserUncheckedCreateWithoutEntityTasksInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -1019,6 +1061,7 @@ export type UserUpdateWithoutEntityTasksInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -1041,6 +1084,7 @@ export type UserUncheckedUpdateWithoutEntityTasksInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -1062,6 +1106,7 @@ export type UserCreateWithoutSessionsInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -1084,6 +1129,7 @@ export type UserUncheckedCreateWithoutSessionsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -1122,6 +1168,7 @@ export type UserUpdateWithoutSessionsInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -1144,6 +1191,7 @@ export type UserUncheckedUpdateWithoutSessionsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -1166,6 +1214,7 @@ export type UserCreateWithoutOwnedTeamsInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -1188,6 +1237,7 @@ export type UserUncheckedCreateWithoutOwnedTeamsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -1226,6 +1276,7 @@ export type UserUpdateWithoutOwnedTeamsInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -1248,6 +1299,7 @@ export type UserUncheckedUpdateWithoutOwnedTeamsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -1270,6 +1322,7 @@ export type UserCreateWithoutMembershipsInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -1292,6 +1345,7 @@ export type UserUncheckedCreateWithoutMembershipsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -1330,6 +1384,7 @@ export type UserUpdateWithoutMembershipsInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -1352,6 +1407,7 @@ export type UserUncheckedUpdateWithoutMembershipsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -1374,6 +1430,7 @@ export type UserCreateWithoutApiKeysInput = {
   ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -1396,6 +1453,7 @@ export type UserUncheckedCreateWithoutApiKeysInput = {
   ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -1434,6 +1492,7 @@ export type UserUpdateWithoutApiKeysInput = {
   ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -1456,6 +1515,7 @@ export type UserUncheckedUpdateWithoutApiKeysInput = {
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -1478,6 +1538,7 @@ export type UserCreateWithoutInvitationsSentInput = {
   ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -1500,6 +1561,7 @@ export type UserUncheckedCreateWithoutInvitationsSentInput = {
   ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -1538,6 +1600,7 @@ export type UserUpdateWithoutInvitationsSentInput = {
   ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -1560,6 +1623,7 @@ export type UserUncheckedUpdateWithoutInvitationsSentInput = {
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -1582,6 +1646,7 @@ export type UserCreateWithoutMediaInput = {
   ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -1604,6 +1669,7 @@ export type UserUncheckedCreateWithoutMediaInput = {
   ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -1642,6 +1708,7 @@ export type UserUpdateWithoutMediaInput = {
   ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -1664,6 +1731,115 @@ export type UserUncheckedUpdateWithoutMediaInput = {
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
+  entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
+  entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
+}
+
+export type UserCreateWithoutScheduledActionsInput = {
+  id?: string
+  email: string
+  passwordHash: string
+  firstName?: string
+  lastName?: string
+  image?: string | null
+  role?: string
+  emailVerifiedAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
+  memberships?: Prisma.TeamMemberCreateNestedManyWithoutUserInput
+  ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
+  invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
+  media?: Prisma.MediaCreateNestedManyWithoutUserInput
+  entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
+  entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
+}
+
+export type UserUncheckedCreateWithoutScheduledActionsInput = {
+  id?: string
+  email: string
+  passwordHash: string
+  firstName?: string
+  lastName?: string
+  image?: string | null
+  role?: string
+  emailVerifiedAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
+  memberships?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutUserInput
+  ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
+  invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
+  media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
+  entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
+  entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
+}
+
+export type UserCreateOrConnectWithoutScheduledActionsInput = {
+  where: Prisma.UserWhereUniqueInput
+  create: Prisma.XOR<Prisma.UserCreateWithoutScheduledActionsInput, Prisma.UserUncheckedCreateWithoutScheduledActionsInput>
+}
+
+export type UserUpsertWithoutScheduledActionsInput = {
+  update: Prisma.XOR<Prisma.UserUpdateWithoutScheduledActionsInput, Prisma.UserUncheckedUpdateWithoutScheduledActionsInput>
+  create: Prisma.XOR<Prisma.UserCreateWithoutScheduledActionsInput, Prisma.UserUncheckedCreateWithoutScheduledActionsInput>
+  where?: Prisma.UserWhereInput
+}
+
+export type UserUpdateToOneWithWhereWithoutScheduledActionsInput = {
+  where?: Prisma.UserWhereInput
+  data: Prisma.XOR<Prisma.UserUpdateWithoutScheduledActionsInput, Prisma.UserUncheckedUpdateWithoutScheduledActionsInput>
+}
+
+export type UserUpdateWithoutScheduledActionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  email?: Prisma.StringFieldUpdateOperationsInput | string
+  passwordHash?: Prisma.StringFieldUpdateOperationsInput | string
+  firstName?: Prisma.StringFieldUpdateOperationsInput | string
+  lastName?: Prisma.StringFieldUpdateOperationsInput | string
+  image?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
+  memberships?: Prisma.TeamMemberUpdateManyWithoutUserNestedInput
+  ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
+  invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
+  media?: Prisma.MediaUpdateManyWithoutUserNestedInput
+  entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
+  entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
+}
+
+export type UserUncheckedUpdateWithoutScheduledActionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  email?: Prisma.StringFieldUpdateOperationsInput | string
+  passwordHash?: Prisma.StringFieldUpdateOperationsInput | string
+  firstName?: Prisma.StringFieldUpdateOperationsInput | string
+  lastName?: Prisma.StringFieldUpdateOperationsInput | string
+  image?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
+  memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
+  ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
+  invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
+  media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -1682,6 +1858,7 @@ export type UserCountOutputType = {
   apiKeys: number
   invitationsSent: number
   media: number
+  scheduledActions: number
   entityCustomers: number
   entityNotes: number
   entityPosts: number
@@ -1695,6 +1872,7 @@ export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   apiKeys?: boolean | UserCountOutputTypeCountApiKeysArgs
   invitationsSent?: boolean | UserCountOutputTypeCountInvitationsSentArgs
   media?: boolean | UserCountOutputTypeCountMediaArgs
+  scheduledActions?: boolean | UserCountOutputTypeCountScheduledActionsArgs
   entityCustomers?: boolean | UserCountOutputTypeCountEntityCustomersArgs
   entityNotes?: boolean | UserCountOutputTypeCountEntityNotesArgs
   entityPosts?: boolean | UserCountOutputTypeCountEntityPostsArgs
@@ -1756,6 +1934,13 @@ export type UserCountOutputTypeCountMediaArgs<ExtArgs extends runtime.Types.Exte
 /**
  * UserCountOutputType without action
  */
+export type UserCountOutputTypeCountScheduledActionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.ScheduledActionWhereInput
+}
+
+/**
+ * UserCountOutputType without action
+ */
 export type UserCountOutputTypeCountEntityCustomersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.CustomerWhereInput
 }
@@ -1799,6 +1984,7 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   apiKeys?: boolean | Prisma.User$apiKeysArgs<ExtArgs>
   invitationsSent?: boolean | Prisma.User$invitationsSentArgs<ExtArgs>
   media?: boolean | Prisma.User$mediaArgs<ExtArgs>
+  scheduledActions?: boolean | Prisma.User$scheduledActionsArgs<ExtArgs>
   entityCustomers?: boolean | Prisma.User$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.User$entityNotesArgs<ExtArgs>
   entityPosts?: boolean | Prisma.User$entityPostsArgs<ExtArgs>
@@ -1853,6 +2039,7 @@ export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   apiKeys?: boolean | Prisma.User$apiKeysArgs<ExtArgs>
   invitationsSent?: boolean | Prisma.User$invitationsSentArgs<ExtArgs>
   media?: boolean | Prisma.User$mediaArgs<ExtArgs>
+  scheduledActions?: boolean | Prisma.User$scheduledActionsArgs<ExtArgs>
   entityCustomers?: boolean | Prisma.User$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.User$entityNotesArgs<ExtArgs>
   entityPosts?: boolean | Prisma.User$entityPostsArgs<ExtArgs>
@@ -1871,6 +2058,7 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     apiKeys: Prisma.$ApiKeyPayload<ExtArgs>[]
     invitationsSent: Prisma.$TeamInvitationPayload<ExtArgs>[]
     media: Prisma.$MediaPayload<ExtArgs>[]
+    scheduledActions: Prisma.$ScheduledActionPayload<ExtArgs>[]
     entityCustomers: Prisma.$CustomerPayload<ExtArgs>[]
     entityNotes: Prisma.$NotePayload<ExtArgs>[]
     entityPosts: Prisma.$PostPayload<ExtArgs>[]
@@ -2293,6 +2481,7 @@ export interface Prisma__UserClient<T, Null = never, ExtArgs extends runtime.Typ
   apiKeys<T extends Prisma.User$apiKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$apiKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   invitationsSent<T extends Prisma.User$invitationsSentArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$invitationsSentArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$TeamInvitationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   media<T extends Prisma.User$mediaArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$mediaArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$MediaPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  scheduledActions<T extends Prisma.User$scheduledActionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$scheduledActionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ScheduledActionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityCustomers<T extends Prisma.User$entityCustomersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityCustomersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CustomerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityNotes<T extends Prisma.User$entityNotesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityNotesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$NotePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityPosts<T extends Prisma.User$entityPostsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityPostsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -2870,6 +3059,30 @@ export type User$mediaArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
   take?: number
   skip?: number
   distinct?: Prisma.MediaScalarFieldEnum | Prisma.MediaScalarFieldEnum[]
+}
+
+/**
+ * User.scheduledActions
+ */
+export type User$scheduledActionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the ScheduledAction
+   */
+  select?: Prisma.ScheduledActionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the ScheduledAction
+   */
+  omit?: Prisma.ScheduledActionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ScheduledActionInclude<ExtArgs> | null
+  where?: Prisma.ScheduledActionWhereInput
+  orderBy?: Prisma.ScheduledActionOrderByWithRelationInput | Prisma.ScheduledActionOrderByWithRelationInput[]
+  cursor?: Prisma.ScheduledActionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.ScheduledActionScalarFieldEnum | Prisma.ScheduledActionScalarFieldEnum[]
 }
 
 /**

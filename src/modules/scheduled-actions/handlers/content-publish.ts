@@ -3,13 +3,24 @@
 // with a result saying nothing was set). The record is `entityId` (or `contentId`, the contract's other
 // name for it) of the entity `entityType` (its slug); a missing or deleted record, or one of another
 // team than the action's, fails the attempt. Publishing is an update: it records the record's
-// `<slug>:updated` webhook event with the change.
+// `<slug>:updated` webhook event with the change. An action created through the API publishes as its
+// creator: through RLS as them, after the entity service's rules (a team they may write; the record's
+// owner unless the entity is shared), so a publish the creator could not make fails the attempt with
+// a message saying why; a superadmin's publishes any team's record, as the platform's own do.
 import { z } from 'zod';
+import { Prisma } from '../../../generated/prisma/client.js';
+import { hasScope } from '../../../auth/scopes.js';
+import type { EntityDefinition } from '../../../config/entity-definition.js';
 import { entityDefinitions } from '../../../config/entities/index.js';
+import type { SystemDb, Tx } from '../../../db/request-db.js';
+import { forbidden } from '../../../shared/errors.js';
+import { isUuid } from '../../../shared/validation.js';
 import { publishRecord } from '../../entities/service.js';
+import { actsAcrossTeams, mayWriteTeam, type Creator } from '../creator.js';
 import type { ActionHandler } from '../interfaces.js';
 
 const entitySlugs = new Set(entityDefinitions.map((d) => d.slug));
+const definitionOf = (slug: string): EntityDefinition => entityDefinitions.find((d) => d.slug === slug)!;
 
 export const contentPublishPayload = z
   .strictObject({
@@ -20,15 +31,63 @@ export const contentPublishPayload = z
   .refine((p) => p.entityId !== undefined || p.contentId !== undefined, { message: 'entityId (or contentId) is required', path: ['entityId'] });
 export type ContentPublishPayload = z.output<typeof contentPublishPayload>;
 
+/** A publish the action's creator may not make: the attempt fails with this message. */
+class NotPermitted extends Error {}
+
+/** Why the creator may not publish the record (read through RLS as them), or null; a record they cannot see is left to publishRecord's "not found". */
+async function creatorRefusal(tx: Tx, creator: Creator, d: EntityDefinition, id: string): Promise<string | null> {
+  if (!isUuid(id)) return null;
+  const table = Prisma.raw(`"${d.tableName}"`); // from the definition, never from a request
+  const [row] = await tx.$queryRaw<{ teamId: string; userId: string }[]>`SELECT team_id::text AS "teamId", user_id::text AS "userId" FROM ${table} WHERE id = ${id}::uuid`;
+  if (!row) return null;
+  const who = `the action's creator (user ${creator.userId})`;
+  if (!mayWriteTeam(creator, row.teamId)) return `Not permitted: ${who} cannot write the team of ${d.name} ${id}; the action runs with their authority`;
+  if (!d.access.shared && row.userId !== creator.userId) return `Not permitted: ${d.name} ${id} is not ${who}'s own record (${d.slug} are private to their owner); the action runs with their authority`;
+  return null;
+}
+
+/**
+ * Named access that runs publishRecord's transaction through RLS as the creator, after their check.
+ * publishRecord only opens a transaction on what it is given, so that is all this provides.
+ */
+function asCreator(creator: Creator, d: EntityDefinition, id: string): SystemDb {
+  const $transaction = <T>(work: (tx: Tx) => Promise<T>) =>
+    creator.runAs(async (tx) => {
+      const refusal = await creatorRefusal(tx, creator, d, id);
+      if (refusal) throw new NotPermitted(refusal);
+      return work(tx);
+    });
+  const hotQuery = () => Promise.reject(new Error('not available to an action run as its creator'));
+  return { purpose: `content:publish as user ${creator.userId}`, prisma: { $transaction } as unknown as SystemDb['prisma'], hotQuery };
+}
+
+/** Prisma's "record to update not found": RLS let the creator see the record but not change it. */
+const isUpdateRefused = (error: unknown) => typeof error === 'object' && error !== null && (error as { code?: string }).code === 'P2025';
+
 export const contentPublish: ActionHandler<ContentPublishPayload> = {
   actionType: 'content:publish',
   payload: contentPublishPayload,
+  refuseCreation(payload, creator) {
+    const d = definitionOf(payload.entityType);
+    const needed = d.permissions.update;
+    if (!d.operations.update || needed.length === 0) return forbidden(`${d.name} records cannot be updated, so they cannot be published`);
+    if (!needed.some((scope) => hasScope(creator.scopes, scope))) return forbidden(`Insufficient permissions - ${needed[0]} scope required`);
+    return null;
+  },
   async run(payload, ctx) {
-    const definition = entityDefinitions.find((d) => d.slug === payload.entityType)!;
+    const definition = definitionOf(payload.entityType);
     const id = (payload.entityId ?? payload.contentId)!;
     const queue = { system: () => ctx.system, now: ctx.now, config: ctx.config };
-    const set = await publishRecord(queue, ctx.system, definition, id, ctx.action.teamId, ctx.now());
-    if (!set) throw new Error(`${definition.name} ${id} not found`);
+    const creator = ctx.creator && !actsAcrossTeams(ctx.creator) ? ctx.creator : null;
+    if (creator && (!definition.operations.update || definition.permissions.update.length === 0)) throw new Error(`Not permitted: ${definition.name} records cannot be updated`);
+    let set: string[] | null;
+    try {
+      set = await publishRecord(queue, creator ? asCreator(creator, definition, id) : ctx.system, definition, id, ctx.action.teamId, ctx.now());
+    } catch (error) {
+      if (creator && isUpdateRefused(error)) throw new Error(`Not permitted: the action's creator (user ${creator.userId}) may not change ${definition.name} ${id}; the action runs with their authority`);
+      throw error;
+    }
+    if (!set) throw new Error(creator ? `${definition.name} ${id} not found (among the records the action's creator can see)` : `${definition.name} ${id} not found`);
     if (!set.length) return { entityType: payload.entityType, entityId: id, published: false, message: `${definition.name} has no status or publishedAt field: nothing to set` };
     return { entityType: payload.entityType, entityId: id, published: true, fields: set };
   },

@@ -3,8 +3,15 @@
 // SSRF guard, the delivery log, retrying only the endpoints not yet delivered to) is the webhooks
 // module's (src/modules/webhooks/delivery.ts). Two events about one entity merge (deduplication) only
 // when their eventType is the same: a `created` is never swallowed by the `updated` that follows it.
+// Through the API, an event is a signed message of the caller's making: only a team's owners and
+// admins (who manage its endpoints and hold their signing secrets, so it forges nothing they could not
+// sign themselves) or a superadmin may create one, for that team, with a key holding `webhooks:write`;
+// when it runs, its creator must still manage the team.
 import { z } from 'zod';
+import { hasScope } from '../../../auth/scopes.js';
+import { AppError, forbidden } from '../../../shared/errors.js';
 import { deliverWebhookEvent } from '../../webhooks/service.js';
+import { managesTeam } from '../creator.js';
 import type { ActionHandler } from '../interfaces.js';
 
 export const webhookSendPayload = z.strictObject({
@@ -19,11 +26,21 @@ export const webhookSend: ActionHandler<WebhookSendPayload> = {
   actionType: 'webhook:send',
   payload: webhookSendPayload,
   dedupKeys: ['eventType'],
-  run(payload, ctx) {
+  refuseCreation(_payload, creator, teamId) {
+    if (!teamId) return new AppError('VALIDATION_ERROR', 'Invalid options: webhook:send needs a teamId (its event goes to that team’s webhook endpoints)', { teamId: 'required for webhook:send' });
+    if (!managesTeam(creator, teamId)) return forbidden('Only the team’s owners and admins (who manage its webhook endpoints) can send events to them');
+    if (!hasScope(creator.scopes, 'webhooks:write')) return forbidden('Insufficient permissions - webhooks:write scope required');
+    return null;
+  },
+  async run(payload, ctx) {
+    const { creator, action } = ctx;
+    if (creator && action.teamId && !managesTeam(creator, action.teamId)) {
+      throw new Error(`Not permitted: the action's creator (user ${creator.userId}) no longer manages team ${action.teamId}'s webhook endpoints; the action runs with their authority`);
+    }
     return deliverWebhookEvent(payload, {
-      actionId: ctx.action.id,
-      teamId: ctx.action.teamId,
-      attempt: ctx.action.attempts,
+      actionId: action.id,
+      teamId: action.teamId,
+      attempt: action.attempts,
       db: ctx.system.prisma,
       settings: ctx.config.webhooks,
       now: ctx.now,

@@ -1,0 +1,63 @@
+// The authority of an action created through the API (the developer endpoints): its creator's. When
+// it is created, the caller (their role, teams and the key's scopes) is checked; when it runs, the
+// creator is read again (role and teams as they are now) and the handler acts as them: through RLS
+// as the creator for data (content:publish), or after checking the team role the work needs
+// (webhook:send). Superadmins act across teams; everyone else only within teams they may write. The
+// platform's own actions (scheduled in process, createdBy null) are system work, as before.
+import type { GlobalRole, TeamRole } from '../../auth/actor.js';
+import { isGlobalRole } from '../../auth/actor.js';
+import type { Tx } from '../../db/request-db.js';
+import { creatorStanding } from './repository.js';
+
+/** A creator's standing: global role, team roles, and the scopes they act with. */
+export interface CreatorStanding {
+  userId: string;
+  role: GlobalRole;
+  teams: readonly { teamId: string; role: TeamRole }[];
+  /** When created: the caller's (a key's scopes). When run: `*` (the user's own rights; roles decide). */
+  scopes: readonly string[];
+}
+
+/** The creator of an action being run: their standing now, and work through RLS as them. */
+export interface Creator extends CreatorStanding {
+  runAs<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
+/** Whether the creator acts across teams (superadmins only). */
+export function actsAcrossTeams(creator: CreatorStanding): boolean {
+  return creator.role === 'superadmin';
+}
+
+/** Whether the creator may write `teamId`'s data: a superadmin, or a member other than a viewer. */
+export function mayWriteTeam(creator: CreatorStanding, teamId: string): boolean {
+  if (actsAcrossTeams(creator)) return true;
+  const role = creator.teams.find((t) => t.teamId === teamId)?.role;
+  return role !== undefined && role !== 'viewer';
+}
+
+/** Whether the creator manages `teamId` (owner or admin; webhook endpoints and the like), or is a superadmin. */
+export function managesTeam(creator: CreatorStanding, teamId: string): boolean {
+  if (actsAcrossTeams(creator)) return true;
+  const role = creator.teams.find((t) => t.teamId === teamId)?.role;
+  return role === 'owner' || role === 'admin';
+}
+
+/** The creator of an action as they stand now; null when the user no longer exists (or holds no known role). */
+export async function loadCreator(db: Tx, userId: string, runAs: <T>(userId: string, work: (tx: Tx) => Promise<T>) => Promise<T>): Promise<Creator | null> {
+  const row = await creatorStanding(db, userId);
+  if (!row || !isGlobalRole(row.role)) return null;
+  return {
+    userId,
+    role: row.role,
+    teams: row.teams.map((t) => ({ teamId: t.teamId, role: t.role as TeamRole })),
+    scopes: ['*'],
+    runAs: (work) => runAs(userId, work),
+  };
+}
+
+/** Why an action created by `creator` may not run now, whatever its type; null when it may. */
+export function creatorRefusal(creator: Creator | null, createdBy: string, teamId: string | null): string | null {
+  if (!creator) return `The action's creator (user ${createdBy}) no longer exists: it ran with their authority`;
+  if (teamId && !mayWriteTeam(creator, teamId)) return `The action's creator (user ${createdBy}) may no longer write team ${teamId}: it runs with their authority`;
+  return null;
+}
