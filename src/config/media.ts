@@ -115,6 +115,13 @@ export type StorageConfig =
 /** The prefix that makes BLOB_READ_WRITE_TOKEN a hosted-blob token (contract). */
 export const hostedBlobTokenPrefix = 'hosted_blob_';
 
+/**
+ * The blob service hosted-blob storage talks to when BLOB_API_URL is not set: the hosted service's
+ * public API. The contract chooses the driver by the token alone; an unreachable or refusing service
+ * makes uploads fall back to local storage (storage-hosted-blob.ts), so a wrong default costs a warning, not an outage.
+ */
+export const defaultBlobApiUrl = 'https://blob.vercel-storage.com';
+
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 const storageEnvSchema = z.object({
   MEDIA_STORAGE: z.enum(['local', 'hosted-blob', 's3']).optional(),
@@ -136,7 +143,8 @@ export const storageEnvNames = Object.keys(storageEnvSchema.shape);
 
 /**
  * Chooses the storage driver from the environment: MEDIA_STORAGE when set, else hosted-blob when
- * BLOB_READ_WRITE_TOKEN starts with `hosted_blob_`, else s3 when S3_BUCKET is set, else local.
+ * BLOB_READ_WRITE_TOKEN starts with `hosted_blob_` (BLOB_API_URL defaults to defaultBlobApiUrl), else
+ * s3 when S3_BUCKET is set, else local.
  * Returns the configuration or every problem (messages name variables, never quote secrets).
  */
 export function parseStorageConfig(env: Record<string, string | undefined>): { storage: StorageConfig; problems: [] } | { storage: null; problems: string[] } {
@@ -148,10 +156,9 @@ export function parseStorageConfig(env: Record<string, string | undefined>): { s
   const driver = e.MEDIA_STORAGE ?? (blobToken ? 'hosted-blob' : e.S3_BUCKET ? 's3' : 'local');
   const problems: string[] = [];
   if (driver === 'hosted-blob') {
-    if (!blobToken) problems.push(`BLOB_READ_WRITE_TOKEN: hosted-blob storage needs a token starting with ${hostedBlobTokenPrefix}`);
-    if (!e.BLOB_API_URL) problems.push('BLOB_API_URL: hosted-blob storage needs the blob API URL');
-    if (problems.length) return { storage: null, problems };
-    return { storage: { driver, apiUrl: e.BLOB_API_URL!.replace(/\/+$/, ''), token: blobToken!, timeoutMs: e.BLOB_TIMEOUT_MS, retryAfterMs: e.BLOB_RETRY_AFTER_MS }, problems: [] };
+    if (!blobToken) return { storage: null, problems: [`BLOB_READ_WRITE_TOKEN: hosted-blob storage needs a token starting with ${hostedBlobTokenPrefix}`] };
+    const apiUrl = (e.BLOB_API_URL ?? defaultBlobApiUrl).replace(/\/+$/, '');
+    return { storage: { driver, apiUrl, token: blobToken, timeoutMs: e.BLOB_TIMEOUT_MS, retryAfterMs: e.BLOB_RETRY_AFTER_MS }, problems: [] };
   }
   if (driver === 'local') {
     // S3_* settings without a bucket are a half-made s3 configuration: refused rather than ignored.

@@ -350,7 +350,6 @@ describe('storage configuration', () => {
   });
 
   it.each<[string, Record<string, string>, RegExp]>([
-    ['hosted-blob without BLOB_API_URL', { BLOB_READ_WRITE_TOKEN: token }, /BLOB_API_URL: hosted-blob storage needs/],
     ['hosted-blob with a token of another kind', { MEDIA_STORAGE: 'hosted-blob', BLOB_READ_WRITE_TOKEN: 'vendor_xyzzy', BLOB_API_URL: 'https://b.example' }, /BLOB_READ_WRITE_TOKEN: .*hosted_blob_/],
     ['hosted-blob without a token', { MEDIA_STORAGE: 'hosted-blob', BLOB_API_URL: 'https://b.example' }, /BLOB_READ_WRITE_TOKEN/],
     ['s3 without a bucket', { MEDIA_STORAGE: 's3' }, /S3_BUCKET: s3 storage needs a bucket/],
