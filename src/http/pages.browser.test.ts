@@ -2,6 +2,7 @@
 // landing page, GraphiQL with a session (a query typed into the editor and run with its button), and
 // the API docs. No console error (a blocked script or style is one), and every request the pages make
 // goes to the app's own origin.
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { signUp } from '../testkit/accounts.js';
@@ -40,6 +41,7 @@ function foreign(requests: string[]): string[] {
 }
 
 beforeAll(async () => {
+  if (!existsSync(executablePath)) throw new Error(`No browser at ${executablePath}: apt-get install chromium (or set CHROMIUM_PATH)`);
   t = await createTestApp();
   const user = await signUp(t);
   email = user.email;
