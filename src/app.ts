@@ -72,7 +72,7 @@ const requestIdPattern = /^[A-Za-z0-9._-]{8,128}$/;
 export function createApp({ config, database, logger, now = () => new Date(), renderLimits }: AppDeps): App {
   const graphql = createGraphQLEndpoint(schema, {
     bodyLimitBytes: config.bodyLimitBytes,
-    multipart: { bodyLimitBytes: uploadRequestLimit(config.media), maxFiles: config.media.maxFiles },
+    multipart: { bodyLimitBytes: uploadRequestLimit(config.media), maxFiles: config.media.maxFiles, idleMs: config.uploadIdleTimeoutMs },
     server: { graphiql: config.graphiql, introspection: config.graphqlIntrospection },
   });
   const rest = createRestRouter(schema, restRoutes, config.bodyLimitBytes);

@@ -72,6 +72,7 @@ const envSchema = z.object({
   PLANS_JSON: z.string().optional(),
   UPLOAD_DIR: z.string().min(1).default('./.data/uploads'),
   MEDIA_RENDITIONS_PER_SOURCE: z.coerce.number().int().min(1).max(1000).default(defaultRenditionsPerSource),
+  UPLOAD_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   MEDIA_CONFIG: z
     .string()
     .optional()
@@ -174,6 +175,8 @@ export type Config = {
   };
   /** Upload rules (MEDIA_CONFIG), where local storage keeps files (UPLOAD_DIR), the storage driver (MEDIA_STORAGE, BLOB_*, S3_*), cached renditions per image (MEDIA_RENDITIONS_PER_SOURCE). */
   media: MediaConfig;
+  /** UPLOAD_IDLE_TIMEOUT_SECONDS: a multipart body that sends nothing for this long is abandoned (400). */
+  uploadIdleTimeoutMs: number;
 };
 
 /** Parses an environment (process.env by default) into a Config, or throws with every problem listed. */
@@ -244,5 +247,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, appUrl: e.APP_URL },
     media: parseMediaConfig(e.MEDIA_CONFIG, path.resolve(e.UPLOAD_DIR), storage.storage, e.MEDIA_RENDITIONS_PER_SOURCE),
+    uploadIdleTimeoutMs: e.UPLOAD_IDLE_TIMEOUT_SECONDS * 1000,
   };
 }

@@ -34,7 +34,7 @@ export interface GraphQLEndpointLimits {
   /** The largest JSON body (BODY_LIMIT_BYTES); also the largest `operations` or `map` field of a multipart request. */
   bodyLimitBytes: number;
   /** Multipart requests (uploads): the largest body and the most files. */
-  multipart: { bodyLimitBytes: number; maxFiles: number };
+  multipart: { bodyLimitBytes: number; maxFiles: number; idleMs: number };
   /** GraphiQL and introspection on or off (GRAPHIQL, GRAPHQL_INTROSPECTION); both on when absent. */
   server?: GraphQLServerOptions;
 }

@@ -1,16 +1,15 @@
 // The GraphQL multipart request spec (file uploads): a POST of multipart/form-data whose fields are
 // `operations` (the GraphQL request as JSON), `map` (which file part goes to which variable) and then
-// the files. graphql-upload-minimal's processRequest reads it: it answers the operations as soon as the
-// map is read, with an Upload in each mapped place whose promise gives the file's stream when its part
-// begins; the files are read by resolvers as they arrive, never held whole. What endpoint.ts needs
-// around it is here: feeding it the app's request, cutting the body off at the upload limit, finding
-// the Uploads, dropping files no resolver reads, and the CSRF rule for bodies a cross-site form can send.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+// the files. The operations are answered as soon as the map is read, with an Upload in each mapped
+// place whose promise gives the file's stream when its part begins; the files are read by resolvers as they arrive, never held whole (multipart-reader.ts reads
+// the parts). What endpoint.ts needs around it is here: the Uploads found, files no resolver reads
+// dropped, and the CSRF rule for bodies a cross-site form can send.
+import type { Readable } from 'node:stream';
 import { getNamedType, isInputObjectType, isScalarType, Kind, typeFromAST, type DocumentNode, type GraphQLInputType, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
-import { processRequest, Upload } from 'graphql-upload-minimal';
+import { Upload } from 'graphql-upload-minimal';
 import type { HttpRequest } from '../http/exchange.js';
 import { AppError } from '../shared/errors.js';
+import { readMultipart } from './multipart-reader.js';
 
 export interface MultipartLimits {
   /** The largest body (the upload limit). */
@@ -18,6 +17,8 @@ export interface MultipartLimits {
   /** The largest `operations` or `map` field (BODY_LIMIT_BYTES, as a JSON request). */
   fieldLimitBytes: number;
   maxFiles: number;
+  /** A body that sends nothing for this long is abandoned (a file the map names that never comes). */
+  idleMs: number;
 }
 
 /** A request refused before it runs, as a GraphQL error's parts. */
@@ -46,11 +47,11 @@ export function isFormPostWithoutPreflight(request: HttpRequest): boolean {
   return formBody && !preflightHeaders.some((name) => request.header(name));
 }
 
-/** A multipart request's body as processRequest reads it, cut off past the upload limit. */
+/** A multipart request's body after its operations were read. */
 export interface MultipartBody {
   /** Settles when the body was read to its end, failed, or was stopped. */
   ended: Promise<void>;
-  /** The 413 when the body went past the limit (processRequest itself reports it as a disconnect). */
+  /** The 413 when the body went past the limit. */
   readonly tooLarge: AppError | undefined;
   /** Reads no more of it (the answer then closes the connection). */
   stop(): void;
@@ -64,51 +65,24 @@ export async function readOperations(
   request: HttpRequest,
   limits: MultipartLimits,
 ): Promise<{ operations: unknown; uploads: Set<Upload>; body: MultipartBody } | { refusal: Refusal }> {
-  // processRequest wants node's IncomingMessage but uses only a Readable with `headers` (pipe,
-  // unpipe, once, resume, readableEnded): Readable.from over the app's body gives that.
-  const stream = Object.assign(Readable.from(byteLimited(request.body, limits.bodyLimitBytes)), { headers: { 'content-type': request.header('content-type') ?? '' } });
-  let tooLarge: AppError | undefined;
-  stream.on('error', (error) => {
-    if (error instanceof AppError) tooLarge = error;
-  });
+  const reading = readMultipart(request.header('content-type') ?? '', request.body, limits);
+  let failure: AppError | undefined;
   const body: MultipartBody = {
-    ended: new Promise<void>((resolve) => stream.once('close', () => resolve())),
+    ended: reading.ended.then((why) => void (failure = why)),
     get tooLarge() {
-      return tooLarge;
+      return failure === reading.tooLarge() ? failure : undefined;
     },
-    stop: () => void stream.destroy(),
+    stop: reading.stop,
   };
   try {
-    const operations = await processRequest(stream as unknown as IncomingMessage, undefined as unknown as ServerResponse, {
-      maxFieldSize: limits.fieldLimitBytes,
-      maxFiles: limits.maxFiles,
-    });
-    return { operations, uploads: uploadsIn(operations), body };
+    const { operations, uploads } = await reading.operations;
+    return { operations, uploads: new Set(uploads.values()), body };
   } catch (error) {
-    body.stop();
-    if (tooLarge) throw tooLarge;
-    return { refusal: refusalOf(error, limits.maxFiles) };
+    reading.stop();
+    const refused = error instanceof AppError ? error : new AppError('BAD_REQUEST', 'Malformed multipart request');
+    if (refused === reading.tooLarge()) throw refused;
+    return { refusal: { message: refused.message, code: refused.code, status: refused.status } };
   }
-}
-
-async function* byteLimited(body: AsyncIterable<Uint8Array>, limit: number): AsyncGenerator<Uint8Array> {
-  let seen = 0;
-  for await (const chunk of body) {
-    seen += chunk.byteLength;
-    if (seen > limit) throw new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${limit} bytes`);
-    yield chunk;
-  }
-}
-
-/** processRequest's refusal (its errors carry an HTTP status), as the endpoint answers it. */
-function refusalOf(error: unknown, maxFiles: number): Refusal {
-  const status = (error as { status?: unknown } | null)?.status;
-  const message = error instanceof Error ? error.message : String(error);
-  if (status === 413 && /max file uploads exceeded/.test(message)) return { message: `Too many files: at most ${maxFiles} per request`, code: 'VALIDATION_ERROR', status: 400 };
-  if (status === 413) return { message, code: 'PAYLOAD_TOO_LARGE', status: 413 };
-  // 500: no field at all, which it takes for another middleware having read the body.
-  const reason = status === 500 ? "Missing multipart field 'operations'" : message;
-  return { message: `Malformed multipart request: ${reason}`, code: 'BAD_REQUEST', status: 400 };
 }
 
 /** Every Upload in `value` (without recursion: operations may nest deeply). */

@@ -66,6 +66,50 @@ export function writeNodeResponse(res: ServerResponse, response: HttpResponse, m
   res.end(method === 'HEAD' || body === null ? undefined : body);
 }
 
+/**
+ * How long and how much of an unwanted body is read and dropped after an early answer (nginx's
+ * lingering close): enough for the uploads a refusal usually meets, bounded for the rest.
+ */
+export const lingerLimits = { bytes: 8 * 1024 * 1024, ms: 10_000 };
+
+/**
+ * Answers a request whose body was not read whole (refused early: 401, 403, 413, 415…) and closes the
+ * connection. Closing at once, with the client still writing, makes the client's kernel reset the
+ * connection and drop the answer unread (Node's fetch then fails with EPIPE); so the answer is sent,
+ * then the rest of the body is read and dropped (up to `lingerLimits`) before the connection ends.
+ * Past the bounds the connection is destroyed: the client may then miss the answer.
+ */
+function answerEarly(req: IncomingMessage, res: ServerResponse, response: HttpResponse, method: string): void {
+  response.headers.connection = 'close';
+  const { body } = response;
+  if (body instanceof Readable) return writeNodeResponse(res, response, method);
+  if (body !== null && response.headers['content-length'] === undefined) {
+    response.headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  }
+  res.writeHead(response.status, response.headers);
+  if (method !== 'HEAD' && body !== null) res.write(body);
+  let drained = 0;
+  let ended = false;
+  const end = (destroy: boolean) => {
+    if (ended) return;
+    ended = true;
+    clearTimeout(timer);
+    req.off('data', count);
+    res.end();
+    if (destroy) res.once('finish', () => req.socket.destroy());
+  };
+  const count = (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > lingerLimits.bytes) end(true);
+  };
+  const timer = setTimeout(() => end(true), lingerLimits.ms);
+  req.on('data', count);
+  req.once('end', () => end(false));
+  req.once('error', () => end(true));
+  req.socket.once('close', () => end(false));
+  req.resume();
+}
+
 /** A node:http request listener for `handle`; `handle` never rejects (the app answers its own errors). */
 export function nodeHandler(handle: (request: HttpRequest) => Promise<HttpResponse>, options: NodeHandlerOptions): RequestListener {
   return (req, res) => {
@@ -73,9 +117,9 @@ export function nodeHandler(handle: (request: HttpRequest) => Promise<HttpRespon
     handle(request).then(
       (response) => {
         // An answer sent before the body was read whole (too large, refused early) closes the
-        // connection rather than receiving the rest of an unwanted upload.
-        if (!req.complete) response.headers.connection = 'close';
-        writeNodeResponse(res, response, request.method);
+        // connection rather than receiving the rest of an unwanted upload, after a bounded linger.
+        if (!req.complete) answerEarly(req, res, response, request.method);
+        else writeNodeResponse(res, response, request.method);
       },
       () => {
         res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });

@@ -253,13 +253,13 @@ describe('malformed multipart requests: a clear 400, never a 500', () => {
   const operations = JSON.stringify({ query: uploadMutation, variables: { files: [null] } });
   const file = { name: 'a.png', content: png };
   it.each<[string, Part[], RegExp]>([
-    ['operations that are not JSON', [{ field: 'operations', value: '{"query": ' }, { field: 'map', value: '{}' }], /Malformed multipart request: Invalid JSON in the 'operations'/],
-    ['a map that is not JSON', [{ field: 'operations', value: operations }, { field: 'map', value: '[' }], /Invalid JSON in the 'map'/],
-    ['a map pointing nowhere in the operations', [{ field: 'operations', value: operations }, { field: 'map', value: '{"0": ["variables.nothing.0"]}' }, { field: '0', value: file }], /Invalid object path/],
-    ['a map naming a file that never comes', [{ field: 'operations', value: operations }, { field: 'map', value: '{"0": ["variables.files.0"]}' }], /File missing/],
-    ['a file before the map', [{ field: 'operations', value: operations }, { field: '0', value: file }, { field: 'map', value: '{"0": ["variables.files.0"]}' }], /Misordered/],
+    ['operations that are not JSON', [{ field: 'operations', value: '{"query": ' }, { field: 'map', value: '{}' }], /Malformed multipart request: the 'operations' field is not JSON/],
+    ['a map that is not JSON', [{ field: 'operations', value: operations }, { field: 'map', value: '[' }], /the 'map' field is not JSON/],
+    ['a map pointing nowhere in the operations', [{ field: 'operations', value: operations }, { field: 'map', value: '{"0": ["variables.nothing.0"]}' }, { field: '0', value: file }], /the map path "variables.nothing.0" is not a place in the operations/],
+    ['a map naming a file that never comes', [{ field: 'operations', value: operations }, { field: 'map', value: '{"0": ["variables.files.0"]}' }], /the file part "0" named in the map is not in the request/],
+    ['a file before the map', [{ field: 'operations', value: operations }, { field: '0', value: file }, { field: 'map', value: '{"0": ["variables.files.0"]}' }], /files must follow the 'map' field/],
     ['no operations', [{ field: 'map', value: '{}' }], /operations/],
-    ['a map that is not an object', [{ field: 'operations', value: operations }, { field: 'map', value: '["variables.files.0"]' }], /Invalid type for the 'map'/],
+    ['a map that is not an object', [{ field: 'operations', value: operations }, { field: 'map', value: '["variables.files.0"]' }], /the 'map' field must be a JSON object/],
   ])('%s', async (_what, parts, message) => {
     const res = await changesNothing(() => postParts(parts, { ...preflight, ...as(alice) }));
     expect(res.status, JSON.stringify(res.body)).toBe(400);

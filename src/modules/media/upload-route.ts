@@ -33,7 +33,7 @@ export async function handleUpload(request: HttpRequest, ctx: Context): Promise<
   // Who may upload where is known from the caller alone: refused before a byte of the body is read.
   const teamId = uploadTeam(ctx, request.header('x-team-id'));
   const storage = ctx.mediaStorage;
-  const received = await receiveUploads(ctx.config.media, request.header('content-type'), request.body, await storage.spoolDir());
+  const received = await receiveUploads(ctx.config.media, request.header('content-type'), request.body, await storage.spoolDir(), ctx.config.uploadIdleTimeoutMs);
   return success(200, await storeAndRecord(ctx, teamId, received, storage, 'the multipart field "files"'));
 }
 

@@ -13,11 +13,12 @@ import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
-import type { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import busboy from 'busboy';
 import { fileTypeFromBuffer } from 'file-type';
 import type { MediaConfig } from '../../config/media.js';
+import { feedParser } from '../../http/multipart-feed.js';
 import { AppError } from '../../shared/errors.js';
 import { loadSharp } from './imaging.js';
 
@@ -293,7 +294,7 @@ class Batch {
  * and those refused or skipped, with the reason. Spool files of refused files are already removed.
  * A body that is not multipart, malformed, or too large is an AppError (nothing is kept).
  */
-export async function receiveUploads(config: MediaConfig, contentType: string | null, body: AsyncIterable<Uint8Array>, spoolDir: string): Promise<Received> {
+export async function receiveUploads(config: MediaConfig, contentType: string | null, body: AsyncIterable<Uint8Array>, spoolDir: string, idleMs: number): Promise<Received> {
   if (!/^multipart\/form-data\b/i.test(contentType ?? '')) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be multipart/form-data');
   let parser: busboy.Busboy;
   try {
@@ -308,6 +309,8 @@ export async function receiveUploads(config: MediaConfig, contentType: string | 
   parser.on('filesLimit', () => void (overLimit ??= tooManyFiles(config)));
   parser.on('partsLimit', () => void (overLimit ??= `Too many form parts: at most ${config.maxFiles} files and 50 fields per request`));
   parser.on('file', (field, stream, info) => {
+    // The parser failing mid-part fails its stream too: a reader sees that in its own loop.
+    stream.on('error', () => {});
     const part = parts++;
     if (field !== 'files') {
       batch.add(part, Promise.resolve({ rejected: { filename: cleanFilename(info.filename), reason: `unexpected form field "${field}" (files go in "files")` } }));
@@ -317,7 +320,7 @@ export async function receiveUploads(config: MediaConfig, contentType: string | 
     batch.add(part, receiveFile(config, { filename: info.filename, mimeType: info.mimeType, stream }, spoolDir));
   });
   try {
-    await feed(parser, body, uploadRequestLimit(config));
+    await feedParser(parser, body, { limitBytes: uploadRequestLimit(config), idleMs });
   } catch (error) {
     // The file being read (if any) fails with the parser: settle every file, keep none.
     await batch.abandon();
@@ -348,32 +351,4 @@ export async function receiveFiles(config: MediaConfig, files: Promise<IncomingF
 /** Removes the spool files of received files (a refused batch, or after a failure). */
 export async function discard(files: ReceivedFile[]): Promise<void> {
   await Promise.all(files.map((f) => rm(f.spoolPath, { force: true })));
-}
-
-/**
- * Writes the body into the parser as it arrives, with the parser's backpressure; fails with 413 as
- * soon as the body exceeds `limit` bytes, or with the parser's error (the parser is then destroyed).
- * Written chunk by chunk rather than piped through a Readable: a large upload has thousands of chunks.
- */
-async function feed(parser: Writable, body: AsyncIterable<Uint8Array>, limit: number): Promise<void> {
-  let failure: unknown;
-  const failed = (error: unknown) => void (failure ??= error);
-  parser.on('error', failed);
-  let seen = 0;
-  try {
-    for await (const chunk of body) {
-      seen += chunk.byteLength;
-      if (seen > limit) throw new AppError('PAYLOAD_TOO_LARGE', `Upload exceeds the largest accepted request (${mb(limit)})`);
-      if (failure) throw failure;
-      // once() also rejects when the parser fails while we wait.
-      if (!parser.write(chunk)) await once(parser, 'drain');
-    }
-    if (failure) throw failure;
-    parser.end();
-    await finished(parser);
-  } catch (error) {
-    // The listener stays: destroying with an error emits it once more.
-    parser.destroy(error instanceof Error ? error : new Error(String(error)));
-    throw error;
-  }
 }

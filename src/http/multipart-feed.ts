@@ -1,0 +1,81 @@
+// Feeding a request body into a busboy parser, for both multipart readers (REST uploads and GraphQL
+// multipart requests). The one place where a body's hostile shapes are bounded: past the byte limit
+// it is a 413, a body that sends nothing for `idleMs` is abandoned, and every error the parser emits
+// (busboy emits a second one when it is destroyed mid-part) has a listener, so none can end the process.
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { AppError } from '../shared/errors.js';
+
+export interface FeedLimits {
+  /** The largest body: one byte more is a 413. */
+  limitBytes: number;
+  /** A body that sends nothing for this long is abandoned (a 400: the client stalled). */
+  idleMs: number;
+}
+
+const mb = (bytes: number) => `${Math.round((bytes / 1048576) * 100) / 100} MB`;
+
+/** The refusal of a body that stopped arriving. */
+export const stalledBody = (idleMs: number) => new AppError('VALIDATION_ERROR', `The request body stalled: no data for ${Math.round(idleMs / 1000)} s`);
+
+/**
+ * Writes the body into the parser as it arrives, with the parser's backpressure, and ends it; fails
+ * with 413 past the limit, with a stall past the idle bound, or with the parser's error (the parser is
+ * then destroyed). `signal` stops reading without an error (the answer is already decided).
+ * Written chunk by chunk rather than piped through a Readable: a large upload has thousands of chunks.
+ */
+export async function feedParser(parser: Writable, body: AsyncIterable<Uint8Array>, limits: FeedLimits, signal?: AbortSignal): Promise<void> {
+  let failure: unknown;
+  // Stays for the parser's whole life: destroying it mid-part emits another error.
+  parser.on('error', (error) => void (failure ??= error));
+  const chunks = body[Symbol.asyncIterator]();
+  let seen = 0;
+  try {
+    for (;;) {
+      const next = await nextWithin(chunks, limits.idleMs, signal);
+      if (next === 'stopped') {
+        parser.destroy();
+        return;
+      }
+      if (next.done) break;
+      seen += next.value.byteLength;
+      if (seen > limits.limitBytes) throw new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${limits.limitBytes} bytes (${mb(limits.limitBytes)})`);
+      if (failure) throw failure;
+      // once() also rejects when the parser fails while we wait.
+      if (!parser.write(next.value)) await once(parser, 'drain', signal ? { signal } : {});
+    }
+    if (failure) throw failure;
+    parser.end();
+    await finished(parser);
+  } catch (error) {
+    if (signal?.aborted) {
+      parser.destroy();
+      return;
+    }
+    parser.destroy(error instanceof Error ? error : new Error(String(error)));
+    throw failure ?? error;
+  }
+}
+
+/** The body's next chunk, unless nothing comes for `idleMs` (a stall) or `signal` stops the read. */
+function nextWithin(chunks: AsyncIterator<Uint8Array>, idleMs: number, signal: AbortSignal | undefined): Promise<IteratorResult<Uint8Array> | 'stopped'> {
+  if (signal?.aborted) return Promise.resolve('stopped');
+  return new Promise((resolve, reject) => {
+    const stop = () => settle(() => resolve('stopped'));
+    const timer = setTimeout(() => settle(() => reject(stalledBody(idleMs))), idleMs);
+    signal?.addEventListener('abort', stop, { once: true });
+    let settled = false;
+    function settle(then: () => void) {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', stop);
+      then();
+    }
+    chunks.next().then(
+      (result) => settle(() => resolve(result)),
+      (error: unknown) => settle(() => reject(error)),
+    );
+  });
+}
