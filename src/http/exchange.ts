@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 export interface HttpRequest {
   method: string;
   url: URL;
-  /** A header's value (names are lower-case); repeated headers are joined with ", ". */
+  /** A header's value by its name in any case; repeated headers are joined with ", ". */
   header(name: string): string | null;
   /** All request headers, for handing the request on to a fetch-API library. */
   headerEntries(): [string, string][];

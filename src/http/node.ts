@@ -29,7 +29,8 @@ export function fromNodeRequest(req: IncomingMessage, trustProxy: boolean): Http
     method: req.method ?? 'GET',
     url: requestUrl(req, trustProxy),
     header(name) {
-      const value = req.headers[name];
+      // node:http lower-cases the names it received; a caller's name may be in any case.
+      const value = req.headers[name.toLowerCase()];
       if (value === undefined) return null;
       return Array.isArray(value) ? value.join(', ') : value;
     },
