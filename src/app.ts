@@ -4,13 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
-import { createApiKeyAuth, type KeyGrant } from './auth/api-key-strategy.js';
+import { createApiKeyAuth, evictingAfterCommit, type KeyGrant } from './auth/api-key-strategy.js';
 import { authenticate } from './auth/authenticate.js';
+import { createSignInThrottle } from './auth/sign-in-throttle.js';
 import type { Actor } from './auth/actor.js';
 import { createKeyUsage } from './auth/key-usage.js';
 import type { Config } from './config/env.js';
 import type { Database } from './db/database.js';
 import { RequestDb, runAsUser, systemDb } from './db/request-db.js';
+import { databaseRetryAfterSeconds, databaseUnavailable, isDatabaseUnavailable, reportDatabaseOutage } from './db/unavailable.js';
 import type { Context } from './graphql/context.js';
 import { createGraphQLEndpoint } from './graphql/endpoint.js';
 import { isMultipartRequest } from './graphql/multipart.js';
@@ -20,6 +22,7 @@ import { reply, appendHeader, type HttpRequest, type HttpResponse } from './http
 import { decorate, preflight } from './http/headers.js';
 import { landingPage } from './http/landing.js';
 import { createMetrics } from './http/metrics.js';
+import { createReadiness } from './http/readiness.js';
 import { createRateLimiter, rateLimited, rateLimitHeaders, type RateDecision } from './http/rate-limit.js';
 import { nodeHandler } from './http/node.js';
 import { failure, json } from './rest/envelope.js';
@@ -31,6 +34,7 @@ import { plansOf } from './modules/teams/plans.js';
 import { isStoredFilePath, serveStoredFile } from './modules/media/served-file.js';
 import { mediaOpenApiPaths } from './modules/media/openapi.js';
 import { createStorage, localStorage } from './modules/media/storage.js';
+import { startSweeper, type Sweeper } from './modules/media/sweep.js';
 import { uploadRequestLimit } from './modules/media/upload.js';
 import { handleUpload } from './modules/media/upload-route.js';
 import { createRenditions, renditionMediaId, type RenderLimits } from './modules/media/render.js';
@@ -40,7 +44,7 @@ import { startScheduler, type Scheduler } from './modules/scheduled-actions/sche
 import { createBroadcast } from './shared/broadcast.js';
 import { AppError } from './shared/errors.js';
 import type { ClientInfo, Credentials } from './shared/request-scope.js';
-import { Redis } from 'ioredis';
+import { closeRedis, createRedis } from './shared/redis-connection.js';
 
 export interface AppDeps {
   config: Config;
@@ -73,19 +77,21 @@ export function createApp({ config, database, logger, now = () => new Date(), re
   const graphql = createGraphQLEndpoint(schema, {
     bodyLimitBytes: config.bodyLimitBytes,
     multipart: { bodyLimitBytes: uploadRequestLimit(config.media), maxFiles: config.media.maxFiles, idleMs: config.uploadIdleTimeoutMs },
-    server: { graphiql: config.graphiql, introspection: config.graphqlIntrospection },
+    server: { graphiql: config.graphiql, introspection: config.graphqlIntrospection, limits: config.graphqlLimits },
   });
   const rest = createRestRouter(schema, restRoutes, config.bodyLimitBytes);
   const metrics = config.metricsEnabled ? createMetrics(database.poolStats) : null;
   let openApi: string | undefined;
   let ready = false;
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }) : null;
-  redis?.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
+  // Bounded waits, no offline queue, state changes logged once (redis-connection.ts).
+  const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : null;
   const broadcast = createBroadcast(redis, logger);
+  const readiness = createReadiness({ database, redis });
   const system = systemDb(database, 'api keys');
   const usage = createKeyUsage(system, config.apiKeys.usageFlushMs, logger, now);
-  const keys = createApiKeyAuth({ system, broadcast, usage, logger, now, cacheTtlMs: config.apiKeys.cacheTtlMs, failureDelayMs: config.apiKeys.failureDelayMs });
+  const keys = createApiKeyAuth({ system, broadcast, logger, now, cacheTtlMs: config.apiKeys.cacheTtlMs, failureDelayMs: config.apiKeys.failureDelayMs });
   const limiter = config.rateLimit.enabled ? createRateLimiter(redis) : null;
+  const signIns = createSignInThrottle(redis, config.signInThrottle);
   const mail = createMailer(config.mail, logger);
   const plans = plansOf(config); // parsed (and validated) once, here at start-up
   const credentials: Credentials = { forgetKey: keys.forgetKey, forgetUser: keys.forgetUser, pendingUsage: usage.pending };
@@ -104,6 +110,8 @@ export function createApp({ config, database, logger, now = () => new Date(), re
     log: logger.child({ module: 'scheduled-actions' }),
   };
   let scheduler: Scheduler | null = null;
+  // Stored files a crash left without a record, and spool files: at start-up, then periodically (sweep.ts).
+  let sweeper: Sweeper | null = null;
   const cronDisabled = cronDisabledReason(config.scheduledActions.cronSecret);
   if (cronDisabled) logger.warn(`${cronDisabled}: cron is disabled, GET /api/v1/cron/process answers 401`);
   if (config.env === 'production' && config.webhooks.allowPrivate) logger.warn('WEBHOOKS_ALLOW_PRIVATE is true: webhook endpoints may reach private, loopback and metadata addresses');
@@ -184,7 +192,8 @@ export function createApp({ config, database, logger, now = () => new Date(), re
       system: (purpose) => systemDb(database, purpose),
       runAs: (userId, work) => runAsUser(database, userId, work),
       config,
-      credentials,
+      // Evictions of cached keys wait for this request's commit (api-key-strategy.ts).
+      credentials: evictingAfterCommit(credentials, { afterCommit: (work) => ctx.db.afterCommit(work) }),
       mail,
       mediaStorage,
       client,
@@ -195,6 +204,16 @@ export function createApp({ config, database, logger, now = () => new Date(), re
         return (log ??= logger.child({ requestId }));
       },
       setCookies: [],
+      signIns,
+      // A keyed GraphQL operation takes rate-limit points by its cost (limits.ts), beyond the one taken above.
+      chargeCost: limiter && rule && grant ? async (cost) => {
+        const points = Math.max(1, Math.ceil(cost / config.graphqlLimits.costPerRatePoint));
+        if (points === 1) return null;
+        decision = await limiter.consume(rule.caller, rule.limit, points - 1);
+        if (decision.allowed) return null;
+        keys.audit({ keyId: grant.keyId, action: 'rate_limited', reason: `${rule.limit}/min`, ipAddress: client.ip, userAgent: client.userAgent });
+        return { retryAfter: decision.resetSeconds };
+      } : undefined,
       fail: () => void (failed = true),
     };
     let response: HttpResponse;
@@ -211,6 +230,8 @@ export function createApp({ config, database, logger, now = () => new Date(), re
     }
     for (const cookie of ctx.setCookies) appendHeader(response, 'set-cookie', cookie);
     if (decision && grant) Object.assign(response.headers, rateLimitHeaders(decision));
+    // "lastUsedAt: updated on successful use": refused calls (401, 403, 429…) are not uses.
+    if (grant && response.status < 400) usage.record(grant.keyId, now());
     return response;
   }
 
@@ -220,6 +241,10 @@ export function createApp({ config, database, logger, now = () => new Date(), re
     if (pathname === '/' && method === 'GET') return { response: landingPage({ graphiql: config.graphiql }), route: '/' };
     if (pathname === '/healthz' && method === 'GET') {
       return { response: ready ? json(200, { status: 'ok' }) : json(503, { status: 'starting' }), route: '/healthz' };
+    }
+    // Readiness (readiness.ts): the database and Redis answer now; /healthz above is liveness.
+    if (pathname === '/readyz' && method === 'GET') {
+      return { response: ready ? await readiness() : json(503, { status: 'starting', checks: {} }), route: '/readyz' };
     }
     if (pathname === '/metrics' && method === 'GET' && metrics) {
       const { contentType, body } = await metrics.render();
@@ -280,11 +305,17 @@ export function createApp({ config, database, logger, now = () => new Date(), re
     } catch (error) {
       if (error instanceof AppError) {
         handled = { response: failure(error.status, error.code, error.message, error.details), route: 'error' };
+      } else if (isDatabaseUnavailable(error)) {
+        reportDatabaseOutage(logger, error);
+        const unavailable = databaseUnavailable();
+        handled = { response: failure(unavailable.status, unavailable.code, unavailable.message, unavailable.details), route: 'error' };
       } else {
         logger.error({ requestId, err: error }, 'unexpected error');
         handled = { response: failure(500, 'INTERNAL_ERROR', 'Internal server error'), route: 'error' };
       }
     }
+    // A 503 (database unreachable, starting, busy) always says when to come back.
+    if (handled.response.status === 503 && handled.response.headers['retry-after'] === undefined) handled.response.headers['retry-after'] = String(databaseRetryAfterSeconds);
     const { response, route } = handled;
     decorate(response, request, config, requestId, request.url.origin);
     const seconds = (performance.now() - started) / 1000;
@@ -302,12 +333,17 @@ export function createApp({ config, database, logger, now = () => new Date(), re
       ready = true;
       const every = config.scheduledActions.intervalMs;
       if (every && !scheduler) scheduler = startScheduler(every, () => processBatch(queue), queue.log);
+      sweeper ??= startSweeper(
+        { storage: mediaStorage, system: systemDb(database, 'media: orphan sweep'), uploadDir: config.media.uploadDir, now, log: logger.child({ module: 'media-sweep' }) },
+        config.media.orphans,
+      );
     },
     async close() {
       await scheduler?.stop();
+      await sweeper?.stop();
       await usage.close();
       await broadcast.close();
-      await redis?.quit().catch(() => {});
+      if (redis) await closeRedis(redis);
       await mediaStorage.close?.();
     },
   };

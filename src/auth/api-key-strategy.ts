@@ -2,16 +2,22 @@
 // format, hash, cache (API_KEY_CACHE_TTL_SECONDS) or storage, status, expiry; the caller then acts as
 // the key's owner with the key's scopes, cut to what the owner's current role allows. Failures
 // answer the same 401 after at least API_KEY_FAILURE_DELAY_MS. Revocation and membership changes
-// evict cached keys on every instance through the broadcast.
+// evict cached keys on every instance through the broadcast, once they are committed.
+//
+// The cache must never outlive a revocation: an eviction runs after the change committed, and a
+// lookup that was under way when an eviction concerning it ran (it may have read the row before the
+// commit) is flagged stale and never cached. While the broadcast cannot hear the other instances
+// (Redis down), the cache is not used at all (every request verifies against the database), and it
+// is dropped when the broadcast hears again (evictions may have been missed meanwhile).
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { SystemDb } from '../db/request-db.js';
 import type { HttpRequest } from '../http/exchange.js';
 import type { Broadcast } from '../shared/broadcast.js';
 import { AppError } from '../shared/errors.js';
+import type { Credentials } from '../shared/request-scope.js';
 import { isGlobalRole, type AuthenticatedActor, type TeamMembership } from './actor.js';
 import { recordKeyEvent, type KeyEvent, type KeyEventClient } from './key-audit.js';
-import type { KeyUsage } from './key-usage.js';
 import { effectiveKeyScopes } from './scopes.js';
 import { hashToken, sameHash } from './secret-token.js';
 
@@ -65,7 +71,6 @@ const keySql = `
 export interface ApiKeyAuthDeps {
   system: SystemDb;
   broadcast: Broadcast;
-  usage: KeyUsage;
   logger: Logger;
   now: () => Date;
   cacheTtlMs: number;
@@ -77,17 +82,37 @@ export interface ApiKeyAuth {
   authenticate(presented: string, request: HttpRequest, client: KeyEventClient): Promise<{ actor: AuthenticatedActor; grant: KeyGrant }>;
   /** Writes a failure event for a key, at most once per key, action and reason a minute (floods stay cheap). */
   audit(event: KeyEvent): void;
-  /** Evicts a key everywhere (revocation). */
+  /** Evicts a key everywhere (revocation; call it once the revocation is committed). */
   forgetKey(keyHash: string): Promise<void>;
-  /** Evicts every key of a user everywhere (role or membership changed). */
+  /** Evicts every key of a user everywhere (role or membership changed; once committed). */
   forgetUser(userId: string): Promise<void>;
+}
+
+/** A key lookup under way; `stale` once an eviction concerning it ran before it ended. */
+interface Lookup {
+  keyHash: string;
+  row: Promise<KeyRow | undefined>;
+  stale: boolean;
+}
+
+/**
+ * The credentials one request's services see: their evictions wait for the request's commit (a
+ * lookup between an eviction and the commit would read, and cache, the old row) and are dropped if it
+ * rolls back. The request's answer waits for them (afterCommit work runs before it is sent).
+ */
+export function evictingAfterCommit(credentials: Credentials, db: { afterCommit(work: () => Promise<void>): void }): Credentials {
+  return {
+    ...credentials,
+    forgetKey: async (keyHash) => db.afterCommit(() => credentials.forgetKey(keyHash)),
+    forgetUser: async (userId) => db.afterCommit(() => credentials.forgetUser(userId)),
+  };
 }
 
 const channel = 'api-keys:forget';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createApiKeyAuth(deps: ApiKeyAuthDeps): ApiKeyAuth {
-  const { system, broadcast, usage, logger, now } = deps;
+  const { system, broadcast, logger, now } = deps;
   const cache = new LRUCache<string, KeyGrant>({ max: 50_000, ttl: Math.max(1, deps.cacheTtlMs) });
   const audited = new LRUCache<string, true>({ max: 10_000, ttl: 60_000 });
   // Hashes that can never verify: unknown (a new key is 240 random bits, so its hash was never
@@ -102,17 +127,50 @@ export function createApiKeyAuth(deps: ApiKeyAuthDeps): ApiKeyAuth {
     recordKeyEvent(system, event).catch((error: unknown) => logger.error({ err: error, action: event.action }, 'api key audit failed'));
   }
 
+  // Lookups under way (few: one per key at a time while the cache is trusted), and the ones later
+  // requests for the same key may share (only until an eviction concerning them).
+  const lookups = new Set<Lookup>();
+  const shared = new Map<string, Lookup>();
+
+  function evict(concerns: (lookup: Lookup) => boolean): void {
+    for (const lookup of lookups) {
+      if (!concerns(lookup)) continue;
+      lookup.stale = true;
+      if (shared.get(lookup.keyHash) === lookup) shared.delete(lookup.keyHash);
+    }
+  }
+
   broadcast.subscribe(channel, (message) => {
     const [kind, value] = message.split(' ');
-    if (kind === 'key' && value) cache.delete(value);
+    if (kind === 'key' && value) {
+      cache.delete(value);
+      evict((lookup) => lookup.keyHash === value);
+    }
     if (kind === 'user' && value) {
       for (const [hash, grant] of cache.entries()) if (grant.actor.userId === value) cache.delete(hash);
+      evict(() => true); // whose key a lookup finds is only known once it ends
     }
   });
+  broadcast.onResume(() => {
+    cache.clear();
+    evict(() => true);
+  });
 
-  async function load(keyHash: string): Promise<KeyRow | undefined> {
-    const rows = await system.hotQuery<KeyRow>('auth_api_key', keySql, [keyHash]);
-    return rows[0];
+  /** The key's row from storage; shared by concurrent requests only while the cache is trusted. */
+  function lookUp(keyHash: string, share: boolean): Lookup {
+    const existing = share ? shared.get(keyHash) : undefined;
+    if (existing) return existing;
+    const lookup: Lookup = { keyHash, stale: false, row: Promise.resolve(undefined) };
+    lookup.row = system
+      .hotQuery<KeyRow>('auth_api_key', keySql, [keyHash])
+      .then((rows) => rows[0])
+      .finally(() => {
+        lookups.delete(lookup);
+        if (shared.get(keyHash) === lookup) shared.delete(keyHash);
+      });
+    lookups.add(lookup);
+    if (share) shared.set(keyHash, lookup);
+    return lookup;
   }
 
   function grantOf(row: KeyRow, keyHash: string): KeyGrant | null {
@@ -153,11 +211,14 @@ export function createApiKeyAuth(deps: ApiKeyAuthDeps): ApiKeyAuth {
       };
       if (!apiKeyPattern.test(presented)) return refuse('malformed');
       const keyHash = hashToken(presented);
-      let grant = cache.get(keyHash);
+      // Unknown, revoked and expired stay so for good: `refused` is trusted even while the cache is not.
+      const trusted = broadcast.listening();
+      let grant = trusted ? cache.get(keyHash) : undefined;
       if (!grant) {
         const known = refused.get(keyHash);
         if (known) return refuse(known.reason, known.keyId);
-        const row = await load(keyHash);
+        const lookup = lookUp(keyHash, trusted);
+        const row = await lookup.row;
         if (!row || !sameHash(row.key_hash, keyHash)) {
           refused.set(keyHash, { reason: 'unknown' });
           return refuse('unknown');
@@ -170,7 +231,8 @@ export function createApiKeyAuth(deps: ApiKeyAuthDeps): ApiKeyAuth {
         const loaded = grantOf(row, keyHash);
         if (!loaded) return refuse('owner role unknown', row.id);
         grant = loaded;
-        cache.set(keyHash, grant);
+        // Good for this request, which started before any eviction that made it stale.
+        if (trusted && !lookup.stale && broadcast.listening()) cache.set(keyHash, grant);
       }
       const at = now();
       if (grant.expiresAt !== null && grant.expiresAt <= at.getTime()) {
@@ -181,7 +243,6 @@ export function createApiKeyAuth(deps: ApiKeyAuthDeps): ApiKeyAuth {
         if (updated > 0) await recordKeyEvent(system, { keyId: grant.keyId, action: 'expired', reason: null, ...client });
         return refuse('expired', grant.keyId);
       }
-      usage.record(grant.keyId, at);
       return { actor: withTeam(grant.actor, request.header('x-team-id')), grant };
     },
     audit,

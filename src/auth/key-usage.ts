@@ -12,6 +12,7 @@ interface Pending {
 }
 
 export interface KeyUsage {
+  /** Counts one successful use (the app calls it once the answer is below 400: refused calls are not uses). */
   record(keyId: string, at: Date): void;
   /** What this instance counted and has not written yet (reads add it, so they are exact here). */
   pending(keyId: string): { count: number; last24h: number; lastUsedAt: Date | null };

@@ -23,7 +23,8 @@ const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('0.0.0.0'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  DATABASE_URL: z.string().url().optional(),
+  // Only PostgreSQL: another scheme (mysql://…) would otherwise be tried as PostgreSQL on its port.
+  DATABASE_URL: z.string().url().regex(/^postgres(ql)?:\/\//i, 'expected a PostgreSQL URL (postgresql://user:password@host:5432/db); unset, the embedded database is used').optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -45,7 +46,18 @@ const envSchema = z.object({
   RATE_LIMIT_SCOPES: limits.default({ 'tasks:read': 1000, 'tasks:write': 500, 'tasks:delete': 100 }),
   RATE_LIMIT_WILDCARD: perMinute.default(10_000),
   RATE_LIMIT_TIERS: limits.default({ free: 60, pro: 300, enterprise: 1000 }),
-  RATE_LIMIT_SESSION: perMinute.default(3_000),
+  // Above the highest key limit (RATE_LIMIT_WILDCARD's 10000): the contract's "higher than key limits".
+  RATE_LIMIT_SESSION: perMinute.default(20_000),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(10),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).max(1000).default(15),
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).max(1_000_000).default(2000),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(5000),
+  GRAPHQL_COST_PER_RATE_POINT: z.coerce.number().int().min(1).default(200),
+  SIGNIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(10),
+  SIGNIN_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).default(100),
+  SIGNUP_MAX_PER_IP: z.coerce.number().int().min(1).default(30),
+  SIGNIN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(3600),
+  SIGNIN_BLOCK_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(900),
   TEAMS_MODE: z.enum(['single-user', 'single-tenant', 'multi-tenant']).default('multi-tenant'),
   ALLOW_CREATE_TEAMS: flag.default(true),
   GLOBAL_TEAM_NAME: z.string().trim().min(2).max(100).default('Team'),
@@ -72,6 +84,8 @@ const envSchema = z.object({
   PLANS_JSON: z.string().optional(),
   UPLOAD_DIR: z.string().min(1).default('./.data/uploads'),
   MEDIA_RENDITIONS_PER_SOURCE: z.coerce.number().int().min(1).max(1000).default(defaultRenditionsPerSource),
+  MEDIA_ORPHAN_GRACE_MINUTES: z.coerce.number().int().min(1).max(43_200).default(60),
+  MEDIA_ORPHAN_SWEEP_MINUTES: z.coerce.number().int().min(0).max(43_200).default(60),
   UPLOAD_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   MEDIA_CONFIG: z
     .string()
@@ -83,6 +97,11 @@ const envSchema = z.object({
         ctx.addIssue({ code: 'custom', message: (error as Error).message.replace(/^MEDIA_CONFIG: /, '') });
       }
     }),
+}).superRefine((e, ctx) => {
+  // A signed-in user must never be throttled before the keys they mint (contract: "higher than key limits").
+  const keyLimits = [e.RATE_LIMIT_WILDCARD, ...Object.values(e.RATE_LIMIT_SCOPES), ...Object.values(e.RATE_LIMIT_TIERS)];
+  const highest = Math.max(...keyLimits);
+  if (e.RATE_LIMIT_SESSION < highest) ctx.addIssue({ code: 'custom', path: ['RATE_LIMIT_SESSION'], message: `must not be below the highest key limit (${highest} per minute)` });
 });
 
 export type Config = {
@@ -128,6 +147,23 @@ export type Config = {
     tiers: Record<string, number>;
     /** Per user per minute for browser sessions. */
     session: number;
+  };
+  /** Operation limits on /graphql (graphql/limits.ts), and how much of a key's rate limit a request's cost takes. */
+  graphqlLimits: {
+    maxDepth: number;
+    maxAliases: number;
+    maxTokens: number;
+    maxCost: number;
+    /** A keyed /graphql request takes ceil(cost / this) points (at least 1) of its per-minute limit. */
+    costPerRatePoint: number;
+  };
+  /** Throttling of failed sign-ins and signups, per e-mail and client address (auth/sign-in-throttle.ts). */
+  signInThrottle: {
+    maxFailuresPerAccount: number;
+    maxFailuresPerIp: number;
+    maxSignupsPerIp: number;
+    windowSeconds: number;
+    blockSeconds: number;
   };
   teams: {
     mode: 'single-user' | 'single-tenant' | 'multi-tenant';
@@ -221,6 +257,20 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       tiers: e.RATE_LIMIT_TIERS,
       session: e.RATE_LIMIT_SESSION,
     },
+    graphqlLimits: {
+      maxDepth: e.GRAPHQL_MAX_DEPTH,
+      maxAliases: e.GRAPHQL_MAX_ALIASES,
+      maxTokens: e.GRAPHQL_MAX_TOKENS,
+      maxCost: e.GRAPHQL_MAX_COST,
+      costPerRatePoint: e.GRAPHQL_COST_PER_RATE_POINT,
+    },
+    signInThrottle: {
+      maxFailuresPerAccount: e.SIGNIN_MAX_FAILURES_PER_ACCOUNT,
+      maxFailuresPerIp: e.SIGNIN_MAX_FAILURES_PER_IP,
+      maxSignupsPerIp: e.SIGNUP_MAX_PER_IP,
+      windowSeconds: e.SIGNIN_WINDOW_SECONDS,
+      blockSeconds: e.SIGNIN_BLOCK_SECONDS,
+    },
     teams: {
       mode: e.TEAMS_MODE,
       allowCreateTeams: e.ALLOW_CREATE_TEAMS,
@@ -246,7 +296,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       deliveryRetentionMs: e.WEBHOOKS_DELIVERY_RETENTION_DAYS * 86_400_000,
     },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, appUrl: e.APP_URL },
-    media: parseMediaConfig(e.MEDIA_CONFIG, path.resolve(e.UPLOAD_DIR), storage.storage, e.MEDIA_RENDITIONS_PER_SOURCE),
+    media: parseMediaConfig(e.MEDIA_CONFIG, path.resolve(e.UPLOAD_DIR), storage.storage, e.MEDIA_RENDITIONS_PER_SOURCE, {
+      graceMs: e.MEDIA_ORPHAN_GRACE_MINUTES * 60_000,
+      intervalMs: e.MEDIA_ORPHAN_SWEEP_MINUTES * 60_000,
+    }),
     uploadIdleTimeoutMs: e.UPLOAD_IDLE_TIMEOUT_SECONDS * 1000,
   };
 }

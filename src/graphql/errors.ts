@@ -2,11 +2,12 @@
 // details in extensions; anything else is logged with the request id and masked.
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
+import { databaseRetryAfterSeconds, databaseUnavailable, isDatabaseUnavailable, reportDatabaseOutage } from '../db/unavailable.js';
 import { AppError } from '../shared/errors.js';
 
 export interface ErrorExtensions {
   code: string;
-  http: { status: number };
+  http: { status: number; headers?: Record<string, string> };
   details?: Record<string, unknown>;
 }
 
@@ -18,6 +19,8 @@ export function toClientError(error: unknown, log: Logger | undefined): GraphQLE
   if (original instanceof AppError) {
     const extensions: ErrorExtensions = { code: original.code, http: { status: original.status } };
     if (original.details) extensions.details = original.details;
+    // A 429's wait (details.retryAfter, seconds) is also a Retry-After header: yoga and the REST envelope send http.headers.
+    if (original.code === 'RATE_LIMITED' && typeof original.details?.retryAfter === 'number') extensions.http.headers = { 'retry-after': String(original.details.retryAfter) };
     return new GraphQLError(original.message, { path: asGraphQLError(error)?.path, extensions: { ...extensions } });
   }
   if (error instanceof GraphQLError && !error.originalError) {
@@ -25,6 +28,13 @@ export function toClientError(error: unknown, log: Logger | undefined): GraphQLE
     // `http` (with `spec`, which keeps legacy application/json answers at 200) is kept.
     const http = { ...(error.extensions.http as object | undefined), status: 400 };
     return new GraphQLError(error.message, { nodes: error.nodes, path: error.path, extensions: { ...error.extensions, code: 'BAD_REQUEST', http } });
+  }
+  if (isDatabaseUnavailable(original)) {
+    // Not the request's fault and gone when the database is back: 503 with Retry-After, logged sparingly.
+    reportDatabaseOutage(log, original);
+    const unavailable = databaseUnavailable();
+    const http = { status: unavailable.status, headers: { 'retry-after': String(databaseRetryAfterSeconds) } };
+    return new GraphQLError(unavailable.message, { path: asGraphQLError(error)?.path, extensions: { code: unavailable.code, http, details: unavailable.details } });
   }
   log?.error({ err: original }, 'unexpected error');
   return new GraphQLError('Internal server error', { path: asGraphQLError(error)?.path, extensions: { code: 'INTERNAL_ERROR', http: { status: 500 } } });

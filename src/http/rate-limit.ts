@@ -1,5 +1,6 @@
 // Fixed one-minute windows per caller and limit (rate-limiter-flexible): in memory, or in Redis when
-// REDIS_URL is set so that every instance counts against the same budget.
+// REDIS_URL is set so that every instance counts against the same budget (per instance, in memory,
+// while Redis is unavailable).
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { json } from '../rest/envelope.js';
@@ -14,8 +15,8 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  /** Counts one request of `caller` against `limit` per minute. */
-  consume(caller: string, limit: number): Promise<RateDecision>;
+  /** Counts one request of `caller` (or `points`, a costly GraphQL operation) against `limit` per minute. */
+  consume(caller: string, limit: number, points?: number): Promise<RateDecision>;
 }
 
 export function createRateLimiter(redis: Redis | null): RateLimiter {
@@ -26,14 +27,18 @@ export function createRateLimiter(redis: Redis | null): RateLimiter {
     let limiter = limiters.get(points);
     if (!limiter) {
       const options = { points, duration: 60, keyPrefix: `rl:${points}` };
-      // Should Redis fail, counting goes on in memory rather than failing requests.
-      limiter = redis ? new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: new RateLimiterMemory(options) }) : new RateLimiterMemory(options);
+      // Should Redis fail, counting goes on in this instance's memory rather than failing requests:
+      // at once while it is not connected (rejectIfRedisNotReady), within the client's commandTimeout
+      // when it does not answer (redis-connection.ts).
+      limiter = redis
+        ? new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(options) })
+        : new RateLimiterMemory(options);
       limiters.set(points, limiter);
     }
     return limiter;
   };
   return {
-    async consume(caller, limit) {
+    async consume(caller, limit, points = 1) {
       const decide = (res: RateLimiterRes, allowed: boolean): RateDecision => ({
         allowed,
         limit,
@@ -41,7 +46,7 @@ export function createRateLimiter(redis: Redis | null): RateLimiter {
         resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
       });
       try {
-        return decide(await limiterFor(limit).consume(caller), true);
+        return decide(await limiterFor(limit).consume(caller, points), true);
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) return decide(rejection, false);
         throw rejection;

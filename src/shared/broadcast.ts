@@ -1,12 +1,24 @@
 // Messages between the instances of one deployment (today: "forget this API key"). With Redis
 // (REDIS_URL) they travel over pub/sub; without it the process is alone and handlers run in place.
+// Pub/sub delivers at most once and only to connected subscribers, so the bus says whether this
+// instance hears everything now (`listening`), and tells its users when it hears again after a gap
+// (`onResume`: messages sent meanwhile may be lost). A message this instance could not send waits
+// (bounded) and is sent when Redis is back. Publishing never fails: the local handlers always run.
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { closeRedis, redisTimeouts, watchRedis } from './redis-connection.js';
 
 export interface Broadcast {
-  /** Delivers `message` to every instance's handlers for `channel`, this one included, before resolving. */
+  /**
+   * Runs this instance's handlers for `channel` at once, then delivers `message` to every other
+   * instance (before resolving, while Redis is up; when it is back, otherwise). Never rejects.
+   */
   publish(channel: string, message: string): Promise<void>;
   subscribe(channel: string, handler: (message: string) => void): void;
+  /** Whether every message another instance publishes reaches this one now (always true when alone). */
+  listening(): boolean;
+  /** `handler` runs each time the instance listens again after it could not: it may have missed messages. */
+  onResume(handler: () => void): void;
   close(): Promise<void>;
 }
 
@@ -24,38 +36,107 @@ function localBroadcast(): Broadcast {
     subscribe(channel, handler) {
       handlers.set(channel, [...(handlers.get(channel) ?? []), handler]);
     },
+    listening: () => true,
+    onResume() {},
     async close() {},
   };
 }
 
 const prefix = 'platform:';
+/** Messages kept while Redis is down; past this the oldest are dropped (instances that were listening all along miss them). */
+const maxUnsent = 10_000;
 
 function redisBroadcast(publisher: Redis, logger: Logger): Broadcast {
   const local = localBroadcast();
-  // ioredis's default retries for the subscriber (the app's client gives up sooner, after 2).
-  const subscriber = publisher.duplicate({ maxRetriesPerRequest: 20 });
-  const subscribed = new Set<string>();
-  subscriber.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
+  // Subscriptions wait for the connection (its offline queue holds only SUBSCRIBEs) and never give up.
+  const subscriber = publisher.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined });
+  watchRedis(subscriber, 'redis subscriber', logger);
+  const channels = new Set<string>();
+  const resumeHandlers: (() => void)[] = [];
+  let subscribed = false;
+  let closed = false;
+  let unsent: [string, string][] = [];
+
   subscriber.on('message', (channel: string, message: string) => {
     if (channel.startsWith(prefix)) void local.publish(channel.slice(prefix.length), message);
   });
+  subscriber.on('close', () => void (subscribed = false));
+  // Listening again only once the server confirmed every subscription on this connection; then what
+  // was missed in between is handled by the resume handlers.
+  subscriber.on('ready', () => void confirm());
+
+  async function confirm(): Promise<void> {
+    if (channels.size === 0) return;
+    try {
+      await subscriber.subscribe(...[...channels].map((c) => prefix + c));
+    } catch {
+      return; // the connection dropped again: the next 'ready' confirms
+    }
+    if (subscriber.status !== 'ready' || subscribed) return;
+    subscribed = true;
+    for (const handler of resumeHandlers) handler();
+  }
+
+  async function send(channel: string, message: string): Promise<boolean> {
+    try {
+      await publisher.publish(prefix + channel, message);
+      return true;
+    } catch {
+      return false; // down or not answering: watchRedis logs the state, the message waits
+    }
+  }
+
+  async function sendUnsent(): Promise<void> {
+    while (unsent.length > 0 && publisher.status === 'ready') {
+      const [channel, message] = unsent[0]!;
+      if (!(await send(channel, message))) return;
+      unsent.shift();
+    }
+  }
+  publisher.on('ready', () => void sendUnsent());
+
   return {
     async publish(channel, message) {
       // Applied here at once, then sent to the other instances; Redis delivers to every subscriber
       // in one pass, so they have it before this request's answer reaches its client.
       await local.publish(channel, message);
-      await publisher.publish(prefix + channel, message);
+      if (closed) return;
+      // Redis reachable but this client still reconnecting (it retries on its own schedule): the
+      // other instances may be listening already, trusting their caches, so the message waits for it
+      // (at most a connect timeout). With Redis down for everyone nobody trusts a cache: no wait.
+      if (publisher.status !== 'ready' && subscriber.status === 'ready') await whenReady(publisher, redisTimeouts.connectTimeoutMs);
+      if (unsent.length === 0 && publisher.status === 'ready' && (await send(channel, message))) return;
+      unsent.push([channel, message]);
+      if (unsent.length > maxUnsent) unsent = unsent.slice(-maxUnsent);
     },
     subscribe(channel, handler) {
       local.subscribe(channel, handler);
-      if (!subscribed.has(channel)) {
-        subscribed.add(channel);
-        void subscriber.subscribe(prefix + channel).catch((error: Error) => logger.error({ err: error, channel }, 'redis subscribe failed'));
-      }
+      if (channels.has(channel)) return;
+      channels.add(channel);
+      subscribed = false;
+      if (subscriber.status === 'ready') void confirm();
+    },
+    listening: () => subscribed && subscriber.status === 'ready',
+    onResume(handler) {
+      resumeHandlers.push(handler);
     },
     /** Closes the subscriber; the publisher is the app's client, closed by the app. */
     async close() {
-      await subscriber.quit().catch(() => {});
+      closed = true;
+      await closeRedis(subscriber);
     },
   };
+}
+
+/** Resolves once `redis` is ready, or after `ms` (whichever comes first). */
+function whenReady(redis: Redis, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    redis.once('ready', done);
+  });
 }

@@ -26,6 +26,8 @@ export const statusByCode = {
   VALIDATION_FAILED: 422,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
+  /** The database (or another dependency) cannot be reached now: retry after Retry-After seconds. */
+  SERVICE_UNAVAILABLE: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof statusByCode;

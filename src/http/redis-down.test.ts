@@ -1,0 +1,217 @@
+// Redis unavailable (issue 14): with a Redis URL that refuses connections the service keeps its
+// normal latency, rate limits count in this instance's memory, a revocation commits and takes effect
+// at once, and the outage is logged once, not per reconnection attempt. With a Redis of the test's
+// own that stops and comes back, a key revoked while the bus is down is refused on the other
+// instance at once (it stops trusting its cache), and everything works again once Redis is back.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp, type App } from '../app.js';
+import { loadConfig } from '../config/env.js';
+import { signUp } from '../testkit/accounts.js';
+import { bearer, createKey } from '../testkit/api-keys.js';
+import { createTestDatabase, type TestDatabase } from '../testkit/database.js';
+import { createTestApp, type TestApp } from '../testkit/test-app.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The app on a fresh database with Redis at a port nothing listens on, its log lines collected. */
+async function bootWithDeadRedis(): Promise<{ t: TestApp; logs: Record<string, unknown>[]; close(): Promise<void> }> {
+  const logs: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line) logs.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  const db: TestDatabase = await createTestDatabase();
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'warn', REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_TIERS: 'free=5,pro=300,enterprise=1000' });
+  const app: App = createApp({ config, database: db.database, logger: pino({ level: 'warn' }, stream) });
+  app.markReady();
+  const server = createHttpServer(app.listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const fetch = (path: string, init?: RequestInit) => globalThis.fetch(new URL(path, origin), init);
+  const json = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(path, { method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+  };
+  const t = { app, config, database: db.database, origin, fetch, json, graphql: (query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) => json('POST', '/graphql', { query, variables }, headers), close: async () => {} } as TestApp;
+  return {
+    t,
+    logs,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await app.close();
+      await db.drop();
+    },
+  };
+}
+
+describe('Redis refusing connections', () => {
+  let booted: Awaited<ReturnType<typeof bootWithDeadRedis>>;
+  beforeAll(async () => {
+    booted = await bootWithDeadRedis();
+  });
+  afterAll(() => booted.close());
+
+  it('answers signed-in requests at normal latency', async () => {
+    const { t } = booted;
+    const user = await signUp(t);
+    const slowest = { ms: 0 };
+    for (let i = 0; i < 10; i++) {
+      const started = performance.now();
+      const res = await t.json('GET', '/api/auth/session', undefined, { cookie: user.cookie });
+      expect(res.status).toBe(200);
+      slowest.ms = Math.max(slowest.ms, performance.now() - started);
+    }
+    expect(slowest.ms).toBeLessThan(1_000); // it was ~6 s a request
+  });
+
+  it('revokes a key (200) and refuses it on the next request', async () => {
+    const { t } = booted;
+    const owner = await signUp(t);
+    const minted = await createKey(t, owner);
+    expect((await t.json('GET', '/api/auth/session', undefined, bearer(minted.key))).status).toBe(200);
+    const started = performance.now();
+    const revoked = await t.json('DELETE', `/api/v1/api-keys/${minted.id}`, undefined, { cookie: owner.cookie });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.data.status).toBe('inactive');
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect((await t.json('GET', '/api/auth/session', undefined, bearer(minted.key))).status).toBe(401);
+    const stored = await t.database.prisma.apiKey.findUnique({ where: { id: minted.id }, select: { status: true } });
+    expect(stored?.status).toBe('inactive');
+  });
+
+  it('still counts rate limits (in memory)', async () => {
+    const { t } = booted;
+    const owner = await signUp(t);
+    const minted = await createKey(t, owner);
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await t.json('GET', `/api/v1/teams/${owner.activeTeamId}`, undefined, bearer(minted.key))).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
+  });
+
+  it('logs the outage once per connection, not per reconnection attempt', async () => {
+    await sleep(2_500); // a dozen reconnection attempts
+    const redisLines = booted.logs.filter((line) => /redis/i.test(String(line.msg)));
+    expect(redisLines.length).toBeGreaterThan(0);
+    expect(redisLines.length).toBeLessThanOrEqual(2); // the app's client and the broadcast's subscriber
+    expect(JSON.stringify(redisLines)).not.toContain('redis://');
+  });
+});
+
+/** A redis-server of this test's own on a free port (never the machine's shared one). */
+class OwnRedis {
+  private child: ChildProcess | undefined;
+  constructor(readonly port: number) {}
+
+  static async onFreePort(): Promise<OwnRedis> {
+    const probe: Server = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    return new OwnRedis(port);
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    for (let i = 0; i < 100; i++) {
+      const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      probe.on('error', () => {});
+      try {
+        await probe.connect();
+        await probe.ping();
+        return;
+      } catch {
+        await sleep(50);
+      } finally {
+        probe.disconnect();
+      }
+    }
+    throw new Error('redis-server did not start');
+  }
+
+  /** How many connections subscribe to `channel`. */
+  async subscribers(channel: string): Promise<number> {
+    const probe = new Redis(this.url);
+    try {
+      const [, count] = (await probe.pubsub('NUMSUB', channel)) as [string, number];
+      return Number(count);
+    } finally {
+      probe.disconnect();
+    }
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+describe('a bus that stops and comes back (two instances)', () => {
+  let redis: OwnRedis;
+  let a: TestApp;
+  let b: TestApp;
+  const channel = 'platform:api-keys:forget';
+  const bothListening = async () => {
+    for (let i = 0; i < 200 && (await redis.subscribers(channel)) < 2; i++) await sleep(50);
+    expect(await redis.subscribers(channel)).toBe(2);
+    await sleep(100); // the subscription's confirmation reaches the instances
+  };
+
+  beforeAll(async () => {
+    redis = await OwnRedis.onFreePort();
+    await redis.start();
+    a = await createTestApp({ REDIS_URL: redis.url });
+    b = await createTestApp({ REDIS_URL: redis.url }, a);
+    await bothListening();
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+    await redis?.stop();
+  });
+
+  it('refuses at once on the other instance a key revoked while Redis is down, and recovers when it is back', async () => {
+    const owner = await signUp(a);
+    const revoked = await createKey(a, owner);
+    const kept = await createKey(a, owner);
+    const later = await createKey(a, owner);
+    for (const key of [revoked, kept, later]) expect((await b.json('GET', '/api/auth/session', undefined, bearer(key.key))).status).toBe(200); // cached on b
+
+    await redis.stop();
+    await sleep(300); // both notice the closed connections
+    const started = performance.now();
+    expect((await a.json('DELETE', `/api/v1/api-keys/${revoked.id}`, undefined, { cookie: owner.cookie })).status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect((await b.json('GET', '/api/auth/session', undefined, bearer(revoked.key))).status).toBe(401);
+    expect((await a.json('GET', '/api/auth/session', undefined, bearer(revoked.key))).status).toBe(401);
+    expect((await b.json('GET', '/api/auth/session', undefined, bearer(kept.key))).status).toBe(200);
+
+    await redis.start();
+    await bothListening();
+    expect((await b.json('GET', '/api/auth/session', undefined, bearer(revoked.key))).status).toBe(401);
+    expect((await b.json('GET', '/api/auth/session', undefined, bearer(kept.key))).status).toBe(200);
+    // Evictions travel again: a key cached on b since the bus came back is refused there after its revocation on a.
+    expect((await b.json('GET', '/api/auth/session', undefined, bearer(later.key))).status).toBe(200);
+    expect((await a.json('DELETE', `/api/v1/api-keys/${later.id}`, undefined, { cookie: owner.cookie })).status).toBe(200);
+    expect((await b.json('GET', '/api/auth/session', undefined, bearer(later.key))).status).toBe(401);
+  });
+});

@@ -1,0 +1,63 @@
+// The app's Redis client (REDIS_URL: shared rate-limit counters and the broadcast between instances),
+// configured so that a Redis that is down or slow costs a request milliseconds, not seconds: commands
+// fail at once while it is not connected (no offline queue), within commandTimeout when it does not
+// answer, and callers fall back (rate limits count in memory, the key cache stops being trusted). It
+// reconnects by itself; its state changes are logged once each, not on every reconnection attempt.
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
+
+/** Bounds on every Redis call: a request never waits longer than this for Redis. */
+export const redisTimeouts = { connectTimeoutMs: 2_000, commandTimeoutMs: 1_000 } as const;
+
+const options: RedisOptions = {
+  connectTimeout: redisTimeouts.connectTimeoutMs,
+  commandTimeout: redisTimeouts.commandTimeoutMs,
+  // While disconnected, commands are refused at once instead of queued until a reconnection.
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 1,
+  // Reconnect attempts every 100 ms growing to every 2 s, for ever: it comes back by itself.
+  retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
+};
+
+/** A Redis client for `url` with the bounds above; its connection state is logged by `watchRedis`. */
+export function createRedis(url: string, logger: Logger): Redis {
+  const redis = new Redis(url, options);
+  watchRedis(redis, 'redis', logger);
+  return redis;
+}
+
+/**
+ * Logs a connection's state changes once each ("unavailable" when it goes down or cannot connect,
+ * "available again" when it is back), and swallows the error events in between (an unheard 'error'
+ * event would end the process; a logged one per attempt floods the log).
+ */
+export function watchRedis(redis: Redis, name: string, logger: Logger): void {
+  let down = false;
+  const wentDown = (error?: Error) => {
+    if (down) return;
+    down = true;
+    logger.warn({ connection: name, reason: error ? describeRedisError(error) : 'connection closed' }, 'redis unavailable; retrying in the background');
+  };
+  redis.on('error', wentDown);
+  redis.on('close', () => {
+    if (redis.status !== 'end') wentDown();
+  });
+  redis.on('ready', () => {
+    if (down) logger.warn({ connection: name }, 'redis available again');
+    down = false;
+  });
+}
+
+/** A short, secret-free description of a Redis failure (never the URL, which may carry a password). */
+export function describeRedisError(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return code;
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/rediss?:\/\/\S*/g, 'redis://…').slice(0, 200);
+}
+
+/** Closes a client whatever its state: QUIT when connected (pending replies arrive), then no more reconnecting. */
+export async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') await redis.quit().catch(() => {});
+  redis.disconnect();
+}
