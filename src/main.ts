@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   if (applied.length) logger.info({ applied }, 'migrations applied');
   app.markReady();
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
-  logger.info({ host: config.host, port: config.port, database: database.kind }, `listening on http://${config.host}:${config.port} (GraphiQL at /graphql)`);
+  logger.info({ host: config.host, port: config.port, database: database.kind }, `listening on http://${config.host}:${config.port}${config.graphiql ? ' (GraphiQL at /graphql)' : ''}`);
 
   let stopping = false;
   const stop = (signal: string) => {
