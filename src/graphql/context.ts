@@ -1,6 +1,7 @@
 // The GraphQL context: the request scope services receive, plus what only the edges use
 // (request id, logger, cookies to set on the response, the outcome that decides commit or rollback).
 import type { Logger } from 'pino';
+import type { SignInThrottle } from '../auth/sign-in-throttle.js';
 import type { RequestScope } from '../shared/request-scope.js';
 
 export interface Context extends RequestScope {
@@ -8,6 +9,13 @@ export interface Context extends RequestScope {
   log: Logger;
   /** Set-Cookie values the response must carry. */
   setCookies: string[];
+  /** Throttling of failed sign-ins and signups (the app's one, shared through Redis when configured). */
+  signIns: SignInThrottle;
+  /**
+   * Keyed /graphql requests: counts the operation's cost against the key's rate limit once it is
+   * known (graphql/limits.ts); a refusal says when to retry. Absent: the request is not charged by cost.
+   */
+  chargeCost?(cost: number): Promise<{ retryAfter: number } | null>;
   /**
    * Marks the request failed (the operation produced errors): its transaction then rolls back. A
    * method, not a flag, so that it reaches the request however a library copies the context.

@@ -5,6 +5,7 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Context } from './context.js';
 import { toClientError } from './errors.js';
 import { graphiqlPage, graphiqlPolicy } from './graphiql.js';
+import { defaultOperationLimits, operationLimitPlugins, type OperationLimits } from './limits.js';
 
 /** Marks the request failed (rollback) and makes every execution error client-safe, with the request's logger. */
 const errorsToClient: Plugin<Context> = {
@@ -26,9 +27,11 @@ export interface GraphQLServerOptions {
   graphiql?: boolean;
   /** Answer introspection queries (GRAPHQL_INTROSPECTION). */
   introspection?: boolean;
+  /** Depth, aliases, tokens and cost of an operation (GRAPHQL_MAX_*); the defaults when absent. */
+  limits?: OperationLimits;
 }
 
-export function createGraphQLServer(schema: GraphQLSchema, { graphiql = true, introspection = true }: GraphQLServerOptions = {}): YogaServerInstance<Context, Context> {
+export function createGraphQLServer(schema: GraphQLSchema, { graphiql = true, introspection = true, limits = defaultOperationLimits }: GraphQLServerOptions = {}): YogaServerInstance<Context, Context> {
   return createYoga<Context, Context>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -38,6 +41,6 @@ export function createGraphQLServer(schema: GraphQLSchema, { graphiql = true, in
     logging: false,
     multipart: false,
     maskedErrors: { maskError: (error) => toClientError(error, undefined) },
-    plugins: [errorsToClient, graphiqlPolicy, ...(introspection ? [] : [noIntrospection])],
+    plugins: [errorsToClient, graphiqlPolicy, ...(introspection ? [] : [noIntrospection]), ...operationLimitPlugins(limits)],
   });
 }

@@ -33,6 +33,9 @@ export function failure(status: number, code: string, error: string, details?: R
 /** The envelope and status for a failed operation: its first error decides (see graphql/errors.ts). */
 export function fromGraphQLErrors(errors: readonly GraphQLError[], withCode: boolean): HttpResponse {
   const first = errors[0]!;
-  const ext = first.extensions as { code?: string; http?: { status?: number }; details?: Record<string, unknown> };
-  return failure(ext.http?.status ?? 500, ext.code ?? 'INTERNAL_ERROR', first.message, ext.details, withCode);
+  const ext = first.extensions as { code?: string; http?: { status?: number; headers?: Record<string, string> }; details?: Record<string, unknown> };
+  const response = failure(ext.http?.status ?? 500, ext.code ?? 'INTERNAL_ERROR', first.message, ext.details, withCode);
+  // Headers an error asks for (a 429's Retry-After, graphql/errors.ts), as yoga sends them on /graphql.
+  if (ext.http?.headers) Object.assign(response.headers, ext.http.headers);
+  return response;
 }

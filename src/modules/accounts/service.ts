@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../auth/password.js';
 import { hashToken, newToken } from '../../auth/secret-token.js';
+import type { SignInThrottle } from '../../auth/sign-in-throttle.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, unauthenticated } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
@@ -21,6 +22,9 @@ export interface StartedSession extends SessionInfo {
   token: string;
   expiresAt: Date;
 }
+
+/** The request scope of public sign-ins and signups: with the throttle of password guessing and signup floods. */
+export type ThrottledScope = RequestScope & { signIns: SignInThrottle };
 
 const emailTaken = () => new AppError('EMAIL_EXISTS', 'An account with this e-mail already exists');
 
@@ -58,7 +62,8 @@ export interface StartedSignup extends StartedSession {
  * `single-tenant` lets only the first account sign up publicly, as owner of the one global team
  * (an advisory lock makes two simultaneous first signups create one team), and refuses later ones.
  */
-export async function signup(scope: RequestScope, input: SignupInput): Promise<StartedSignup> {
+export async function signup(scope: ThrottledScope, input: SignupInput): Promise<StartedSignup> {
+  await scope.signIns.assertSignupAllowed(scope.client.ip);
   const singleTenant = scope.config.teams.mode === 'single-tenant';
   const passwordHash = await hashPassword(input.password);
   const id = randomUUID();
@@ -81,7 +86,8 @@ export async function signup(scope: RequestScope, input: SignupInput): Promise<S
  * Signup by invitation: an account for the invited e-mail only, which joins the invitation's team
  * with its role, counts as verified (the invitation reached that address) and is signed in.
  */
-export async function signupWithInvite(scope: RequestScope, input: SignupWithInviteInput): Promise<StartedSession & { teamId: string }> {
+export async function signupWithInvite(scope: ThrottledScope, input: SignupWithInviteInput): Promise<StartedSession & { teamId: string }> {
+  await scope.signIns.assertSignupAllowed(scope.client.ip);
   const invitation = await openInvitationForSignup(scope, input.inviteToken, input.email);
   const passwordHash = await hashPassword(input.password);
   const id = randomUUID();
@@ -96,11 +102,21 @@ export async function signupWithInvite(scope: RequestScope, input: SignupWithInv
   }
 }
 
-/** Checks credentials and starts a session. Unknown e-mail and wrong password look and take the same. */
-export async function login(scope: RequestScope, input: LoginInput): Promise<StartedSession> {
+/**
+ * Checks credentials and starts a session. Unknown e-mail and wrong password look and take the same,
+ * and count the same towards throttling (sign-in-throttle.ts): once blocked, even the right password
+ * is refused (429) until the block ends; a success clears the e-mail's failures from this address.
+ */
+export async function login(scope: ThrottledScope, input: LoginInput): Promise<StartedSession> {
+  const { ip } = scope.client;
+  await scope.signIns.assertSignInAllowed(input.email, ip);
   const found = await repo.findCredentials(scope.system('login: credentials by e-mail'), input.email);
   const valid = await verifyPassword(found?.passwordHash ?? null, input.password);
-  if (!found || !valid) throw unauthenticated();
+  if (!found || !valid) {
+    await scope.signIns.signInFailed(input.email, ip);
+    throw unauthenticated();
+  }
+  await scope.signIns.signInSucceeded(input.email, ip);
   const { passwordHash: _hash, ...user } = found;
   return scope.runAs(user.id, async (tx) => startSession(scope, tx, user, await repo.firstTeamId(tx, user.id)));
 }
