@@ -185,14 +185,17 @@ function rateLimitedError(retryAfter: number): GraphQLError {
 /** Refuses operations over the cost limit, then charges the cost to the caller's rate limit, before execution. */
 function costLimitPlugin(maxCost: number): Plugin<Context> {
   return {
-    async onExecute({ args, setResultAndStopExecution }) {
+    onExecute({ args, setResultAndStopExecution }) {
       const cost = operationCost(args.schema, args.document, args.operationName, args.variableValues);
       if (cost > maxCost) {
         setResultAndStopExecution({ errors: [tooComplex(`Query cost limit of ${maxCost} exceeded, found ${cost}.`, { cost, maxCost })] });
         return;
       }
-      const refused = await args.contextValue.chargeCost?.(cost);
-      if (refused) setResultAndStopExecution({ errors: [rateLimitedError(refused.retryAfter)] });
+      // Only keyed requests wait on the rate limiter; the rest go on without a promise in between.
+      const charged = args.contextValue.chargeCost?.(cost);
+      return charged?.then((refused) => {
+        if (refused) setResultAndStopExecution({ errors: [rateLimitedError(refused.retryAfter)] });
+      });
     },
   };
 }
