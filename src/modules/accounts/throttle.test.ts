@@ -138,6 +138,25 @@ describe('signups', () => {
   });
 });
 
+describe('Redis unreachable', () => {
+  it('throttles in this instance’s memory, answering at once', async () => {
+    const down = await createTestApp({ ...limits, REDIS_URL: 'redis://127.0.0.1:1' });
+    try {
+      const ip = newAddress();
+      const email = newEmail();
+      const started = performance.now();
+      for (let i = 0; i < 10; i++) expect((await down.json('POST', '/api/auth/login', { email, password: 'wrong' }, from(ip))).status).toBe(401);
+      const refused = await down.json('POST', '/api/auth/login', { email, password: 'wrong' }, from(ip));
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+      // Generous: eleven argon2 checks; waiting on Redis would add seconds to each.
+      expect(performance.now() - started).toBeLessThan(15_000);
+    } finally {
+      await down.close();
+    }
+  });
+});
+
 describe('two instances (Redis)', () => {
   it('count failures together: one instance refuses what the other counted', async () => {
     const redis = { ...limits, REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' };
