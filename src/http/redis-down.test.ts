@@ -1,8 +1,9 @@
 // Redis unavailable (issue 14): with a Redis URL that refuses connections the service keeps its
 // normal latency, rate limits count in this instance's memory, a revocation commits and takes effect
 // at once, and the outage is logged once, not per reconnection attempt. With a Redis of the test's
-// own that stops and comes back, a key revoked while the bus is down is refused on the other
-// instance at once (it stops trusting its cache), and everything works again once Redis is back.
+// own that stops (killed, or paused: connections open, no answers) and comes back, a key revoked
+// while the bus is down is refused on the other instance (it stops trusting its cache), and
+// everything works again once Redis is back.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { createServer as createHttpServer } from 'node:http';
@@ -156,9 +157,19 @@ class OwnRedis {
     }
   }
 
+  /** The server stops answering but keeps its connections (SIGSTOP), until resume(). */
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.child?.kill('SIGCONT');
+  }
+
   async stop(): Promise<void> {
     const child = this.child;
     if (!child || child.exitCode !== null) return;
+    this.resume(); // a paused server would not die before it is continued
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
@@ -213,5 +224,29 @@ describe('a bus that stops and comes back (two instances)', () => {
     expect((await b.json('GET', '/api/auth/session', undefined, bearer(later.key))).status).toBe(200);
     expect((await a.json('DELETE', `/api/v1/api-keys/${later.id}`, undefined, { cookie: owner.cookie })).status).toBe(200);
     expect((await b.json('GET', '/api/auth/session', undefined, bearer(later.key))).status).toBe(401);
+  });
+
+  it('stops trusting the key cache when Redis stops answering (connections open), within the heartbeat', async () => {
+    const owner = await signUp(a);
+    const revoked = await createKey(a, owner);
+    expect((await b.json('GET', '/api/auth/session', undefined, bearer(revoked.key))).status).toBe(200); // cached on b
+
+    redis.pause();
+    try {
+      const started = performance.now();
+      expect((await a.json('DELETE', `/api/v1/api-keys/${revoked.id}`, undefined, { cookie: owner.cookie })).status).toBe(200);
+      expect(performance.now() - started).toBeLessThan(5_000); // the publish gives up after the command timeout (1 s)
+      expect((await a.json('GET', '/api/auth/session', undefined, bearer(revoked.key))).status).toBe(401);
+      await sleep(3_000); // b's heartbeat PING goes unanswered: b reconnects and stops trusting its cache
+      const refused = performance.now();
+      expect((await b.json('GET', '/api/auth/session', undefined, bearer(revoked.key))).status).toBe(401);
+      expect(performance.now() - refused).toBeLessThan(1_000); // rate limits no longer wait on Redis either
+    } finally {
+      redis.resume();
+    }
+    await bothListening();
+    expect((await b.json('GET', '/api/auth/session', undefined, bearer(revoked.key))).status).toBe(401);
+    const fresh = await createKey(a, owner);
+    expect((await b.json('GET', '/api/auth/session', undefined, bearer(fresh.key))).status).toBe(200);
   });
 });

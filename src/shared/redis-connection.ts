@@ -26,13 +26,20 @@ export function createRedis(url: string, logger: Logger): Redis {
   return redis;
 }
 
+/** How often a connected client is asked for a PING (a server that stopped answering keeps its TCP connection). */
+const heartbeatMs = 1_000;
+
 /**
  * Logs a connection's state changes once each ("unavailable" when it goes down or cannot connect,
  * "available again" when it is back), and swallows the error events in between (an unheard 'error'
- * event would end the process; a logged one per attempt floods the log).
+ * event would end the process; a logged one per attempt floods the log). A server that stops
+ * answering (hung, paused, a network black hole) keeps the connection open: a PING unanswered within
+ * the command timeout makes the client reconnect, so that it reads "not ready" (callers then fall
+ * back at once) until the server answers again.
  */
 export function watchRedis(redis: Redis, name: string, logger: Logger): void {
   let down = false;
+  let probing = false;
   const wentDown = (error?: Error) => {
     if (down) return;
     down = true;
@@ -46,6 +53,24 @@ export function watchRedis(redis: Redis, name: string, logger: Logger): void {
     if (down) logger.warn({ connection: name }, 'redis available again');
     down = false;
   });
+  const heartbeat = setInterval(() => {
+    if (redis.status !== 'ready' || probing) return;
+    probing = true;
+    let timer: NodeJS.Timeout | undefined;
+    const silent = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer to PING within ${redisTimeouts.commandTimeoutMs} ms`)), redisTimeouts.commandTimeoutMs)));
+    Promise.race([redis.ping(), silent])
+      .catch((error: Error) => {
+        if (redis.status !== 'ready') return;
+        wentDown(error);
+        redis.disconnect(true);
+      })
+      .finally(() => {
+        clearTimeout(timer);
+        probing = false;
+      });
+  }, heartbeatMs);
+  heartbeat.unref();
+  redis.on('end', () => clearInterval(heartbeat));
 }
 
 /** A short, secret-free description of a Redis failure (never the URL, which may carry a password). */
