@@ -50,7 +50,19 @@ export interface MediaConfig {
   storage: StorageConfig;
   /** MEDIA_RENDITIONS_PER_SOURCE: renditions of one image kept in storage; one more evicts the oldest. */
   renditionsPerSource: number;
+  /** The orphan sweep (src/modules/media/sweep.ts). */
+  orphans: OrphanSweepConfig;
 }
+
+export interface OrphanSweepConfig {
+  /** MEDIA_ORPHAN_GRACE_MINUTES: a stored file no record refers to is removed once it is this old. */
+  graceMs: number;
+  /** MEDIA_ORPHAN_SWEEP_MINUTES: how often the sweep runs after the one at start-up; 0: only at start-up. */
+  intervalMs: number;
+}
+
+/** An hour each: far beyond an upload's commit, and soon enough for what a crash leaves behind. */
+export const defaultOrphanSweep: OrphanSweepConfig = { graceMs: 3_600_000, intervalMs: 3_600_000 };
 
 const mb = (value: number) => Math.floor(value * 1024 * 1024);
 
@@ -60,6 +72,7 @@ export function parseMediaConfig(
   uploadDir: string,
   storage: StorageConfig = { driver: 'local' },
   renditionsPerSource = defaultRenditionsPerSource,
+  orphans: OrphanSweepConfig = defaultOrphanSweep,
 ): MediaConfig {
   let raw: unknown = {};
   if (json !== undefined) {
@@ -81,6 +94,7 @@ export function parseMediaConfig(
     uploadDir,
     storage,
     renditionsPerSource,
+    orphans,
   };
 }
 

@@ -212,6 +212,18 @@ export async function servedFileType(system: SystemDb, driver: string, key: stri
   return rows[0]?.mime_type ?? null;
 }
 
+/**
+ * Which of `keys` a media record (of any status: a deleted record keeps its file) or a rendition
+ * refers to, whatever their driver: the orphan sweep removes the others (named system work).
+ */
+export async function referencedStorageKeys(system: SystemDb, keys: string[]): Promise<Set<string>> {
+  if (!keys.length) return new Set();
+  const rows = await system.prisma.$queryRaw<{ key: string }[]>`
+    SELECT storage_key AS key FROM media WHERE storage_key = ANY(${keys}::text[])
+    UNION SELECT storage_key FROM media_renditions WHERE storage_key = ANY(${keys}::text[])`;
+  return new Set(rows.map((r) => r.key));
+}
+
 /** What rendering an image needs of a record: its type, size, content hash and where storage keeps it. */
 export const renditionSourceView = { id: true, mimeType: true, width: true, height: true, sha256: true, storageDriver: true, storageKey: true } as const;
 

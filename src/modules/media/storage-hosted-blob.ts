@@ -145,6 +145,8 @@ export function hostedBlobStorage(options: HostedBlobOptions): MediaStorage {
       }
       await removeRemote(key);
     },
+    // The blob protocol has no listing: only the fallback files kept locally can be swept.
+    listWrittenBefore: local.listWrittenBefore?.bind(local),
     async open(key) {
       const here = await local.open(key);
       if (here) return here;

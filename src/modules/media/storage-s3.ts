@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import type * as S3 from '@aws-sdk/client-s3';
 import type * as LibStorage from '@aws-sdk/lib-storage';
 import type { StorageConfig } from '../../config/media.js';
+import { isStorageKey } from './storage-key.js';
 import type { MediaStorage } from './storage.js';
 
 type S3Config = Extract<StorageConfig, { driver: 's3' }>;
@@ -72,6 +73,18 @@ export function s3Storage(config: S3Config, spoolDir: () => Promise<string>): Me
         if (error instanceof sdk.S3ServiceException && (error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404)) return null;
         throw error;
       }
+    },
+    async *listWrittenBefore(before) {
+      const { sdk, client } = await load();
+      let token: string | undefined;
+      do {
+        const page = await client.send(new sdk.ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token, MaxKeys: 1000 }));
+        for (const object of page.Contents ?? []) {
+          // Only this server's keys at the bucket's root: nothing else in the bucket is ever touched.
+          if (object.Key && isStorageKey(object.Key) && object.LastModified && object.LastModified < before) yield object.Key;
+        }
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
     },
     async close() {
       if (loaded) (await loaded).client.destroy();

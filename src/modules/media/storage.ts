@@ -6,12 +6,13 @@
 // (storage-s3.ts: any S3-compatible store). Spool files are always on local disk, under UPLOAD_DIR.
 // Derived files (renditions) are written under keys of the same shape with `write`.
 import { createReadStream } from 'node:fs';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { MediaConfig } from '../../config/media.js';
 import { hostedBlobStorage } from './storage-hosted-blob.js';
+import { isStorageKey } from './storage-key.js';
 import { s3Storage } from './storage-s3.js';
 
 export type StorageDriverName = 'local' | 'hosted-blob' | 's3';
@@ -38,16 +39,17 @@ export interface MediaStorage {
   remove(key: string): Promise<void>;
   /** A stored file as a stream with its size, or null when there is none under `key`. */
   open(key: string): Promise<{ stream: Readable; size: number } | null>;
+  /**
+   * The keys of stored files last written before `before`, for the orphan sweep (sweep.ts). Absent
+   * when the driver cannot list what it stores (hosted-blob lists its local fallback files only).
+   */
+  listWrittenBefore?(before: Date): AsyncIterable<string>;
   /** Releases connections and the like (tests and shutdown). */
   close?(): Promise<void>;
 }
 
-/** Keys this server generates: a UUID and a short lower-case extension. Nothing else is ever a key. */
-const keyPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.[a-z0-9]{1,8}$/;
-
-export function isStorageKey(key: string): boolean {
-  return keyPattern.test(key);
-}
+/** Whether `key` is one this server generates (storage-key.ts; exported here for the callers of storage). */
+export { isStorageKey };
 
 /** Removes the files under `keys`, trying every one; rejects naming those that could not be removed. */
 export async function removeStoredFiles(storage: MediaStorage, keys: string[]): Promise<void> {
@@ -135,6 +137,14 @@ export function localStorage(root: string): LocalStorage {
       await rm(fileOf(key), { force: true });
     },
     sizeOf,
+    async *listWrittenBefore(before) {
+      const entries = await readdir(base, { withFileTypes: true }).catch(() => []);
+      for (const entry of entries) {
+        if (!entry.isFile() || !isStorageKey(entry.name)) continue;
+        const info = await stat(path.join(base, entry.name)).catch(() => null);
+        if (info && info.mtimeMs < before.getTime()) yield entry.name;
+      }
+    },
     async open(key, range) {
       const size = await sizeOf(key);
       if (size === null) return null;

@@ -62,7 +62,7 @@ describe('cron disabled', () => {
     const b = await boot(env);
     try {
       expect(disabledLines(b)).toEqual([expect.objectContaining({ level: 40 })]);
-      for (const headers of [{}, { 'x-cron-secret': env.CRON_SECRET ?? 'anything' }, { 'x-cron-secret': cronSecret }]) {
+      for (const headers of [{}, { 'x-cron-secret': env.CRON_SECRET ?? 'anything' }, { 'x-cron-secret': cronSecret }] as Record<string, string>[]) {
         const res = await fetch(`${b.origin}/api/v1/cron/process`, { headers });
         expect(res.status).toBe(401);
         expect(await res.json()).toEqual({ error: 'Unauthorized', message: expect.stringMatching(message) });

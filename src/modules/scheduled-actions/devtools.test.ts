@@ -27,7 +27,7 @@ beforeEach(async () => {
 });
 
 const dev = () => ({ 'x-api-key': developer.key.key });
-const create = (body: Record<string, unknown>, headers = dev()) => t.json('POST', base, body, headers);
+const create = (body: Record<string, unknown>, headers: Record<string, string> = dev()) => t.json('POST', base, body, headers);
 const refresh = { actionType: 'social:refresh-tokens', payload: {} };
 
 describe('who may call', () => {
