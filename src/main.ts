@@ -1,50 +1,94 @@
-// Entry point: configuration, database, pending migrations, then listen. SIGTERM/SIGINT finish the
-// requests in flight, then close the database.
-import { createServer } from 'node:http';
+// Entry point: configuration, database (locked, reachable), pending migrations, then listen. A start-up
+// failure is one line on stderr and a non-zero exit (start-failure.ts); SIGTERM/SIGINT finish the
+// requests in flight and close everything within SHUTDOWN_TIMEOUT_MS (shutdown.ts).
+import { createServer, type Server } from 'node:http';
 import { createApp } from './app.js';
-import { loadConfig } from './config/env.js';
-import { openDatabase } from './db/database.js';
+import { loadConfig, type Config } from './config/env.js';
+import { openDatabase, type Database } from './db/database.js';
 import { applyMigrations } from './db/migrations.js';
 import { migrationsDir } from './db/paths.js';
+import { closeDestination, stdoutDestination, type LogDestination } from './log-destination.js';
 import { createLogger } from './logger.js';
+import { stopOnSignals } from './shutdown.js';
+import { describeStartFailure, StartStepError } from './start-failure.js';
+
+/** How long start-up waits for PostgreSQL to answer a first query. */
+const databaseProbeMs = 15_000;
+
+// Nobody may be reading our output any more (a parent that went away): a failed write is not an error.
+process.stdout.on('error', () => {});
+process.stderr.on('error', () => {});
+
+let destination: LogDestination | undefined;
+/** What to close when start-up fails half-way, latest first. */
+const opened: Array<() => Promise<void>> = [];
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config);
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
+  destination = stdoutDestination();
+  const logger = createLogger(config, destination);
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, holder: 'server' });
+  opened.unshift(() => database.close());
+  await probe(database, config);
   const app = createApp({ config, database, logger });
+  opened.unshift(() => app.close());
   const server = createServer(app.listener);
   server.keepAliveTimeout = 65_000;
 
-  const applied = await applyMigrations(database, migrationsDir);
+  const applied = await applyMigrations(database, migrationsDir).catch((error: unknown) => {
+    throw new StartStepError('migrations', {}, error);
+  });
   if (applied.length) logger.info({ applied }, 'migrations applied');
   app.markReady();
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  await listen(server, config);
   logger.info({ host: config.host, port: config.port, database: database.kind }, `listening on http://${config.host}:${config.port}${config.graphiql ? ' (GraphiQL at /graphql)' : ''}`);
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: finishing requests in flight');
-    const force = setTimeout(() => {
-      logger.warn('shutdown timeout: closing remaining connections');
-      server.closeAllConnections();
-    }, config.shutdownTimeoutMs);
-    force.unref();
-    server.close(async () => {
-      await app.close();
-      await database.close();
-      logger.info('stopped');
-      process.exit(0);
-    });
-    server.closeIdleConnections();
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  stopOnSignals({
+    server,
+    logger,
+    destination,
+    timeoutMs: config.shutdownTimeoutMs,
+    closers: [
+      { name: 'app (scheduler, Redis, storage)', close: () => app.close() },
+      { name: 'database', close: () => database.close() },
+    ],
+  });
 }
 
-main().catch((error: Error) => {
-  console.error(`Failed to start: ${error.message}`);
+/** A first query, so that an unreachable or refusing PostgreSQL is reported now, by name. */
+async function probe(database: Database, config: Config): Promise<void> {
+  if (database.kind !== 'postgres') return;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${databaseProbeMs / 1000} s`)), databaseProbeMs);
+  });
+  try {
+    await Promise.race([database.hotQuery('startup_probe', 'SELECT 1', []), timeout]);
+  } catch (error) {
+    throw new StartStepError('database', { databaseUrl: config.databaseUrl }, error);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function listen(server: Server, config: Config): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const refused = (error: Error) => reject(new StartStepError('listen', { host: config.host, port: config.port }, error));
+    server.once('error', refused);
+    server.listen(config.port, config.host, () => {
+      server.off('error', refused);
+      resolve();
+    });
+  });
+}
+
+main().catch(async (error: unknown) => {
+  process.stderr.write(`Failed to start: ${describeStartFailure(error)}\n`);
+  // Close what was opened (Redis, the database and its lock), but never wait long for it.
+  const cleanup = (async () => {
+    for (const close of opened) await close().catch(() => {});
+  })();
+  await Promise.race([cleanup, new Promise((resolve) => setTimeout(resolve, 3_000))]);
+  if (destination) await closeDestination(destination, 500);
   process.exit(1);
 });

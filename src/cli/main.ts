@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/env.js';
 import { openDatabase } from '../db/database.js';
+import { DataDirLockedError, DataDirUnusableError } from '../db/data-dir-lock.js';
 import { applyMigrations } from '../db/migrations.js';
 import { migrationsDir } from '../db/paths.js';
 import { RequestDb, runAsUser, systemDb } from '../db/request-db.js';
@@ -43,7 +44,7 @@ async function userCreate(args: string[]): Promise<number> {
     lastName: values['last-name'],
   }, 'Invalid arguments');
   const config = loadConfig();
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, holder: 'cli' }).catch(refuseLocked('users'));
   try {
     await applyMigrations(database, migrationsDir);
     const user = await createUser({ runAs: (id, work) => runAsUser(database, id, work) }, input);
@@ -75,7 +76,7 @@ async function apikeyCreate(args: string[]): Promise<number> {
     expiresAt: values['expires-at'],
   }, 'Invalid arguments');
   const config = loadConfig();
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, holder: 'cli' }).catch(refuseLocked('keys'));
   try {
     await applyMigrations(database, migrationsDir);
     const user = await systemDb(database, 'cli: find key owner').prisma.user.findUnique({ where: { email: values.email.trim().toLowerCase() } });
@@ -109,6 +110,19 @@ async function apikeyCreate(args: string[]): Promise<number> {
   }
 }
 
+/** An error for a data directory another process holds, saying what to do instead (the API does the same work). */
+class Refusal extends Error {}
+
+function refuseLocked(what: 'users' | 'keys'): (error: unknown) => never {
+  return (error) => {
+    if (!(error instanceof DataDirLockedError)) throw error;
+    const { owner, dataDir } = error;
+    const where = `DATA_DIR ${dataDir}${owner ? `, ${owner.holder} pid ${owner.pid}` : ''}`;
+    if (owner && owner.holder !== 'server') throw new Refusal(`another command is using this data directory: wait for it to finish (${where})`);
+    throw new Refusal(`the server is running on this data directory: stop it, or create ${what} through the API (${where})`);
+  };
+}
+
 async function main(argv: string[]): Promise<number> {
   const [noun, verb, ...rest] = argv;
   if (noun === 'user' && verb === 'create') return userCreate(rest);
@@ -120,7 +134,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const known = error instanceof AppError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'));
+    const known = error instanceof AppError || error instanceof Refusal || error instanceof DataDirUnusableError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'));
     console.error(`Error: ${error instanceof Error ? error.message : String(error)}`);
     if (!known) console.error(usage);
     process.exit(error instanceof AppError && error.code === 'EMAIL_EXISTS' ? 3 : 1);

@@ -1,13 +1,13 @@
 // Opens the one database the process uses: embedded PGlite under DATA_DIR, or PostgreSQL when a
 // connection string is configured. Both are driven through Prisma driver adapters.
 import { createHash } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { beginWithCaller } from './begin-with-caller.js';
 import { beginAsCaller, type CallerTransaction } from './caller-transactions.js';
+import { lockDataDir, pgliteOpenError, type DataDirHolder } from './data-dir-lock.js';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
@@ -50,17 +50,29 @@ export interface DatabaseOptions {
   /** Where PGlite keeps its files; `memory://` keeps it in memory (tests). */
   dataDir: string;
   poolSize: number;
+  /** Who opens a PGlite data directory (named to a second process it refuses); default `server`. */
+  holder?: DataDirHolder;
 }
 
 /** Opens PGlite or PostgreSQL according to the options. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.url ? openPostgres(options.url, options.poolSize) : openPglite(options.dataDir);
+  return options.url ? openPostgres(options.url, options.poolSize) : openPglite(options.dataDir, options.holder ?? 'server');
 }
 
-async function openPglite(dataDir: string): Promise<Database> {
-  const location = dataDir.startsWith('memory://') ? dataDir : path.join(dataDir, 'pglite');
-  if (!location.startsWith('memory://')) await mkdir(location, { recursive: true });
-  const pglite = await PGlite.create(location, { extensions: { pg_trgm } });
+/**
+ * PGlite is single-process: the data directory is locked before anything in it is created or opened
+ * (data-dir-lock.ts), and released when the database closes.
+ */
+async function openPglite(dataDir: string, holder: DataDirHolder): Promise<Database> {
+  const inMemory = dataDir.startsWith('memory://');
+  const unlock = inMemory ? async () => {} : await lockDataDir(dataDir, holder);
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(inMemory ? dataDir : path.join(dataDir, 'pglite'), { extensions: { pg_trgm } });
+  } catch (error) {
+    await unlock();
+    throw pgliteOpenError(dataDir, error);
+  }
   const clientFactory = new PrismaPGlite(pglite);
   const prisma = new PrismaClient({ adapter: clientFactory });
   return {
@@ -70,8 +82,12 @@ async function openPglite(dataDir: string): Promise<Database> {
     hotQuery: async <Row>(_name: string, sql: string, values: unknown[]) => (await pglite.query<Row>(sql, values)).rows,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     close: async () => {
-      await prisma.$disconnect();
-      await pglite.close();
+      try {
+        await prisma.$disconnect();
+        await pglite.close();
+      } finally {
+        await unlock();
+      }
     },
   };
 }

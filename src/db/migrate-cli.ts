@@ -3,6 +3,7 @@
 // `db:migration -- --check` fails when the schema and the migrations disagree (CI drift check).
 import { loadConfig } from '../config/env.js';
 import { openDatabase } from './database.js';
+import { DataDirLockedError } from './data-dir-lock.js';
 import { applyMigrations, createMigration, diffSchemaAgainstHistory } from './migrations.js';
 import { migrationsDir, schemaDir } from './paths.js';
 import { entityDefinitions } from '../config/entities/index.js';
@@ -11,7 +12,11 @@ import { rlsForCreatedTables } from '../modules/entities/rls.js';
 async function main(command: string | undefined, arg: string | undefined): Promise<number> {
   if (command === 'apply') {
     const config = loadConfig();
-    const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+    const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, holder: 'migrations' }).catch((error: unknown) => {
+      if (!(error instanceof DataDirLockedError)) throw error;
+      const who = !error.owner || error.owner.holder === 'server' ? 'the server is running' : `another command (pid ${error.owner.pid}) is running`;
+      throw new Error(`${who} on this data directory: stop it first; the server applies pending migrations itself when it starts (DATA_DIR ${error.dataDir})`);
+    });
     try {
       const applied = await applyMigrations(db, migrationsDir);
       console.log(applied.length ? `Applied ${applied.length} migration(s): ${applied.join(', ')}` : 'Database is up to date.');
@@ -38,7 +43,7 @@ async function main(command: string | undefined, arg: string | undefined): Promi
 main(process.argv[2], process.argv[3]).then(
   (code) => process.exit(code),
   (error: Error) => {
-    console.error(error.message);
+    console.error(`Error: ${error.message}`);
     process.exit(1);
   },
 );

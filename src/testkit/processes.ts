@@ -1,0 +1,67 @@
+// Real processes for the tests of what only shows across them: the server (src/main.ts) and the CLIs,
+// run from source with tsx, each with its own environment; their output collected, their exit awaited.
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** A port nobody listens on right now (a child cannot be told to listen on 0 and report it). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface Spawned {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with how the process ended, or null if it still runs after `ms`. */
+  exit(ms: number): Promise<{ code: number | null; signal: NodeJS.Signals | null } | null>;
+  /** SIGKILL if it still runs, and wait for it. */
+  kill(): Promise<void>;
+}
+
+export interface SpawnOptions {
+  /** Added to a minimal environment (PATH, HOME, NODE_ENV=test, LOG_LEVEL=silent, HOST=127.0.0.1). */
+  env?: Record<string, string>;
+  /** 'ignore' by default; 'pipe' to read (or close) the child's stdout. */
+  stdout?: 'pipe' | 'ignore';
+  uid?: number;
+  gid?: number;
+}
+
+/** Runs a TypeScript entry point (`src/main.ts`, `src/cli/main.ts` …) with `args` as its own process. */
+export function spawnTs(entry: string, args: string[] = [], options: SpawnOptions = {}): Spawned {
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', LOG_LEVEL: 'silent', HOST: '127.0.0.1', ...options.env };
+  const stdio: StdioOptions = ['ignore', options.stdout ?? 'ignore', 'pipe'];
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { env, stdio, uid: options.uid, gid: options.gid });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
+  child.stdout?.on('error', () => {});
+  child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exit = (ms: number) => Promise.race([ended, new Promise<null>((resolve) => setTimeout(() => resolve(null), ms))]);
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exit,
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await ended;
+    },
+  };
+}
+
+/** Waits until `origin`/healthz answers 200; throws with the child's stderr if it exits or `ms` pass first. */
+export async function waitForHealthz(origin: string, server: Spawned, ms = 150_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) throw new Error(`the server exited: ${server.stderr()}`);
+    if (Date.now() > deadline) throw new Error(`the server did not answer within ${ms} ms: ${server.stderr()}`);
+    if ((await fetch(`${origin}/healthz`).then((r) => r.status, () => 0)) === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
