@@ -5,7 +5,15 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 
 const require = createRequire(import.meta.url);
-const cli = require.resolve('prisma/build/index.js');
+let cli;
+try {
+  cli = require.resolve('prisma/build/index.js');
+} catch {
+  // A production install (npm ci --omit=dev) has no Prisma CLI, a dev dependency, and needs none: the
+  // generated client is committed under src/generated/prisma.
+  console.error('prisma generate skipped: the Prisma CLI is not installed (production install); using the committed client in src/generated/prisma');
+  process.exit(0);
+}
 const env = {
   ...process.env,
   PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY || process.execPath,
