@@ -11,6 +11,7 @@ import type { Actor } from './auth/actor.js';
 import { createKeyUsage } from './auth/key-usage.js';
 import type { Config } from './config/env.js';
 import type { Database } from './db/database.js';
+import { databaseRefusal } from './db/errors.js';
 import { RequestDb, runAsUser, systemDb } from './db/request-db.js';
 import { databaseRetryAfterSeconds, databaseUnavailable, isDatabaseUnavailable, reportDatabaseOutage } from './db/unavailable.js';
 import type { Context } from './graphql/context.js';
@@ -26,11 +27,12 @@ import { createReadiness } from './http/readiness.js';
 import { createRateLimiter, rateLimited, rateLimitHeaders, type RateDecision } from './http/rate-limit.js';
 import { nodeHandler } from './http/node.js';
 import { failure, json } from './rest/envelope.js';
+import { assertPlainQuery } from './rest/query-params.js';
 import { buildOpenApi, docsResponse } from './rest/openapi.js';
 import { createRestRouter, methodNotAllowed } from './rest/router.js';
 import { restRoutes } from './rest/routes.js';
 import { createMailer } from './mail/outbox.js';
-import { plansOf } from './modules/teams/plans.js';
+import { planOf, plansOf } from './modules/teams/plans.js';
 import { isStoredFilePath, serveStoredFile } from './modules/media/served-file.js';
 import { mediaOpenApiPaths } from './modules/media/openapi.js';
 import { createStorage, localStorage } from './modules/media/storage.js';
@@ -130,7 +132,7 @@ export function createApp({ config, database, logger, now = () => new Date(), re
       if (grant.holdsWildcard) return { caller: `key:${grant.keyId}:*`, limit: rates.wildcard };
       const activeTeamId = actor.kind === 'user' ? actor.activeTeamId : null;
       const plan = (activeTeamId && grant.plans[activeTeamId]) || 'free';
-      const tier = plans[plan]?.rateLimitTier ?? plan;
+      const tier = planOf(plans, plan)?.rateLimitTier ?? plan;
       return { caller: `key:${grant.keyId}:tier`, limit: rates.tiers[tier] ?? rates.tiers.free ?? 60 };
     }
     if (actor.kind === 'user') return { caller: `user:${actor.userId}`, limit: rates.session };
@@ -238,6 +240,8 @@ export function createApp({ config, database, logger, now = () => new Date(), re
   async function dispatch(request: HttpRequest, requestId: string): Promise<Handled> {
     const { method, url: { pathname } } = request;
     if (method === 'OPTIONS') return { response: preflight(), route: 'preflight' };
+    // A parameter given twice, or holding NUL, is refused before any route reads the query (query-params.ts).
+    if (pathname.startsWith('/api/')) assertPlainQuery(request.url);
     if (pathname === '/' && method === 'GET') return { response: landingPage({ graphiql: config.graphiql }), route: '/' };
     if (pathname === '/healthz' && method === 'GET') {
       return { response: ready ? json(200, { status: 'ok' }) : json(503, { status: 'starting' }), route: '/healthz' };
@@ -302,7 +306,9 @@ export function createApp({ config, database, logger, now = () => new Date(), re
     let handled: Handled;
     try {
       handled = await dispatch(request, requestId);
-    } catch (error) {
+    } catch (thrown) {
+      // A value the database cannot hold, a record already gone: the request's fault (db/errors.ts).
+      const error = databaseRefusal(thrown) ?? thrown;
       if (error instanceof AppError) {
         handled = { response: failure(error.status, error.code, error.message, error.details), route: 'error' };
       } else if (isDatabaseUnavailable(error)) {

@@ -2,6 +2,7 @@
 // details in extensions; anything else is logged with the request id and masked.
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
+import { databaseRefusal } from '../db/errors.js';
 import { databaseRetryAfterSeconds, databaseUnavailable, isDatabaseUnavailable, reportDatabaseOutage } from '../db/unavailable.js';
 import { AppError } from '../shared/errors.js';
 
@@ -15,7 +16,9 @@ export interface ErrorExtensions {
 export function toClientError(error: unknown, log: Logger | undefined): GraphQLError {
 
   if (error instanceof GraphQLError && typeof error.extensions.code === 'string' && error.extensions.http) return error;
-  const original = error instanceof GraphQLError ? (error.originalError ?? undefined) : error;
+  const thrown = error instanceof GraphQLError ? (error.originalError ?? undefined) : error;
+  // A value the database cannot hold, a record already gone: the request's fault (db/errors.ts).
+  const original = databaseRefusal(thrown) ?? thrown;
   if (original instanceof AppError) {
     const extensions: ErrorExtensions = { code: original.code, http: { status: original.status } };
     if (original.details) extensions.details = original.details;

@@ -35,9 +35,37 @@ export async function readJsonBody(request: HttpRequest, limit: number): Promise
   }
   const text = await readLimitedText(request, limit);
   if (text.trim() === '') throw new AppError('VALIDATION_ERROR', 'Request body is empty; a JSON object is expected');
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch {
     throw new AppError('VALIDATION_ERROR', 'Malformed JSON in request body');
   }
+  const at = nulPath(body);
+  if (at !== null) throw new AppError('VALIDATION_ERROR', 'Text cannot contain NUL (\\u0000) characters', { path: at || '(body)' });
+  return body;
+}
+
+/**
+ * Where a NUL character is in a parsed JSON value (a key or a string), as a dotted path; null when
+ * nowhere. PostgreSQL text cannot hold NUL, so it is refused at the edge; every other character,
+ * control characters included, is kept as sent (JSON escapes them on the way out).
+ */
+export function nulPath(value: unknown): string | null {
+  const pending: [unknown, string][] = [[value, '']];
+  while (pending.length) {
+    const [next, path] = pending.pop()!;
+    if (typeof next === 'string') {
+      if (next.includes('\u0000')) return path;
+    } else if (Array.isArray(next)) {
+      next.forEach((item, i) => pending.push([item, path ? `${path}.${i}` : String(i)]));
+    } else if (typeof next === 'object' && next !== null) {
+      for (const [key, item] of Object.entries(next)) {
+        const at = path ? `${path}.${key}` : key;
+        if (key.includes('\u0000')) return at;
+        pending.push([item, at]);
+      }
+    }
+  }
+  return null;
 }

@@ -9,6 +9,7 @@ import pino from 'pino';
 import { createApp, type App } from '../app.js';
 import { loadConfig, type Config } from '../config/env.js';
 import type { Database } from '../db/database.js';
+import { createLogger } from '../logger.js';
 import type { RenderLimits } from '../modules/media/render.js';
 import { createTestDatabase } from './database.js';
 
@@ -38,6 +39,8 @@ export interface TestAppOptions {
   now?: () => Date;
   /** Renders running and waiting at once (a tiny queue, to meet its 503); default the app's. */
   renderLimits?: RenderLimits;
+  /** Where the app's logs go, through the app's own logger (redaction, serializers) at LOG_LEVEL; default none. */
+  logDestination?: pino.DestinationStream;
 }
 
 /**
@@ -49,7 +52,8 @@ export async function createTestApp(env: Record<string, string> = {}, sameDataba
   // Uploaded files go to a directory of this app's own, removed on close.
   const uploadDir = await mkdtemp(path.join(tmpdir(), 'platform-uploads-'));
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', UPLOAD_DIR: uploadDir, ...env });
-  const app = createApp({ config, database: testDb.database, logger: pino({ level: config.logLevel }), now: options.now, renderLimits: options.renderLimits });
+  const logger = options.logDestination ? createLogger(config, options.logDestination) : pino({ level: config.logLevel });
+  const app = createApp({ config, database: testDb.database, logger, now: options.now, renderLimits: options.renderLimits });
   app.markReady();
   const server = createServer(app.listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

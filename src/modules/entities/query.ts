@@ -4,6 +4,7 @@
 import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
 import { AppError } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
+import { int32, isStorableTime } from './validate.js';
 
 export interface ListQuery {
   page: number;
@@ -41,8 +42,8 @@ function int(value: string | undefined, fallback: number, min: number, max: numb
 
 function parseDay(value: string, name: string, problems: Problems): Date | null {
   const time = day.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN;
-  if (Number.isNaN(time)) {
-    problems.push({ path: name, message: 'must be a date (YYYY-MM-DD)' });
+  if (!isStorableTime(time)) {
+    problems.push({ path: name, message: 'must be a date (YYYY-MM-DD, years 0001 to 9999)' });
     return null;
   }
   return new Date(time);
@@ -56,6 +57,8 @@ function filterValue(field: FieldDefinition, raw: string, name: string, problems
     case 'integer': {
       const n = Number(raw);
       if (raw.trim() === '' || !Number.isFinite(n) || (field.type === 'integer' && !Number.isInteger(n))) return bad(`must be ${field.type === 'integer' ? 'an integer' : 'a number'}`);
+      // Past what the column holds, PostgreSQL would refuse the comparison itself.
+      if (field.type === 'integer' && (n < int32.min || n > int32.max)) return bad(`must be an integer from ${int32.min} to ${int32.max}`);
       return n;
     }
     case 'boolean':
@@ -64,14 +67,14 @@ function filterValue(field: FieldDefinition, raw: string, name: string, problems
       return parseDay(raw, name, problems) ?? undefined;
     case 'datetime': {
       const time = Date.parse(raw);
-      return Number.isNaN(time) ? bad('must be an ISO 8601 date-time') : new Date(time);
+      return isStorableTime(time) ? new Date(time) : bad('must be an ISO 8601 date-time (years 0001 to 9999)');
     }
     case 'select':
       return field.enum!.includes(raw) ? raw : bad(`must be one of ${field.enum!.join(', ')}`);
     case 'multiselect':
       return field.enum && !field.enum.includes(raw) ? bad(`must be one of ${field.enum.join(', ')}`) : raw;
     default:
-      return raw.length > 500 ? bad('is too long') : raw;
+      return raw.length > 500 ? bad('is too long') : raw.includes('\u0000') ? bad('cannot contain NUL (\\u0000) characters') : raw;
   }
 }
 
@@ -109,6 +112,7 @@ export function parseListQuery(d: EntityDefinition, params: Record<string, strin
 
   const search = params.search?.trim() || null;
   if (search && search.length > 200) problems.push({ path: 'search', message: 'must be at most 200 characters' });
+  if (search?.includes('\u0000')) problems.push({ path: 'search', message: 'cannot contain NUL (\\u0000) characters' });
   if (search && !d.fields.some((f) => f.searchable)) problems.push({ path: 'search', message: 'this entity has no searchable field' });
 
   let range: ListQuery['range'] = null;

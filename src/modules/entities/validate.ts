@@ -8,6 +8,16 @@ export type Values = Record<string, unknown>;
 
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const datePattern = /^\d{4}-\d{2}-\d{2}$/;
+/** 0001-01-01 and 10000-01-01 (UTC), in ms: PostgreSQL has no year 0, and four-digit years are what dates here are written with. */
+const storableTimes = { from: -62_135_596_800_000, until: 253_402_300_800_000 };
+
+/** Whether a time (ms since the epoch; NaN for an unreadable date) is one a date column holds: years 0001 to 9999. */
+export function isStorableTime(time: number): boolean {
+  return !Number.isNaN(time) && time >= storableTimes.from && time < storableTimes.until;
+}
+
+/** The range of a 32-bit integer column (PostgreSQL integer). */
+export const int32 = { min: -2_147_483_648, max: 2_147_483_647 };
 
 /** The stored value of one field, or a message saying why the input cannot be one. */
 export function coerceField(field: FieldDefinition, value: unknown): { value: unknown } | { error: string } {
@@ -31,7 +41,7 @@ export function coerceField(field: FieldDefinition, value: unknown): { value: un
     case 'integer': {
       if (typeof value !== 'number' || !Number.isFinite(value)) return { error: 'must be a number' };
       if (field.type === 'integer' && !Number.isInteger(value)) return { error: 'must be an integer' };
-      if (field.type === 'integer' && Math.abs(value) > 2_147_483_647) return { error: 'is out of range' };
+      if (field.type === 'integer' && (value < int32.min || value > int32.max)) return { error: 'is out of range' };
       if (min !== undefined && value < min) return { error: `must be at least ${min}` };
       if (max !== undefined && value > max) return { error: `must be at most ${max}` };
       return { value };
@@ -39,10 +49,10 @@ export function coerceField(field: FieldDefinition, value: unknown): { value: un
     case 'boolean':
       return typeof value === 'boolean' ? { value } : { error: 'must be true or false' };
     case 'date':
-      return typeof value === 'string' && datePattern.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ? { value: new Date(`${value}T00:00:00Z`) } : { error: 'must be a date (YYYY-MM-DD)' };
+      return typeof value === 'string' && datePattern.test(value) && isStorableTime(Date.parse(`${value}T00:00:00Z`)) ? { value: new Date(`${value}T00:00:00Z`) } : { error: 'must be a date (YYYY-MM-DD, years 0001 to 9999)' };
     case 'datetime': {
       const time = typeof value === 'string' ? Date.parse(value) : Number.NaN;
-      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(time) ? { value: new Date(time) } : { error: 'must be an ISO 8601 date-time' };
+      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) && isStorableTime(time) ? { value: new Date(time) } : { error: 'must be an ISO 8601 date-time (years 0001 to 9999)' };
     }
     case 'select':
       return typeof value === 'string' && field.enum!.includes(value) ? { value } : { error: `must be one of ${field.enum!.join(', ')}` };

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { actionStatuses, recurrenceTypes, recurringIntervals } from './interfaces.js';
 
 const paging = {
-  page: z.coerce.number().int().min(1).default(1),
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(20),
 };
 const status = z.enum(actionStatuses).optional();

@@ -27,7 +27,7 @@ export const updateTeamInput = z
 export type UpdateTeamInput = z.output<typeof updateTeamInput>;
 
 export const listTeamsQuery = z.strictObject({
-  page: z.coerce.number().int().min(1).default(1),
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   search: z.string().trim().max(100).optional(),
   sort: z.enum(['createdAt', 'updatedAt', 'name']).default('createdAt'),
@@ -36,7 +36,7 @@ export const listTeamsQuery = z.strictObject({
 export type ListTeamsQuery = z.output<typeof listTeamsQuery>;
 
 export const listMembersQuery = z.strictObject({
-  page: z.coerce.number().int().min(1).default(1),
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(50),
   role: z.enum(teamRoles).optional(),
 });
@@ -48,7 +48,7 @@ export type InviteInput = z.output<typeof inviteInput>;
 export const switchTeamInput = z.strictObject({ teamId: z.string().trim().min(1).max(100) });
 
 export const paging = z.strictObject({
-  page: z.coerce.number().int().min(1).default(1),
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
 

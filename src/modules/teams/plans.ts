@@ -39,10 +39,15 @@ export function loadPlans(plansJson: string | undefined): Record<string, Plan> {
   if (!result.success) throw new Error(`Invalid configuration: PLANS_JSON: ${result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const plans: Record<string, Plan> = structuredClone(defaultPlans);
   for (const [slug, changes] of Object.entries(result.data)) {
-    const base = plans[slug] ?? { slug, name: slug, limits: {}, rateLimitTier: slug };
+    const base = planOf(plans, slug) ?? { slug, name: slug, limits: {}, rateLimitTier: slug };
     plans[slug] = { ...base, ...(changes.name ? { name: changes.name } : {}), ...(changes.rateLimitTier ? { rateLimitTier: changes.rateLimitTier } : {}), limits: { ...base.limits, ...changes.limits } };
   }
   return plans;
+}
+
+/** The plan named `slug` (a subscription's, a request's), never an inherited member of the table. */
+export function planOf(plans: Record<string, Plan>, slug: string): Plan | undefined {
+  return Object.hasOwn(plans, slug) ? plans[slug] : undefined;
 }
 
 let cached: { json: string | undefined; plans: Record<string, Plan> } | undefined;

@@ -9,7 +9,7 @@ import { pageOf, type Page } from '../../shared/pagination.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import type { CreateTeamInput, InviteInput, ListMembersQuery, ListTeamsQuery, UpdateTeamInput } from './inputs.js';
-import { plansOf, type Plan } from './plans.js';
+import { planOf, plansOf, type Plan } from './plans.js';
 import * as repo from './repository.js';
 import * as rules from './rules.js';
 
@@ -310,7 +310,7 @@ export async function subscription(scope: RequestScope, teamId: string): Promise
   const row = await repo.findSubscription(tx, teamId);
   if (!row) throw new AppError('NOT_FOUND', 'Subscription not found');
   const plans = plansOf(scope.config);
-  return { ...row, plan: plans[row.plan] ?? { slug: row.plan, name: row.plan, limits: {}, rateLimitTier: row.plan } };
+  return { ...row, plan: planOf(plans, row.plan) ?? { slug: row.plan, name: row.plan, limits: {}, rateLimitTier: row.plan } };
 }
 
 export interface Usage {
@@ -324,30 +324,33 @@ export interface Usage {
 
 type Counter = (scope: RequestScope, tx: Tx, teamId: string) => Promise<number>;
 
-/** Counters of plan limits: the teams' own here; other modules add theirs (defineUsageCounter). */
-const counters: Record<string, Counter> = {
-  team_members: (_scope, tx, teamId) => repo.countMembers(tx, teamId),
+/**
+ * Counters of plan limits: the teams' own here; other modules add theirs (defineUsageCounter). A Map:
+ * the limit slug comes from the request (`usage/constructor` found Object's constructor in a plain object).
+ */
+const counters = new Map<string, Counter>([
+  ['team_members', (_scope, tx, teamId) => repo.countMembers(tx, teamId)],
   // Keys belong to users: a team's count is its members' active keys (RLS shows a user only their
   // own keys, so a database function counts them, for the caller's own teams only).
-  api_keys: (_scope, tx, teamId) => repo.countMemberApiKeys(tx, teamId),
-};
+  ['api_keys', (_scope, tx, teamId) => repo.countMemberApiKeys(tx, teamId)],
+]);
 
 /** Makes a plan limit measurable (entities count their records per team). */
 export function defineUsageCounter(limitSlug: string, count: Counter): void {
-  counters[limitSlug] = count;
+  counters.set(limitSlug, count);
 }
 
 /** Refuses (403 PLAN_LIMIT_REACHED) one more of `limitSlug` when the team's plan is full. */
 export async function assertPlanAllows(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string): Promise<void> {
-  if (counters[limitSlug]) await assertWithinLimit(scope, tx, teamId, limitSlug, 1);
+  if (counters.has(limitSlug)) await assertWithinLimit(scope, tx, teamId, limitSlug, 1);
 }
 
 async function measure(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string, adding = 0): Promise<Usage> {
-  const count = counters[limitSlug];
+  const count = counters.get(limitSlug);
   if (!count) throw new AppError('NOT_FOUND', `Unknown limit "${limitSlug}"`);
   const sub = await repo.findSubscription(tx, teamId);
-  const plan = plansOf(scope.config)[sub?.plan ?? 'free'];
-  const max = plan?.limits[limitSlug] ?? null;
+  const plan = planOf(plansOf(scope.config), sub?.plan ?? 'free');
+  const max = plan && Object.hasOwn(plan.limits, limitSlug) ? (plan.limits[limitSlug] ?? null) : null;
   const current = await count(scope, tx, teamId);
   const remaining = max === null ? null : Math.max(0, max - current);
   return { limitSlug, current, max, remaining, allowed: max === null || current + Math.max(adding, 1) <= max, percentUsed: max === null ? null : max === 0 ? 100 : Math.round((current / max) * 1000) / 10 };
