@@ -69,6 +69,8 @@ describe('pages in a browser', () => {
     await page.keyboard.press('ControlOrMeta+A');
     await page.keyboard.press('Delete');
     await page.keyboard.insertText('query Me { me { user { email } } }');
+    // Monaco renders spaces as no-break spaces; the text is the query exactly (no auto-closed brackets).
+    await expect.poll(async () => (await editor.innerText()).replace(/\s+/g, ' '), { timeout: pageTimeout }).toContain('query Me { me { user { email } } }');
     await page.locator('.graphiql-execute-button').click();
     const result = page.locator('.result-window');
     await expect.poll(() => result.innerText(), { timeout: pageTimeout }).toContain(email);
