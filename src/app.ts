@@ -162,8 +162,12 @@ export function createApp({ config, database, logger, now = () => new Date(), re
     try {
       return await runWithContext(request, requestId, traits, handle);
     } catch (error) {
-      if (error instanceof AppError && traits.errorCodes === false) return failure(error.status, error.code, error.message, error.details, false);
-      throw error;
+      if (traits.errorCodes !== false) throw error;
+      if (error instanceof AppError) return failure(error.status, error.code, error.message, error.details, false);
+      if (!isDatabaseUnavailable(error)) throw error;
+      reportDatabaseOutage(logger, error);
+      const unavailable = databaseUnavailable();
+      return failure(unavailable.status, unavailable.code, unavailable.message, unavailable.details, false);
     }
   }
 

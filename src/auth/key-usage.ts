@@ -3,6 +3,7 @@
 // write per request, and requests never wait for it.
 import type { Logger } from 'pino';
 import type { SystemDb } from '../db/request-db.js';
+import { isDatabaseUnavailable, reportDatabaseOutage } from '../db/unavailable.js';
 
 interface Pending {
   count: number;
@@ -64,7 +65,9 @@ export function createKeyUsage(system: SystemDb, flushMs: number, logger: Logger
     const batch = pending;
     pending = new Map();
     flushing = write(batch).catch((error: unknown) => {
-      logger.error({ err: error, keys: batch.size }, 'api key usage flush failed; counts kept for the next flush');
+      // A database outage fails every flush: said once in a while, not every API_KEY_USAGE_FLUSH_MS.
+      if (isDatabaseUnavailable(error)) reportDatabaseOutage(logger, error);
+      else logger.error({ err: error, keys: batch.size }, 'api key usage flush failed; counts kept for the next flush');
       for (const [id, usage] of batch) merge(id, usage);
     });
     await flushing;

@@ -54,6 +54,6 @@ export function reportDatabaseOutage(logger: Logger | undefined, error: unknown)
   if (!logger || at - lastLogged < logEveryMs) return;
   lastLogged = at;
   const code = (error as { code?: unknown } | null)?.code;
-  logger.warn({ failedRequests: failedSince, code: typeof code === 'string' ? code : undefined }, 'database unavailable: answering 503');
+  logger.warn({ failedRequests: failedSince, code: typeof code === 'string' ? code : undefined }, 'database unavailable (requests answer 503 until it is back)');
   failedSince = 0;
 }

@@ -2,8 +2,10 @@
 // /readyz whether the database and Redis answer (503 naming the failing part, no secrets); while
 // PostgreSQL cannot be reached requests answer 503 with Retry-After on REST and GraphQL (not 500),
 // and everything works again when it is back, without a restart. The outage is a TCP proxy of the
-// test's own between the app and PostgreSQL, stopped and started again (never the server itself).
+// test's own between the app and PostgreSQL, stopped and started again, or the test database refusing
+// connections with its sessions terminated (never the server itself).
 import { createServer, connect, type Server, type Socket, type AddressInfo } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../db/database.js';
 import { signUp } from '../testkit/accounts.js';
@@ -87,6 +89,7 @@ describe.runIf(testDatabaseUrl)('PostgreSQL unreachable', () => {
   let proxied: Database;
   let t: TestApp;
   let cookie: string;
+  let teamId: string;
   let key: string;
 
   beforeAll(async () => {
@@ -99,6 +102,7 @@ describe.runIf(testDatabaseUrl)('PostgreSQL unreachable', () => {
     t = await createTestApp({}, { database: proxied } as TestApp);
     const user = await signUp(t);
     cookie = user.cookie;
+    teamId = user.activeTeamId;
     key = (await createKey(t, user)).key;
   });
   afterAll(async () => {
@@ -130,6 +134,11 @@ describe.runIf(testDatabaseUrl)('PostgreSQL unreachable', () => {
     const graphql = await t.graphql('mutation { login(input: { email: "nobody@example.com", password: "a long password" }) { activeTeamId } }');
     expectUnavailable(graphql);
     expect(graphql.body.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
+    // A route whose errors carry no code (media upload) answers the same, without it.
+    const upload = await t.fetch('/api/v1/media/upload', { method: 'POST', headers: { ...bearer(key), 'content-type': 'multipart/form-data; boundary=x' }, body: '--x--\r\n' });
+    const uploadBody = await upload.json();
+    expectUnavailable({ status: upload.status, headers: upload.headers, body: uploadBody });
+    expect(uploadBody).toEqual({ success: false, error: expect.any(String), details: expect.any(Object) });
     const ready = await t.json('GET', '/readyz');
     expect(ready.status).toBe(503);
     expect(ready.body).toMatchObject({ status: 'unavailable', checks: { database: expect.stringMatching(/^failed: /) } });
@@ -139,5 +148,27 @@ describe.runIf(testDatabaseUrl)('PostgreSQL unreachable', () => {
     expect((await t.json('GET', '/api/auth/session', undefined, { cookie })).status).toBe(200);
     expect((await t.json('GET', '/api/auth/session', undefined, bearer(key))).status).toBe(200);
     expect((await t.json('GET', '/readyz')).body).toEqual({ status: 'ok', checks: { database: 'ok' } });
+  });
+
+  it('answers 503 while the database refuses connections and its sessions are terminated, then recovers', async () => {
+    const name = new URL(testDb.url!).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: testDatabaseUrl });
+    await admin.connect();
+    try {
+      expect((await t.json('GET', '/api/auth/session', undefined, { cookie })).status).toBe(200);
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the pool hears its connections end
+      expectUnavailable(await t.json('GET', '/api/auth/session', undefined, { cookie }));
+      // The key is cached by now (the session route then needs no query); a team read needs the database.
+      expectUnavailable(await t.json('GET', `/api/v1/teams/${teamId}`, undefined, bearer(key)));
+      expectUnavailable(await t.json('POST', '/api/auth/login', { email: 'nobody@example.com', password: 'a long password' }));
+      expect((await t.json('GET', '/readyz')).status).toBe(503);
+    } finally {
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+      await admin.end();
+    }
+    expect((await t.json('GET', '/api/auth/session', undefined, { cookie })).status).toBe(200);
+    expect((await t.json('GET', '/readyz')).status).toBe(200);
   });
 });
