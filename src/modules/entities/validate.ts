@@ -100,7 +100,8 @@ export function validateRecord(fields: readonly FieldDefinition[], input: unknow
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new AppError('VALIDATION_FAILED', 'Validation failed', { body: 'must be a JSON object' });
   }
-  const problems: Record<string, string> = {};
+  // Keys come from the request: without a prototype, `__proto__` is reported like any unknown key.
+  const problems: Record<string, string> = Object.create(null) as Record<string, string>;
   const values: Values = {};
   const known = new Map(fields.map((f) => [f.name, f]));
   for (const key of Object.keys(input)) {
