@@ -106,7 +106,10 @@ export async function getKey(scope: RequestScope, id: string): Promise<ApiKeyDet
   };
 }
 
-/** Revokes a key: inactive for good, refused on the next request on every instance. */
+/**
+ * Revokes a key: inactive for good, refused on the next request on every instance. The eviction is
+ * queued by the request's credentials and runs once the revocation is committed, before the answer.
+ */
 export async function revokeKey(scope: RequestScope, id: string): Promise<ApiKeyView> {
   await ownKey(scope, id);
   const tx = await scope.db.tx();
