@@ -7,6 +7,9 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type SignedUpUser } from '../testkit/accounts.js';
 import { bearer, createKey, type MintedKey } from '../testkit/api-keys.js';
+import { pngFile, upload } from '../testkit/media.js';
+import { addMember, createTeam } from '../testkit/teams.js';
+import { createEndpoint } from '../testkit/webhooks.js';
 import { rawExchange, rawRequestBytes } from '../testkit/raw-http.js';
 import { createTestApp, type TestApp } from '../testkit/test-app.js';
 
@@ -30,6 +33,7 @@ beforeAll(async () => {
       // Held in the configuration only (the test database is handed to the app): what must never be logged.
       DATABASE_URL: `postgresql://app:${databasePassword}@db.example.invalid:5432/platform`,
       CRON_SECRET: cronSecret,
+      WEBHOOKS_ALLOW_PRIVATE: 'true',
     },
     undefined,
     { logDestination: destination },
@@ -163,6 +167,30 @@ describe('two deletes of one record at once', () => {
       const id = created.body.data.id;
       const [a, b] = await Promise.all([t.json('DELETE', `/api/v1/tasks/${id}`, undefined, as()), t.json('DELETE', `/api/v1/tasks/${id}`, undefined, as())]);
       expect([a.status, b.status].sort(), JSON.stringify([a.body, b.body])).toEqual([200, 404]);
+    }
+  });
+
+  it('of teams, members, webhooks and media: one succeeds, the other is 404 (API keys: revoked twice)', async () => {
+    const twice = async (what: string, path: string) => {
+      const [a, b] = await Promise.all([t.json('DELETE', path, undefined, as()), t.json('DELETE', path, undefined, as())]);
+      const statuses = [a.status, b.status].sort();
+      expect(statuses[0]! < 300 && statuses[1] === 404, `${what}: ${JSON.stringify([a, b].map((r) => [r.status, r.body]))}`).toBe(true);
+    };
+    for (let i = 0; i < 3; i++) {
+      const teamId = await createTeam(t, alice, `twice-${i}-${Date.now()}`);
+      const bob = await signUp(t);
+      const memberId = await addMember(t, alice, teamId, bob);
+      await twice('member', `/api/v1/teams/${teamId}/members/${memberId}`);
+      await twice('team', `/api/v1/teams/${teamId}`);
+      const minted = await createKey(t, alice, { name: `twice ${i}`, scopes: ['tasks:read'] });
+      // A key is revoked, not deleted (it stays listed as inactive): revoking twice is 200 twice.
+      const revocations = await Promise.all([0, 1].map(() => t.json('DELETE', `/api/v1/api-keys/${minted.id}`, undefined, as())));
+      expect(revocations.map((r) => r.status)).toEqual([200, 200]);
+      const endpoint = await createEndpoint(t, alice, { url: `http://127.0.0.1:9/hook-${i}` });
+      await twice('webhook', `/api/v1/webhooks/${endpoint.id}`);
+      const uploaded = await upload(t, [{ name: `twice-${i}.png`, content: await pngFile(4 + i, 4) }], as());
+      expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(200);
+      await twice('media', `/api/v1/media/${uploaded.body.data.media[0].id}`);
     }
   });
 });

@@ -120,9 +120,10 @@ export async function deleteTeam(scope: RequestScope, teamId: string): Promise<b
     throw new AppError('VALIDATION_ERROR', 'You cannot delete your only team');
   }
   const memberIds = (await tx.teamMember.findMany({ where: { teamId }, select: { userId: true } })).map((m) => m.userId);
-  const deleted = await repo.deleteTeam(tx, teamId);
+  // Another request may have deleted it since roleIn read it (this delete waited for its commit): 404.
+  if (!(await repo.deleteTeam(tx, teamId))) throwNotFound();
   for (const userId of memberIds) await scope.credentials.forgetUser(userId);
-  return deleted;
+  return true;
 }
 
 /** Refuses (403) a write to team data by a viewer: the one rule every module's writes follow. */
