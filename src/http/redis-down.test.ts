@@ -157,6 +157,16 @@ class OwnRedis {
     }
   }
 
+  /** Closes every subscriber connection (CLIENT KILL TYPE pubsub); publishers stay connected. */
+  async killSubscribers(): Promise<void> {
+    const probe = new Redis(this.url);
+    try {
+      await probe.client('KILL', 'TYPE', 'pubsub');
+    } finally {
+      probe.disconnect();
+    }
+  }
+
   /** The server stops answering but keeps its connections (SIGSTOP), until resume(). */
   pause(): void {
     this.child?.kill('SIGSTOP');
@@ -248,5 +258,17 @@ describe('a bus that stops and comes back (two instances)', () => {
     expect((await b.json('GET', '/api/auth/session', undefined, bearer(revoked.key))).status).toBe(401);
     const fresh = await createKey(a, owner);
     expect((await b.json('GET', '/api/auth/session', undefined, bearer(fresh.key))).status).toBe(200);
+  });
+
+  it('drops its key cache when it listens again after a gap (evictions sent meanwhile are lost)', async () => {
+    const owner = await signUp(a);
+    const missed = await createKey(a, owner);
+    expect((await b.json('GET', '/api/auth/session', undefined, bearer(missed.key))).status).toBe(200); // cached on b
+    // Revoked with no eviction reaching b (as one published while b's subscription was down would be).
+    await a.database.prisma.apiKey.update({ where: { id: missed.id }, data: { status: 'inactive' } });
+    await redis.killSubscribers();
+    await sleep(100);
+    await bothListening();
+    expect((await b.json('GET', '/api/auth/session', undefined, bearer(missed.key))).status).toBe(401);
   });
 });
