@@ -66,6 +66,20 @@ describe('an upload refused before its body is read', () => {
     }
   }, 60_000);
 
+  it('signed in, streamed past the limit: the server reads up to the limit, answers 413, and Node fetch reads it', async () => {
+    const signup = await post('/api/auth/signup', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'linger@example.com', password: 'correct horse battery', firstName: 'L', lastName: 'C' }) });
+    expect(signup.status).toBe(201);
+    const cookie = (signup.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const { body, contentType } = multipartBody(7.5 * mb);
+    for (let i = 0; i < 3; i++) {
+      // No Content-Length: the limit is found while reading, part of the body is already in.
+      const stream = new Blob([body]).stream();
+      const response = await post('/api/v1/media/upload', { headers: { 'content-type': contentType, cookie }, body: stream, duplex: 'half' } as RequestInit);
+      expect(response.status).toBe(413);
+      expect(await response.json()).toMatchObject({ success: false });
+    }
+  }, 60_000);
+
   it('GraphQL multipart without the preflight header: Node fetch reads the 403 of a 6.5 MB upload', async () => {
     const { body, contentType } = multipartBody(6.5 * mb);
     for (let i = 0; i < 5; i++) {

@@ -31,6 +31,7 @@ export async function feedParser(parser: Writable, body: AsyncIterable<Uint8Arra
   parser.on('error', (error) => void (failure ??= error));
   const chunks = body[Symbol.asyncIterator]();
   let seen = 0;
+  let whole = false;
   try {
     for (;;) {
       const next = await nextWithin(chunks, limits.idleMs, signal);
@@ -45,6 +46,7 @@ export async function feedParser(parser: Writable, body: AsyncIterable<Uint8Arra
       // once() also rejects when the parser fails while we wait.
       if (!parser.write(next.value)) await once(parser, 'drain', signal ? { signal } : {});
     }
+    whole = true;
     if (failure) throw failure;
     parser.end();
     await finished(parser);
@@ -55,6 +57,10 @@ export async function feedParser(parser: Writable, body: AsyncIterable<Uint8Arra
     }
     parser.destroy(error instanceof Error ? error : new Error(String(error)));
     throw failure ?? error;
+  } finally {
+    // Leaving early: the body's iterator lets go of the request (after a read still under way), so
+    // that the rest can be drained before the connection closes (http/node.ts, lingering close).
+    if (!whole) void chunks.return?.().catch(() => {});
   }
 }
 
