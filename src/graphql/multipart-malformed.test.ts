@@ -53,6 +53,11 @@ const shapes: [string, string, string][] = [
   ['a map path past the end of an array', multipart(), field('operations', operations()) + field('map', '{"0":["variables.files.99999999"]}') + file('0', 'abc') + close()],
   ['more files than allowed', multipart(), field('operations', operations()) + field('map', '{"0":["variables.files.0"]}') + ['0', '1', '2', '3', '4'].map((n) => file(n, 'abc')).join('') + close()],
   ['a filename* with a bad charset', multipart(), `--x\r\nContent-Disposition: form-data; name="files"; filename*=bogus''%ZZ%\r\n\r\nabc\r\n${close()}`],
+  ['operations that are a JSON array (a batch)', multipart(), field('operations', `[${operations()}]`) + field('map', '{"0":["0.variables.files.0"]}') + file('0', 'abc') + close()],
+  ['operations that are a JSON string', multipart(), field('operations', '"query"') + field('map', '{}') + close()],
+  ['a map whose entries are not arrays', multipart(), field('operations', operations()) + field('map', '{"0":"variables.files.0"}') + close()],
+  ['a map path with an empty step', multipart(), field('operations', operations()) + field('map', '{"0":["variables..files"]}') + close()],
+  ['operations over the field limit', multipart(), field('operations', JSON.stringify({ query: mutation, variables: { files: [null], pad: 'x'.repeat(1_100_000) } })) + close()],
   ['a boundary of 200 characters', multipart('b'.repeat(200)), `--${'b'.repeat(200)}\r\n\r\n--${'b'.repeat(200)}--\r\n`],
   ['a quoted boundary with odd bytes', 'multipart/form-data; boundary="\x7f~"', '--\x7f~\r\n\r\n--\x7f~--\r\n'],
 ];
