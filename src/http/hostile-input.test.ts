@@ -113,9 +113,10 @@ describe('NUL and other control characters', () => {
     // In a path or a header.
     expectRefused(await t.json('GET', '/api/v1/tasks/%00', undefined, as()), 'path');
     expect((await t.json('GET', '/api/v1/teams', undefined, { ...as(), 'x-team-id': 'a%00' })).status).toBeLessThan(500);
-    // A raw NUL byte in a header value: node's parser refuses it before the app.
+    // A raw NUL byte in a header value: node's parser refuses it before the app (answered in the envelope).
     const raw = await rawExchange(t.origin, rawRequestBytes('GET', '/api/v1/teams', { cookie: alice.cookie, 'x-team-id': 'a\u0000b' }));
     expect(raw.status).toBe(400);
+    expect(JSON.parse(raw.body)).toMatchObject({ success: false, code: 'BAD_REQUEST' });
   });
 
   it('other control characters are kept as sent (README: only NUL is refused)', async () => {

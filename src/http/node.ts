@@ -1,6 +1,7 @@
 // node:http ↔ the app: an IncomingMessage becomes an HttpRequest, the app's HttpResponse is written
 // with one writeHead and one end. Behind a trusted proxy the URL takes X-Forwarded-Proto/-Host.
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { HttpRequest, HttpResponse } from './exchange.js';
@@ -128,4 +129,18 @@ export function nodeHandler(handle: (request: HttpRequest) => Promise<HttpRespon
       },
     );
   };
+}
+
+/**
+ * Answers what node:http's own parser refuses before the app sees a request (a byte HTTP forbids in a
+ * header, headers too large, a broken chunked body) in the contract's envelope, instead of node's
+ * empty 400; the connection then closes.
+ */
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const body = JSON.stringify({ success: false, error: `Malformed HTTP request (${status} ${STATUS_CODES[status]})`, code: 'BAD_REQUEST' });
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
 }

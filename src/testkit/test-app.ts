@@ -9,6 +9,7 @@ import pino from 'pino';
 import { createApp, type App } from '../app.js';
 import { loadConfig, type Config } from '../config/env.js';
 import type { Database } from '../db/database.js';
+import { answerClientErrors } from '../http/node.js';
 import { createLogger } from '../logger.js';
 import type { RenderLimits } from '../modules/media/render.js';
 import { createTestDatabase } from './database.js';
@@ -56,6 +57,7 @@ export async function createTestApp(env: Record<string, string> = {}, sameDataba
   const app = createApp({ config, database: testDb.database, logger, now: options.now, renderLimits: options.renderLimits });
   app.markReady();
   const server = createServer(app.listener);
+  answerClientErrors(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const fetch = (path: string, init?: RequestInit) => globalThis.fetch(new URL(path, origin), init);
