@@ -32,7 +32,8 @@ async function stop({ server, logger, destination, timeoutMs, closers }: Shutdow
   // The last part of the budget is kept for writing out the logs, the rest for closing.
   const logBudget = Math.min(500, timeoutMs / 10);
   const remaining = () => Math.max(0, deadline - logBudget - Date.now());
-  const exit = (code: number) => closeDestination(destination, Math.max(0, deadline - Date.now())).finally(() => process.exit(code));
+  // Queued log lines get at most a second: a reader drains them in milliseconds, a stuck one never.
+  const exit = (code: number) => closeDestination(destination, Math.min(1_000, Math.max(0, deadline - Date.now()))).finally(() => process.exit(code));
   const hardStop = setTimeout(() => {
     logger.warn({ timeoutMs }, 'shutdown timeout: exiting with parts still open');
     void exit(1);

@@ -1,0 +1,68 @@
+// Values of entity fields, read from the entity definitions: a valid record for seeding, and
+// arbitraries of valid field values that the fuzzer mixes with hostile ones, so entity bodies and
+// filters get past validation often enough to reach the database.
+import fc from 'fast-check';
+import type { FieldDefinition } from '../config/entity-definition.js';
+
+/** A valid value of `field`, distinct per `n` (unique fields). */
+function sampleValue(field: FieldDefinition, n: number): unknown {
+  const min = field.validation?.min;
+  switch (field.type) {
+    case 'number':
+    case 'integer':
+      return Math.max(min ?? 0, 0) + n + 1;
+    case 'boolean':
+      return true;
+    case 'date':
+      return '2030-01-0' + ((n % 9) + 1);
+    case 'datetime':
+      return '2030-01-01T00:00:00.000Z';
+    case 'select':
+      return field.enum?.[0] ?? 'a';
+    case 'multiselect':
+      return field.enum ? [field.enum[0]] : ['a'];
+    case 'json':
+      return { n };
+    case 'email':
+      return `seed${n}@example.com`;
+    case 'url':
+      return `https://example.com/${n}`;
+    default:
+      return `seed-${n}-${Math.random().toString(36).slice(2, 8)}`;
+  }
+}
+
+/** A record with every required field valid (and unique where the field is unique). */
+export function sampleRecord(fields: readonly FieldDefinition[], n: number): Record<string, unknown> {
+  return Object.fromEntries(fields.filter((f) => f.required).map((f) => [f.name, sampleValue(f, n)]));
+}
+
+/** Valid-looking values of `field` (edges of its range included). */
+export function fieldValue(field: FieldDefinition): fc.Arbitrary<unknown> {
+  const min = field.validation?.min;
+  const max = field.validation?.max;
+  switch (field.type) {
+    case 'number':
+      return fc.oneof(fc.double({ min: min ?? -1e6, max: max ?? 1e6, noNaN: true }), fc.constantFrom(min ?? 0, max ?? 0));
+    case 'integer':
+      return fc.integer({ min: min ?? -1e6, max: max ?? 1e6 });
+    case 'boolean':
+      return fc.boolean();
+    case 'date':
+      return fc.date({ min: new Date('0001-01-01'), max: new Date('9999-12-31'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+    case 'datetime':
+      return fc.date({ noInvalidDate: true }).map((d) => d.toISOString());
+    case 'select':
+      return fc.constantFrom(...(field.enum ?? ['a']));
+    case 'multiselect':
+      return fc.subarray([...(field.enum ?? ['a', 'b'])]);
+    case 'json':
+      return fc.jsonValue({ maxDepth: 3 });
+    case 'email':
+      return fc.emailAddress();
+    case 'url':
+      return fc.webUrl();
+    default:
+      return fc.string({ minLength: Math.max(min ?? 0, 0), maxLength: Math.min(max ?? 40, 40) });
+  }
+}

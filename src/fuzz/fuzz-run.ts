@@ -1,0 +1,185 @@
+// One fuzz run: sends generated requests one at a time through fast-check (a fixed seed replays
+// them) and judges each: its answer (answer-checks.ts), the server still answering, no error left
+// unhandled, the victim's rows unchanged, nothing delivered to the victim's endpoint, no secret in
+// the log lines it caused. Findings are collected rather than thrown, so one known bug does not
+// hide the others; each carries its seed and path (fast-check's replay) and a command to resend it.
+import fc from 'fast-check';
+import { answerProblem, type OpenApiDocument } from './answer-checks.js';
+import { describe, replayCommand, toRaw, type FuzzRequest } from './fuzz-request.js';
+import type { FuzzTarget } from './harness.js';
+import { sendRaw, type RawRequest, type RawResponse } from './raw-http.js';
+import { snapshotDiff, victimSnapshot, type Victim } from './victim-snapshot.js';
+import type { World } from './world.js';
+
+export interface Finding {
+  /** Which generator (rest, graphql, multipart) and its seed and path: `npm run fuzz -- --only <suite> --seed <seed> --path <path>`. */
+  suite: string;
+  seed: number;
+  path: string;
+  route: string;
+  status: number | null;
+  problem: string;
+  request: string;
+  replay: string;
+}
+
+export interface RunStats {
+  requests: number;
+  byStatus: Record<string, number>;
+  serverErrors: number;
+  noAnswer: number;
+  uncaught: number;
+  /** Bare refusals of Node's HTTP parser (see isParserRefusal). */
+  parserRefusals: number;
+  slowest: { route: string; ms: number }[];
+}
+
+export interface FuzzSession {
+  target: FuzzTarget;
+  world: World;
+  doc: OpenApiDocument;
+  victim: Victim;
+  baseline: string[];
+  last: string[];
+  stats: RunStats;
+  /** Victim deliveries and log lines already judged. */
+  seen: { deliveries: number; logs: number; uncaught: number };
+}
+
+const timeoutMs = 30_000;
+
+/**
+ * Node's HTTP parser refuses what is not HTTP (a control character or NUL in a header, a header block
+ * over 16 KiB, a lower-case method) with a bare 400 or 431 before the app sees the request: no route,
+ * so no route's envelope. Counted apart, not a finding.
+ */
+const isParserRefusal = (response: RawResponse) => [400, 413, 414, 431].includes(response.status) && response.headers['content-type'] === undefined && response.body.length === 0;
+
+/** Whether a request can change stored data (snapshots are taken after those only; the final check covers the rest). */
+const mayWrite = (request: FuzzRequest) => !['GET', 'HEAD', 'OPTIONS'].includes(request.method) || request.target.startsWith('/api/v1/cron/');
+
+/** Header values as bytes on the wire (UTF-8, read back as Latin-1 so the raw client writes those bytes). */
+function onTheWire(raw: RawRequest): RawRequest {
+  return { ...raw, headers: raw.headers.map(([n, v]) => [Buffer.from(n, 'utf8').toString('latin1'), Buffer.from(v, 'utf8').toString('latin1')]) };
+}
+
+function send(session: FuzzSession, raw: RawRequest) {
+  const { hostname, port } = new URL(session.target.origin);
+  return sendRaw(hostname, Number(port), onTheWire(raw), timeoutMs);
+}
+
+/** Sends one request and returns what is wrong with what followed. */
+async function exercise(session: FuzzSession, request: FuzzRequest): Promise<{ status: number | null; problems: string[] }> {
+  const { target, world, stats, seen } = session;
+  const raw = toRaw(request, world);
+  const sent = `${raw.target} ${JSON.stringify(raw.headers)} ${raw.body?.toString('utf8') ?? ''}`;
+  const problems: string[] = [];
+  let status: number | null = null;
+  stats.requests++;
+  const started = performance.now();
+  try {
+    const response = await send(session, raw);
+    noteSlow(stats, request, performance.now() - started);
+    status = response.status;
+    stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1;
+    if (status >= 500) stats.serverErrors++;
+    if (isParserRefusal(response)) stats.parserRefusals++;
+    else {
+      const problem = answerProblem(session.doc, request, response, sent);
+      if (problem) problems.push(problem);
+    }
+  } catch (error) {
+    stats.noAnswer++;
+    problems.push(`no answer: ${(error as Error).message}`);
+  }
+  const health = await send(session, { method: 'GET', target: '/healthz', headers: [] }).catch((error: Error) => error);
+  if (health instanceof Error || health.status !== 200) problems.push(`the server stopped answering /healthz: ${health instanceof Error ? health.message : health.status}`);
+  if (target.uncaught.length > seen.uncaught) {
+    const errors = target.uncaught.slice(seen.uncaught);
+    stats.uncaught += errors.length;
+    seen.uncaught = target.uncaught.length;
+    problems.push(`an error nothing handled (it ends a server process): ${errors.map((e) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e))).join('; ').slice(0, 300)}`);
+  }
+  if (mayWrite(request)) {
+    const now = await victimSnapshot(target.database, session.victim);
+    const changed = snapshotDiff(session.last, now);
+    if (changed.length) problems.push(`the victim's rows changed:\n    ${changed.slice(0, 6).join('\n    ').slice(0, 1500)}`);
+    session.last = now;
+  }
+  const deliveries = world.receiver.on('/victim').length;
+  if (deliveries > seen.deliveries) problems.push(`the victim's webhook endpoint received ${deliveries - seen.deliveries} deliveries`);
+  seen.deliveries = deliveries;
+  problems.push(...secretsIn(target.logs.slice(seen.logs), [...target.configSecrets, ...world.secrets()]));
+  seen.logs = target.logs.length;
+  if (status === 401 && request.caller !== 'anonymous' && request.caller !== 'unknownKey') await world.heal();
+  return { status, problems };
+}
+
+/** Keeps the slowest answers (route, method, milliseconds): where a run's time goes. */
+function noteSlow(stats: RunStats, request: FuzzRequest, ms: number): void {
+  stats.slowest.push({ route: `${request.method} ${request.route}`, ms: Math.round(ms) });
+  stats.slowest.sort((a, b) => b.ms - a.ms);
+  stats.slowest.length = Math.min(stats.slowest.length, 5);
+}
+
+/** Log lines that carry one of `secrets` (named by their start only). */
+export function secretsIn(lines: string[], secrets: string[]): string[] {
+  const found: string[] = [];
+  for (const line of lines) for (const secret of secrets) if (secret && line.includes(secret)) found.push(`a log line carries a secret (${secret.slice(0, 12)}…): ${line.replace(secret, '[SECRET]').slice(0, 400)}`);
+  return found;
+}
+
+/** Runs `runs` requests of `arbitrary` with `seed` (or only the one at `path`), returning the findings. */
+export async function fuzz(session: FuzzSession, suite: string, arbitrary: fc.Arbitrary<FuzzRequest>, options: { seed: number; runs: number; path?: string; verbose?: boolean }): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  let index = options.path ? Number(options.path.split(':')[0]) : 0;
+  const property = fc.asyncProperty(arbitrary, async (request) => {
+    const at = index++;
+    const started = performance.now();
+    const logsBefore = session.target.logs.length;
+    const { status, problems } = await exercise(session, request);
+    // Replaying one request: what the server logged at warn and above shows where it failed.
+    if (options.path) for (const line of session.target.logs.slice(logsBefore)) if (/"level":(4|5|6)0/.test(line)) console.log(`  log: ${line.slice(0, 2000)}`);
+    if (options.verbose || options.path) console.log(`[${suite} ${at}] ${status ?? 'no answer'} in ${Math.round(performance.now() - started)} ms: ${describe(request)}${options.path ? `\n${replayCommand(toRaw(request, session.world), session.target.origin)}` : ''}`);
+    for (const problem of problems) {
+      findings.push({ suite, seed: options.seed, path: String(at), route: request.route, status, problem, request: describe(request), replay: replayCommand(toRaw(request, session.world), session.target.origin) });
+    }
+    if (at % 50 === 49) await session.world.heal();
+  });
+  await fc.assert(property, { seed: options.seed, numRuns: options.path ? 1 : options.runs, path: options.path, endOnFailure: true });
+  return findings;
+}
+
+/** The checks over the whole run: the victim's rows against the baseline, the server, unhandled errors, every log line. */
+export async function finalFindings(session: FuzzSession): Promise<string[]> {
+  const problems: string[] = [];
+  const changed = snapshotDiff(session.baseline, await victimSnapshot(session.target.database, session.victim));
+  if (changed.length) problems.push(`the victim's rows differ from before the run:\n    ${changed.slice(0, 10).join('\n    ')}`);
+  if (session.world.receiver.on('/victim').length) problems.push(`the victim's webhook endpoint received ${session.world.receiver.on('/victim').length} deliveries`);
+  const health = await send(session, { method: 'GET', target: '/healthz', headers: [] }).catch((error: Error) => error);
+  if (health instanceof Error || health.status !== 200) problems.push('the server no longer answers /healthz');
+  if (session.target.uncaught.length) problems.push(`${session.target.uncaught.length} errors nothing handled`);
+  problems.push(...new Set(secretsIn(session.target.logs, [...session.target.configSecrets, ...session.world.secrets()])));
+  return problems;
+}
+
+/** What makes two findings the same: a 5xx by its route (each is its own bug), anything else by its problem (numbers and ids blurred). */
+function findingKind(f: Finding): string {
+  const problem = f.problem.split('\n')[0]!.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>').replace(/\d+/g, 'N').slice(0, 100);
+  return f.status !== null && f.status >= 500 ? `${f.route} | ${f.status}` : `${f.status} | ${problem}`;
+}
+
+/** Distinct findings, one example each (with the routes where the same was seen), as text. */
+export function report(findings: Finding[]): string {
+  const groups = new Map<string, Finding[]>();
+  for (const f of findings) groups.set(findingKind(f), [...(groups.get(findingKind(f)) ?? []), f]);
+  return [...groups.values()]
+    .map((list) => {
+      const f = list[0]!;
+      const routes = [...new Set(list.map((g) => g.route))];
+      const replay = f.replay.length > 1500 ? `${f.replay.slice(0, 1500)}… (${f.replay.length} characters: replay it by seed and path)` : f.replay;
+      const also = routes.length > 1 ? `\n  also on: ${routes.slice(1, 8).join(', ')}${routes.length > 8 ? ` and ${routes.length - 8} more` : ''}` : '';
+      return `• ${f.route} → ${f.status ?? 'no answer'} (${list.length}×): ${f.problem}${also}\n  request: ${f.request}\n  replay:  npm run fuzz -- --only ${f.suite} --seed ${f.seed} --path ${f.path}\n  curl:    ${replay}`;
+    })
+    .join('\n');
+}

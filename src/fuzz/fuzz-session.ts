@@ -1,0 +1,74 @@
+// A fuzz session: the target booted, its OpenAPI document read from GET /api/v1/openapi.json, the
+// world seeded and the victim's rows snapshotted; then the request generators of each suite,
+// built from that document, the GraphQL schema and the entity definitions.
+import fc from 'fast-check';
+import { entityDefinitions } from '../config/entities/index.js';
+import { schema } from '../graphql/schema.js';
+import type { OpenApiDocument } from './answer-checks.js';
+import { fieldValue } from './entity-values.js';
+import type { FuzzRequest } from './fuzz-request.js';
+import type { FuzzSession } from './fuzz-run.js';
+import { graphqlRequests, graphqlUploadRequests } from './graphql-arbitraries.js';
+import { startTarget } from './harness.js';
+import { operationRequests, operationsOf, restRequests } from './openapi-arbitraries.js';
+import type { ValueContext } from './schema-values.js';
+import { victimSnapshot } from './victim-snapshot.js';
+import { seedWorld } from './world.js';
+
+export const suites = ['rest', 'graphql', 'multipart'] as const;
+export type Suite = (typeof suites)[number];
+
+/** How a run's requests are split over the suites: REST has the most operations, multipart the fewest. */
+const weights: Record<Suite, number> = { rest: 5, graphql: 4, multipart: 1 };
+
+/** Each chosen suite's share of a run (summing to 1). */
+export function suiteShares(chosen: readonly Suite[]): Partial<Record<Suite, number>> {
+  const total = chosen.reduce((sum, suite) => sum + weights[suite], 0);
+  return Object.fromEntries(chosen.map((suite) => [suite, weights[suite] / total]));
+}
+
+/** Boots the target (PGlite, or PostgreSQL at `postgresUrl`) and seeds it. */
+export async function openSession(postgresUrl: string | undefined): Promise<FuzzSession> {
+  const target = await startTarget(postgresUrl);
+  try {
+    const response = await fetch(`${target.origin}/api/v1/openapi.json`);
+    const doc = (await response.json()) as OpenApiDocument;
+    const world = await seedWorld(target);
+    const victimTeams = [world.victim.teamId, world.refs.get('victim.spareTeamId')!];
+    const victim = { userId: world.victim.userId, teamIds: victimTeams, keyIds: world.victim.keyIds };
+    const baseline = await victimSnapshot(target.database, victim);
+    world.refs.set('cronSecret', target.config.scheduledActions.cronSecret!);
+    return { target, world, doc, victim, baseline, last: baseline, stats: { requests: 0, byStatus: {}, serverErrors: 0, noAnswer: 0, uncaught: 0, parserRefusals: 0, slowest: [] }, seen: { deliveries: 0, logs: target.logs.length, uncaught: 0 } };
+  } catch (error) {
+    await target.close();
+    throw error;
+  }
+}
+
+export async function closeSession(session: FuzzSession): Promise<void> {
+  await session.world.close();
+  await session.target.close();
+}
+
+/** What value generators know: seeded ids, names, and valid values of every entity field. */
+function valueContext(session: FuzzSession): ValueContext {
+  const fieldValues = new Map<string, fc.Arbitrary<unknown>>();
+  for (const entity of entityDefinitions) {
+    for (const field of [...entity.fields, ...entity.children.flatMap((c) => c.fields)]) {
+      const existing = fieldValues.get(field.name);
+      fieldValues.set(field.name, existing ? fc.oneof(existing, fieldValue(field)) : fieldValue(field));
+    }
+  }
+  return { idRefs: session.world.idRefs, names: session.world.names, fieldValues };
+}
+
+/** The request generator of `suite`. */
+export function requestsOf(session: FuzzSession, suite: Suite): fc.Arbitrary<FuzzRequest> {
+  const ctx = valueContext(session);
+  if (suite === 'rest') return restRequests(session.doc, ctx);
+  if (suite === 'graphql') return graphqlRequests(schema, ctx);
+  const rest = operationsOf(session.doc)
+    .filter((op) => op.body?.type.startsWith('multipart/'))
+    .map((op) => operationRequests(op, ctx));
+  return fc.oneof(...rest, ...graphqlUploadRequests(schema, ctx));
+}

@@ -1,0 +1,127 @@
+// REST requests generated from the OpenAPI document (GET /api/v1/openapi.json): for every operation,
+// path parameters, query strings, headers and bodies from the declared schemas, with hostile values,
+// wrong types, malformed JSON and multipart mixed in. A route added to the document is fuzzed with
+// no change here.
+import fc from 'fast-check';
+import type { FuzzRequest } from './fuzz-request.js';
+import { deepNesting, hostileJson, hostileString, hugeString, refText, shortHostileString } from './hostile-values.js';
+import { caller, extraHeaders, extraQuery, malformedJson, method, percentEncode, queryString, queryText, rawQueryPiece, rawSegment } from './http-parts.js';
+import { jsonText } from './json-text.js';
+import { restMultipart } from './multipart-arbitraries.js';
+import { schemaValue, type JsonSchema, type ValueContext } from './schema-values.js';
+import type { OpenApiDocument, OpenApiOperation } from './answer-checks.js';
+
+type Schema = JsonSchema;
+type Parameter = NonNullable<OpenApiOperation['parameters']>[number];
+
+/** One method on one path of the document. */
+export interface ApiOperation {
+  method: string;
+  path: string;
+  parameters: Parameter[];
+  /** The declared body: its media type and schema. */
+  body?: { type: string; schema: Schema };
+}
+
+/** Every operation of the document, in document order. */
+export function operationsOf(doc: OpenApiDocument): ApiOperation[] {
+  const operations: ApiOperation[] = [];
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [name, op] of Object.entries(methods)) {
+      if (!['get', 'post', 'put', 'patch', 'delete'].includes(name)) continue;
+      const [type, media] = Object.entries(op.requestBody?.content ?? {})[0] ?? [];
+      operations.push({ method: name.toUpperCase(), path, parameters: op.parameters ?? [], body: type ? { type, schema: media?.schema ?? {} } : undefined });
+    }
+  }
+  return operations;
+}
+
+/** A path segment for parameter `p`: a seeded id or name mostly, else a schema value, hostile text or an odd raw segment. */
+function segment(p: Parameter, ctx: ValueContext): fc.Arbitrary<string> {
+  return fc.oneof(
+    { weight: 8, arbitrary: schemaValue(p.schema, p.name, ctx).map((tree) => percentEncode(queryText(tree))) },
+    { weight: 2, arbitrary: hostileString.map(percentEncode) },
+    { weight: 1, arbitrary: rawSegment },
+  );
+}
+
+/** Query pairs for the declared query parameters: each absent, given, or given twice. */
+function declaredQuery(params: Parameter[], ctx: ValueContext): fc.Arbitrary<[string, string][]> {
+  const one = (p: Parameter) => schemaValue(p.schema, p.name, ctx).map((tree): [string, string] => [p.name, queryText(tree)]);
+  const each = params.map((p) =>
+    fc.oneof(
+      { weight: p.required ? 1 : 3, arbitrary: fc.constant<[string, string][]>([]) },
+      { weight: 6, arbitrary: one(p).map((pair) => [pair]) },
+      { weight: 1, arbitrary: fc.tuple(one(p), one(p)) },
+    ),
+  );
+  return fc.tuple(...each).map((lists) => lists.flat());
+}
+
+/** Header pairs for declared header parameters (x-team-id, x-cron-secret): the right value often. */
+function declaredHeaders(params: Parameter[], ctx: ValueContext): fc.Arbitrary<[string, string][]> {
+  const each = params.map((p) => {
+    const right = p.name === 'x-cron-secret' ? fc.constant(refText('cronSecret')) : schemaValue(p.schema, p.name, ctx).map(queryText);
+    return fc.oneof({ weight: 1, arbitrary: fc.constant<[string, string][]>([]) }, { weight: 4, arbitrary: right.map((v): [string, string][] => [[p.name, v]]) }, { weight: 1, arbitrary: shortHostileString.map((v): [string, string][] => [[p.name, v]]) });
+  });
+  return fc.tuple(...each).map((lists) => lists.flat());
+}
+
+/** A JSON body for `schema`: conforming mostly, else malformed, deeply nested, huge, empty or of another type. */
+function jsonBody(schema: Schema, ctx: ValueContext): fc.Arbitrary<{ type: string | null; text: string | null }> {
+  const json = (text: string) => ({ type: 'application/json', text });
+  return fc.oneof(
+    { weight: 12, arbitrary: schemaValue(schema, 'body', ctx).map((tree) => json(jsonText(tree))) },
+    { weight: 2, arbitrary: malformedJson.map(json) },
+    { weight: 1, arbitrary: hostileJson.map((tree) => json(jsonText(tree))) },
+    { weight: 1, arbitrary: deepNesting.map((tree) => json(jsonText(tree))) },
+    { weight: 1, arbitrary: hugeString.map((s) => json(JSON.stringify({ name: s, title: s }))) },
+    { weight: 1, arbitrary: fc.constantFrom({ type: null, text: null }, json(''), { type: 'text/plain', text: '{"name":"x"}' }, { type: 'application/x-www-form-urlencoded', text: 'name=x&__proto__[a]=1' }) },
+  );
+}
+
+/** Requests for one operation. */
+export function operationRequests(op: ApiOperation, ctx: ValueContext): fc.Arbitrary<FuzzRequest> {
+  const pathParams = op.parameters.filter((p) => p.in === 'path');
+  const multipartField = op.body?.type.startsWith('multipart/') ? (Object.keys(op.body.schema.properties ?? {})[0] ?? 'file') : null;
+  const headers = extraHeaders(ctx.idRefs);
+  const body = multipartField
+    ? restMultipart(multipartField, headers).map((m) => ({ headers: m.headers, body: m.body as (string | Uint8Array)[] | undefined }))
+    : fc.tuple(op.body ? jsonBody(op.body.schema, ctx) : fc.oneof({ weight: 8, arbitrary: fc.constant({ type: null, text: null }) }, { weight: 1, arbitrary: jsonBody({}, ctx) }), headers).map(([b, extra]) => ({
+        headers: [...(b.type ? ([['content-type', b.type]] as [string, string][]) : []), ...extra],
+        body: b.text === null ? undefined : [b.text],
+      }));
+  return fc
+    .record({
+      who: caller,
+      method: method(op.method),
+      segments: fc.tuple(...pathParams.map((p) => segment(p, ctx))),
+      query: fc.tuple(declaredQuery(op.parameters.filter((p) => p.in === 'query'), ctx), extraQuery(ctx.names, ctx.idRefs), rawQueryPiece),
+      declared: declaredHeaders(op.parameters.filter((p) => p.in === 'header'), ctx),
+      body,
+    })
+    .map(({ who, method, segments, query: [declaredPairs, extraPairs, raw], declared, body }): FuzzRequest => {
+      let path = op.path;
+      pathParams.forEach((p, i) => (path = path.replace(`{${p.name}}`, segments[i]!)));
+      return { kind: 'rest', route: `${op.method} ${op.path}`, method, target: path + queryString([...declaredPairs, ...extraPairs], raw), ...who, headers: [...declared, ...body.headers], body: body.body };
+    });
+}
+
+/** Requests to paths no operation declares (under /api/ and /uploads/temp/). */
+export function unmatchedRequests(): fc.Arbitrary<FuzzRequest> {
+  const pieces = fc.array(fc.oneof(hostileString.map(percentEncode), rawSegment, fc.constantFrom('v1', 'api', 'teams', 'media', 'render', 'child')), { minLength: 1, maxLength: 4 });
+  return fc.record({ who: caller, method: method('GET'), base: fc.constantFrom('/api/', '/api/v1/', '/api/v2/', '/uploads/temp/', '/api/v1/media/'), pieces }).map(({ who, method, base, pieces }): FuzzRequest => ({
+    kind: 'rest',
+    route: `${method} (unmatched ${base})`,
+    method,
+    target: base + pieces.join('/'),
+    ...who,
+    headers: [],
+  }));
+}
+
+/** Requests over every operation of the document (each operation equally likely) and unmatched paths. */
+export function restRequests(doc: OpenApiDocument, ctx: ValueContext): fc.Arbitrary<FuzzRequest> {
+  const operations = operationsOf(doc).map((op) => ({ weight: 4, arbitrary: operationRequests(op, ctx) }));
+  return fc.oneof(...operations, { weight: 4, arbitrary: unmatchedRequests() });
+}
