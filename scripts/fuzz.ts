@@ -40,7 +40,7 @@ try {
   const final = await finalFindings(session);
   const { stats } = session;
   console.log(`\n${stats.requests} requests in ${Math.round((Date.now() - started) / 1000)} s on ${database}; by status ${JSON.stringify(stats.byStatus)}`);
-  console.log(`5xx: ${stats.serverErrors}; no answer: ${stats.noAnswer}; unhandled errors (crashes): ${stats.uncaught}; refused by Node's HTTP parser: ${stats.parserRefusals}`);
+  console.log(`5xx: ${stats.serverErrors}; no answer: ${stats.noAnswer}; unhandled errors (crashes): ${stats.uncaught}`);
   console.log(`slowest: ${stats.slowest.map((s) => `${s.route} ${s.ms} ms`).join('; ')}`);
   if (findings.length) console.log(`\n${findings.length} findings:\n${report(findings)}`);
   if (final.length) console.log(`\nafter the run:\n${final.map((p) => `• ${p}`).join('\n')}`);

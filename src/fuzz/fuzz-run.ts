@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { answerProblem, type OpenApiDocument } from './answer-checks.js';
 import { describe, replayCommand, toRaw, type FuzzRequest } from './fuzz-request.js';
 import type { FuzzTarget } from './harness.js';
-import { sendRaw, type RawRequest, type RawResponse } from './raw-http.js';
+import { sendRaw, type RawRequest } from './raw-http.js';
 import { snapshotDiff, victimSnapshot, type Victim } from './victim-snapshot.js';
 import type { World } from './world.js';
 
@@ -29,8 +29,6 @@ export interface RunStats {
   serverErrors: number;
   noAnswer: number;
   uncaught: number;
-  /** Bare refusals of Node's HTTP parser (see isParserRefusal). */
-  parserRefusals: number;
   slowest: { route: string; ms: number }[];
 }
 
@@ -47,13 +45,6 @@ export interface FuzzSession {
 }
 
 const timeoutMs = 30_000;
-
-/**
- * Node's HTTP parser refuses what is not HTTP (a control character or NUL in a header, a header block
- * over 16 KiB, a lower-case method) with a bare 400 or 431 before the app sees the request: no route,
- * so no route's envelope. Counted apart, not a finding.
- */
-const isParserRefusal = (response: RawResponse) => [400, 413, 414, 431].includes(response.status) && response.headers['content-type'] === undefined && response.body.length === 0;
 
 /** Whether a request can change stored data (snapshots are taken after those only; the final check covers the rest). */
 const mayWrite = (request: FuzzRequest) => !['GET', 'HEAD', 'OPTIONS'].includes(request.method) || request.target.startsWith('/api/v1/cron/');
@@ -83,11 +74,8 @@ async function exercise(session: FuzzSession, request: FuzzRequest): Promise<{ s
     status = response.status;
     stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1;
     if (status >= 500) stats.serverErrors++;
-    if (isParserRefusal(response)) stats.parserRefusals++;
-    else {
-      const problem = answerProblem(session.doc, request, response, sent);
-      if (problem) problems.push(problem);
-    }
+    const problem = answerProblem(session.doc, request, response, sent);
+    if (problem) problems.push(problem);
   } catch (error) {
     stats.noAnswer++;
     problems.push(`no answer: ${(error as Error).message}`);

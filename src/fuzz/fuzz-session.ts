@@ -38,7 +38,7 @@ export async function openSession(postgresUrl: string | undefined): Promise<Fuzz
     const victim = { userId: world.victim.userId, teamIds: victimTeams, keyIds: world.victim.keyIds };
     const baseline = await victimSnapshot(target.database, victim);
     world.refs.set('cronSecret', target.config.scheduledActions.cronSecret!);
-    return { target, world, doc, victim, baseline, last: baseline, stats: { requests: 0, byStatus: {}, serverErrors: 0, noAnswer: 0, uncaught: 0, parserRefusals: 0, slowest: [] }, seen: { deliveries: 0, logs: target.logs.length, uncaught: 0 } };
+    return { target, world, doc, victim, baseline, last: baseline, stats: { requests: 0, byStatus: {}, serverErrors: 0, noAnswer: 0, uncaught: 0, slowest: [] }, seen: { deliveries: 0, logs: target.logs.length, uncaught: 0 } };
   } catch (error) {
     await target.close();
     throw error;

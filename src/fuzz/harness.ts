@@ -15,6 +15,7 @@ import { loadConfig, type Config } from '../config/env.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { applyMigrations } from '../db/migrations.js';
 import { migrationsDir } from '../db/paths.js';
+import { answerClientErrors } from '../http/node.js';
 import { createLogger } from '../logger.js';
 
 export interface FuzzTarget {
@@ -105,6 +106,8 @@ export async function startTarget(postgresUrl: string | undefined, env: Record<s
   const app = createApp({ config, database: db.database, logger: createLogger(config, sink) });
   app.markReady();
   const server = createServer(app.listener);
+  // What node's parser refuses (a NUL in a header, headers too large) is answered in the envelope, as main.ts does.
+  answerClientErrors(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const configSecrets = [cronSecret];
