@@ -4,6 +4,7 @@
 // Every answer is a 4xx in the envelope, and nothing the app logs carries a configuration secret or
 // key material (the app's own logger writes into this test).
 import { Writable } from 'node:stream';
+import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type SignedUpUser } from '../testkit/accounts.js';
 import { bearer, createKey, type MintedKey } from '../testkit/api-keys.js';
@@ -12,6 +13,7 @@ import { addMember, createTeam } from '../testkit/teams.js';
 import { createEndpoint } from '../testkit/webhooks.js';
 import { rawExchange, rawRequestBytes } from '../testkit/raw-http.js';
 import { createTestApp, type TestApp } from '../testkit/test-app.js';
+import { createLogger } from '../logger.js';
 
 const databasePassword = 'pw-Zq8vW3kLr9Tx';
 const cronSecret = 'cron-secret-0123456789abcdef0123456789abcdef';
@@ -208,5 +210,15 @@ describe('logs', () => {
     expect(logs).not.toContain(cronSecret);
     expect(logs).not.toContain(key.key);
     expect(logs).not.toContain(key.key.slice(-20));
+  });
+
+  it('a line that quotes a configuration secret anyway (an error message quoting an object) has it replaced', async () => {
+    let line = '';
+    const log = createLogger(t.config, new Writable({ write: (chunk: Buffer, _encoding, done) => void ((line += chunk.toString()), done()) }));
+    log.error({ err: new Error(`failed: ${inspect({ config: t.config }, { depth: 3 })}`), context: { config: t.config } }, `quoting ${cronSecret}`);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(line).toContain('[redacted]');
+    expect(line).not.toContain(databasePassword);
+    expect(line).not.toContain(cronSecret);
   });
 });
