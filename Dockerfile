@@ -34,6 +34,6 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
-# node itself, not npm: it receives SIGTERM from `docker stop` and finishes requests in flight within
-# SHUTDOWN_TIMEOUT_MS (npm does not pass the signal on). Pending migrations are applied at start.
+# node itself, not npm (one process less): it receives SIGTERM from `docker stop` and finishes the
+# requests in flight within SHUTDOWN_TIMEOUT_MS. Pending migrations are applied at start.
 CMD ["node", "--enable-source-maps", "dist/main.js"]
