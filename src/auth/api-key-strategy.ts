@@ -5,10 +5,10 @@
 // evict cached keys on every instance through the broadcast, once they are committed.
 //
 // The cache must never outlive a revocation: an eviction runs after the change committed, and a
-// lookup that was under way when an eviction concerning it ran (it may have read the row before the
-// commit) is flagged stale and never cached. While the broadcast cannot hear the other instances
-// (Redis down), the cache is not used at all (every request verifies against the database), and it
-// is dropped when the broadcast hears again (evictions may have been missed meanwhile).
+// lookup that was under way when an eviction ran (it may have read the row before the commit) is
+// never cached. While the broadcast cannot hear the other instances (Redis down), the cache is not
+// used at all (every request verifies against the database), and it is dropped when the broadcast
+// hears again (evictions may have been missed meanwhile).
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { SystemDb } from '../db/request-db.js';
@@ -88,11 +88,10 @@ export interface ApiKeyAuth {
   forgetUser(userId: string): Promise<void>;
 }
 
-/** A key lookup under way; `stale` once an eviction concerning it ran before it ended. */
+/** A key lookup, and how many evictions had run when it started. */
 interface Lookup {
-  keyHash: string;
   row: Promise<KeyRow | undefined>;
-  stale: boolean;
+  evictionsBefore: number;
 }
 
 /**
@@ -127,49 +126,41 @@ export function createApiKeyAuth(deps: ApiKeyAuthDeps): ApiKeyAuth {
     recordKeyEvent(system, event).catch((error: unknown) => logger.error({ err: error, action: event.action }, 'api key audit failed'));
   }
 
-  // Lookups under way (few: one per key at a time while the cache is trusted), and the ones later
-  // requests for the same key may share (only until an eviction concerning them).
-  const lookups = new Set<Lookup>();
+  // Evictions so far. A lookup during which one ran (it may have read the row before the change
+  // committed) is used by its own request, which started before, but never cached: the check and the
+  // insert are one synchronous step, so no eviction can fall between them. Evictions are rare
+  // (revocations, role and membership changes), so counting them all rather than per key costs at
+  // most a few more lookups.
+  let evictions = 0;
+  // Lookups later requests for the same key may share, until the next eviction.
   const shared = new Map<string, Lookup>();
-
-  function evict(concerns: (lookup: Lookup) => boolean): void {
-    for (const lookup of lookups) {
-      if (!concerns(lookup)) continue;
-      lookup.stale = true;
-      if (shared.get(lookup.keyHash) === lookup) shared.delete(lookup.keyHash);
-    }
-  }
+  const evicted = () => {
+    evictions++;
+    shared.clear();
+  };
 
   broadcast.subscribe(channel, (message) => {
     const [kind, value] = message.split(' ');
-    if (kind === 'key' && value) {
-      cache.delete(value);
-      evict((lookup) => lookup.keyHash === value);
-    }
+    if (kind === 'key' && value) cache.delete(value);
     if (kind === 'user' && value) {
       for (const [hash, grant] of cache.entries()) if (grant.actor.userId === value) cache.delete(hash);
-      evict(() => true); // whose key a lookup finds is only known once it ends
     }
+    evicted();
   });
   broadcast.onResume(() => {
     cache.clear();
-    evict(() => true);
+    evicted();
   });
 
   /** The key's row from storage; shared by concurrent requests only while the cache is trusted. */
   function lookUp(keyHash: string, share: boolean): Lookup {
     const existing = share ? shared.get(keyHash) : undefined;
     if (existing) return existing;
-    const lookup: Lookup = { keyHash, stale: false, row: Promise.resolve(undefined) };
-    lookup.row = system
-      .hotQuery<KeyRow>('auth_api_key', keySql, [keyHash])
-      .then((rows) => rows[0])
-      .finally(() => {
-        lookups.delete(lookup);
-        if (shared.get(keyHash) === lookup) shared.delete(keyHash);
-      });
-    lookups.add(lookup);
-    if (share) shared.set(keyHash, lookup);
+    const lookup: Lookup = { evictionsBefore: evictions, row: system.hotQuery<KeyRow>('auth_api_key', keySql, [keyHash]).then((rows) => rows[0]) };
+    if (!share) return lookup;
+    shared.set(keyHash, lookup);
+    const done = () => void (shared.get(keyHash) === lookup && shared.delete(keyHash));
+    lookup.row.then(done, done);
     return lookup;
   }
 
@@ -231,8 +222,8 @@ export function createApiKeyAuth(deps: ApiKeyAuthDeps): ApiKeyAuth {
         const loaded = grantOf(row, keyHash);
         if (!loaded) return refuse('owner role unknown', row.id);
         grant = loaded;
-        // Good for this request, which started before any eviction that made it stale.
-        if (trusted && !lookup.stale && broadcast.listening()) cache.set(keyHash, grant);
+        // Good for this request, which started before any eviction that ran during the lookup.
+        if (trusted && lookup.evictionsBefore === evictions && broadcast.listening()) cache.set(keyHash, grant);
       }
       const at = now();
       if (grant.expiresAt !== null && grant.expiresAt <= at.getTime()) {
