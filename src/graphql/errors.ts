@@ -26,7 +26,11 @@ export function toClientError(error: unknown, log: Logger | undefined): GraphQLE
     if (original.code === 'RATE_LIMITED' && typeof original.details?.retryAfter === 'number') extensions.http.headers = { 'retry-after': String(original.details.retryAfter) };
     return new GraphQLError(original.message, { path: asGraphQLError(error)?.path, extensions: { ...extensions } });
   }
-  if (error instanceof GraphQLError && !error.originalError) {
+  // A variable of the wrong type: before execution (no path), the executor wraps the scalar's or input's
+  // own GraphQLError (`Int cannot represent…`, `Field "x" … was not provided`, `Expected type "JSONObject"`
+  // around what parseValue threw) as originalError. The client's fault too.
+  const coercion = error instanceof GraphQLError && !error.path && error.originalError instanceof GraphQLError;
+  if (error instanceof GraphQLError && (!error.originalError || coercion)) {
     // Parse, validation and variable-coercion errors: the client sent a bad operation. yoga's own
     // `http` (with `spec`, which keeps legacy application/json answers at 200) is kept.
     const http = { ...(error.extensions.http as object | undefined), status: 400 };
