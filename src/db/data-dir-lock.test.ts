@@ -1,7 +1,7 @@
 // One process per PGlite data directory: the real server holds DATA_DIR; the CLI, the migration command
 // and a second server refuse it at once and write nothing; a holder killed with -9 does not block the
 // next one. PGlite only (a PostgreSQL server is shared by design), so it runs the same on either suite.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,9 +87,9 @@ describe('lockDataDir', () => {
   /** A lock as a holder with `owner` fields would have left it, with the lock's mtime `ageMs` in the past. */
   function leftLock(dir: string, owner: Record<string, unknown>, ageMs = 0): void {
     mkdirSync(path.join(dir, 'pglite.lock'), { recursive: true });
+    writeFileSync(path.join(dir, 'pglite.lock.owner.json'), JSON.stringify({ holder: 'server', hostname: hostname(), bootId: null, started: null, token: 'left-behind', since: new Date().toISOString(), ...owner }));
     const when = new Date(Date.now() - ageMs);
     utimesSync(path.join(dir, 'pglite.lock'), when, when);
-    writeFileSync(path.join(dir, 'pglite.owner.json'), JSON.stringify({ holder: 'server', hostname: hostname(), bootId: null, started: null, token: 'left-behind', since: new Date().toISOString(), ...owner }));
   }
 
   it('refuses a live holder on this machine, and a second lock in the same process', async () => {
@@ -100,8 +100,18 @@ describe('lockDataDir', () => {
     const release = await lockDataDir(dir, 'server');
     await expect(lockDataDir(dir, 'cli')).rejects.toBeInstanceOf(DataDirLockedError);
     await release();
+    expect(readdirSync(dir)).toEqual([]); // the lock went with its owner file
     await (await lockDataDir(dir, 'cli'))();
   });
+
+  it('keeps its lock fresh while it holds it (a lock whose refresh stops would be taken over as stale)', async () => {
+    const dir = path.join(root, 'fresh');
+    const release = await lockDataDir(dir, 'server');
+    const before = statSync(path.join(dir, 'pglite.lock')).mtimeMs;
+    await new Promise((resolve) => setTimeout(resolve, 6_500)); // one refresh: every 5 s
+    expect(statSync(path.join(dir, 'pglite.lock')).mtimeMs).toBeGreaterThan(before);
+    await release();
+  }, 30_000);
 
   it('takes over at once from a holder whose pid is gone, or that had our own pid (a container restarted: pid 1 again)', async () => {
     const gone = path.join(root, 'gone');

@@ -1,15 +1,18 @@
 // One process per PGlite data directory. PGlite is single-process: a second process opening the same
 // files (the CLI while the server runs) writes over the first one's pages and loses data. Whoever opens
 // DATA_DIR takes `pglite.lock` (proper-lockfile: an atomic mkdir whose mtime the holder refreshes) and
-// writes who it is next to it in `pglite.owner.json`; everyone else stops before writing anything.
+// writes who it is beside it (`pglite.lock.owner.json`: inside, it would change the mtime the holder
+// checks); everyone else stops before writing anything. Whatever removes the lock (release, stale
+// removal, exit) removes the owner file first (proper-lockfile is given that rmdir), so an owner file
+// never outlives its lock and cannot be mistaken for the next holder's.
 //
 // A holder killed with -9 leaves its lock behind. It is taken over at once when the owner file shows a
 // dead holder on this machine (its pid gone, an earlier boot, or our own pid: in a container the server
 // is pid 1 on every start); otherwise, as on another machine sharing the directory, once its mtime is
 // older than the stale threshold.
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import fs, { readFileSync } from 'node:fs';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -105,10 +108,11 @@ export async function lockDataDir(dataDir: string, holder: DataDirHolder): Promi
     throw new DataDirUnusableError(dataDir, error as NodeJS.ErrnoException);
   }
   const lockPath = path.join(dataDir, 'pglite.lock');
-  const ownerPath = path.join(dataDir, 'pglite.owner.json');
+  const ownerPath = ownerFileOf(lockPath);
   const options = {
     lockfilePath: lockPath,
     realpath: false,
+    fs: withOwnerRemoval,
     stale: staleMs,
     update: 5_000,
     // Only another process taking over a lock whose refresh stalled for 30 s gets here: say so, keep running.
@@ -122,13 +126,13 @@ export async function lockDataDir(dataDir: string, holder: DataDirHolder): Promi
       if (code !== 'ELOCKED') throw new DataDirUnusableError(dataDir, error as NodeJS.ErrnoException);
       const owner = await readOwner(ownerPath);
       if (!owner || !isDeadHolder(owner)) throw new DataDirLockedError(dataDir, owner);
-      // Claim the dead holder's lock by moving its owner file away: of two processes starting at once,
+      // Claim the dead holder's lock by moving its owner file out: of two processes starting at once,
       // only one rename succeeds; the other retries and finds the winner's lock.
-      const claimed = `${ownerPath}.${process.pid}.${randomUUID()}`;
+      const claimed = path.join(dataDir, `pglite.lock.claimed-${process.pid}-${randomUUID()}`);
       const won = await rename(ownerPath, claimed).then(() => true, () => false);
       if (won) {
         await rm(claimed, { force: true });
-        await rmdir(lockPath).catch(() => {});
+        await rm(lockPath, { recursive: true, force: true });
       }
       return lockfile.lock(dataDir, options).catch((again: NodeJS.ErrnoException) => {
         if (again.code === 'ELOCKED') throw new DataDirLockedError(dataDir, null);
@@ -138,20 +142,32 @@ export async function lockDataDir(dataDir: string, holder: DataDirHolder): Promi
   };
   const release = await acquire();
   const owner: DataDirOwner = { holder, pid: process.pid, hostname: os.hostname(), bootId, started: processStart(process.pid), token: randomUUID(), since: new Date().toISOString() };
+  ownTokens.add(owner.token); // before the file shows it: our own pid there must never read as a past life
   try {
     await writeFile(`${ownerPath}.tmp`, JSON.stringify(owner));
     await rename(`${ownerPath}.tmp`, ownerPath);
   } catch (error) {
+    ownTokens.delete(owner.token);
     await release().catch(() => {});
     throw new DataDirUnusableError(dataDir, error as NodeJS.ErrnoException);
   }
-  ownTokens.add(owner.token);
   return async () => {
     ownTokens.delete(owner.token);
-    await rm(ownerPath, { force: true });
     await release().catch(() => {});
   };
 }
+
+const ownerFileOf = (lockPath: string) => `${lockPath}.owner.json`;
+
+/** node:fs for proper-lockfile, whose rmdir (release, stale removal, exit) removes the owner file first. */
+const withOwnerRemoval = {
+  ...fs,
+  rmdir: (dir: string, callback: (error: NodeJS.ErrnoException | null) => void) => fs.rm(ownerFileOf(dir), { force: true }, () => fs.rmdir(dir, callback)),
+  rmdirSync: (dir: string) => {
+    fs.rmSync(ownerFileOf(dir), { force: true });
+    fs.rmdirSync(dir);
+  },
+};
 
 async function readOwner(ownerPath: string): Promise<DataDirOwner | null> {
   try {
