@@ -35,6 +35,8 @@ const shapes: [string, string, string][] = [
   ['truncated part headers', multipart(), '--x\r\nContent-Disposition: form-da'],
   ['no boundary parameter', 'multipart/form-data', head + close()],
   ['an empty boundary', 'multipart/form-data; boundary=', head + close()],
+  ['another multipart type', 'multipart/mixed; boundary=x', head + close()],
+  ['multipart without a subtype', 'multipart/; boundary=x', head + close()],
   ['a boundary that does not match', multipart('y'), head + close()],
   ['a part header of 200 kB', multipart(), `--x\r\nX-Big: ${'a'.repeat(200_000)}\r\n\r\nv\r\n${close()}`],
   ['10,000 part headers', multipart(), `--x\r\n${'X-A: b\r\n'.repeat(10_000)}\r\nv\r\n${close()}`],

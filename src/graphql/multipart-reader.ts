@@ -94,13 +94,14 @@ export interface MultipartRead {
 export function readMultipart(contentType: string, body: AsyncIterable<Uint8Array>, limits: MultipartReadLimits): MultipartRead {
   let parser: busboy.Busboy;
   try {
+    if (!/^multipart\/form-data\b/i.test(contentType)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'A multipart GraphQL request must be multipart/form-data (the GraphQL multipart request spec)');
     parser = busboy({
       headers: { 'content-type': contentType },
       defParamCharset: 'utf8',
       limits: { fieldSize: limits.fieldLimitBytes, fields: 2, files: limits.maxFiles, parts: limits.maxFiles + 2 },
     });
   } catch (error) {
-    const refused = malformed(error instanceof Error ? error.message : 'unreadable Content-Type');
+    const refused = error instanceof AppError ? error : malformed(error instanceof Error ? error.message : 'unreadable Content-Type');
     const operations = Promise.reject(refused);
     operations.catch(() => {});
     return { operations, ended: Promise.resolve(refused), stop: () => {}, tooLarge: () => undefined };

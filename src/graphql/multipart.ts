@@ -33,9 +33,12 @@ const preflightHeaders = ['graphql-preflight', 'apollo-require-preflight', 'x-ap
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Whether this is a multipart POST (a GraphQL request with files): its body limit is the upload limit. */
+/**
+ * Whether this is a multipart POST (a GraphQL request with files): its body limit is the upload limit.
+ * Any multipart type counts (read here, refused unless form-data), so none is left to yoga's bodiless 415.
+ */
 export function isMultipartRequest(request: HttpRequest): boolean {
-  return request.method === 'POST' && /^multipart\/form-data\b/i.test(request.header('content-type') ?? '');
+  return request.method === 'POST' && /^multipart\//i.test(request.header('content-type') ?? '');
 }
 
 /**
