@@ -20,17 +20,18 @@ cd "$work"
 NODE_ENV=production npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error
 npm run -s build
 
+healthy() { node -e "fetch('http://127.0.0.1:$port/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"; }
 port="$(node -e "const s=require('net').createServer().listen(0,()=>{console.log(s.address().port);s.close()})")"
 started=$(date +%s)
 NODE_ENV=production HOST=127.0.0.1 PORT="$port" DATA_DIR="$work/.data" UPLOAD_DIR="$work/.data/uploads" LOG_LEVEL=warn \
   node --enable-source-maps dist/main.js &
 server=$!
 for _ in $(seq 1 240); do
-  curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break
+  healthy && break
   kill -0 "$server" 2>/dev/null || { echo "the production server exited before answering"; exit 1; }
   sleep 0.5
 done
-curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || { echo "the production server did not answer /healthz within 120 s"; exit 1; }
+healthy || { echo "the production server did not answer /healthz within 120 s"; exit 1; }
 echo "production install answered /healthz after $(( $(date +%s) - started )) s"
 kill -TERM "$server"
 for _ in $(seq 1 30); do kill -0 "$server" 2>/dev/null || break; sleep 0.5; done
