@@ -17,6 +17,8 @@ export interface OpenApiOperation {
   parameters?: { name: string; in: 'path' | 'query' | 'header' | 'cookie'; required?: boolean; schema?: JsonSchema }[];
   requestBody?: OpenApiContent;
   responses?: Record<string, OpenApiContent>;
+  /** Empty: callable without credentials. */
+  security?: unknown[];
 }
 
 /** The parts of the OpenAPI document the fuzzer reads. */
@@ -120,6 +122,9 @@ function graphqlEnvelopeProblem(request: FuzzRequest, response: RawResponse, tex
   }
   if (!typeOk.object!(body)) return `the body is not an object: ${text.slice(0, 200)}`;
   const result = body as Record<string, unknown>;
+  // What the app refuses before GraphQL runs (credentials, CSRF, body size, rate limit, a request node's
+  // parser refused) is answered in the app's failure envelope, on every route alike: the project's choice.
+  if (response.status >= 400 && !shapeProblem(body, restFailure)) return null;
   if (!('data' in result) && !Array.isArray(result.errors)) return `neither data nor errors: ${text.slice(0, 300)}`;
   return null;
 }

@@ -59,7 +59,7 @@ function valueContext(session: FuzzSession): ValueContext {
       fieldValues.set(field.name, existing ? fc.oneof(existing, fieldValue(field)) : fieldValue(field));
     }
   }
-  return { idRefs: session.world.idRefs, names: session.world.names, fieldValues };
+  return { idRefs: session.world.idRefs, names: session.world.names, slugs: session.world.slugs, fieldValues };
 }
 
 /** The request generator of `suite`. */

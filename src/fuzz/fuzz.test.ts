@@ -19,7 +19,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await closeSession(session);
+  if (session) await closeSession(session);
 });
 
 describe('fuzzing every route and operation (fixed seed)', () => {

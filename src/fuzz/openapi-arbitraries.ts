@@ -4,12 +4,13 @@
 // no change here.
 import fc from 'fast-check';
 import type { FuzzRequest } from './fuzz-request.js';
-import { deepNesting, hostileJson, hostileString, hugeString, refText, shortHostileString } from './hostile-values.js';
-import { caller, extraHeaders, extraQuery, malformedJson, method, percentEncode, queryString, queryText, rawQueryPiece, rawSegment } from './http-parts.js';
-import { jsonText } from './json-text.js';
+import { deepNesting, hostileJson, hostileString, hugeString, oddDates, oddNumberTexts, refText, shortHostileString } from './hostile-values.js';
+import { caller, extraHeaders, extraQuery, malformedJson, method, percentEncode, queryString, queryText, rawQueryPiece, rawSegment, usualQueryNames } from './http-parts.js';
+import { jsonText, type JsonTree } from './json-text.js';
 import { restMultipart } from './multipart-arbitraries.js';
 import { schemaValue, type JsonSchema, type ValueContext } from './schema-values.js';
 import type { OpenApiDocument, OpenApiOperation } from './answer-checks.js';
+import type { CallerKind } from './world.js';
 
 type Schema = JsonSchema;
 type Parameter = NonNullable<OpenApiOperation['parameters']>[number];
@@ -21,6 +22,8 @@ export interface ApiOperation {
   parameters: Parameter[];
   /** The declared body: its media type and schema. */
   body?: { type: string; schema: Schema };
+  /** Callable without credentials (`security: []`). */
+  public: boolean;
 }
 
 /** Every operation of the document, in document order. */
@@ -30,16 +33,23 @@ export function operationsOf(doc: OpenApiDocument): ApiOperation[] {
     for (const [name, op] of Object.entries(methods)) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(name)) continue;
       const [type, media] = Object.entries(op.requestBody?.content ?? {})[0] ?? [];
-      operations.push({ method: name.toUpperCase(), path, parameters: op.parameters ?? [], body: type ? { type, schema: media?.schema ?? {} } : undefined });
+      operations.push({ method: name.toUpperCase(), path, parameters: op.parameters ?? [], body: type ? { type, schema: media?.schema ?? {} } : undefined, public: op.security?.length === 0 });
     }
   }
   return operations;
 }
 
+/** The name a path parameter's values are chosen by: a bare `id` takes the resource before it (`/media/{id}` → `mediaId`). */
+function parameterName(p: Parameter, path: string): string {
+  if (p.name !== 'id') return p.name;
+  const before = path.slice(0, path.indexOf(`{${p.name}}`)).split('/').filter(Boolean).pop() ?? '';
+  return before.startsWith('{') ? p.name : `${before}Id`;
+}
+
 /** A path segment for parameter `p`: a seeded id or name mostly, else a schema value, hostile text or an odd raw segment. */
-function segment(p: Parameter, ctx: ValueContext): fc.Arbitrary<string> {
+function segment(p: Parameter, path: string, ctx: ValueContext): fc.Arbitrary<string> {
   return fc.oneof(
-    { weight: 8, arbitrary: schemaValue(p.schema, p.name, ctx).map((tree) => percentEncode(queryText(tree))) },
+    { weight: 8, arbitrary: schemaValue(p.schema, parameterName(p, path), ctx).map((tree) => percentEncode(queryText(tree))) },
     { weight: 2, arbitrary: hostileString.map(percentEncode) },
     { weight: 1, arbitrary: rawSegment },
   );
@@ -95,7 +105,7 @@ export function operationRequests(op: ApiOperation, ctx: ValueContext): fc.Arbit
     .record({
       who: caller,
       method: method(op.method),
-      segments: fc.tuple(...pathParams.map((p) => segment(p, ctx))),
+      segments: fc.tuple(...pathParams.map((p) => segment(p, op.path, ctx))),
       query: fc.tuple(declaredQuery(op.parameters.filter((p) => p.in === 'query'), ctx), extraQuery(ctx.names, ctx.idRefs), rawQueryPiece),
       declared: declaredHeaders(op.parameters.filter((p) => p.in === 'header'), ctx),
       body,
@@ -104,6 +114,57 @@ export function operationRequests(op: ApiOperation, ctx: ValueContext): fc.Arbit
       let path = op.path;
       pathParams.forEach((p, i) => (path = path.replace(`{${p.name}}`, segments[i]!)));
       return { kind: 'rest', route: `${op.method} ${op.path}`, method, target: path + queryString([...declaredPairs, ...extraPairs], raw), ...who, headers: [...declared, ...body.headers], body: body.body };
+    });
+}
+
+/** One odd thing in an otherwise valid request: its body member (index) and value. */
+const oneHostileMember = fc.option(fc.tuple(fc.nat(), fc.oneof(hostileJson, shortHostileString.map((s): JsonTree => s))), { freq: 3, nil: null });
+
+/** `tree` with one member's value (or a new member, in an empty object) replaced by `hostile`. */
+function withHostileMember(tree: JsonTree, hostile: [number, JsonTree] | null, key: string): JsonTree {
+  if (!hostile || tree === null || typeof tree !== 'object' || Array.isArray(tree) || !('entries' in tree)) return tree;
+  const entries = [...tree.entries];
+  if (entries.length) entries[hostile[0] % entries.length] = [entries[hostile[0] % entries.length]![0], hostile[1]];
+  else entries.push([key, hostile[1]]);
+  return { entries };
+}
+
+/**
+ * Requests with one thing wrong at a time, so that most reach the service and the database: a caller
+ * who may call, the declared method, seeded ids, a conforming body, then one hostile body member or
+ * one odd query value (an entity field at 2^31 or year 0, a NUL).
+ */
+function focusedRequests(op: ApiOperation, ctx: ValueContext): fc.Arbitrary<FuzzRequest> {
+  const valid: ValueContext = { ...ctx, conforming: true };
+  const pathParams = op.parameters.filter((p) => p.in === 'path');
+  const queryNames = [...ctx.fieldValues.keys(), ...usualQueryNames, ...op.parameters.filter((p) => p.in === 'query').map((p) => p.name)];
+  const oddValue = fc.oneof(fc.constantFrom(...oddNumberTexts, ...oddDates), shortHostileString);
+  const who = op.public
+    ? fc.record({ caller: fc.constantFrom<CallerKind>('anonymous', 'anonymous', 'session'), keyHeader: fc.constant<'authorization'>('authorization') })
+    : fc.record({ caller: fc.constantFrom<CallerKind>('session', 'session', 'wildcardKey', 'wildcardKey', 'narrowKey'), keyHeader: fc.constantFrom<'authorization' | 'x-api-key'>('authorization', 'x-api-key') });
+  const key = queryNames.length ? fc.constantFrom(...queryNames) : fc.constant('x');
+  return fc
+    .record({
+      who,
+      segments: fc.tuple(...pathParams.map((p) => schemaValue(p.schema, parameterName(p, op.path), valid).map((tree) => percentEncode(queryText(tree))))),
+      query: declaredQuery(op.parameters.filter((p) => p.in === 'query'), valid),
+      odd: fc.option(fc.tuple(fc.tuple(key, fc.constantFrom('', '', '_min', '_max')).map(([n, s]) => n + s), oddValue), { freq: 2, nil: null }),
+      declared: declaredHeaders(op.parameters.filter((p) => p.in === 'header'), valid),
+      body: op.body ? fc.tuple(schemaValue(op.body.schema, 'body', valid), oneHostileMember, key) : fc.constant(null),
+    })
+    .map(({ who, segments, query, odd, declared, body }): FuzzRequest => {
+      let path = op.path;
+      pathParams.forEach((p, i) => (path = path.replace(`{${p.name}}`, segments[i]!)));
+      const text = body && jsonText(withHostileMember(body[0], body[1], body[2]));
+      return {
+        kind: 'rest',
+        route: `${op.method} ${op.path}`,
+        method: op.method,
+        target: path + queryString(odd ? [...query, odd] : query, null),
+        ...who,
+        headers: [...declared, ...(text === null ? [] : ([['content-type', 'application/json']] as [string, string][]))],
+        body: text === null ? undefined : [text],
+      };
     });
 }
 
@@ -122,6 +183,9 @@ export function unmatchedRequests(): fc.Arbitrary<FuzzRequest> {
 
 /** Requests over every operation of the document (each operation equally likely) and unmatched paths. */
 export function restRequests(doc: OpenApiDocument, ctx: ValueContext): fc.Arbitrary<FuzzRequest> {
-  const operations = operationsOf(doc).map((op) => ({ weight: 4, arbitrary: operationRequests(op, ctx) }));
+  const operations = operationsOf(doc).map((op) => ({
+    weight: 4,
+    arbitrary: op.body?.type.startsWith('multipart/') ? operationRequests(op, ctx) : fc.oneof({ weight: 1, arbitrary: focusedRequests(op, ctx) }, { weight: 1, arbitrary: operationRequests(op, ctx) }),
+  }));
   return fc.oneof(...operations, { weight: 4, arbitrary: unmatchedRequests() });
 }

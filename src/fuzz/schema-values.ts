@@ -35,14 +35,23 @@ export interface ValueContext {
   idRefs: readonly string[];
   /** Entity slugs, child slugs, field names, limit slugs. */
   names: readonly string[];
+  /** Slugs by the parameter name that takes them (`entity`, `child`, `limitSlug`). */
+  slugs: Readonly<Record<string, readonly string[]>>;
   /** Valid-looking values by entity field name (entity-values.ts). */
   fieldValues: ReadonlyMap<string, fc.Arbitrary<unknown>>;
+  /** Only what the schema asks for (and its edges): no hostile value at any level. */
+  conforming?: boolean;
 }
 
-/** References whose name fits a parameter or property name (`teamId` → the team refs), else all of them. */
+/** The words of a name (`scheduled-actions` → scheduled, action; `victim.apiKeyId` → victim, api, key), singular, without `id`. */
+function wordsOf(name: string): string[] {
+  return (name.match(/[a-z]+|[A-Z][a-z]*|\d+/g) ?? []).map((w) => w.toLowerCase().replace(/s$/, '')).filter((w) => w !== 'id' && w !== 'v1' && w !== 'api' && w.length > 1);
+}
+
+/** References whose name shares a word with a parameter or property name (`teamId` → the team refs; `webhooksId` → the webhook refs), else all of them. */
 export function refsFor(name: string, ctx: ValueContext): fc.Arbitrary<string> {
-  const base = name.replace(/(?:Ids?|_ids?|Token)$/i, '').toLowerCase();
-  const fitting = base && base !== 'id' ? ctx.idRefs.filter((ref) => ref.toLowerCase().includes(base)) : [];
+  const wanted = new Set(wordsOf(name));
+  const fitting = wanted.size ? ctx.idRefs.filter((ref) => wordsOf(ref.slice(ref.indexOf('.') + 1)).some((w) => wanted.has(w))) : [];
   const pool = fitting.length ? fitting : ctx.idRefs;
   return fc.constantFrom(...pool).map(refText);
 }
@@ -54,8 +63,10 @@ function stringValue(schema: Schema, name: string, ctx: ValueContext): fc.Arbitr
   const min = schema.minLength ?? 0;
   const max = schema.maxLength ?? 50;
   const options: fc.Arbitrary<string>[] = [fc.string({ minLength: min, maxLength: Math.min(max, 60) })];
-  if (schema.format === 'uuid' || namesSeeded(name)) options.push(refsFor(name, ctx), refsFor(name, ctx), fc.uuid());
-  if (/^(entity|child|limitSlug)$/.test(name) || schema.format === undefined) options.push(fc.constantFrom(...ctx.names));
+  const seeded = schema.format === 'uuid' || namesSeeded(name);
+  const slugs = Object.hasOwn(ctx.slugs, name) ? ctx.slugs[name]! : [];
+  if (slugs.length) return fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...slugs) }, { weight: 1, arbitrary: fc.constantFrom(...ctx.names, ...prototypeKeys) }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }) });
+  if (schema.format === undefined) options.push(fc.constantFrom(...ctx.names));
   if (schema.format === 'date-time') options.push(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()));
   if (schema.format === 'date') options.push(fc.date({ noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)));
   if (schema.format === 'email') options.push(fc.emailAddress(), fc.constantFrom(refText('victim.email'), refText('attacker.email')));
@@ -69,6 +80,8 @@ function stringValue(schema: Schema, name: string, ctx: ValueContext): fc.Arbitr
   }
   if (schema.maxLength !== undefined) options.push(fc.constant('x'.repeat(max + 1)));
   if (min > 0) options.push(fc.constant('x'.repeat(min - 1)));
+  // An id: a seeded one that fits mostly (so requests reach records), a random uuid, or any string.
+  if (seeded) return fc.oneof({ weight: 6, arbitrary: refsFor(name, ctx) }, { weight: 1, arbitrary: fc.uuid() }, { weight: 1, arbitrary: fc.oneof(...options) });
   return fc.oneof(...options);
 }
 
@@ -85,6 +98,7 @@ function numberValue(schema: Schema, integer: boolean): fc.Arbitrary<JsonTree> {
 /** A record keyed by entity field names (and hostile keys), for bodies the schema leaves open. */
 function openObject(ctx: ValueContext): fc.Arbitrary<JsonTree> {
   const fieldNames = [...ctx.fieldValues.keys()];
+  if (ctx.conforming) return fc.array(fc.constantFrom(...fieldNames).chain((name) => ctx.fieldValues.get(name)!.map((v): [string, JsonTree] => [name, toTree(v)])), { maxLength: 6 }).map((entries): JsonTree => ({ entries }));
   const entry = fc.oneof(
     { weight: 4, arbitrary: fc.constantFrom(...fieldNames).chain((name) => fc.tuple(fc.constant(name), fc.oneof({ weight: 3, arbitrary: ctx.fieldValues.get(name)!.map((v) => v as JsonTree) }, { weight: 1, arbitrary: hostileJson }))) },
     { weight: 1, arbitrary: fc.tuple(fc.constantFrom('metas', ...prototypeKeys), hostileJson) },
@@ -95,6 +109,7 @@ function openObject(ctx: ValueContext): fc.Arbitrary<JsonTree> {
 
 /** A value for `schema` (named `name` where it sits): conforming mostly, hostile sometimes. */
 export function schemaValue(schema: Schema | undefined, name: string, ctx: ValueContext, depth = 0): fc.Arbitrary<JsonTree> {
+  if (ctx.conforming) return conforming(schema ?? {}, name, ctx, depth);
   return fc.oneof({ weight: 6, arbitrary: conforming(schema ?? {}, name, ctx, depth) }, { weight: 1, arbitrary: hostileJson }, { weight: depth === 0 ? 0 : 1, arbitrary: hostileString.map((s): JsonTree => s) });
 }
 

@@ -29,6 +29,8 @@ export interface World {
   idRefs: string[];
   /** Strings that are not ids but name things (entity slugs, children, fields, limit slugs). */
   names: string[];
+  /** The same, by kind: what a path parameter named `entity`, `child` or `limitSlug` takes. */
+  slugs: { entity: string[]; child: string[]; limitSlug: string[] };
   victim: { userId: string; teamId: string; keyIds: string[] };
   /** The victim's webhook receiver: anything it receives was sent to another caller's endpoint. */
   receiver: Receiver;
@@ -72,7 +74,7 @@ async function seedUser(t: TestApp, who: string, refs: Map<string, string>, endp
   refs.set(`${who}.email`, user.email);
   refs.set(`${who}.teamId`, user.activeTeamId);
   refs.set(`${who}.spareTeamId`, await createTeam(t, user, `${who}-${randomBytes(3).toString('hex')}`));
-  refs.set(`${who}.spareKeyId`, (await createKey(t, user, { name: 'spare', scopes: ['media:read'] })).id);
+  refs.set(`${who}.apiKeyId`, (await createKey(t, user, { name: 'spare', scopes: ['media:read'] })).id);
   for (const [i, entity] of entityDefinitions.entries()) {
     const id = await ok(entity.slug, t.json('POST', `/api/v1/${entity.slug}`, sampleRecord(entity.fields, i), session), (b) => b.data.id as string);
     refs.set(`${who}.${entity.slug}Id`, id);
@@ -88,9 +90,11 @@ async function seedUser(t: TestApp, who: string, refs: Map<string, string>, endp
   const tagId = await ok('tag', t.json('POST', '/api/v1/media-tags', { name: `${who} tag` }, session), (b) => b.data.id as string);
   refs.set(`${who}.tagId`, tagId);
   await ok('tag link', t.json('POST', `/api/v1/media/${mediaId}/tags`, { tagId }, session), () => null);
-  refs.set(`${who}.endpointId`, (await createEndpoint(t, user, { url: endpointUrl })).id);
+  refs.set(`${who}.webhookId`, (await createEndpoint(t, user, { url: endpointUrl })).id);
   const invitation = await ok('invitation', t.json('POST', `/api/v1/teams/${user.activeTeamId}/members`, { email: `invitee-${who}@example.com`, role: 'member' }, session), (b) => b.data);
   refs.set(`${who}.invitationId`, invitation.id);
+  const members = await ok('members', t.json('GET', `/api/v1/teams/${user.activeTeamId}/members`, undefined, session), (b) => b.data as { id: string }[]);
+  refs.set(`${who}.memberId`, members[0]!.id);
   refs.set(`${who}.invitationToken`, invitation.token);
   return user;
 }
@@ -105,7 +109,7 @@ async function seedActions(t: TestApp, who: string, refs: Map<string, string>, u
     { actionType: 'webhook:send', payload: { eventType: 'fuzz:seeded', entityType: 'posts', entityId: postId, data: {} }, teamId, scheduledAt: later, recurringInterval: 'daily', lockGroup: `${who}-group` },
   ];
   for (const [i, body] of actions.entries()) {
-    refs.set(`${who}.action${i}Id`, await ok('scheduled action', t.json('POST', '/api/v1/devtools/scheduled-actions', body, { cookie: user.cookie }), (b) => b.data.id as string));
+    refs.set(`${who}.scheduledAction${i}Id`, await ok('scheduled action', t.json('POST', '/api/v1/devtools/scheduled-actions', body, { cookie: user.cookie }), (b) => b.data.id as string));
   }
 }
 
@@ -116,7 +120,7 @@ export async function seedWorld(target: FuzzTarget): Promise<World> {
   const receiver = await startReceiver();
   const victim = await seedUser(t, 'victim', refs, receiver.url('/victim'));
   // Never used: a request-free key, so any change to its row is someone else's doing.
-  const victimKey = await createKey(t, victim, { name: 'victim key', scopes: ['scheduled-actions:*', 'posts:*', 'tasks:*', 'media:*'] });
+  const victimKey = await createKey(t, victim, { name: 'victim key', scopes: ['tasks:*', 'media:read'] });
   await seedActions(t, 'victim', refs, victim);
   const attacker = await seedUser(t, 'attacker', refs, receiver.url('/attacker'));
   await seedActions(t, 'attacker', refs, attacker);
@@ -131,13 +135,18 @@ export async function seedWorld(target: FuzzTarget): Promise<World> {
     ...entityDefinitions.flatMap((e) => [e.slug, ...e.children.map((c) => c.slug), ...e.fields.map((f) => f.name), ...e.children.flatMap((c) => c.fields.map((f) => f.name))]),
     ...new Set(Object.values(plans).flatMap((plan) => Object.keys(plan.limits))),
   ];
-  const victimKeyIds = [victimKey.id, refs.get('victim.spareKeyId')!];
+  const victimKeyIds = [victimKey.id, refs.get('victim.apiKeyId')!];
 
   const secrets = () => [victim.password, victimKey.key, victim.cookie.split('=')[1]!, attacker.password, attacker.cookie.split('=')[1]!, wildcard.key, narrow.key, superadmin.password, superadmin.cookie.split('=')[1]!];
   return {
     refs,
     idRefs,
     names: [...new Set(names)],
+    slugs: {
+      entity: entityDefinitions.map((e) => e.slug),
+      child: [...new Set(entityDefinitions.flatMap((e) => e.children.map((c) => c.slug)))],
+      limitSlug: [...new Set(Object.values(plans).flatMap((plan) => Object.keys(plan.limits)))],
+    },
     victim: { userId: victim.id, teamId: victim.activeTeamId, keyIds: victimKeyIds },
     receiver,
     secrets,
