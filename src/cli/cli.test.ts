@@ -87,5 +87,5 @@ describe('apikey create', () => {
     const unknown = cli('apikey', 'create', '--email', 'nobody@example.com', '--name', 'x', '--scopes', 'teams:read');
     expect(unknown.status).not.toBe(0);
     expect(unknown.stderr).toMatch(/No user/);
-  });
+  }, 120_000); // five CLI processes, each loading the app: over 30 s on a loaded machine
 });
