@@ -116,7 +116,8 @@ export async function deleteTeam(scope: RequestScope, teamId: string): Promise<b
   const tx = await scope.db.tx();
   const me = await roleIn(scope, tx, teamId);
   check(rules.canDeleteTeam(me.role));
-  if ((await tx.teamMember.count({ where: { userId: me.userId } })) <= 1) {
+  // Counted apart from this team: a concurrent delete of it that committed meanwhile is then a 404 below, not "your only team".
+  if ((await tx.teamMember.count({ where: { userId: me.userId, teamId: { not: teamId } } })) === 0) {
     throw new AppError('VALIDATION_ERROR', 'You cannot delete your only team');
   }
   const memberIds = (await tx.teamMember.findMany({ where: { teamId }, select: { userId: true } })).map((m) => m.userId);
