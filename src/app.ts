@@ -140,7 +140,8 @@ export function createApp({ config, database, logger, now = () => new Date(), re
   }
 
   function clientOf(request: HttpRequest): ClientInfo {
-    const forwarded = config.trustProxy ? request.header('x-forwarded-for')?.split(',')[0]?.trim() : undefined;
+    // The last X-Forwarded-For entry is the one our proxy added; those before it are the client's to choose.
+    const forwarded = config.trustProxy ? request.header('x-forwarded-for')?.split(',').at(-1)?.trim() : undefined;
     return {
       ip: forwarded || request.remoteAddress,
       // Stored with sessions and audit records: bounded once, here.

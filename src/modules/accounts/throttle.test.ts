@@ -59,6 +59,15 @@ describe('failed sign-ins for one account', () => {
     expect(after.headers.get('set-cookie')).toMatch(/^sid=/);
   });
 
+  it('counts the address the proxy added (the last X-Forwarded-For entry), whatever the client put before it', async () => {
+    const user = await seedUser();
+    const ip = newAddress();
+    // A client rotating a forged first entry on every try is still the proxy's last entry.
+    for (let i = 0; i < 10; i++) expect((await login(`${newAddress()}, ${ip}`, user.email, `wrong ${i}`)).status).toBe(401);
+    expectThrottled(await login(`${newAddress()}, ${ip}`, user.email, user.password));
+    expectThrottled(await login(ip, user.email, user.password));
+  });
+
   it('answers an unknown e-mail exactly as a known one, refused alike', async () => {
     const user = await seedUser();
     const [knownIp, unknownIp] = [newAddress(), newAddress()];
