@@ -79,7 +79,7 @@ export function createApp({ config, database, logger, now = () => new Date(), re
   const graphql = createGraphQLEndpoint(schema, {
     bodyLimitBytes: config.bodyLimitBytes,
     multipart: { bodyLimitBytes: uploadRequestLimit(config.media), maxFiles: config.media.maxFiles, idleMs: config.uploadIdleTimeoutMs },
-    server: { graphiql: config.graphiql, introspection: config.graphqlIntrospection, limits: config.graphqlLimits },
+    server: { graphiql: config.graphiql, introspection: config.graphqlIntrospection, limits: config.graphqlLimits, log: logger },
   });
   const rest = createRestRouter(schema, restRoutes, config.bodyLimitBytes);
   const metrics = config.metricsEnabled ? createMetrics(database.poolStats) : null;

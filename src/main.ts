@@ -7,6 +7,7 @@ import { loadConfig, type Config } from './config/env.js';
 import { openDatabase, type Database } from './db/database.js';
 import { applyMigrations } from './db/migrations.js';
 import { migrationsDir } from './db/paths.js';
+import { answerClientErrors } from './http/node.js';
 import { closeDestination, stdoutDestination, type LogDestination } from './log-destination.js';
 import { createLogger } from './logger.js';
 import { stopOnSignals } from './shutdown.js';
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
   opened.unshift(() => app.close());
   const server = createServer(app.listener);
   server.keepAliveTimeout = 65_000;
+  answerClientErrors(server);
 
   const applied = await applyMigrations(database, migrationsDir).catch((error: unknown) => {
     throw new StartStepError('migrations', {}, error);

@@ -3,7 +3,7 @@
 // when nobody reads its output any more or Redis does not answer. On PGlite, or on a fresh PostgreSQL
 // database when TEST_DATABASE_URL is set.
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +104,18 @@ describe('start-up failures: one line, non-zero exit', () => {
   }, 180_000);
 });
 
+/** Sends `text` as is on a new connection and reads until the server closes it. */
+function rawRequest(origin: string, text: string): Promise<string> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.end(text));
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.on('close', () => resolve(received));
+    socket.on('error', reject);
+  });
+}
+
 describe('SIGTERM and SIGINT end the process within SHUTDOWN_TIMEOUT_MS', () => {
   const timeoutMs = 4_000;
   /** process.exit itself, on a loaded machine */
@@ -141,8 +153,11 @@ describe('SIGTERM and SIGINT end the process within SHUTDOWN_TIMEOUT_MS', () => 
     await endsWithin(spawned, 'SIGTERM');
   }, 240_000);
 
-  it('on SIGINT as well', async () => {
-    const { spawned } = await started();
+  it('on SIGINT as well (having answered what node\'s HTTP parser refuses in the envelope, as the test app does)', async () => {
+    const { spawned, origin } = await started();
+    const answer = await rawRequest(origin, 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0000b\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ success: false, code: 'BAD_REQUEST' });
     await endsWithin(spawned, 'SIGINT');
     expect(spawned.stdout()).toContain('"msg":"stopped"');
   }, 240_000);

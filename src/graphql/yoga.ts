@@ -2,6 +2,7 @@
 // context yoga is called with (see endpoint.ts), so resolvers and plugins share one object.
 import { NoSchemaIntrospectionCustomRule, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import type { Logger } from 'pino';
 import type { Context } from './context.js';
 import { toClientError } from './errors.js';
 import { graphiqlPage, graphiqlPolicy } from './graphiql.js';
@@ -29,9 +30,11 @@ export interface GraphQLServerOptions {
   introspection?: boolean;
   /** Depth, aliases, tokens and cost of an operation (GRAPHQL_MAX_*); the defaults when absent. */
   limits?: OperationLimits;
+  /** Where unexpected errors that yoga masks outside an execution (no request context there) are logged. */
+  log?: Logger;
 }
 
-export function createGraphQLServer(schema: GraphQLSchema, { graphiql = true, introspection = true, limits = defaultOperationLimits }: GraphQLServerOptions = {}): YogaServerInstance<Context, Context> {
+export function createGraphQLServer(schema: GraphQLSchema, { graphiql = true, introspection = true, limits = defaultOperationLimits, log }: GraphQLServerOptions = {}): YogaServerInstance<Context, Context> {
   return createYoga<Context, Context>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -40,7 +43,7 @@ export function createGraphQLServer(schema: GraphQLSchema, { graphiql = true, in
     landingPage: false,
     logging: false,
     multipart: false,
-    maskedErrors: { maskError: (error) => toClientError(error, undefined) },
+    maskedErrors: { maskError: (error) => toClientError(error, log) },
     plugins: [errorsToClient, graphiqlPolicy, ...(introspection ? [] : [noIntrospection]), ...operationLimitPlugins(limits)],
   });
 }
