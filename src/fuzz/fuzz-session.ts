@@ -65,7 +65,7 @@ function valueContext(session: FuzzSession): ValueContext {
 /** The request generator of `suite`. */
 export function requestsOf(session: FuzzSession, suite: Suite): fc.Arbitrary<FuzzRequest> {
   const ctx = valueContext(session);
-  if (suite === 'rest') return restRequests(session.doc, ctx);
+  if (suite === 'rest') return restRequests(session.doc, ctx, entityDefinitions);
   if (suite === 'graphql') return graphqlRequests(schema, ctx);
   const rest = operationsOf(session.doc)
     .filter((op) => op.body?.type.startsWith('multipart/'))

@@ -26,6 +26,7 @@ export const shortHostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom(...oddNumberTexts) },
   { weight: 1, arbitrary: fc.constantFrom(...oddDates) },
   { weight: 1, arbitrary: fc.constant('') },
+  { weight: 1, arbitrary: fc.string({ maxLength: 6 }).map((s) => `${s}\u0000${s}`) },
 );
 
 /** One string an attacker would try, long ones (past field limits, past 64 KiB) included. */

@@ -11,6 +11,8 @@ import { restMultipart } from './multipart-arbitraries.js';
 import { schemaValue, type JsonSchema, type ValueContext } from './schema-values.js';
 import type { OpenApiDocument, OpenApiOperation } from './answer-checks.js';
 import type { CallerKind } from './world.js';
+import type { EntityDefinition } from '../config/entity-definition.js';
+import { entityRequests } from './entity-requests.js';
 
 type Schema = JsonSchema;
 type Parameter = NonNullable<OpenApiOperation['parameters']>[number];
@@ -182,10 +184,12 @@ export function unmatchedRequests(): fc.Arbitrary<FuzzRequest> {
 }
 
 /** Requests over every operation of the document (each operation equally likely) and unmatched paths. */
-export function restRequests(doc: OpenApiDocument, ctx: ValueContext): fc.Arbitrary<FuzzRequest> {
-  const operations = operationsOf(doc).map((op) => ({
-    weight: 4,
-    arbitrary: op.body?.type.startsWith('multipart/') ? operationRequests(op, ctx) : fc.oneof({ weight: 1, arbitrary: focusedRequests(op, ctx) }, { weight: 1, arbitrary: operationRequests(op, ctx) }),
-  }));
+export function restRequests(doc: OpenApiDocument, ctx: ValueContext, entities: readonly EntityDefinition[]): fc.Arbitrary<FuzzRequest> {
+  const operations = operationsOf(doc).map((op) => {
+    if (op.body?.type.startsWith('multipart/')) return { weight: 4, arbitrary: operationRequests(op, ctx) };
+    const entity = entityRequests(op, ctx, entities);
+    const mixes = [{ weight: 2, arbitrary: focusedRequests(op, ctx) }, { weight: 2, arbitrary: operationRequests(op, ctx) }, ...(entity ? [{ weight: 3, arbitrary: entity }] : [])];
+    return { weight: 4, arbitrary: fc.oneof(...mixes) };
+  });
   return fc.oneof(...operations, { weight: 4, arbitrary: unmatchedRequests() });
 }

@@ -1,0 +1,66 @@
+// Focused requests for the generic entity routes (`/api/v1/{entity}…`), whose bodies and query
+// parameters the OpenAPI document leaves open: each request picks one entity definition and uses
+// its fields, with valid values, then one odd thing (a filter at 2^31 or year 0, a NUL, a hostile
+// member), so that creates and updates reach the database. A new entity is fuzzed with no change here.
+import fc from 'fast-check';
+import type { EntityDefinition, FieldDefinition } from '../config/entity-definition.js';
+import { fieldValue } from './entity-values.js';
+import type { FuzzRequest } from './fuzz-request.js';
+import { hostileJson, oddDates, oddNumberTexts, shortHostileString } from './hostile-values.js';
+import { percentEncode, queryString } from './http-parts.js';
+import { jsonText, toTree, type JsonTree } from './json-text.js';
+import type { ApiOperation } from './openapi-arbitraries.js';
+import { refsFor, type ValueContext } from './schema-values.js';
+import type { CallerKind } from './world.js';
+
+/** A record of `fields`: the required ones mostly, others sometimes, each with a valid value. */
+function record(fields: readonly FieldDefinition[]): fc.Arbitrary<[string, JsonTree][]> {
+  const members = fields.map((field) =>
+    fc.option(fieldValue(field).map((value): [string, JsonTree] => [field.name, toTree(value)]), { freq: field.required ? 10 : 2, nil: undefined }),
+  );
+  return fc.tuple(...members).map((present) => present.filter((m): m is [string, JsonTree] => m !== undefined));
+}
+
+/** One odd value: a number or date past what the column holds, or a string with NUL or control characters. */
+const oddValue = fc.oneof(fc.constantFrom(...oddNumberTexts, ...oddDates), shortHostileString, fc.string({ maxLength: 6 }).map((s) => `${s}\u0000${s}`));
+
+/** Requests for `op` about one entity at a time; null when `op` is not an entity route. */
+export function entityRequests(op: ApiOperation, ctx: ValueContext, entities: readonly EntityDefinition[]): fc.Arbitrary<FuzzRequest> | null {
+  const params = op.parameters.filter((p) => p.in === 'path');
+  if (!params.some((p) => p.name === 'entity') || !entities.length) return null;
+  const who = fc.record({
+    caller: fc.constantFrom<CallerKind>('session', 'session', 'wildcardKey', 'narrowKey', 'anonymous'),
+    keyHeader: fc.constantFrom<'authorization' | 'x-api-key'>('authorization', 'x-api-key'),
+  });
+  return fc.constantFrom(...entities).chain((entity) => {
+    const child = entity.children.length ? fc.constantFrom(...entity.children) : fc.constant(null);
+    return fc.tuple(who, child).chain(([caller, chosenChild]) => {
+      const fields = chosenChild && params.some((p) => p.name === 'child') ? chosenChild.fields : entity.fields;
+      const names = fields.map((f) => f.name);
+      return fc
+        .record({
+          id: refsFor(`${entity.slug}Id`, ctx),
+          childId: refsFor(`${chosenChild?.slug ?? entity.slug}Id`, ctx),
+          body: record(fields),
+          hostile: fc.option(fc.tuple(fc.nat(), fc.oneof(hostileJson, oddValue.map((s): JsonTree => s))), { freq: 3, nil: null }),
+          filter: fc.option(fc.tuple(fc.tuple(fc.constantFrom(...names, 'page', 'limit', 'sortBy', 'fields', 'ids', 'from', 'to', 'search'), fc.constantFrom('', '', '_min', '_max')).map(([n, s]) => n + s), oddValue), { freq: 2, nil: null }),
+        })
+        .map(({ id, childId, body, hostile, filter }): FuzzRequest => {
+          const values: Record<string, string> = { entity: entity.slug, id, child: chosenChild?.slug ?? 'none', childId };
+          const path = params.reduce((p, param) => p.replace(`{${param.name}}`, percentEncode(values[param.name] ?? 'x')), op.path);
+          if (hostile && body.length) body[hostile[0] % body.length] = [body[hostile[0] % body.length]![0], hostile[1]];
+          else if (hostile) body.push([names[hostile[0] % names.length] ?? 'x', hostile[1]]);
+          const text = op.body ? jsonText({ entries: body }) : null;
+          return {
+            kind: 'rest',
+            route: `${op.method} ${op.path}`,
+            method: op.method,
+            target: path + queryString(filter ? [filter] : [], null),
+            ...caller,
+            headers: text === null ? [] : [['content-type', 'application/json']],
+            body: text === null ? undefined : [text],
+          };
+        });
+    });
+  });
+}
