@@ -65,7 +65,8 @@ function stringValue(schema: Schema, name: string, ctx: ValueContext): fc.Arbitr
   const options: fc.Arbitrary<string>[] = [fc.string({ minLength: min, maxLength: Math.min(max, 60) })];
   const seeded = schema.format === 'uuid' || namesSeeded(name);
   const slugs = Object.hasOwn(ctx.slugs, name) ? ctx.slugs[name]! : [];
-  if (slugs.length) return fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...slugs) }, { weight: 1, arbitrary: fc.constantFrom(...ctx.names, ...prototypeKeys) }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }) });
+  // A slug is looked up by the request's word: Object.prototype's names are as interesting as the real ones.
+  if (slugs.length) return fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...slugs) }, { weight: 3, arbitrary: fc.constantFrom(...prototypeKeys) }, { weight: 1, arbitrary: fc.constantFrom(...ctx.names) }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }) });
   if (schema.format === undefined) options.push(fc.constantFrom(...ctx.names));
   if (schema.format === 'date-time') options.push(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()));
   if (schema.format === 'date') options.push(fc.date({ noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)));

@@ -12,7 +12,7 @@ import { plansOf } from '../modules/teams/plans.js';
 import { signUp, cookieFrom, type SignedUpUser } from '../testkit/accounts.js';
 import { createKey } from '../testkit/api-keys.js';
 import { pngFile, upload } from '../testkit/media.js';
-import { createTeam } from '../testkit/teams.js';
+import { addMember, createTeam } from '../testkit/teams.js';
 import type { TestApp } from '../testkit/test-app.js';
 import { createEndpoint, startReceiver, type Receiver } from '../testkit/webhooks.js';
 import { sampleRecord } from './entity-values.js';
@@ -128,6 +128,8 @@ export async function seedWorld(target: FuzzTarget): Promise<World> {
   const superadmin = await signUp(t, { email: `superadmin-${randomBytes(3).toString('hex')}@example.com` });
   await t.database.prisma.user.update({ where: { id: superadmin.id }, data: { role: 'superadmin' } });
   let wildcard = await createKey(t, superadmin, { name: 'fuzz *', scopes: ['*'] });
+  // A member of the fuzzing caller's team, so the `*` key's requests reach that team's records too.
+  await addMember(t, attacker, attacker.activeTeamId, superadmin, 'admin');
   const unknownKey = `sk_test_${randomBytes(30).toString('base64url').slice(0, 40)}`;
   const idRefs = [...refs.keys()].filter((name) => name !== 'victim.email' && name !== 'attacker.email');
   const plans = plansOf(target.config);
