@@ -111,8 +111,6 @@ function graphqlEnvelopeProblem(request: FuzzRequest, response: RawResponse, tex
   if (request.method === 'GET' && /^text\/html/i.test(type ?? '')) return null; // GraphiQL
   // Results as server-sent events or incremental multipart, when the client asked for them (GraphQL over SSE, incremental delivery).
   if (/^(text\/event-stream|multipart\/mixed)/i.test(type ?? '') && accept.includes(type!.split(';')[0]!)) return /"(data|errors)"/.test(text) ? null : `a ${type} answer without a result: ${text.slice(0, 200)}`;
-  // Not acceptable: the client accepts no JSON, so the refusal has no body it would read.
-  if (response.status === 406 && accept && !/json|\*\/\*/.test(accept)) return null;
   if (!isJson(type)) return `content-type ${type ?? '(none)'} instead of a GraphQL result: ${text.slice(0, 200)}`;
   let body: unknown;
   try {

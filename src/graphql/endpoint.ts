@@ -91,12 +91,28 @@ function acceptedMediaType(accept: string | null): string | null {
 
 export type GraphQLEndpoint = (request: HttpRequest, ctx: Context) => Promise<HttpResponse>;
 
+/** Why yoga refused with an empty body: a media type it does not read (415), or no acceptable answer (406). */
+const emptyRefusals: Record<number, { code: string; message: string }> = {
+  415: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Unsupported Content-Type: send application/json, application/graphql or multipart/form-data' },
+  406: { code: 'NOT_ACCEPTABLE', message: 'No acceptable media type: accept application/graphql-response+json or application/json' },
+};
+
+/** yoga's 415 and 406 come without a body; a GraphQL client reads why from `errors` (found by the fuzzer). */
+function withErrorBody(response: HttpResponse): HttpResponse {
+  const refusal = emptyRefusals[response.status];
+  const empty = response.body === null || (response.body instanceof Uint8Array && response.body.byteLength === 0);
+  if (!refusal || !empty) return response;
+  response.body = JSON.stringify({ errors: [{ message: refusal.message, extensions: { code: refusal.code } }] });
+  response.headers['content-type'] = 'application/json; charset=utf-8';
+  return response;
+}
+
 export function createGraphQLEndpoint(schema: GraphQLSchema, limits: GraphQLEndpointLimits): GraphQLEndpoint {
   const yoga = createGraphQLServer(schema, limits.server);
   const multipartLimits: MultipartLimits = { ...limits.multipart, fieldLimitBytes: limits.bodyLimitBytes };
 
   async function viaYoga(request: HttpRequest, ctx: Context, body?: string): Promise<HttpResponse> {
-    return fromFetchResponse(await yoga.fetch(toFetchRequest(request, body), ctx));
+    return withErrorBody(await fromFetchResponse(await yoga.fetch(toFetchRequest(request, body), ctx)));
   }
 
   /** A parsed, valid operation of `params`, with its pipeline; null when yoga must answer (unparsable, invalid, subscription). */
