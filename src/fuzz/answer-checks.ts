@@ -136,5 +136,8 @@ export function answerProblem(doc: OpenApiDocument, request: FuzzRequest, respon
   const leak = page ? null : leakIn(text, sent);
   if (leak) return `the answer shows ${leak}`;
   if (request.method === 'HEAD' || response.status === 204 || response.status === 304) return response.body.length && request.method !== 'HEAD' ? `a ${response.status} with a body` : null;
-  return request.kind === 'graphql' ? graphqlEnvelopeProblem(request, response, text) : restEnvelopeProblem(doc, request, response, text);
+  if (request.kind === 'graphql') return graphqlEnvelopeProblem(request, response, text);
+  // A path that resolves outside the API (`/api/%2e%2e` is `/`, the landing page) is held to the status and leak rules only.
+  const resolved = new URL(request.target, 'http://fuzz.invalid').pathname;
+  return /^\/(api|uploads)\//.test(resolved) ? restEnvelopeProblem(doc, request, response, text) : null;
 }

@@ -60,7 +60,7 @@ function send(session: FuzzSession, raw: RawRequest) {
 }
 
 /** Sends one request and returns what is wrong with what followed. */
-async function exercise(session: FuzzSession, request: FuzzRequest): Promise<{ status: number | null; problems: string[] }> {
+async function exercise(session: FuzzSession, request: FuzzRequest, at: string): Promise<{ status: number | null; problems: string[] }> {
   const { target, world, stats, seen } = session;
   const raw = toRaw(request, world);
   const sent = `${raw.target} ${JSON.stringify(raw.headers)} ${raw.body?.toString('utf8') ?? ''}`;
@@ -70,7 +70,7 @@ async function exercise(session: FuzzSession, request: FuzzRequest): Promise<{ s
   const started = performance.now();
   try {
     const response = await send(session, raw);
-    noteSlow(stats, request, performance.now() - started);
+    noteSlow(stats, request, performance.now() - started, at);
     status = response.status;
     stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1;
     if (status >= 500) stats.serverErrors++;
@@ -104,8 +104,8 @@ async function exercise(session: FuzzSession, request: FuzzRequest): Promise<{ s
 }
 
 /** Keeps the slowest answers (route, method, milliseconds): where a run's time goes. */
-function noteSlow(stats: RunStats, request: FuzzRequest, ms: number): void {
-  stats.slowest.push({ route: `${request.method} ${request.route}`, ms: Math.round(ms) });
+function noteSlow(stats: RunStats, request: FuzzRequest, ms: number, at: string): void {
+  stats.slowest.push({ route: `${request.method} ${request.route} (path ${at})`, ms: Math.round(ms) });
   stats.slowest.sort((a, b) => b.ms - a.ms);
   stats.slowest.length = Math.min(stats.slowest.length, 5);
 }
@@ -125,7 +125,7 @@ export async function fuzz(session: FuzzSession, suite: string, arbitrary: fc.Ar
     const at = index++;
     const started = performance.now();
     const logsBefore = session.target.logs.length;
-    const { status, problems } = await exercise(session, request);
+    const { status, problems } = await exercise(session, request, String(at));
     // Replaying one request: what the server logged at warn and above shows where it failed.
     if (options.path) for (const line of session.target.logs.slice(logsBefore)) if (/"level":(4|5|6)0/.test(line)) console.log(`  log: ${line.slice(0, 2000)}`);
     if (options.verbose || options.path) console.log(`[${suite} ${at}] ${status ?? 'no answer'} in ${Math.round(performance.now() - started)} ms: ${describe(request)}${options.path ? `\n${replayCommand(toRaw(request, session.world), session.target.origin)}` : ''}`);
