@@ -130,11 +130,12 @@ export type StorageConfig =
 export const hostedBlobTokenPrefix = 'hosted_blob_';
 
 /**
- * The blob service hosted-blob storage talks to when BLOB_API_URL is not set: the hosted service's
- * public API. The contract chooses the driver by the token alone; an unreachable or refusing service
- * makes uploads fall back to local storage (storage-hosted-blob.ts), so a wrong default costs a warning, not an outage.
+ * The blob service hosted-blob storage talks to when BLOB_API_URL is not set: one beside the server on
+ * this machine (a sidecar), so the token is never sent off the machine unless an operator says where.
+ * The contract chooses the driver by the token alone; an unreachable or refusing service makes uploads
+ * fall back to local storage (storage-hosted-blob.ts), so a missing service costs a warning, not an outage.
  */
-export const defaultBlobApiUrl = 'https://blob.vercel-storage.com';
+export const defaultBlobApiUrl = 'http://127.0.0.1:3900';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 const storageEnvSchema = z.object({
