@@ -7,7 +7,7 @@ import type { EntityDefinition, FieldDefinition } from '../config/entity-definit
 import { fieldValue } from './entity-values.js';
 import type { FuzzRequest } from './fuzz-request.js';
 import { hostileJson, oddDates, oddNumberTexts, shortHostileString } from './hostile-values.js';
-import { percentEncode, queryString } from './http-parts.js';
+import { percentEncode, queryString, racing } from './http-parts.js';
 import { jsonText, toTree, type JsonTree } from './json-text.js';
 import type { ApiOperation } from './openapi-arbitraries.js';
 import { refsFor, type ValueContext } from './schema-values.js';
@@ -43,9 +43,10 @@ export function entityRequests(op: ApiOperation, ctx: ValueContext, entities: re
           childId: refsFor(`${chosenChild?.slug ?? entity.slug}Id`, ctx),
           body: record(fields),
           hostile: fc.option(fc.tuple(fc.nat(), fc.oneof(hostileJson, oddValue.map((s): JsonTree => s))), { freq: 3, nil: null }),
+          twin: op.method === 'GET' ? fc.constant(false) : racing,
           filter: fc.option(fc.tuple(fc.tuple(fc.constantFrom(...names, 'page', 'limit', 'sortBy', 'fields', 'ids', 'from', 'to', 'search'), fc.constantFrom('', '', '_min', '_max')).map(([n, s]) => n + s), oddValue), { freq: 2, nil: null }),
         })
-        .map(({ id, childId, body, hostile, filter }): FuzzRequest => {
+        .map(({ id, childId, body, hostile, filter, twin }): FuzzRequest => {
           const values: Record<string, string> = { entity: entity.slug, id, child: chosenChild?.slug ?? 'none', childId };
           const path = params.reduce((p, param) => p.replace(`{${param.name}}`, percentEncode(values[param.name] ?? 'x')), op.path);
           if (hostile && body.length) body[hostile[0] % body.length] = [body[hostile[0] % body.length]![0], hostile[1]];
@@ -59,6 +60,7 @@ export function entityRequests(op: ApiOperation, ctx: ValueContext, entities: re
             ...caller,
             headers: text === null ? [] : [['content-type', 'application/json']],
             body: text === null ? undefined : [text],
+            twin,
           };
         });
     });

@@ -19,6 +19,8 @@ export interface FuzzRequest {
   headers: [string, string][];
   /** Body chunks: strings are sent as UTF-8 (after references are resolved), bytes as they are. */
   body?: (string | Uint8Array)[];
+  /** Sent twice at once (a race between two identical writes). */
+  twin?: boolean;
 }
 
 const refPattern = /«ref:([^»]+)»/g;
@@ -58,5 +60,5 @@ export function replayCommand(raw: RawRequest, origin: string): string {
 export function describe(request: FuzzRequest): string {
   const body = request.body?.map((c) => (typeof c === 'string' ? c : `<${c.length} bytes>`)).join('') ?? '';
   const shown = body.length > 300 ? `${body.slice(0, 300)}… (${body.length} chars)` : body;
-  return `${request.route} as ${request.caller}: ${request.method} ${request.target.slice(0, 300)}${request.headers.length ? ` headers ${JSON.stringify(request.headers).slice(0, 300)}` : ''}${shown ? ` body ${JSON.stringify(shown)}` : ''}`;
+  return `${request.route} as ${request.caller}${request.twin ? ', sent twice at once' : ''}: ${request.method} ${request.target.slice(0, 300)}${request.headers.length ? ` headers ${JSON.stringify(request.headers).slice(0, 300)}` : ''}${shown ? ` body ${JSON.stringify(shown)}` : ''}`;
 }

@@ -66,19 +66,22 @@ async function exercise(session: FuzzSession, request: FuzzRequest, at: string):
   const sent = `${raw.target} ${JSON.stringify(raw.headers)} ${raw.body?.toString('utf8') ?? ''}`;
   const problems: string[] = [];
   let status: number | null = null;
-  stats.requests++;
   const started = performance.now();
-  try {
-    const response = await send(session, raw);
-    noteSlow(stats, request, performance.now() - started, at);
-    status = response.status;
-    stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1;
-    if (status >= 500) stats.serverErrors++;
-    const problem = answerProblem(session.doc, request, response, sent);
-    if (problem) problems.push(problem);
-  } catch (error) {
-    stats.noAnswer++;
-    problems.push(`no answer: ${(error as Error).message}`);
+  // A twin is the same request twice at once (two deletes of one record, two creates of one slug): a race, judged like any answer.
+  const answers = await Promise.allSettled((request.twin ? [raw, raw] : [raw]).map((copy) => send(session, copy)));
+  noteSlow(stats, request, performance.now() - started, at);
+  for (const answer of answers) {
+    stats.requests++;
+    if (answer.status === 'rejected') {
+      stats.noAnswer++;
+      problems.push(`no answer: ${(answer.reason as Error).message}`);
+      continue;
+    }
+    status = Math.max(status ?? 0, answer.value.status);
+    stats.byStatus[answer.value.status] = (stats.byStatus[answer.value.status] ?? 0) + 1;
+    if (answer.value.status >= 500) stats.serverErrors++;
+    const problem = answerProblem(session.doc, request, answer.value, sent);
+    if (problem) problems.push(request.twin ? `${problem} (one of two sent at once)` : problem);
   }
   const health = await send(session, { method: 'GET', target: '/healthz', headers: [] }).catch((error: Error) => error);
   if (health instanceof Error || health.status !== 200) problems.push(`the server stopped answering /healthz: ${health instanceof Error ? health.message : health.status}`);
@@ -130,7 +133,8 @@ export async function fuzz(session: FuzzSession, suite: string, arbitrary: fc.Ar
     if (options.path) for (const line of session.target.logs.slice(logsBefore)) if (/"level":(4|5|6)0/.test(line)) console.log(`  log: ${line.slice(0, 2000)}`);
     if (options.verbose || options.path) console.log(`[${suite} ${at}] ${status ?? 'no answer'} in ${Math.round(performance.now() - started)} ms: ${describe(request)}${options.path ? `\n${replayCommand(toRaw(request, session.world), session.target.origin)}` : ''}`);
     for (const problem of problems) {
-      findings.push({ suite, seed: options.seed, path: String(at), route: request.route, status, problem, request: describe(request), replay: replayCommand(toRaw(request, session.world), session.target.origin) });
+      const command = replayCommand(toRaw(request, session.world), session.target.origin);
+      findings.push({ suite, seed: options.seed, path: String(at), route: request.route, status, problem, request: describe(request), replay: request.twin ? `(${command}) & (${command}); wait` : command });
     }
     if (at % 50 === 49) await session.world.heal();
   });

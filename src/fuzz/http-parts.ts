@@ -17,6 +17,9 @@ export const caller: fc.Arbitrary<{ caller: CallerKind; keyHeader: 'authorizatio
   keyHeader: fc.constantFrom<'authorization' | 'x-api-key'>('authorization', 'x-api-key'),
 });
 
+/** A write sent twice at once, one time in eight. */
+export const racing = fc.oneof({ weight: 7, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) });
+
 /** The declared method mostly, sometimes another (405, 404, HEAD and OPTIONS answers). */
 export const method = (declared: string) => fc.oneof({ weight: 12, arbitrary: fc.constant(declared) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND', 'get') });
 

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import type { FuzzRequest } from './fuzz-request.js';
 import { deepNesting, hostileJson, hostileString, hugeString, oddDates, oddNumberTexts, refText, shortHostileString } from './hostile-values.js';
-import { caller, extraHeaders, extraQuery, malformedJson, method, percentEncode, queryString, queryText, rawQueryPiece, rawSegment, usualQueryNames } from './http-parts.js';
+import { caller, extraHeaders, extraQuery, malformedJson, method, percentEncode, queryString, queryText, racing, rawQueryPiece, rawSegment, usualQueryNames } from './http-parts.js';
 import { jsonText, type JsonTree } from './json-text.js';
 import { restMultipart } from './multipart-arbitraries.js';
 import { schemaValue, type JsonSchema, type ValueContext } from './schema-values.js';
@@ -153,8 +153,9 @@ function focusedRequests(op: ApiOperation, ctx: ValueContext): fc.Arbitrary<Fuzz
       odd: fc.option(fc.tuple(fc.tuple(key, fc.constantFrom('', '', '_min', '_max')).map(([n, s]) => n + s), oddValue), { freq: 2, nil: null }),
       declared: declaredHeaders(op.parameters.filter((p) => p.in === 'header'), valid),
       body: op.body ? fc.tuple(schemaValue(op.body.schema, 'body', valid), oneHostileMember, key) : fc.constant(null),
+      twin: op.method === 'GET' ? fc.constant(false) : racing,
     })
-    .map(({ who, segments, query, odd, declared, body }): FuzzRequest => {
+    .map(({ who, segments, query, odd, declared, body, twin }): FuzzRequest => {
       let path = op.path;
       pathParams.forEach((p, i) => (path = path.replace(`{${p.name}}`, segments[i]!)));
       const text = body && jsonText(withHostileMember(body[0], body[1], body[2]));
@@ -166,6 +167,7 @@ function focusedRequests(op: ApiOperation, ctx: ValueContext): fc.Arbitrary<Fuzz
         ...who,
         headers: [...declared, ...(text === null ? [] : ([['content-type', 'application/json']] as [string, string][]))],
         body: text === null ? undefined : [text],
+        twin,
       };
     });
 }
