@@ -247,7 +247,7 @@ export function createApp({ config, database, logger, now = () => new Date(), re
     if (method === 'OPTIONS') return { response: preflight(), route: 'preflight' };
     // A parameter given twice, or holding NUL, is refused before any route reads the query (query-params.ts).
     if (pathname.startsWith('/api/')) assertPlainQuery(request.url);
-    if (pathname === '/' && method === 'GET') return { response: landingPage({ graphiql: config.graphiql }), route: '/' };
+    if (pathname === '/' && (method === 'GET' || method === 'HEAD')) return { response: landingPage({ graphiql: config.graphiql }), route: '/' };
     if (pathname === '/healthz' && method === 'GET') {
       return { response: ready ? json(200, { status: 'ok' }) : json(503, { status: 'starting' }), route: '/healthz' };
     }

@@ -81,6 +81,11 @@ describe('with the defaults of development and tests', () => {
     expect(policy.get('default-src')).toEqual(["'none'"]);
     expect(policy.get('script-src')).toBeUndefined();
     expect(policy.get('style-src')).toHaveLength(1);
+    // HEAD (uptime checkers, curl -I) gets the same status and headers, without the page.
+    const head = await t.fetch('/', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await head.text()).toBe('');
   });
 });
 
