@@ -53,8 +53,16 @@ import { seedTeams, type BenchTeams } from './teams.js';
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
-/** Rate limiting stays on, as in production, with limits no run reaches: measured is its cost, not its refusals. */
-const unreachableLimits = { RATE_LIMIT_TIERS: 'free=100000000,pro=100000000,enterprise=100000000', RATE_LIMIT_SESSION: '100000000' };
+/**
+ * Rate limiting and sign-in throttling stay on, as in production, with limits no run reaches: measured is
+ * their cost, not their refusals (seeding signs up a thousand members from one address).
+ */
+const unreachableLimits = {
+  RATE_LIMIT_TIERS: 'free=100000000,pro=100000000,enterprise=100000000',
+  RATE_LIMIT_SESSION: '100000000',
+  SIGNUP_MAX_PER_IP: '100000000',
+  SIGNIN_MAX_FAILURES_PER_IP: '100000000',
+};
 /**
  * The free plan allows any number of team members and tasks (null: unlimited), so the bench user's
  * teams can hold 50 and its team 100k tasks (seeded in SQL, but a plan over its limit is still one).

@@ -6,56 +6,21 @@
 // everything works again once Redis is back.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
-import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../app.js';
-import { loadConfig } from '../config/env.js';
 import { signUp } from '../testkit/accounts.js';
 import { bearer, createKey } from '../testkit/api-keys.js';
-import { createTestDatabase, type TestDatabase } from '../testkit/database.js';
+import { collectLogs } from '../testkit/logs.js';
 import { createTestApp, type TestApp } from '../testkit/test-app.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The app on a fresh database with Redis at a port nothing listens on, its log lines collected. */
 async function bootWithDeadRedis(): Promise<{ t: TestApp; logs: Record<string, unknown>[]; close(): Promise<void> }> {
-  const logs: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line) logs.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  const db: TestDatabase = await createTestDatabase();
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'warn', REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_TIERS: 'free=5,pro=300,enterprise=1000' });
-  const app: App = createApp({ config, database: db.database, logger: pino({ level: 'warn' }, stream) });
-  app.markReady();
-  const server = createHttpServer(app.listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const fetch = (path: string, init?: RequestInit) => globalThis.fetch(new URL(path, origin), init);
-  const json = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(path, { method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
-  };
-  const t = { app, config, database: db.database, origin, fetch, json, graphql: (query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) => json('POST', '/graphql', { query, variables }, headers), close: async () => {} } as TestApp;
-  return {
-    t,
-    logs,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await app.close();
-      await db.drop();
-    },
-  };
+  const collected = collectLogs();
+  const t = await createTestApp({ LOG_LEVEL: 'warn', REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_TIERS: 'free=5,pro=300,enterprise=1000' }, undefined, { logDestination: collected.destination });
+  return { t, logs: collected.lines, close: () => t.close() };
 }
 
 describe('Redis refusing connections', () => {

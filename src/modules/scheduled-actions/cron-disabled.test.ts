@@ -1,58 +1,24 @@
 // Cron without CRON_SECRET (issue 14): the route answers 401, the contract's answer to a call without
 // the right secret, with a message saying cron is disabled, and the server says so once, at start.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../app.js';
-import { loadConfig } from '../../config/env.js';
-import { createTestDatabase, type TestDatabase } from '../../testkit/database.js';
+import { describe, expect, it } from 'vitest';
+import { collectLogs } from '../../testkit/logs.js';
 import { cronSecret } from '../../testkit/scheduled-actions.js';
+import { createTestApp } from '../../testkit/test-app.js';
 
 interface Booted {
   origin: string;
-  lines: { msg: string; level: number }[];
+  lines: Record<string, unknown>[];
   close(): Promise<void>;
 }
 
-let db: TestDatabase;
-let uploadDir: string;
-
 /** The real app on a real port with `env`, its log lines kept. */
 async function boot(env: Record<string, string>): Promise<Booted> {
-  const lines: { msg: string; level: number }[] = [];
-  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-  const config = loadConfig({ NODE_ENV: 'test', UPLOAD_DIR: uploadDir, ...env });
-  const app: App = createApp({ config, database: db.database, logger });
-  app.markReady();
-  const server: Server = createServer(app.listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    lines,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await app.close();
-    },
-  };
+  const collected = collectLogs();
+  const t = await createTestApp({ LOG_LEVEL: 'info', ...env }, undefined, { logDestination: collected.destination });
+  return { origin: t.origin, lines: collected.lines, close: () => t.close() };
 }
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  uploadDir = await mkdtemp(path.join(tmpdir(), 'platform-cron-'));
-}, 120_000);
-afterAll(async () => {
-  await db.drop();
-  await rm(uploadDir, { recursive: true, force: true });
-});
-
-const disabledLines = (b: Booted) => b.lines.filter((l) => /cron is disabled/.test(l.msg));
+const disabledLines = (b: Booted) => b.lines.filter((l) => /cron is disabled/.test(String(l.msg)));
 
 describe('cron disabled', () => {
   it.each([
