@@ -30,11 +30,12 @@ export async function feedParser(parser: Writable, body: AsyncIterable<Uint8Arra
   // Stays for the parser's whole life: destroying it mid-part emits another error.
   parser.on('error', (error) => void (failure ??= error));
   const chunks = body[Symbol.asyncIterator]();
+  const idle = idleBound(limits.idleMs, signal);
   let seen = 0;
   let whole = false;
   try {
     for (;;) {
-      const next = await nextWithin(chunks, limits.idleMs, signal);
+      const next = await idle.next(chunks);
       if (next === 'stopped') {
         parser.destroy();
         return;
@@ -58,30 +59,37 @@ export async function feedParser(parser: Writable, body: AsyncIterable<Uint8Arra
     parser.destroy(error instanceof Error ? error : new Error(String(error)));
     throw failure ?? error;
   } finally {
+    idle.end();
     // Leaving early: the body's iterator lets go of the request (after a read still under way), so
     // that the rest can be drained before the connection closes (http/node.ts, lingering close).
     if (!whole) void chunks.return?.().catch(() => {});
   }
 }
 
-/** The body's next chunk, unless nothing comes for `idleMs` (a stall) or `signal` stops the read. */
-function nextWithin(chunks: AsyncIterator<Uint8Array>, idleMs: number, signal: AbortSignal | undefined): Promise<IteratorResult<Uint8Array> | 'stopped'> {
-  if (signal?.aborted) return Promise.resolve('stopped');
-  return new Promise((resolve, reject) => {
-    const stop = () => settle(() => resolve('stopped'));
-    const timer = setTimeout(() => settle(() => reject(stalledBody(idleMs))), idleMs);
-    signal?.addEventListener('abort', stop, { once: true });
-    let settled = false;
-    function settle(then: () => void) {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', stop);
-      then();
-    }
-    chunks.next().then(
-      (result) => settle(() => resolve(result)),
-      (error: unknown) => settle(() => reject(error)),
-    );
-  });
+/**
+ * The body's chunks, each unless nothing comes for `idleMs` (a stall) or `signal` stops the read. One
+ * timer for the whole body, pushed back at each chunk (a timer per chunk cost measurable CPU on large
+ * uploads), and one stall and one stop promise that every read races.
+ */
+function idleBound(idleMs: number, signal: AbortSignal | undefined) {
+  let stall!: (error: AppError) => void;
+  const stalled = new Promise<never>((_, reject) => (stall = reject));
+  stalled.catch(() => {}); // raced below; never unheard
+  // Only time spent waiting for the client counts: not the parser's backpressure between reads.
+  let reading = false;
+  const timer = setTimeout(() => reading && stall(stalledBody(idleMs)), idleMs);
+  const stopped = signal && new Promise<'stopped'>((resolve) => (signal.aborted ? resolve('stopped') : signal.addEventListener('abort', () => resolve('stopped'), { once: true })));
+  return {
+    async next(chunks: AsyncIterator<Uint8Array>): Promise<IteratorResult<Uint8Array> | 'stopped'> {
+      if (signal?.aborted) return 'stopped';
+      reading = true;
+      timer.refresh(); // re-arms it too when it fired while the parser had the body
+      try {
+        return await Promise.race(stopped ? [chunks.next(), stalled, stopped] : [chunks.next(), stalled]);
+      } finally {
+        reading = false;
+      }
+    },
+    end: () => clearTimeout(timer),
+  };
 }
