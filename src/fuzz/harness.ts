@@ -9,14 +9,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import pg from 'pg';
 import { createApp, type App } from '../app.js';
 import { loadConfig, type Config } from '../config/env.js';
-import { openDatabase, type Database } from '../db/database.js';
-import { applyMigrations } from '../db/migrations.js';
-import { migrationsDir } from '../db/paths.js';
+import type { Database } from '../db/database.js';
 import { answerClientErrors } from '../http/node.js';
 import { createLogger } from '../logger.js';
+import { createTestDatabase } from '../testkit/database.js';
 
 export interface FuzzTarget {
   app: App;
@@ -33,46 +31,10 @@ export interface FuzzTarget {
   close(): Promise<void>;
 }
 
-async function adminQuery(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-/**
- * A fresh database: in-memory PGlite, or a new database on the PostgreSQL server `postgresUrl`
- * reached through a URL that carries a password (trust authentication ignores it; the logs must not show it).
- */
-async function freshDatabase(postgresUrl: string | undefined): Promise<{ database: Database; url: string | undefined; drop(): Promise<void> }> {
-  if (!postgresUrl) {
-    const database = await openDatabase({ dataDir: 'memory://', poolSize: 1 });
-    await applyMigrations(database, migrationsDir);
-    return { database, url: undefined, drop: () => database.close() };
-  }
-  const name = `fuzz_${randomBytes(6).toString('hex')}`;
-  await adminQuery(postgresUrl, `CREATE DATABASE ${name}`);
-  const url = new URL(postgresUrl);
-  url.pathname = `/${name}`;
-  if (!url.password) url.password = `fuzz-db-password-${randomBytes(8).toString('hex')}`;
-  const database = await openDatabase({ url: url.toString(), dataDir: '', poolSize: 5 });
-  await applyMigrations(database, migrationsDir);
-  return {
-    database,
-    url: url.toString(),
-    drop: async () => {
-      await database.close();
-      await adminQuery(postgresUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    },
-  };
-}
-
 /** Boots the target: PGlite unless `postgresUrl` names a PostgreSQL server; `env` overrides the fuzz defaults. */
 export async function startTarget(postgresUrl: string | undefined, env: Record<string, string> = {}): Promise<FuzzTarget> {
-  const db = await freshDatabase(postgresUrl);
+  // On PostgreSQL, reached through a URL that carries a password (trust authentication ignores it; the logs must not show it).
+  const db = await createTestDatabase({ serverUrl: postgresUrl, password: `fuzz-db-password-${randomBytes(8).toString('hex')}` });
   const uploadDir = await mkdtemp(path.join(tmpdir(), 'platform-fuzz-'));
   const cronSecret = `fuzz-cron-${randomBytes(16).toString('hex')}`;
   const config = loadConfig({

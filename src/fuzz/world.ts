@@ -13,7 +13,7 @@ import { signUp, cookieFrom, type SignedUpUser } from '../testkit/accounts.js';
 import { createKey } from '../testkit/api-keys.js';
 import { pngFile, upload } from '../testkit/media.js';
 import { addMember, createTeam } from '../testkit/teams.js';
-import type { TestApp } from '../testkit/test-app.js';
+import { httpClient, type TestApp } from '../testkit/test-app.js';
 import { createEndpoint, startReceiver, type Receiver } from '../testkit/webhooks.js';
 import { sampleRecord } from './entity-values.js';
 import type { FuzzTarget } from './harness.js';
@@ -47,15 +47,7 @@ export interface World {
 
 /** The TestApp shape the testkit's seed builders take, over a fuzz target. */
 export function asTestApp(target: FuzzTarget): TestApp {
-  const fetch = (path: string, init?: RequestInit) => globalThis.fetch(new URL(path, target.origin), init);
-  const json = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const init: RequestInit = { method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers } };
-    if (body !== undefined) init.body = JSON.stringify(body);
-    const response = await fetch(path, init);
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
-  };
-  return { app: target.app, config: target.config, database: target.database, origin: target.origin, fetch, json, graphql: (query, variables, headers) => json('POST', '/graphql', { query, variables }, headers), close: target.close };
+  return { app: target.app, config: target.config, database: target.database, origin: target.origin, ...httpClient(target.origin), close: target.close };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- seed answers are read as the testkit reads them (JsonResponse<any>)

@@ -44,6 +44,19 @@ export interface TestAppOptions {
   logDestination?: pino.DestinationStream;
 }
 
+/** A client of the server at `origin`, as tests use it: raw, JSON and GraphQL requests. */
+export function httpClient(origin: string): Pick<TestApp, 'fetch' | 'json' | 'graphql'> {
+  const fetch = (path: string, init?: RequestInit) => globalThis.fetch(new URL(path, origin), init);
+  const json = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const init: RequestInit = { method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers } };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    const response = await fetch(path, init);
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+  };
+  return { fetch, json, graphql: (query, variables, headers) => json('POST', '/graphql', { query, variables }, headers) };
+}
+
 /**
  * Boots the app on a fresh, migrated database with the given environment overrides; with `sameDatabaseAs`,
  * a second instance on another app's database (what two servers of one deployment share).
@@ -60,22 +73,12 @@ export async function createTestApp(env: Record<string, string> = {}, sameDataba
   answerClientErrors(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const fetch = (path: string, init?: RequestInit) => globalThis.fetch(new URL(path, origin), init);
-  const json = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const init: RequestInit = { method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers } };
-    if (body !== undefined) init.body = JSON.stringify(body);
-    const response = await fetch(path, init);
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
-  };
   return {
     app,
     config,
     database: testDb.database,
     origin,
-    fetch,
-    json,
-    graphql: (query, variables, headers) => json('POST', '/graphql', { query, variables }, headers),
+    ...httpClient(origin),
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
