@@ -2,7 +2,7 @@
 // them); scope-auth is wired for the whole schema: fields declare `authenticated`, `role` or `scope`.
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
-import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
 import { GraphQLError, GraphQLScalarType, Kind, valueFromASTUntyped } from 'graphql';
 import { GraphQLUpload, Upload, type FileUpload } from 'graphql-upload-minimal';
 import type { GlobalRole } from '../auth/actor.js';
@@ -19,7 +19,11 @@ export function createBuilder() {
   const builder = new SchemaBuilder<{
     Context: Context;
     PrismaTypes: PrismaTypes;
-    AuthScopes: { authenticated: boolean; session: boolean; role: GlobalRole; scope: string };
+    /**
+     * `scope`: the caller holds one of the given `entity:action` scopes (the only scope check of the
+     * platform); `anonymous`: nobody is signed in (public entity reads); `role`: at least this global role.
+     */
+    AuthScopes: { authenticated: boolean; session: boolean; anonymous: boolean; role: GlobalRole; scope: string | readonly string[] };
     Scalars: {
       DateTime: { Input: Date; Output: Date | string };
       JSONObject: { Input: Record<string, unknown>; Output: unknown };
@@ -37,10 +41,12 @@ export function createBuilder() {
           authenticated: user !== null,
           session: user?.via === 'session',
           role: (required) => user !== null && hasGlobalRole(user.role, required),
-          scope: (required) => user !== null && hasScope(user.scopes, required),
+          anonymous: user === null,
+          scope: (required) => user !== null && (typeof required === 'string' ? hasScope(user.scopes, required) : required.some((s) => hasScope(user.scopes, s))),
         };
       },
-      unauthorizedError: (_parent, ctx) => (ctx.actor.kind === 'anonymous' ? unauthenticated() : forbidden()),
+      // The contract's answers: 401 for nobody, else 403 naming what was missing (the first failed rule).
+      unauthorizedError: (_parent, ctx, _info, result) => (ctx.actor.kind === 'anonymous' ? unauthenticated() : forbidden(refusalMessage(result.failure) ?? 'Forbidden')),
     },
     prisma: {
       client: (ctx) => lazyPrismaClient(ctx.db),
@@ -105,6 +111,22 @@ export type Builder = ReturnType<typeof createBuilder>;
 
 /** The platform's schema builder: every module registers its types on it (src/graphql/schema.ts). */
 export const builder = createBuilder();
+
+/** "Insufficient permissions - tasks:read scope required" or "Developer role required", from the first failed rule. */
+export function refusalMessage(failure: AuthFailure): string | null {
+  if (failure.kind === AuthScopeFailureType.AnyAuthScopes || failure.kind === AuthScopeFailureType.AllAuthScopes) {
+    for (const inner of failure.failures) {
+      const message = refusalMessage(inner);
+      if (message) return message;
+    }
+    return null;
+  }
+  if (failure.kind !== AuthScopeFailureType.AuthScope) return null;
+  const { scope, parameter } = failure;
+  if (scope === 'scope') return `Insufficient permissions - ${typeof parameter === 'string' ? parameter : (parameter as string[])[0]} scope required`;
+  if (scope === 'role') return `${String(parameter).charAt(0).toUpperCase()}${String(parameter).slice(1)} role required`;
+  return null;
+}
 
 function parseDate(value: unknown): Date {
   const date = typeof value === 'string' ? new Date(value) : null;
