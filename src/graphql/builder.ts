@@ -21,12 +21,16 @@ export function createBuilder() {
     PrismaTypes: PrismaTypes;
     /**
      * `scope`: the caller holds one of the given `entity:action` scopes (the only scope check of the
-     * platform); `anonymous`: nobody is signed in (public entity reads); `role`: at least this global role.
+     * platform); `anonymous`: nobody is signed in (public entity reads); `role`: at least this global role;
+     * `nobody`: refuses everyone (an entity operation whose definition lists no scope), naming the operation.
      */
-    AuthScopes: { authenticated: boolean; session: boolean; anonymous: boolean; role: GlobalRole; scope: string | readonly string[] };
+    AuthScopes: { authenticated: boolean; session: boolean; anonymous: boolean; role: GlobalRole; scope: string | readonly string[]; nobody: string };
     Scalars: {
       DateTime: { Input: Date; Output: Date | string };
       JSONObject: { Input: Record<string, unknown>; Output: unknown };
+      Date: { Input: string; Output: Date | string };
+      JSON: { Input: unknown; Output: unknown };
+      StringMap: { Input: Record<string, string | null>; Output: unknown };
       Upload: { Input: Promise<FileUpload>; Output: never };
     };
     DefaultFieldNullability: false;
@@ -43,6 +47,7 @@ export function createBuilder() {
           role: (required) => user !== null && hasGlobalRole(user.role, required),
           anonymous: user === null,
           scope: (required) => user !== null && (typeof required === 'string' ? hasScope(user.scopes, required) : required.some((s) => hasScope(user.scopes, s))),
+          nobody: () => false,
         };
       },
       // The contract's answers: 401 for nobody, else 403 naming what was missing (the first failed rule).
@@ -80,6 +85,40 @@ export function createBuilder() {
         if (ast.kind !== Kind.OBJECT) throw new TypeError('JSONObject must be an object');
         return valueFromASTUntyped(ast, variables) as Record<string, unknown>;
       },
+    }),
+  );
+
+  builder.addScalarType(
+    'Date',
+    new GraphQLScalarType({
+      name: 'Date',
+      description: 'A calendar day, as YYYY-MM-DD.',
+      serialize: (value) => (value instanceof Date ? value.toISOString().slice(0, 10) : String(value)),
+      parseValue: (value) => parseDay(value),
+      parseLiteral: (ast) => parseDay(ast.kind === Kind.STRING ? ast.value : null),
+    }),
+  );
+
+  // Any JSON value (entity fields of type json); variables are JSON already, literals are read as JSON.
+  builder.addScalarType(
+    'JSON',
+    new GraphQLScalarType({
+      name: 'JSON',
+      description: 'Any JSON value.',
+      serialize: (value) => value,
+      parseValue: (value) => value,
+      parseLiteral: (ast, variables) => valueFromASTUntyped(ast, variables),
+    }),
+  );
+
+  builder.addScalarType(
+    'StringMap',
+    new GraphQLScalarType({
+      name: 'StringMap',
+      description: 'An object whose values are strings (metas); in an update, a null value removes the key.',
+      serialize: (value) => value,
+      parseValue: (value) => parseStringMap(value),
+      parseLiteral: (ast, variables) => parseStringMap(ast.kind === Kind.OBJECT ? valueFromASTUntyped(ast, variables) : null),
     }),
   );
 
@@ -124,6 +163,7 @@ export function refusalMessage(failure: AuthFailure): string | null {
   if (failure.kind !== AuthScopeFailureType.AuthScope) return null;
   const { scope, parameter } = failure;
   if (scope === 'scope') return `Insufficient permissions - ${typeof parameter === 'string' ? parameter : (parameter as string[])[0]} scope required`;
+  if (scope === 'nobody') return `Insufficient permissions - ${String(parameter)} scope required (the definition grants it to no scope)`;
   if (scope === 'role') return `${String(parameter).charAt(0).toUpperCase()}${String(parameter).slice(1)} role required`;
   return null;
 }
@@ -131,6 +171,18 @@ export function refusalMessage(failure: AuthFailure): string | null {
 function parseDate(value: unknown): Date {
   const date = typeof value === 'string' ? new Date(value) : null;
   return date && !Number.isNaN(date.getTime()) ? date : invalidDate();
+}
+
+function parseDay(value: unknown): string {
+  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))) return value;
+  throw new TypeError('Date must be a day as YYYY-MM-DD');
+}
+
+function parseStringMap(value: unknown): Record<string, string | null> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.values(value).every((v) => v === null || typeof v === 'string')) {
+    throw new TypeError('StringMap must be an object whose values are strings (or null to remove a key)');
+  }
+  return value as Record<string, string | null>;
 }
 
 function invalidDate(): never {

@@ -1,12 +1,37 @@
-// The LIST query language, parsed from plain parameters (REST query string or the GraphQL `params`
-// object) against one definition. Every name must be one the definition declares: nothing from the
-// request ever reaches SQL as an identifier. Problems → 400 "Invalid query parameters".
+// The LIST query of one definition, checked into the plan the service runs. Two doors: the typed
+// `ListQuery` (the arguments of `tasks(…)` after GraphQL coerced them: enums, numbers and days are
+// already of their type) checked for what types cannot say (checkListQuery), and, until the REST
+// routes send typed queries, the query-string language (parseListQuery). Every name must be one the
+// definition declares: nothing from the request ever reaches SQL as an identifier. Problems → 400
+// "Invalid query parameters" with every problem listed.
 import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
 import { AppError } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
 import { int32, isStorableTime } from './validate.js';
 
+/** The arguments of an entity's LIST field (`tasks(…)`), as GraphQL coerced them. */
 export interface ListQuery {
+  page?: number | null;
+  limit?: number | null;
+  /** Cursor pagination: the page size, and the `endCursor` of the previous page. */
+  first?: number | null;
+  after?: string | null;
+  sortBy?: string | null;
+  sortOrder?: 'asc' | 'desc' | null;
+  search?: string | null;
+  ids?: readonly (string | number)[] | null;
+  /** Days, YYYY-MM-DD (the Date scalar). */
+  from?: string | null;
+  to?: string | null;
+  dateField?: string | null;
+  /** Field filters: `status`, `dueDate_min`…, values in the field's type (dates as YYYY-MM-DD, instants as Date). */
+  filter?: Record<string, unknown> | null;
+  /** Distinct mode: the values of this filterable field instead of records. */
+  distinct?: string | null;
+}
+
+/** What the service runs: the query checked against the definition. */
+export interface ParsedQuery {
   page: number;
   limit: number;
   sortBy: string;
@@ -24,11 +49,18 @@ export interface ListQuery {
   children: string[];
 }
 
+/** What a record answer carries beyond its fields: a pick of fields, metas, children (by slug). */
+export type View = Pick<ParsedQuery, 'fields' | 'metas' | 'children'>;
+
 export const systemFields = ['id', 'createdAt', 'updatedAt'] as const;
 const listParams = new Set(['page', 'limit', 'sortBy', 'sortOrder', 'fields', 'distinct', 'ids', 'search', 'from', 'to', 'dateField', 'metas', 'child']);
 const day = /^\d{4}-\d{2}-\d{2}$/;
 
 type Problems = { path: string; message: string }[];
+
+function refuse(problems: Problems): void {
+  if (problems.length) throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: problems.map((p) => ({ ...p, code: 'invalid' })) });
+}
 
 function int(value: string | undefined, fallback: number, min: number, max: number, name: string, problems: Problems): number {
   if (value === undefined || value === '') return fallback;
@@ -78,57 +110,12 @@ function filterValue(field: FieldDefinition, raw: string, name: string, problems
   }
 }
 
-/** Parses LIST parameters for `d`; throws 400 listing every problem. */
-export function parseListQuery(d: EntityDefinition, params: Record<string, string | undefined>): ListQuery {
-  const problems: Problems = [];
+/** Field filters (`status`, `dueDate_min`…), each value checked in its field's type; `raw` as in a query string. */
+function filters(d: EntityDefinition, entries: [string, string][], problems: Problems): Pick<ParsedQuery, 'equals' | 'bounds'> {
   const byName = new Map(d.fields.map((f) => [f.name, f]));
-  const page = int(params.page, 1, 1, 1_000_000, 'page', problems);
-  const limit = int(params.limit, 10, 1, 100, 'limit', problems);
-
-  const sortable = new Set(['createdAt', 'updatedAt', ...d.fields.filter((f) => f.sortable).map((f) => f.name)]);
-  const sortBy = params.sortBy ?? 'createdAt';
-  if (!sortable.has(sortBy)) problems.push({ path: 'sortBy', message: `must be one of ${[...sortable].join(', ')}` });
-  const sortOrder = params.sortOrder ?? 'desc';
-  if (sortOrder !== 'asc' && sortOrder !== 'desc') problems.push({ path: 'sortOrder', message: 'must be asc or desc' });
-
-  let fields: string[] | null = null;
-  if (params.fields !== undefined) {
-    fields = params.fields.split(',').map((f) => f.trim()).filter(Boolean);
-    const allowed = new Set<string>([...systemFields, ...byName.keys()]);
-    const unknown = fields.filter((f) => !allowed.has(f));
-    if (!fields.length || unknown.length) problems.push({ path: 'fields', message: unknown.length ? `unknown field(s): ${unknown.join(', ')}` : 'must name at least one field' });
-  }
-  const distinct = params.distinct === 'true';
-  if (params.distinct !== undefined && params.distinct !== 'true' && params.distinct !== 'false') problems.push({ path: 'distinct', message: 'must be true or false' });
-  if (distinct && (!fields || fields.length !== 1 || !byName.get(fields[0]!)?.filterable)) {
-    problems.push({ path: 'distinct', message: 'needs exactly one filterable field in fields' });
-  }
-
-  let ids: string[] | null = null;
-  if (params.ids !== undefined) {
-    ids = params.ids.split(',').map((s) => s.trim()).filter(Boolean);
-    if (!ids.length || ids.length > 100 || !ids.every(isUuid)) problems.push({ path: 'ids', message: 'must be 1 to 100 comma-separated ids' });
-  }
-
-  const search = params.search?.trim() || null;
-  if (search && search.length > 200) problems.push({ path: 'search', message: 'must be at most 200 characters' });
-  if (search?.includes('\u0000')) problems.push({ path: 'search', message: 'cannot contain NUL (\\u0000) characters' });
-  if (search && !d.fields.some((f) => f.searchable)) problems.push({ path: 'search', message: 'this entity has no searchable field' });
-
-  let range: ListQuery['range'] = null;
-  if (params.from !== undefined || params.to !== undefined || params.dateField !== undefined) {
-    const dateFields = new Set(['createdAt', 'updatedAt', ...d.fields.filter((f) => f.type === 'date' || f.type === 'datetime').map((f) => f.name)]);
-    const field = params.dateField ?? 'createdAt';
-    if (!dateFields.has(field)) problems.push({ path: 'dateField', message: `must be one of ${[...dateFields].join(', ')}` });
-    const from = params.from !== undefined ? parseDay(params.from, 'from', problems) : null;
-    const to = params.to !== undefined ? parseDay(params.to, 'to', problems) : null;
-    range = { field, from, until: to ? new Date(to.getTime() + 86_400_000) : null };
-  }
-
-  const equals: ListQuery['equals'] = [];
+  const equals: ParsedQuery['equals'] = [];
   const bounds = new Map<string, { field: FieldDefinition; min: unknown; max: unknown }>();
-  for (const [name, raw] of Object.entries(params)) {
-    if (listParams.has(name) || raw === undefined) continue;
+  for (const [name, raw] of entries) {
     const suffix = /_(min|max)$/.exec(name)?.[1] as 'min' | 'max' | undefined;
     const field = byName.get(suffix ? name.slice(0, -4) : name);
     if (!field || !field.filterable) {
@@ -149,6 +136,106 @@ export function parseListQuery(d: EntityDefinition, params: Record<string, strin
       if (value !== undefined) equals.push({ field, value });
     }
   }
+  return { equals, bounds: [...bounds.values()] };
+}
+
+function checkSearch(d: EntityDefinition, given: string | null | undefined, problems: Problems): string | null {
+  const search = given?.trim() || null;
+  if (search && search.length > 200) problems.push({ path: 'search', message: 'must be at most 200 characters' });
+  if (search?.includes('\u0000')) problems.push({ path: 'search', message: 'cannot contain NUL (\\u0000) characters' });
+  if (search && !d.fields.some((f) => f.searchable)) problems.push({ path: 'search', message: 'this entity has no searchable field' });
+  return search;
+}
+
+function checkSortBy(d: EntityDefinition, sortBy: string, problems: Problems): void {
+  const sortable = new Set(['createdAt', 'updatedAt', ...d.fields.filter((f) => f.sortable).map((f) => f.name)]);
+  if (!sortable.has(sortBy)) problems.push({ path: 'sortBy', message: `must be one of ${[...sortable].join(', ')}` });
+}
+
+function checkIds(ids: string[], problems: Problems): string[] {
+  if (!ids.length || ids.length > 100 || !ids.every(isUuid)) problems.push({ path: 'ids', message: 'must be 1 to 100 comma-separated ids' });
+  return ids;
+}
+
+/** Inclusive day range on a date field: `from` 00:00 to the day after `to` 00:00. */
+function checkRange(d: EntityDefinition, given: { dateField?: string | null; from?: string | null; to?: string | null }, problems: Problems): ParsedQuery['range'] {
+  if (given.from == null && given.to == null && given.dateField == null) return null;
+  const dateFields = new Set(['createdAt', 'updatedAt', ...d.fields.filter((f) => f.type === 'date' || f.type === 'datetime').map((f) => f.name)]);
+  const field = given.dateField ?? 'createdAt';
+  if (!dateFields.has(field)) problems.push({ path: 'dateField', message: `must be one of ${[...dateFields].join(', ')}` });
+  const from = given.from != null ? parseDay(given.from, 'from', problems) : null;
+  const to = given.to != null ? parseDay(given.to, 'to', problems) : null;
+  return { field, from, until: to ? new Date(to.getTime() + 86_400_000) : null };
+}
+
+/**
+ * Checks a typed LIST query for `d` (what its types cannot say: page bounds, cursor, distinct on a
+ * filterable field, ids, search, storable days); `view` says what each record carries. Throws 400
+ * listing every problem, with the parameter names of the query-string language as paths.
+ */
+export function checkListQuery(d: EntityDefinition, q: ListQuery, view: View): ParsedQuery {
+  const problems: Problems = [];
+  const bounded = (value: number | null | undefined, fallback: number, max: number, name: string) => {
+    if (value == null) return fallback;
+    if (Number.isInteger(value) && value >= 1 && value <= max) return value;
+    problems.push({ path: name, message: `must be an integer from 1 to ${max}` });
+    return fallback;
+  };
+  const limit = q.first != null ? bounded(q.first, 10, 100, 'first') : bounded(q.limit, 10, 100, 'limit');
+  let page = bounded(q.page, 1, 1_000_000, 'page');
+  if (q.after != null) {
+    const previous = Buffer.from(q.after, 'base64url').toString();
+    if (/^\d{1,7}$/.test(previous) && Number(previous) < 1_000_000) page = Number(previous) + 1;
+    else problems.push({ path: 'after', message: 'must be the endCursor of a page of this list' });
+  }
+  const sortBy = q.sortBy ?? 'createdAt';
+  checkSortBy(d, sortBy, problems);
+  let fields = view.fields;
+  let distinct = false;
+  if (q.distinct != null) {
+    const field = d.fields.find((f) => f.name === q.distinct);
+    if (field?.filterable) [fields, distinct] = [[field.name], true];
+    else problems.push({ path: 'distinct', message: `must be a filterable field (${d.fields.filter((f) => f.filterable).map((f) => f.name).join(', ') || 'none'})` });
+  }
+  const ids = q.ids != null ? checkIds(q.ids.map(String), problems) : null;
+  const search = checkSearch(d, q.search, problems);
+  const range = checkRange(d, q, problems);
+  // Filter values arrive in their types; written as in a query string, they meet the same checks.
+  const given = Object.entries(q.filter ?? {}).filter(([, v]) => v !== null && v !== undefined);
+  const { equals, bounds } = filters(d, given.map(([name, v]) => [name, v instanceof Date ? v.toISOString() : String(v)]), problems);
+  refuse(problems);
+  return { page, limit, sortBy, sortOrder: q.sortOrder ?? 'desc', fields, distinct, ids, search, range, equals, bounds, metas: view.metas, children: view.children };
+}
+
+/** Parses LIST parameters of the query-string language for `d`; throws 400 listing every problem. */
+export function parseListQuery(d: EntityDefinition, params: Record<string, string | undefined>): ParsedQuery {
+  const problems: Problems = [];
+  const byName = new Map(d.fields.map((f) => [f.name, f]));
+  const page = int(params.page, 1, 1, 1_000_000, 'page', problems);
+  const limit = int(params.limit, 10, 1, 100, 'limit', problems);
+
+  const sortBy = params.sortBy ?? 'createdAt';
+  checkSortBy(d, sortBy, problems);
+  const sortOrder = params.sortOrder ?? 'desc';
+  if (sortOrder !== 'asc' && sortOrder !== 'desc') problems.push({ path: 'sortOrder', message: 'must be asc or desc' });
+
+  let fields: string[] | null = null;
+  if (params.fields !== undefined) {
+    fields = params.fields.split(',').map((f) => f.trim()).filter(Boolean);
+    const allowed = new Set<string>([...systemFields, ...byName.keys()]);
+    const unknown = fields.filter((f) => !allowed.has(f));
+    if (!fields.length || unknown.length) problems.push({ path: 'fields', message: unknown.length ? `unknown field(s): ${unknown.join(', ')}` : 'must name at least one field' });
+  }
+  const distinct = params.distinct === 'true';
+  if (params.distinct !== undefined && params.distinct !== 'true' && params.distinct !== 'false') problems.push({ path: 'distinct', message: 'must be true or false' });
+  if (distinct && (!fields || fields.length !== 1 || !byName.get(fields[0]!)?.filterable)) {
+    problems.push({ path: 'distinct', message: 'needs exactly one filterable field in fields' });
+  }
+
+  const ids = params.ids !== undefined ? checkIds(params.ids.split(',').map((s) => s.trim()).filter(Boolean), problems) : null;
+  const search = checkSearch(d, params.search, problems);
+  const range = checkRange(d, params, problems);
+  const { equals, bounds } = filters(d, Object.entries(params).filter((e): e is [string, string] => !listParams.has(e[0]) && e[1] !== undefined), problems);
 
   const metas = params.metas === 'all';
   if (params.metas !== undefined && !metas) problems.push({ path: 'metas', message: 'must be all' });
@@ -161,8 +248,15 @@ export function parseListQuery(d: EntityDefinition, params: Record<string, strin
     else problems.push({ path: 'child', message: slugs.length ? `must be all or one of ${slugs.join(', ')}` : 'this entity has no children' });
   }
 
-  if (problems.length) {
-    throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: problems.map((p) => ({ ...p, code: 'invalid' })) });
-  }
-  return { page, limit, sortBy, sortOrder: sortOrder as 'asc' | 'desc', fields, distinct, ids, search, range, equals, bounds: [...bounds.values()], metas, children };
+  refuse(problems);
+  return { page, limit, sortBy, sortOrder: sortOrder as 'asc' | 'desc', fields, distinct, ids, search, range, equals, bounds, metas, children };
+}
+
+/** The query-string parameters of READ (`fields`, `metas`, `child`); anything else is 400. */
+export function parseReadParams(d: EntityDefinition, params: Record<string, string | undefined>): View {
+  const allowed = new Set(['fields', 'metas', 'child']);
+  const extra = Object.keys(params).filter((k) => !allowed.has(k));
+  if (extra.length) throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: extra.map((path) => ({ path, code: 'invalid', message: 'is not a parameter of READ' })) });
+  const { fields, metas, children } = parseListQuery(d, { ...(params.fields !== undefined ? { fields: params.fields } : {}), ...(params.metas !== undefined ? { metas: params.metas } : {}), ...(params.child !== undefined ? { child: params.child } : {}) });
+  return { fields, metas, children };
 }

@@ -1,11 +1,11 @@
 // Entity records: list (the full query language), read, create, update, delete, children, for any
-// definition. Who may do what: the definition's permissions (scopes; none listed means nobody), the
-// caller's active team (records never cross teams), the creator alone unless the entity is shared,
-// viewers read only, anonymous callers read public entities' public rows. RLS enforces the same.
+// definition. Scopes are checked by the GraphQL fields (authScopes from the definition's permissions,
+// schema.ts), never here; here: the caller's active team (records never cross teams), the creator
+// alone unless the entity is shared, viewers read only, anonymous callers read public entities'
+// public rows. RLS enforces the same.
 // Every create, update and delete (soft deletes and children's changes included) records its webhook
 // event (`<slug>:created|updated|deleted`) in the same transaction as the change.
 import type { AuthenticatedActor } from '../../auth/actor.js';
-import { hasScope } from '../../auth/scopes.js';
 import type { ChildDefinition, EntityDefinition, FieldDefinition, Operation } from '../../config/entity-definition.js';
 import type { SystemDb, Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
@@ -16,7 +16,7 @@ import type { QueueScope } from '../scheduled-actions/service.js';
 import { assertCanWriteTeamData, assertPlanAllows, defineUsageCounter } from '../teams/service.js';
 import { recordEntityEvent, type EntityChange } from '../webhooks/service.js';
 import { childField } from './prisma-model.js';
-import { parseListQuery, type ListQuery } from './query.js';
+import { checkListQuery, parseListQuery, parseReadParams, type ListQuery, type ParsedQuery, type View } from './query.js';
 import { delegateOf, escapeLike, isUniqueViolation, type Row } from './repository.js';
 import { exactTotal } from './totals.js';
 import { validateRecord, type Values } from './validate.js';
@@ -28,7 +28,7 @@ function requireOperation(d: EntityDefinition, op: Operation): void {
   if (!d.operations[op]) throw new AppError('METHOD_NOT_ALLOWED', `${op} is disabled for ${d.slug}`);
 }
 
-/** Who is asking, checked against the definition for `op`. */
+/** Who is asking, checked against the definition for `op` (the field already checked the scopes). */
 function callerFor(scope: RequestScope, d: EntityDefinition, op: Operation): Caller {
   requireOperation(d, op);
   const { actor } = scope;
@@ -36,8 +36,6 @@ function callerFor(scope: RequestScope, d: EntityDefinition, op: Operation): Cal
     if (d.access.public && (op === 'list' || op === 'read')) return { kind: 'public' };
     throw unauthenticated();
   }
-  const needed = d.permissions[op];
-  if (!needed.some((s) => hasScope(actor.scopes, s))) throw forbidden(`Insufficient permissions - ${needed[0] ?? `${d.slug}:${op}`} scope required`);
   const teamId = actor.activeTeamId;
   const membership = actor.teams.find((t) => t.teamId === teamId);
   if (!teamId || !membership) throw forbidden('No active team');
@@ -57,7 +55,7 @@ function baseWhere(d: EntityDefinition, caller: Caller): Values[] {
   return where;
 }
 
-function filterWhere(d: EntityDefinition, q: ListQuery): Values[] {
+function filterWhere(d: EntityDefinition, q: ParsedQuery): Values[] {
   const where: Values[] = [];
   if (q.ids) where.push({ id: { in: q.ids } });
   if (q.search) where.push({ OR: d.fields.filter((f) => f.searchable).map((f) => ({ [f.name]: { contains: escapeLike(q.search!), mode: 'insensitive' } })) });
@@ -89,13 +87,25 @@ function present(d: { fields: FieldDefinition[] }, row: Row, caller: Pick<Caller
 }
 
 export interface ListResult {
+  /** Records, or in distinct mode the `{value, label, entityType}` of each distinct value. */
   data: Values[];
+  distinct: boolean;
   pagination: Pagination;
 }
 
-export async function list(scope: RequestScope, d: EntityDefinition, params: Record<string, string | undefined>): Promise<ListResult> {
+/** LIST with a typed query (the GraphQL field's arguments); `view` says what each record carries. */
+export async function list(scope: RequestScope, d: EntityDefinition, query: ListQuery, view: View = { fields: null, metas: d.metas, children: [] }): Promise<ListResult> {
   const caller = callerFor(scope, d, 'list');
-  const q = parseListQuery(d, params);
+  return listRows(scope, d, caller, checkListQuery(d, query, view));
+}
+
+/** LIST with the query-string language (the generic `entityList` field, until REST sends typed queries). */
+export async function listFromParams(scope: RequestScope, d: EntityDefinition, params: Record<string, string | undefined>): Promise<ListResult> {
+  const caller = callerFor(scope, d, 'list');
+  return listRows(scope, d, caller, parseListQuery(d, params));
+}
+
+async function listRows(scope: RequestScope, d: EntityDefinition, caller: Caller, q: ParsedQuery): Promise<ListResult> {
   const where = { AND: [...baseWhere(d, caller), ...filterWhere(d, q)] };
   const tx = await scope.db.tx();
   const model = delegateOf(tx, d.name);
@@ -105,12 +115,12 @@ export async function list(scope: RequestScope, d: EntityDefinition, params: Rec
     const values = field.type === 'multiselect' ? [...new Set(rows.flatMap((r) => r[field.name] as string[]))].sort() : rows.map((r) => r[field.name]).filter((v) => v !== null);
     const data = values.map((v) => ({ value: shown(field, v), label: String(shown(field, v)), entityType: d.slug }));
     const page = data.slice((q.page - 1) * q.limit, q.page * q.limit);
-    return { data: page, pagination: paginationOf(q.page, q.limit, data.length) };
+    return { data: page, distinct: true, pagination: paginationOf(q.page, q.limit, data.length) };
   }
   const rows = await model.findMany({ where, orderBy: [{ [q.sortBy]: q.sortOrder }, { id: q.sortOrder }], skip: (q.page - 1) * q.limit, take: q.limit, ...childInclude(d, q.children) });
   const total = await exactTotal(tx, d.tableName, caller.kind === 'user' ? caller.teamId : null, where, () => model.count({ where }));
   const data = rows.map((row) => decorate(d, row, caller, q));
-  return { data, pagination: paginationOf(q.page, q.limit, total) };
+  return { data, distinct: false, pagination: paginationOf(q.page, q.limit, total) };
 }
 
 /** Prisma's `include` for the requested children (oldest first), or nothing when none is asked for. */
@@ -119,7 +129,7 @@ function childInclude(d: EntityDefinition, slugs: string[]): { include?: object 
   return { include: Object.fromEntries(slugs.map((slug) => [childField(d.children.find((c) => c.slug === slug)!), { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }])) };
 }
 
-function decorate(d: EntityDefinition, row: Row, caller: Caller, q: Pick<ListQuery, 'fields' | 'metas' | 'children'>): Values {
+function decorate(d: EntityDefinition, row: Row, caller: Caller, q: View): Values {
   const out = present(d, row, caller, q.fields);
   if (q.metas) out.metas = row.metas ?? {};
   for (const slug of q.children) {
@@ -138,13 +148,16 @@ async function visible(scope: RequestScope, d: EntityDefinition, caller: Caller,
   return row;
 }
 
-export async function read(scope: RequestScope, d: EntityDefinition, id: string, params: Record<string, string | undefined>): Promise<Values> {
+/** READ; `view` says what the record carries (children by slug, loaded with it). */
+export async function read(scope: RequestScope, d: EntityDefinition, id: string, view: View = { fields: null, metas: d.metas, children: [] }): Promise<Values> {
   const caller = callerFor(scope, d, 'read');
-  const allowed = new Set(['fields', 'metas', 'child']);
-  const extra = Object.keys(params).filter((k) => !allowed.has(k));
-  if (extra.length) throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: extra.map((path) => ({ path, code: 'invalid', message: 'is not a parameter of READ' })) });
-  const q = parseListQuery(d, { ...(params.fields !== undefined ? { fields: params.fields } : {}), ...(params.metas !== undefined ? { metas: params.metas } : {}), ...(params.child !== undefined ? { child: params.child } : {}) });
-  return decorate(d, await visible(scope, d, caller, id, childInclude(d, q.children)), caller, q);
+  return decorate(d, await visible(scope, d, caller, id, childInclude(d, view.children)), caller, view);
+}
+
+/** READ with the query-string parameters (the generic `entityRecord` field, until REST sends typed queries). */
+export async function readFromParams(scope: RequestScope, d: EntityDefinition, id: string, params: Record<string, string | undefined>): Promise<Values> {
+  callerFor(scope, d, 'read');
+  return read(scope, d, id, parseReadParams(d, params));
 }
 
 function mergedMetas(current: unknown, changes: Record<string, string | null>): Record<string, string> {

@@ -1,0 +1,226 @@
+// The GraphQL types of one entity definition, built at start-up (names from graphql-names.ts): the
+// record type with enums for select and enumerated multiselect fields (internal values are the stored
+// strings, so resolvers and the validator see `in-progress`, clients `IN_PROGRESS`), Date/DateTime/
+// JSON/StringMap scalars, Create/Update inputs, the filter input, the list's enums, the page and the
+// deletion result; children get their record type and inputs the same way.
+import type { ChildDefinition, EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
+import type { Builder } from '../../graphql/builder.js';
+import { enumTypeName, enumValueNames, graphqlNames, hasEnum } from './graphql-names.js';
+import { childField } from './prisma-model.js';
+import type { ListResult } from './service.js';
+import type { Values } from './validate.js';
+
+type RecordRef = ReturnType<Builder['objectRef']>;
+type AnyRef = RecordRef | ReturnType<Builder['enumType']> | ReturnType<Builder['inputType']>;
+/** A GraphQL type of a field value: a scalar's name or an enum. */
+type ValueType = 'String' | 'Float' | 'Int' | 'Boolean' | 'Date' | 'DateTime' | 'JSON' | AnyRef;
+
+/** Types shared by every entity (registered once per builder). */
+export interface SharedTypes {
+  sortOrder: ReturnType<Builder['enumType']>;
+  distinctValue: RecordRef;
+}
+
+export function sharedTypes(b: Builder): SharedTypes {
+  const sortOrder = b.enumType('SortOrder', { values: { asc: { value: 'asc' }, desc: { value: 'desc' } } as const });
+  const distinctValue = b.objectRef<Values>('DistinctValue').implement({
+    description: 'One distinct value of a field (LIST with `distinct`).',
+    fields: (t) => ({
+      value: t.string({ resolve: (v) => String(v.value) }),
+      label: t.string({ resolve: (v) => String(v.label) }),
+      entityType: t.string({ resolve: (v) => String(v.entityType) }),
+    }),
+  });
+  return { sortOrder, distinctValue: distinctValue as unknown as RecordRef };
+}
+
+/** The enums of an owner's select and enumerated multiselect fields, by field name. */
+function fieldEnums(b: Builder, owner: EntityDefinition | ChildDefinition): Map<string, AnyRef> {
+  const enums = new Map<string, AnyRef>();
+  for (const f of owner.fields.filter(hasEnum)) {
+    const values = Object.fromEntries([...enumValueNames(owner, f)].map(([stored, name]) => [name, { value: stored }]));
+    enums.set(f.name, b.enumType(enumTypeName(owner, f), { description: `Values of ${owner.name}.${f.name}.`, values }) as AnyRef);
+  }
+  return enums;
+}
+
+/** The GraphQL type of one value of `f` (a multiselect's item). */
+function valueType(f: FieldDefinition, enums: Map<string, AnyRef>): ValueType {
+  const enumRef = enums.get(f.name);
+  if (enumRef) return enumRef;
+  switch (f.type) {
+    case 'number':
+      return 'Float';
+    case 'integer':
+      return 'Int';
+    case 'boolean':
+      return 'Boolean';
+    case 'date':
+      return 'Date';
+    case 'datetime':
+      return 'DateTime';
+    case 'json':
+      return 'JSON';
+    default:
+      return 'String';
+  }
+}
+
+// Pothos' field builders are typed per call site; the maps below are assembled from definitions, so
+// the builders are used through these loose signatures.
+type Loose = { field: (options: object) => unknown; [k: string]: unknown };
+type FieldMap = Record<string, never>;
+
+/** The record type's fields: system fields, then the definition's fields by type. */
+function recordFields(t: Loose, fields: readonly FieldDefinition[], enums: Map<string, AnyRef>): Record<string, unknown> {
+  const value = (name: string) => (r: Values) => r[name] ?? null;
+  const out: Record<string, unknown> = {
+    id: t.field({ type: 'ID', resolve: (r: Values) => String(r.id) }),
+  };
+  for (const f of fields) {
+    out[f.name] =
+      f.type === 'multiselect'
+        ? t.field({ type: [valueType(f, enums)], resolve: (r: Values) => (r[f.name] as string[] | null) ?? [] })
+        : t.field({ type: valueType(f, enums), nullable: !f.required, resolve: value(f.name) });
+  }
+  out.createdAt = t.field({ type: 'DateTime', resolve: value('createdAt') });
+  out.updatedAt = t.field({ type: 'DateTime', resolve: value('updatedAt') });
+  // Null for anonymous readers of public entities: the owners are not theirs to know.
+  out.userId = t.field({ type: 'ID', nullable: true, resolve: value('userId') });
+  out.teamId = t.field({ type: 'ID', nullable: true, resolve: value('teamId') });
+  return out;
+}
+
+/** Create (`partial: false`: required fields without a default are non-null) or update (all optional; null clears) input fields. */
+function inputFields(t: Loose, fields: readonly FieldDefinition[], enums: Map<string, AnyRef>, partial: boolean, metas: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) {
+    const type = f.type === 'multiselect' ? [valueType(f, enums)] : valueType(f, enums);
+    out[f.name] = t.field({ type, required: !partial && f.required && f.default === undefined, ...(f.validation ? { description: describeValidation(f) } : {}) });
+  }
+  if (metas) out.metas = t.field({ type: 'StringMap', required: false, description: partial ? 'Merged into the record’s metas; a null value removes the key.' : 'Free key/value strings.' });
+  return out;
+}
+
+function describeValidation(f: FieldDefinition): string {
+  const { min, max, pattern } = f.validation ?? {};
+  const text = ['string', 'text', 'email', 'url'].includes(f.type);
+  return [min !== undefined ? `${text ? 'length' : 'value'} ≥ ${min}` : '', max !== undefined ? `${text ? 'length' : 'value'} ≤ ${max}` : '', pattern ? `matches ${pattern}` : ''].filter(Boolean).join(', ');
+}
+
+const ranged = (f: FieldDefinition) => ['number', 'integer', 'date', 'datetime'].includes(f.type);
+
+export interface ChildTypes {
+  child: ChildDefinition;
+  record: RecordRef;
+  createInput: AnyRef;
+  updateInput: AnyRef;
+}
+
+export interface EntityTypes {
+  record: RecordRef;
+  createInput: AnyRef;
+  updateInput: AnyRef;
+  filter: AnyRef | null;
+  page: RecordRef;
+  deletion: RecordRef;
+  sortField: AnyRef;
+  dateField: AnyRef;
+  fieldName: AnyRef;
+  children: ChildTypes[];
+}
+
+/** The children's field on a parent record: included with the parent when the query asked for them, else loaded by `load`. */
+export type ChildLoader = (record: Values, child: ChildDefinition, ctx: unknown) => Promise<Values[]>;
+
+function childTypes(b: Builder, d: EntityDefinition, child: ChildDefinition): ChildTypes {
+  const enums = fieldEnums(b, child);
+  const names = graphqlNames(child);
+  const record = b.objectRef<Values>(names.type).implement({
+    description: `A ${child.name} of a ${d.name}.`,
+    fields: (t) => ({ ...(recordFields(t as unknown as Loose, child.fields, enums) as FieldMap), parentId: t.id({ resolve: (r) => String(r.parentId) }) }),
+  }) as unknown as RecordRef;
+  const createInput = b.inputType(names.createInput, { fields: (t) => inputFields(t as unknown as Loose, child.fields, enums, false, false) as FieldMap }) as unknown as AnyRef;
+  const updateInput = b.inputType(names.updateInput, { fields: (t) => inputFields(t as unknown as Loose, child.fields, enums, true, false) as FieldMap }) as unknown as AnyRef;
+  return { child, record, createInput, updateInput };
+}
+
+const enumOf = (b: Builder, name: string, values: string[], description: string) =>
+  b.enumType(name, { description, values: Object.fromEntries(values.map((v) => [v, { value: v }])) }) as unknown as AnyRef;
+
+export function entityTypes(b: Builder, d: EntityDefinition, shared: SharedTypes, loadChildren: ChildLoader): EntityTypes {
+  const names = graphqlNames(d);
+  const enums = fieldEnums(b, d);
+  const children = d.children.map((child) => childTypes(b, d, child));
+  const record = b.objectRef<Values>(names.type).implement({
+    description: `A ${d.name} record (entity \`${d.slug}\`).`,
+    fields: (t) => {
+      const loose = t as unknown as Loose;
+      const out = recordFields(loose, d.fields, enums);
+      if (d.metas) out.metas = loose.field({ type: 'StringMap', resolve: (r: Values) => r.metas ?? {} });
+      if (d.softDelete) out.deletedAt = loose.field({ type: 'DateTime', nullable: true, resolve: (r: Values) => r.deletedAt ?? null });
+      for (const c of children) {
+        out[childField(c.child)] = loose.field({
+          type: [c.record],
+          description: `Its ${c.child.slug}, oldest first.`,
+          resolve: (r: Values, _args: unknown, ctx: unknown) => (Array.isArray(r[c.child.slug]) ? r[c.child.slug] : loadChildren(r, c.child, ctx)),
+        });
+      }
+      return out as FieldMap;
+    },
+  }) as unknown as RecordRef;
+
+  const createInput = b.inputType(names.createInput, { description: `A new ${d.name}.`, fields: (t) => inputFields(t as unknown as Loose, d.fields, enums, false, d.metas) as FieldMap }) as unknown as AnyRef;
+  const updateInput = b.inputType(names.updateInput, {
+    description: `Changes to a ${d.name}: an absent field is unchanged, null clears it.`,
+    fields: (t) => inputFields(t as unknown as Loose, d.fields, enums, true, d.metas) as FieldMap,
+  }) as unknown as AnyRef;
+
+  // Equality per filterable field (a multiselect: contains the value), ranges for numbers and dates.
+  const filterable = d.fields.filter((f) => f.filterable);
+  const filter = filterable.length
+    ? (b.inputType(names.filter, {
+        description: `Filters of ${d.slug}, combined with AND.`,
+        fields: (t) => {
+          const loose = t as unknown as Loose;
+          const out: Record<string, unknown> = {};
+          for (const f of filterable) {
+            out[f.name] = loose.field({ type: valueType(f, enums), required: false });
+            if (ranged(f)) {
+              out[`${f.name}_min`] = loose.field({ type: valueType(f, enums), required: false });
+              out[`${f.name}_max`] = loose.field({ type: valueType(f, enums), required: false });
+            }
+          }
+          return out as FieldMap;
+        },
+      }) as unknown as AnyRef)
+    : null;
+
+  const system = ['createdAt', 'updatedAt'];
+  const sortField = enumOf(b, names.sortField, [...d.fields.filter((f) => f.sortable).map((f) => f.name), ...system], `Fields ${d.slug} sort by.`);
+  const dateField = enumOf(b, names.dateField, [...d.fields.filter((f) => f.type === 'date' || f.type === 'datetime').map((f) => f.name), ...system], `Fields the from/to range of ${d.slug} applies to.`);
+  const fieldName = enumOf(b, `${names.type}FieldName`, ['id', ...d.fields.map((f) => f.name), ...system], `Fields of ${d.name}.`);
+
+  const page = b.objectRef<ListResult>(names.page).implement({
+    description: `A page of ${d.slug}.`,
+    fields: (t) => ({
+      items: t.field({ type: [record] as never, description: 'The records (empty in distinct mode).', resolve: (p) => (p.distinct ? [] : p.data) as never }),
+      values: t.field({ type: [shared.distinctValue] as never, description: 'The distinct values (distinct mode only).', resolve: (p) => (p.distinct ? p.data : []) as never }),
+      page: t.int({ resolve: (p) => p.pagination.page }),
+      limit: t.int({ resolve: (p) => p.pagination.limit }),
+      total: t.int({ resolve: (p) => p.pagination.total }),
+      totalPages: t.int({ resolve: (p) => p.pagination.totalPages }),
+      endCursor: t.string({ nullable: true, description: 'Pass as `after` for the next page; null on the last.', resolve: (p) => (p.pagination.page < p.pagination.totalPages ? Buffer.from(String(p.pagination.page)).toString('base64url') : null) }),
+    }),
+  }) as unknown as RecordRef;
+
+  const deletion = b.objectRef<{ id: string; message: string; record: Values | null }>(`${names.type}Deletion`).implement({
+    fields: (t) => ({
+      id: t.id({ resolve: (r) => r.id }),
+      message: t.string({ resolve: (r) => r.message }),
+      record: t.field({ type: record as never, nullable: true, description: d.softDelete ? 'The record, marked deleted (deletedAt).' : 'Null: the record is gone.', resolve: (r) => r.record as never }),
+    }),
+  }) as unknown as RecordRef;
+
+  return { record, createInput, updateInput, filter, page, deletion, sortField, dateField, fieldName, children };
+}
