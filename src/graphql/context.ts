@@ -12,10 +12,11 @@ export interface Context extends RequestScope {
   /** Throttling of failed sign-ins and signups (the app's one, shared through Redis when configured). */
   signIns: SignInThrottle;
   /**
-   * Keyed /graphql requests: counts the operation's cost against the key's rate limit once it is
-   * known (graphql/limits.ts); a refusal says when to retry. Absent: the request is not charged by cost.
+   * Keyed /graphql requests: counts the operation's cost against the key's rate limits of the scopes its
+   * root fields require, once it is known (graphql/limits.ts, http/rate-rule.ts); a refusal says when
+   * to retry. Absent: the request paid before it ran (a session, a REST route) or is not limited.
    */
-  chargeCost?(cost: number): Promise<{ retryAfter: number } | null>;
+  chargeCost?(cost: number, scopes: readonly string[]): Promise<{ retryAfter: number } | null>;
   /**
    * Marks the request failed (the operation produced errors): its transaction then rolls back. A
    * method, not a flag, so that it reaches the request however a library copies the context.

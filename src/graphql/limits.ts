@@ -38,6 +38,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from './context.js';
+import { operationScopes } from './operation-scopes.js';
 
 export interface OperationLimits {
   /** Deepest selection nesting (GRAPHQL_MAX_DEPTH). */
@@ -182,7 +183,10 @@ function rateLimitedError(retryAfter: number): GraphQLError {
   });
 }
 
-/** Refuses operations over the cost limit, then charges the cost to the caller's rate limit, before execution. */
+/**
+ * Refuses operations over the cost limit, then charges the cost to the rate limits of the scopes the
+ * operation's root fields require (operation-scopes.ts, http/rate-rule.ts), before execution.
+ */
 function costLimitPlugin(maxCost: number): Plugin<Context> {
   return {
     onExecute({ args, setResultAndStopExecution }) {
@@ -192,7 +196,8 @@ function costLimitPlugin(maxCost: number): Plugin<Context> {
         return;
       }
       // Only keyed requests wait on the rate limiter; the rest go on without a promise in between.
-      const charged = args.contextValue.chargeCost?.(cost);
+      const ctx = args.contextValue;
+      const charged = ctx.chargeCost && ctx.chargeCost(cost, operationScopes(args.schema, args.document, args.operationName));
       return charged?.then((refused) => {
         if (refused) setResultAndStopExecution({ errors: [rateLimitedError(refused.retryAfter)] });
       });

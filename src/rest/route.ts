@@ -50,17 +50,22 @@ export interface RestRoute<TData = unknown, TVars = unknown, P = unknown, Q = un
    * `Invalid request body` or `Invalid path parameters`, with zod's issues (`{code, path, message, maximum…}`).
    */
   issueFormat?: 'flat' | 'zod';
-  /** The `entity:action` scope the operation requires (key rate limits, documentation). */
-  scope?: string;
+  /**
+   * The `entity:action` scopes the operation's root fields require (key rate limits, documentation):
+   * derived by the router at start-up from the fields' `authScopes`, never declared.
+   */
+  scopes?: readonly string[];
   /** Entity routes: the operation of the definition named by `{entity}` that the route runs (a definition can turn it off). */
   entityOperation?: Operation;
   /** False when configuration turns the route off for these path parameters (its operation answers 405); left out of `Allow`. */
   enabled?: (params: Record<string, string | undefined>) => boolean;
+  /** OpenAPI written for the route (entity routes: typed by their definition), used over what the document derives from the zod schemas; `schemas` join `components.schemas`. */
+  openapi?: { operationId?: string; summary?: string; description?: string; parameters?: unknown[]; requestBody?: unknown; responses?: Record<string, unknown>; schemas?: Record<string, unknown> };
 }
 
 /** Declares a route with its types checked end to end (zod input → variables → typed result). */
 export function defineRoute<TData, TVars, P = undefined, Q = undefined, B = undefined>(
-  route: RestRoute<TData, TVars, P, Q, B>,
+  route: Omit<RestRoute<TData, TVars, P, Q, B>, 'scopes'>,
 ): RestRoute {
   return route as unknown as RestRoute;
 }

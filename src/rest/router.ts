@@ -1,9 +1,12 @@
 // The REST router: matches a declared route, validates path, query and body with its zod schemas,
-// runs its operation in process and answers with the contract's envelope.
+// runs its operation in process and answers with the contract's envelope. At start-up it gives each
+// route the scopes its operation's root fields require (operation-scopes.ts): key rate limits and the
+// documentation read them there, and no declaration repeats them.
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import type { GraphQLSchema } from 'graphql';
 import type { z } from 'zod';
 import type { Context } from '../graphql/context.js';
+import { operationScopes } from '../graphql/operation-scopes.js';
 import type { HttpRequest, HttpResponse } from '../http/exchange.js';
 import { AppError } from '../shared/errors.js';
 import { parseInput, parseInputExactly } from '../shared/validation.js';
@@ -26,16 +29,20 @@ export interface RestRouter {
   /** The route for a request, the methods the path takes when only the method differs, or null. */
   match(method: string, pathname: string): RestMatch | MethodNotAllowed | null;
   handle(match: RestMatch, request: HttpRequest, ctx: Context): Promise<HttpResponse>;
+  /** The declared routes, each with its derived `scopes`. */
   routes: readonly RestRoute[];
 }
 
 /** `{param}` → `:param` for find-my-way. */
 const toRouterPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
-export function createRestRouter(schema: GraphQLSchema, routes: readonly RestRoute[], bodyLimit: number): RestRouter {
+export function createRestRouter(schema: GraphQLSchema, declared: readonly RestRoute[], bodyLimit: number): RestRouter {
   const router = FindMyWay<HTTPVersion.V1>({ ignoreTrailingSlash: true, caseSensitive: true });
-  for (const route of routes) {
+  const routes = declared.map((route): RestRoute => {
     assertValidDocument(schema, route.operation, `${route.method} ${route.path}`);
+    return { ...route, scopes: operationScopes(schema, route.operation) };
+  });
+  for (const route of routes) {
     router.on(route.method, toRouterPath(route.path), () => {}, { route });
   }
   const methods = [...new Set(routes.map((r) => r.method))];

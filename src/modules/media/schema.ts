@@ -1,8 +1,8 @@
 // GraphQL face of the media library: `mediaList`, `media(id)` (with its `tags`), `mediaDuplicates`,
 // `mediaTags`; `createMedia`, `updateMedia`, `deleteMedia`, `createMediaTag`, `addMediaTag`,
 // `setMediaTags`, `removeMediaTag`; `uploadMedia` (files of a multipart request, upload-route.ts).
-// Scopes (media:read, media:write, media:delete) are checked in the service, whose 403 names the
-// missing scope as the contract words it.
+// Each field declares the scope it requires (media:read, media:write, media:delete): scope-auth answers
+// 401 to nobody and 403 "Insufficient permissions - <scope> scope required" to a key without it.
 import { defineScopeResource } from '../../auth/scopes.js';
 import { builder } from '../../graphql/builder.js';
 import { parseInput } from '../../shared/validation.js';
@@ -14,7 +14,9 @@ import { uploadMediaFiles, type UploadAnswer } from './upload-route.js';
 
 defineScopeResource('media', { description: 'Media records, uploads and media tags of the caller’s teams' });
 
-const signedIn = { authenticated: true } as const;
+const read = { scope: 'media:read' } as const;
+const write = { scope: 'media:write' } as const;
+const remove = { scope: 'media:delete' } as const;
 
 /** GraphQL passes absent optional arguments as null; zod defaults want them absent. */
 const given = (args: Record<string, unknown>) => Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined));
@@ -61,7 +63,13 @@ const MediaRef = builder.objectRef<MediaView>('Media').implement({
     status: t.exposeString('status'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    tags: t.field({ type: [MediaTagRef], description: 'By order, then name.', resolve: (m, _args, ctx) => (justUploaded.has(m) ? [] : media.tagsOfHeldMedia(ctx, m.id)) }),
+    tags: t.field({
+      type: [MediaTagRef],
+      description: 'By order, then name.',
+      // Reading tags needs media:read, also under a write's answer; a record just uploaded has none to read.
+      authScopes: (m) => (justUploaded.has(m) ? { authenticated: true } : read),
+      resolve: (m, _args, ctx) => (justUploaded.has(m) ? [] : media.tagsOfHeldMedia(ctx, m.id)),
+    }),
   }),
 });
 
@@ -159,7 +167,7 @@ builder.queryFields((t) => ({
   mediaList: t.field({
     type: MediaPageRef,
     description: 'Active media of the caller’s teams: filters, full-text search (filename, title, alt, caption), paging.',
-    authScopes: signedIn,
+    authScopes: read,
     args: {
       limit: t.arg.int({ description: '1-100, default 20' }),
       offset: t.arg.int(),
@@ -175,21 +183,21 @@ builder.queryFields((t) => ({
   media: t.field({
     type: MediaRef,
     description: 'One active record of the caller’s teams.',
-    authScopes: signedIn,
+    authScopes: read,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => media.getMedia(ctx, String(id)),
   }),
   mediaDuplicates: t.field({
     type: [NameDuplicateRef],
     description: 'Files (filename and size) the caller’s teams already hold; only those that match.',
-    authScopes: signedIn,
+    authScopes: read,
     args: { files: t.arg({ type: [MediaFileInput], required: true }) },
     resolve: (_root, { files }, ctx) => media.checkDuplicates(ctx, parseInput(checkDuplicatesInput, { files })),
   }),
   mediaTags: t.field({
     type: [MediaTagRef],
     description: 'Active tags of the caller’s teams, by order then name.',
-    authScopes: signedIn,
+    authScopes: read,
     resolve: (_root, _args, ctx) => media.listTags(ctx),
   }),
 }));
@@ -198,20 +206,20 @@ builder.mutationFields((t) => ({
   createMedia: t.field({
     type: MediaRef,
     description: 'Registers an already-hosted file in the caller’s active team.',
-    authScopes: signedIn,
+    authScopes: write,
     args: { input: t.arg({ type: CreateMediaInput, required: true }) },
     resolve: (_root, { input }, ctx) => media.createMedia(ctx, parseInput(createMediaInput, given(input))),
   }),
   updateMedia: t.field({
     type: MediaRef,
-    authScopes: signedIn,
+    authScopes: write,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateMediaInput, required: true }) },
     resolve: (_root, { id, input }, ctx) => media.updateMedia(ctx, String(id), parseInput(updateMediaInput, input)),
   }),
   deleteMedia: t.field({
     type: DeletedMediaRef,
     description: 'Soft delete: hidden from every query; the file stays in storage.',
-    authScopes: signedIn,
+    authScopes: remove,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => media.deleteMedia(ctx, String(id)),
   }),
@@ -219,7 +227,7 @@ builder.mutationFields((t) => ({
     type: MediaUploadRef,
     description:
       'Uploads files (POST /graphql as multipart form data, GraphQL multipart request spec) into the team `teamId` (one of the caller’s; default: the active team), like POST /api/v1/media/upload: types from content, limits from MEDIA_CONFIG, empty files skipped, all or nothing. A refused file refuses the batch: error "Upload rejected" with extensions.details.files [{filename, reason}].',
-    authScopes: signedIn,
+    authScopes: write,
     args: { files: t.arg({ type: ['Upload'], required: true }), teamId: t.arg.id() },
     resolve: async (_root, { files, teamId }, ctx) => {
       const answer = await uploadMediaFiles(ctx, files, teamId == null ? null : String(teamId));
@@ -230,27 +238,27 @@ builder.mutationFields((t) => ({
   createMediaTag: t.field({
     type: MediaTagRef,
     description: 'Creates a tag in the caller’s active team, or updates the tag with the same slug.',
-    authScopes: signedIn,
+    authScopes: write,
     args: { input: t.arg({ type: CreateMediaTagInput, required: true }) },
     resolve: (_root, { input }, ctx) => media.createTag(ctx, parseInput(createTagInput, given(input))),
   }),
   addMediaTag: t.field({
     type: [MediaTagRef],
     description: 'Idempotent; the record’s tags after the change.',
-    authScopes: signedIn,
+    authScopes: write,
     args: { mediaId: t.arg.id({ required: true }), tagId: t.arg.id({ required: true }) },
     resolve: (_root, { mediaId, tagId }, ctx) => media.addTag(ctx, String(mediaId), String(tagId)),
   }),
   setMediaTags: t.field({
     type: [MediaTagRef],
     description: 'Replaces the record’s tags.',
-    authScopes: signedIn,
+    authScopes: write,
     args: { mediaId: t.arg.id({ required: true }), tagIds: t.arg.idList({ required: true }) },
     resolve: (_root, { mediaId, tagIds }, ctx) => media.setTags(ctx, String(mediaId), tagIds.map(String)),
   }),
   removeMediaTag: t.field({
     type: 'Boolean',
-    authScopes: signedIn,
+    authScopes: remove,
     args: { mediaId: t.arg.id({ required: true }), tagId: t.arg.id({ required: true }) },
     resolve: (_root, { mediaId, tagId }, ctx) => media.removeTag(ctx, String(mediaId), String(tagId)),
   }),

@@ -1,7 +1,8 @@
-// GraphQL face of scheduled actions, for developers (developer or superadmin role; the service checks
-// it and answers 403 "Developer role required" to anyone else, and checks the key's
-// `scheduled-actions:read|write|delete` scope): `scheduledActions`, `scheduledAction`,
-// `createScheduledAction`, `retryScheduledAction`, `cancelScheduledAction`.
+// GraphQL face of scheduled actions, for developers: each field requires the developer role (or
+// superadmin), then its `scheduled-actions:read|write|delete` scope (a key's; a session holds them
+// all); scope-auth answers 401 to nobody, 403 "Developer role required" to anyone else, then 403 naming
+// the missing scope: `scheduledActions`, `scheduledAction`, `createScheduledAction`,
+// `retryScheduledAction`, `cancelScheduledAction`.
 import { defineScopeResource } from '../../auth/scopes.js';
 import { builder } from '../../graphql/builder.js';
 import { parseInput } from '../../shared/validation.js';
@@ -15,7 +16,11 @@ defineScopeResource('scheduled-actions', {
   minimumRole: 'developer',
 });
 
-const signedIn = { authenticated: true } as const;
+// $all checks in order: the role before the scope, so a member's key hears about the role.
+const developer = (scope: string) => ({ $all: { role: 'developer', scope } }) as const;
+const read = developer('scheduled-actions:read');
+const write = developer('scheduled-actions:write');
+const remove = developer('scheduled-actions:delete');
 
 /** GraphQL passes absent optional arguments as null; zod defaults want them absent. */
 const given = (args: Record<string, unknown>) => Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined));
@@ -87,14 +92,14 @@ builder.queryFields((t) => ({
   scheduledActions: t.field({
     type: ActionListRef,
     description: 'Scheduled actions, latest scheduled first (developers).',
-    authScopes: signedIn,
+    authScopes: read,
     args: { status: t.arg.string(), actionType: t.arg.string(), page: t.arg.int(), limit: t.arg.int({ description: '1-100, default 20' }) },
     resolve: (_root, args, ctx) => actions.listActions(ctx, parseInput(listActionsInput, given(args), 'Invalid query parameters')),
   }),
   scheduledAction: t.field({
     type: ScheduledActionRef,
     description: 'One scheduled action (developers).',
-    authScopes: signedIn,
+    authScopes: read,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => actions.getAction(ctx, String(id)),
   }),
@@ -104,21 +109,21 @@ builder.mutationFields((t) => ({
   createScheduledAction: t.field({
     type: CreatedActionRef,
     description: 'Schedules an action as the in-process scheduleAction does (deduplicated; developers).',
-    authScopes: signedIn,
+    authScopes: write,
     args: { input: t.arg({ type: CreateScheduledActionInput, required: true }) },
     resolve: (_root, { input }, ctx) => actions.createAction(ctx, parseInput(createActionInput, given(input))),
   }),
   retryScheduledAction: t.field({
     type: StatusChangeRef,
     description: 'A failed action goes back to pending with its attempts reset (developers).',
-    authScopes: signedIn,
+    authScopes: write,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => actions.retryAction(ctx, String(id)),
   }),
   cancelScheduledAction: t.field({
     type: StatusChangeRef,
     description: 'A pending action becomes failed, "Cancelled" (developers).',
-    authScopes: signedIn,
+    authScopes: remove,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => actions.cancelAction(ctx, String(id)),
   }),

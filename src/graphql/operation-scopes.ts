@@ -1,0 +1,70 @@
+// The scopes an operation requires, read from the `authScopes` its root fields declare (scope-auth):
+// what a key's rate limits count (http/rate-rule.ts) and what REST routes document, without any
+// declaration repeating them. A field's rule names its scopes in `scope` (one, or a list of which any
+// suffices: the first, the one the 403 names, stands for the list), nested in `$any` and `$all`; a
+// rule given as a function is decided at run time and names none. Nested fields are not read: the
+// root field is the operation's entry (a record's `tags` under `media` needs what `media` needs).
+import { getOperationAST, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+
+type AuthRule = Record<string, unknown>;
+
+/** The scopes of one field's authScopes rule, in the order declared. */
+export function ruleScopes(rule: unknown): string[] {
+  if (typeof rule !== 'object' || rule === null) return []; // a function: decided at run time
+  const found: string[] = [];
+  for (const [name, value] of Object.entries(rule as AuthRule)) {
+    if (name === 'scope') {
+      const first = typeof value === 'string' ? value : Array.isArray(value) ? value[0] : undefined;
+      if (typeof first === 'string') found.push(first);
+    } else if (name === '$any' || name === '$all') {
+      found.push(...ruleScopes(value));
+    }
+  }
+  return found;
+}
+
+/** The root field names an operation selects, through fragments and inline fragments. */
+function rootFields(document: DocumentNode, selectionSet: SelectionSetNode, seen = new Set<string>()): string[] {
+  const names: string[] = [];
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      names.push(selection.name.value);
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      names.push(...rootFields(document, selection.selectionSet, seen));
+    } else if (!seen.has(selection.name.value)) {
+      seen.add(selection.name.value); // a fragment spread twice (or in a cycle validation refuses) is read once
+      const fragment = document.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
+      if (fragment?.kind === Kind.FRAGMENT_DEFINITION) names.push(...rootFields(document, fragment.selectionSet, seen));
+    }
+  }
+  return names;
+}
+
+const memo = new WeakMap<GraphQLSchema, WeakMap<OperationDefinitionNode, readonly string[]>>();
+
+/**
+ * The distinct scopes the root fields of the operation (`operationName`, or the document's only one)
+ * require; empty when they require none or there is no such operation. Memoized per operation node:
+ * yoga and the REST router hand the same parsed document back for the same text.
+ */
+export function operationScopes(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): readonly string[] {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return [];
+  let bySchema = memo.get(schema);
+  if (!bySchema) memo.set(schema, (bySchema = new WeakMap()));
+  let scopes = bySchema.get(operation);
+  if (!scopes) bySchema.set(operation, (scopes = computeScopes(schema, document, operation)));
+  return scopes;
+}
+
+function computeScopes(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): readonly string[] {
+  const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+  const fields = root?.getFields();
+  if (!fields) return [];
+  const scopes = new Set<string>();
+  for (const name of rootFields(document, operation.selectionSet)) {
+    const options = fields[name]?.extensions?.pothosOptions as { authScopes?: unknown } | undefined;
+    for (const scope of ruleScopes(options?.authScopes)) scopes.add(scope);
+  }
+  return Object.freeze([...scopes]);
+}
