@@ -35,35 +35,99 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
   }));
 }
 
+const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** `GET /api/v1/media/{id}/render` → `getMediaByIdRender`: an operationId for an operation that names none. */
+function methodPathId(method: string, path: string): string {
+  const words = path.split('/').filter((s) => s && s !== 'api' && !/^v\d+$/.test(s));
+  const parts = words.map((s) => (s.startsWith('{') ? `By${upperFirst(s.slice(1, -1))}` : s.split(/[^A-Za-z0-9]+/).map(upperFirst).join('')));
+  return method.toLowerCase() + parts.join('');
+}
+
+/** The route's own operationId, else its GraphQL operation's name (`Login` → `login`). */
+function operationIdOf(route: RestRoute): string | undefined {
+  if (route.openapi?.operationId) return route.openapi.operationId;
+  const definition = route.operation.definitions.find((d) => d.kind === 'OperationDefinition');
+  const name = definition && 'name' in definition ? definition.name?.value : undefined;
+  return name ? name.charAt(0).toLowerCase() + name.slice(1) : undefined;
+}
+
 function operation(route: RestRoute) {
   const status = String(route.status ?? 200);
   const data = route.response ? toSchema(route.response, 'output') : {};
+  const written = route.openapi ?? {};
+  const declared = new Set((written.parameters ?? []).map((p) => `${(p as { in?: string }).in}:${(p as { name?: string }).name}`));
+  // Written parameters replace the derived query ones; path parameters the route's schema names stay unless written.
+  const derivedPath = parameters(route.params, 'path').filter((p) => !declared.has(`path:${p.name}`));
   return {
-    summary: route.summary,
+    operationId: operationIdOf(route),
+    summary: written.summary ?? route.summary,
+    ...(written.description ? { description: written.description } : {}),
     tags: route.tags,
     security: route.access === 'public' ? [] : route.access === 'session' ? [{ session: [] }] : [{ session: [] }, { bearer: [] }, { apiKey: [] }],
-    parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(route.body, 'input') } } } } : {}),
-    responses: {
-      [status]: status === '204'
-        ? { description: 'No content' }
-        : { description: 'Success', content: { 'application/json': { schema: { type: 'object', properties: { success: { const: true }, data } } } } },
-      '4XX': { description: 'Client error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-      '500': { description: 'Unexpected error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-    },
+    parameters: written.parameters ? [...derivedPath, ...written.parameters] : [...derivedPath, ...parameters(route.query, 'query')],
+    ...(written.requestBody ? { requestBody: written.requestBody } : route.body ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(route.body, 'input') } } } } : {}),
+    responses: written.responses
+      ? { ...written.responses, '500': errorResponse('Unexpected error') }
+      : {
+          [status]: status === '204'
+            ? { description: 'No content' }
+            : { description: 'Success', content: { 'application/json': { schema: { type: 'object', properties: { success: { const: true }, data } } } } },
+          '4XX': errorResponse('Client error'),
+          '500': errorResponse('Unexpected error'),
+        },
   };
 }
 
-/** The OpenAPI 3.1 document of every declared route, and of the operations `extra` documents by hand (routes that are not declarations). */
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+
+type Operations = Record<string, Record<string, Record<string, unknown>>>;
+const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** Every operation gets an operationId, unique in the document: a taken one becomes method + path. */
+function uniqueOperationIds(paths: Operations): void {
+  const taken = new Set<string>();
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!methods.includes(method)) continue;
+      let id = typeof op.operationId === 'string' && !taken.has(op.operationId) ? op.operationId : methodPathId(method, path);
+      for (let n = 2; taken.has(id); n++) id = `${methodPathId(method, path)}${n}`;
+      taken.add(id);
+      op.operationId = id;
+    }
+  }
+}
+
+/** The document's tags, in order of first use. */
+function tagsOf(paths: Operations): { name: string }[] {
+  const names = new Set<string>();
+  for (const item of Object.values(paths)) for (const op of Object.values(item)) for (const tag of (op.tags as string[] | undefined) ?? []) names.add(tag);
+  return [...names].map((name) => ({ name }));
+}
+
+/**
+ * The OpenAPI 3.1 document of every declared route, and of the operations `extra` documents by hand
+ * (routes that are not declarations). A route switched off by configuration (an entity operation a
+ * definition disables) is not in it. Served at /api/v1/openapi.json and linted in CI (`npm run lint:openapi`).
+ */
 export function buildOpenApi(routes: readonly RestRoute[], extra: Record<string, Record<string, unknown>> = {}): JsonSchema {
-  const paths: Record<string, Record<string, unknown>> = structuredClone(extra);
-  for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
+  const paths = structuredClone(extra) as Operations;
+  const schemas: Record<string, unknown> = { Error: errorEnvelope };
+  for (const route of routes) {
+    if (route.enabled && !route.enabled({})) continue;
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
+    Object.assign(schemas, route.openapi?.schemas);
+  }
+  uniqueOperationIds(paths);
   return {
     openapi: '3.1.0',
     info: { title: 'Platform API', version: '1.0.0', description: 'REST compatibility layer; every route runs the same GraphQL operation as /graphql.' },
+    // Relative: the server that served this document (any host, behind any proxy).
+    servers: [{ url: '/', description: 'This server' }],
+    tags: tagsOf(paths),
     paths,
     components: {
-      schemas: { Error: errorEnvelope },
+      schemas,
       securitySchemes: {
         session: { type: 'apiKey', in: 'cookie', name: 'sid' },
         bearer: { type: 'http', scheme: 'bearer' },

@@ -30,6 +30,7 @@ const uploadAnswer = {
 export const mediaOpenApiPaths: Record<string, Record<string, unknown>> = {
   '/api/v1/media/upload': {
     post: {
+      operationId: 'uploadMediaFiles',
       summary: 'Upload files (multipart field `files`, one or more): type from content, all or nothing',
       tags: ['media'],
       security: [{ session: [] }, { bearer: [] }, { apiKey: [] }],
@@ -48,6 +49,7 @@ export const mediaOpenApiPaths: Record<string, Record<string, unknown>> = {
   },
   '/api/v1/media/{id}/render': {
     get: {
+      operationId: 'renderMedia',
       summary: 'A resized copy of an uploaded image (sharp), cached on storage (the newest MEDIA_RENDITIONS_PER_SOURCE per image); ETag and If-None-Match (304)',
       tags: ['media'],
       security: [{ session: [] }, { bearer: [] }, { apiKey: [] }],

@@ -1,0 +1,271 @@
+// OpenAPI component schemas of one entity (or child) definition: the record as REST answers it, the
+// create and update bodies as validate.ts accepts them, and the envelopes around them. Everything is
+// derived from the sanitized definition, so the document says what the service enforces: types,
+// `required`, enums with the stored strings, min/max, patterns, formats, and `null` where a field
+// may be cleared. Examples are built from the same definition (and checked against its rules) so
+// that Swagger UI shows a record that the API would accept.
+import type { ChildDefinition, EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
+import { graphqlNames } from './graphql-names.js';
+import { int32 } from './validate.js';
+
+export type Schema = Record<string, unknown>;
+type Owner = EntityDefinition | ChildDefinition;
+
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const uuid = { type: 'string', format: 'uuid' };
+const dateTime = { type: 'string', format: 'date-time' };
+
+/** Component names of one definition's schemas. */
+export function schemaNames(owner: Owner) {
+  const { type, createInput, updateInput } = graphqlNames(owner);
+  return { record: type, createInput, updateInput, list: `${type}ListResponse`, one: `${type}Response` };
+}
+
+/** The schema of a field's value (never null). */
+function valueSchema(field: FieldDefinition): Schema {
+  const { min, max, pattern } = field.validation ?? {};
+  const text = { type: 'string', ...(min !== undefined ? { minLength: Math.max(0, Math.ceil(min)) } : {}), ...(max !== undefined ? { maxLength: Math.max(0, Math.floor(max)) } : {}), ...(pattern !== undefined ? { pattern } : {}) };
+  const range = { ...(min !== undefined ? { minimum: min } : {}), ...(max !== undefined ? { maximum: max } : {}) };
+  switch (field.type) {
+    case 'string':
+    case 'text':
+      return text;
+    case 'email':
+      return { ...text, format: 'email' };
+    case 'url':
+      return { ...text, format: 'uri', description: 'An http(s) URL' };
+    case 'number':
+      return { type: 'number', ...range };
+    case 'integer':
+      // A 32-bit column: the definition's bounds within it.
+      return { type: 'integer', format: 'int32', minimum: Math.max(min ?? int32.min, int32.min), maximum: Math.min(max ?? int32.max, int32.max) };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'date':
+      return { type: 'string', format: 'date' };
+    case 'datetime':
+      return dateTime;
+    case 'select':
+      return { type: 'string', enum: [...field.enum!] };
+    case 'multiselect':
+      return { type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 100, ...(field.enum ? { enum: [...field.enum] } : {}) } };
+    case 'json':
+      return { description: 'Any JSON value' };
+  }
+}
+
+/** `schema` that also takes null (a JSON field already takes anything). */
+function orNull(schema: Schema): Schema {
+  if (typeof schema.type !== 'string') return schema;
+  return { ...schema, type: [schema.type, 'null'], ...(Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {}) };
+}
+
+function described(field: FieldDefinition, schema: Schema): Schema {
+  const notes = [field.label, field.unique ? 'Unique within a team.' : undefined].filter(Boolean);
+  return notes.length ? { ...schema, description: [schema.description, ...notes].filter(Boolean).join('. ') } : schema;
+}
+
+// ---- examples ---------------------------------------------------------------------------------
+
+const textSamples: Record<string, string> = {
+  title: 'Prepare the quarterly report',
+  name: 'Acme Corporation',
+  description: 'Collect the figures from each office and summarise them.',
+  body: 'Called about the renewal; send the new prices on Monday.',
+  excerpt: 'What changed this quarter, in two paragraphs.',
+  slug: 'quarterly-report',
+  phone: '+34 910 000 000',
+  office: 'Madrid',
+  salesRep: 'Ana García',
+};
+
+const matches = (field: FieldDefinition, value: string) => {
+  const { min, max, pattern } = field.validation ?? {};
+  return (min === undefined || value.length >= min) && (max === undefined || value.length <= max) && (pattern === undefined || new RegExp(pattern, 'u').test(value));
+};
+
+/** A value the service accepts for `field`, or undefined when none of the samples fits its rules. */
+export function exampleValue(field: FieldDefinition): unknown {
+  const { min, max } = field.validation ?? {};
+  const clamp = (n: number) => Math.min(max ?? n, Math.max(min ?? n, n));
+  switch (field.type) {
+    case 'number':
+      return clamp(8);
+    case 'integer':
+      return Math.round(clamp(1042));
+    case 'boolean':
+      return typeof field.default === 'boolean' ? field.default : false;
+    case 'date':
+      return '2026-12-01';
+    case 'datetime':
+      return '2026-11-23T09:30:00.000Z';
+    case 'select':
+      return typeof field.default === 'string' ? field.default : field.enum![0];
+    case 'multiselect':
+      return field.enum ? field.enum.slice(0, 2) : ['important'];
+    case 'json':
+      return { source: 'import' };
+    case 'email':
+      return ['ana@example.com'].find((v) => matches(field, v));
+    case 'url':
+      return ['https://example.com'].find((v) => matches(field, v));
+    default:
+      return [textSamples[field.name], `Example ${field.name}`, 'example', 'example-1', 'x'].find((v): v is string => v !== undefined && matches(field, v));
+  }
+}
+
+function exampleFields(fields: readonly FieldDefinition[], only?: (f: FieldDefinition) => boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of fields) {
+    if (only && !only(field)) continue;
+    const value = exampleValue(field);
+    if (value !== undefined) out[field.name] = value;
+  }
+  return out;
+}
+
+const ids = { id: '7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10', userId: '1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed', teamId: '9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d', parentId: '3f2504e0-4f89-41d3-9a0c-0305e82c3301' };
+
+/** A record as REST answers it (`written`: a write's answer, with metas when the entity has them). */
+export function exampleRecord(owner: Owner, options: { child?: boolean; written?: boolean } = {}): Record<string, unknown> {
+  const { child = false, written = false } = options;
+  const entity = 'slug' in owner && 'access' in owner ? (owner as EntityDefinition) : null;
+  return {
+    id: ids.id,
+    ...exampleFields(owner.fields),
+    createdAt: '2026-11-20T08:15:00.000Z',
+    updatedAt: '2026-11-21T16:40:00.000Z',
+    userId: ids.userId,
+    teamId: ids.teamId,
+    ...(child ? { parentId: ids.parentId } : {}),
+    ...(entity?.softDelete ? { deletedAt: null } : {}),
+    ...(entity?.metas && written ? { metas: { source: 'web' } } : {}),
+  };
+}
+
+/** A create body: the required fields and a few others. */
+export function exampleCreate(owner: Owner): Record<string, unknown> {
+  return exampleFields(owner.fields, (f) => f.required || f.type === 'select' || f.type === 'date');
+}
+
+/** An update body: one or two fields. */
+export function exampleUpdate(owner: Owner): Record<string, unknown> {
+  const field = owner.fields.find((f) => f.type === 'select') ?? owner.fields.find((f) => f.required) ?? owner.fields[0]!;
+  const value = field.type === 'select' ? (field.enum![1] ?? field.enum![0]) : exampleValue(field);
+  return value === undefined ? {} : { [field.name]: value };
+}
+
+// ---- components -------------------------------------------------------------------------------
+
+const metasSchema = (clearable: boolean): Schema => ({
+  type: 'object',
+  description: clearable ? 'Merged into the stored metas; a null value removes the key.' : 'String keys to string values.',
+  maxProperties: 100,
+  propertyNames: { minLength: 1, maxLength: 100 },
+  additionalProperties: clearable ? { type: ['string', 'null'], maxLength: 10_000 } : { type: 'string', maxLength: 10_000 },
+});
+
+function recordSchema(owner: Owner, parent: EntityDefinition | null): Schema {
+  const entity = parent ? null : (owner as EntityDefinition);
+  const properties: Record<string, Schema> = { id: uuid };
+  for (const f of owner.fields) properties[f.name] = described(f, f.required || f.type === 'multiselect' ? valueSchema(f) : orNull(valueSchema(f)));
+  Object.assign(properties, {
+    createdAt: dateTime,
+    updatedAt: dateTime,
+    userId: { ...uuid, description: 'The creator; absent for anonymous readers of public entities.' },
+    teamId: { ...uuid, description: 'The owning team; absent for anonymous readers of public entities.' },
+  });
+  if (parent) properties.parentId = { ...uuid, description: `The ${parent.name} this record belongs to.` };
+  if (entity?.softDelete) properties.deletedAt = { type: ['string', 'null'], format: 'date-time', description: 'Set by a (soft) delete.' };
+  if (entity?.metas) properties.metas = { ...metasSchema(false), description: 'With `metas=all`, and in write answers.' };
+  for (const child of entity?.children ?? []) properties[child.slug] = { type: 'array', items: ref(child.name), description: `With \`child=${child.slug}\` or \`child=all\`: the ${child.slug}, oldest first.` };
+  const required = ['id', ...owner.fields.map((f) => f.name), 'createdAt', 'updatedAt', ...(parent ? ['parentId'] : []), ...(entity?.softDelete ? ['deletedAt'] : [])];
+  return { type: 'object', description: `A ${owner.name} record. With \`fields\`, only the named members are present.`, properties, required };
+}
+
+function inputSchema(owner: Owner, entity: EntityDefinition | null, update: boolean): Schema {
+  const properties: Record<string, Schema> = {};
+  for (const f of owner.fields) {
+    const value = described(f, f.required ? valueSchema(f) : orNull(valueSchema(f)));
+    properties[f.name] = !update && f.default !== undefined ? { ...value, default: f.default } : value;
+  }
+  if (entity?.metas) properties.metas = metasSchema(update);
+  const required = update ? [] : owner.fields.filter((f) => f.required && f.default === undefined).map((f) => f.name);
+  return {
+    type: 'object',
+    description: update ? 'Only the given members change; null clears an optional field. At least one member.' : 'Fields left out take their default.',
+    properties,
+    ...(required.length ? { required } : {}),
+    ...(update ? { minProperties: 1 } : {}),
+    additionalProperties: false,
+  };
+}
+
+/** Schemas every entity operation refers to. */
+export const sharedSchemas: Record<string, Schema> = {
+  Pagination: {
+    type: 'object',
+    required: ['page', 'limit', 'total', 'totalPages'],
+    properties: { page: { type: 'integer', minimum: 1 }, limit: { type: 'integer', minimum: 1, maximum: 100 }, total: { type: 'integer', minimum: 0 }, totalPages: { type: 'integer', minimum: 0 } },
+  },
+  DistinctValue: {
+    type: 'object',
+    description: 'One value of a field, in distinct mode (`distinct=true` with one filterable field in `fields`).',
+    required: ['value', 'label', 'entityType'],
+    properties: { value: {}, label: { type: 'string' }, entityType: { type: 'string' } },
+  },
+  MessageResponse: { type: 'object', required: ['success', 'message'], properties: { success: { const: true }, message: { type: 'string' } } },
+  QueryValidationError: {
+    type: 'object',
+    description: '`Invalid query parameters`: every refused parameter in `details.errors`.',
+    required: ['success', 'error', 'code', 'details'],
+    properties: {
+      success: { const: false },
+      error: { type: 'string' },
+      code: { const: 'VALIDATION_ERROR' },
+      details: {
+        type: 'object',
+        required: ['errors'],
+        properties: { errors: { type: 'array', items: { type: 'object', required: ['path', 'code', 'message'], properties: { path: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } } } } },
+      },
+    },
+  },
+  ValidationFailedError: {
+    type: 'object',
+    description: '`Validation failed`: `details` maps each refused member to what is wrong with it.',
+    required: ['success', 'error', 'code', 'details'],
+    properties: { success: { const: false }, error: { type: 'string' }, code: { const: 'VALIDATION_FAILED' }, details: { type: 'object', additionalProperties: { type: 'string' } } },
+  },
+  RateLimitError: {
+    type: 'object',
+    required: ['success', 'error', 'retryAfter'],
+    properties: { success: { const: false }, error: { type: 'string' }, retryAfter: { type: 'integer', description: 'Seconds until the limit resets' } },
+  },
+};
+
+/** The component schemas of one definition (its children included), by name. */
+export function entitySchemas(definition: EntityDefinition): Record<string, Schema> {
+  const out: Record<string, Schema> = { ...sharedSchemas };
+  const add = (owner: Owner, parent: EntityDefinition | null) => {
+    const names = schemaNames(owner);
+    const entity = parent ? null : definition;
+    out[names.record] = recordSchema(owner, parent);
+    out[names.createInput] = inputSchema(owner, entity, false);
+    out[names.updateInput] = inputSchema(owner, entity, true);
+    out[names.one] = { type: 'object', required: ['success', 'data'], properties: { success: { const: true }, data: ref(names.record) } };
+    out[names.list] = parent
+      ? { type: 'object', required: ['success', 'data'], properties: { success: { const: true }, data: { type: 'array', items: ref(names.record) } } }
+      : {
+          type: 'object',
+          required: ['success', 'data', 'pagination'],
+          properties: {
+            success: { const: true },
+            data: { type: 'array', items: { anyOf: [ref(names.record), ref('DistinctValue')] }, description: `${owner.name} records; DistinctValue items in distinct mode.` },
+            pagination: ref('Pagination'),
+          },
+        };
+  };
+  add(definition, null);
+  for (const child of definition.children) add(child, definition);
+  return out;
+}

@@ -1,0 +1,250 @@
+// The OpenAPI operation of one entity route, typed by its definition: operationId, the parameters
+// with their allowed values (LIST: paging, sortable fields, date fields, each filterable field and
+// its `_min`/`_max`), the request body and every answer with its envelope and a realistic example.
+// REST declares one route per entity and operation (rest.ts) and attaches this fragment; the
+// document (rest/openapi.ts) puts it in place of what it would derive from the route's zod schemas
+// and merges `schemas` into `components.schemas`. A disabled operation has no route, so no fragment.
+import type { ChildDefinition, EntityDefinition, FieldDefinition, Operation } from '../../config/entity-definition.js';
+import { entitySchemas, exampleCreate, exampleRecord, exampleUpdate, exampleValue, ref, schemaNames, type Schema } from './openapi-schemas.js';
+import { graphqlNames } from './graphql-names.js';
+import { int32 } from './validate.js';
+
+/** What a route's declaration carries into the document (see RestRoute.openapi). */
+export interface EntityOpenApi {
+  operationId: string;
+  summary: string;
+  description: string;
+  parameters: Schema[];
+  requestBody?: Schema;
+  responses: Record<string, Schema>;
+  /** Component schemas the operation refers to. */
+  schemas: Record<string, Schema>;
+}
+
+const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+const json = (description: string, schema: Schema, example?: unknown): Schema => ({
+  description,
+  content: { 'application/json': { schema, ...(example !== undefined ? { example } : {}) } },
+});
+
+const query = (name: string, schema: Schema, description: string, extra: Schema = {}): Schema => ({ name, in: 'query', required: false, description, schema, ...extra });
+const path = (name: string, description: string): Schema => ({ name, in: 'path', required: true, description, schema: { type: 'string', format: 'uuid' } });
+/** A comma-separated list in one parameter (`fields=title,status`). */
+const commaList = (items: Schema, maxItems?: number): Schema => ({ type: 'array', items, minItems: 1, ...(maxItems ? { maxItems } : {}) });
+
+const systemDates = ['createdAt', 'updatedAt'];
+const listParameterNames = new Set(['page', 'limit', 'sortBy', 'sortOrder', 'fields', 'distinct', 'ids', 'search', 'from', 'to', 'dateField', 'metas', 'child']);
+const isDateType = (f: FieldDefinition) => f.type === 'date' || f.type === 'datetime';
+const isRanged = (f: FieldDefinition) => ['number', 'integer', 'date', 'datetime'].includes(f.type);
+
+/** The schema of a filter value as the query string gives it (one value, even for a multiselect). */
+function filterSchema(field: FieldDefinition): Schema {
+  switch (field.type) {
+    case 'number':
+      return { type: 'number' };
+    case 'integer':
+      return { type: 'integer', format: 'int32', minimum: int32.min, maximum: int32.max };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'date':
+      return { type: 'string', format: 'date' };
+    case 'datetime':
+      return { type: 'string', format: 'date-time' };
+    case 'select':
+    case 'multiselect':
+      return field.enum ? { type: 'string', enum: [...field.enum] } : { type: 'string', maxLength: 500 };
+    default:
+      return { type: 'string', maxLength: 500 };
+  }
+}
+
+function filterParameters(d: EntityDefinition): Schema[] {
+  const out: Schema[] = [];
+  for (const field of d.fields.filter((f) => f.filterable && !listParameterNames.has(f.name))) {
+    const example = exampleValue(field);
+    const one = Array.isArray(example) ? example[0] : example;
+    const what = field.type === 'multiselect' ? 'Records whose list holds this value' : 'Records with this value';
+    out.push(query(field.name, filterSchema(field), `${what}; filters combine with AND.`, one !== undefined && typeof one !== 'object' ? { example: one } : {}));
+    if (isRanged(field)) {
+      out.push(query(`${field.name}_min`, filterSchema(field), `Records whose ${field.name} is at least this (inclusive).`));
+      out.push(query(`${field.name}_max`, filterSchema(field), `Records whose ${field.name} is at most this (inclusive).`));
+    }
+  }
+  return out;
+}
+
+/** `fields`, `metas` and `child`: what LIST and READ answer with. */
+function shapeParameters(d: EntityDefinition): Schema[] {
+  const names = ['id', ...d.fields.map((f) => f.name), ...systemDates];
+  return [
+    query('fields', commaList({ type: 'string', enum: names }), 'Comma-separated names of the members to return.', { style: 'form', explode: false }),
+    ...(d.metas ? [query('metas', { type: 'string', enum: ['all'] }, '`all` adds each record\'s `metas` object.')] : []),
+    ...(d.children.length ? [query('child', { type: 'string', enum: ['all', ...d.children.map((c) => c.slug)] }, 'Adds the named child records (or all of them) as arrays under their slug.')] : []),
+  ];
+}
+
+function listParameters(d: EntityDefinition): Schema[] {
+  const sortable = [...d.fields.filter((f) => f.sortable).map((f) => f.name), ...systemDates];
+  const dateFields = [...d.fields.filter(isDateType).map((f) => f.name), ...systemDates];
+  return [
+    query('page', { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 }, 'Page number, from 1.'),
+    query('limit', { type: 'integer', minimum: 1, maximum: 100, default: 10 }, 'Records per page.'),
+    query('sortBy', { type: 'string', enum: sortable, default: 'createdAt' }, 'Field to sort by (ties broken by id).'),
+    query('sortOrder', { type: 'string', enum: ['asc', 'desc'], default: 'desc' }, 'Sort direction.'),
+    ...shapeParameters(d),
+    query('distinct', { type: 'boolean', default: false }, 'With `fields=<one filterable field>`: the distinct values of that field instead of records.'),
+    query('ids', commaList({ type: 'string', format: 'uuid' }, 100), 'Only these records (comma-separated ids, at most 100).', { style: 'form', explode: false }),
+    ...(d.fields.some((f) => f.searchable) ? [query('search', { type: 'string', maxLength: 200 }, `Case-insensitive text across ${d.fields.filter((f) => f.searchable).map((f) => f.name).join(', ')}.`)] : []),
+    query('from', { type: 'string', format: 'date' }, 'First day of the range on `dateField` (inclusive).', { example: '2026-01-01' }),
+    query('to', { type: 'string', format: 'date' }, 'Last day of the range on `dateField` (inclusive).', { example: '2026-12-31' }),
+    query('dateField', { type: 'string', enum: dateFields, default: 'createdAt' }, 'The field `from` and `to` apply to.'),
+    ...filterParameters(d),
+  ];
+}
+
+/** The errors an operation can answer, with the contract's envelopes and messages. */
+function errors(owner: { name: string }, scope: string | undefined, codes: string[], validationExample: Record<string, string>): Record<string, Schema> {
+  const all: Record<string, Schema> = {
+    '400': codes.includes('query')
+      ? json('Invalid query parameters', ref('QueryValidationError'), { success: false, error: 'Invalid query parameters', code: 'VALIDATION_ERROR', details: { errors: [{ path: 'limit', code: 'invalid', message: 'must be an integer from 1 to 100' }] } })
+      : json('The body is not a JSON object (empty, malformed, or text with NUL characters)', ref('Error'), { success: false, error: 'Malformed JSON in request body', code: 'VALIDATION_ERROR' }),
+    '401': json('No valid session or API key', ref('Error'), { success: false, error: 'Unauthorized', code: 'AUTHENTICATION_FAILED' }),
+    '403': json('The caller lacks the scope (or the team its plan limit)', ref('Error'), { success: false, error: scope ? `Insufficient permissions - ${scope} scope required` : 'Forbidden', code: 'FORBIDDEN' }),
+    '404': json('No such record, or not one the caller can see', ref('Error'), { success: false, error: `${owner.name} not found`, code: 'NOT_FOUND' }),
+    '409': json('A unique field already has this value in the team', ref('Error'), { success: false, error: 'A record with the same unique value already exists in this team', code: 'CONFLICT' }),
+    '422': json('Validation failed: `details` maps each refused member to a message', ref('ValidationFailedError'), { success: false, error: 'Validation failed', code: 'VALIDATION_FAILED', details: validationExample }),
+    '429': json('Rate limit exceeded (per key and scope, or per tier)', ref('RateLimitError'), { success: false, error: 'Rate limit exceeded', retryAfter: 42 }),
+  };
+  const wanted = new Set(['401', '403', '429', ...codes.map((c) => (c === 'query' || c === 'body' ? '400' : c))]);
+  return Object.fromEntries(Object.entries(all).filter(([status]) => wanted.has(status)));
+}
+
+/** What a bad body is told: the first required field missing, a select field's allowed values. */
+function validationExample(fields: readonly FieldDefinition[]): Record<string, string> {
+  const required = fields.find((f) => f.required);
+  const select = fields.find((f) => f.type === 'select');
+  return { ...(required ? { [required.name]: 'is required' } : {}), ...(select ? { [select.name]: `must be one of ${select.enum!.join(', ')}` } : {}), ...(!required && !select ? { body: 'at least one field is required' } : {}) };
+}
+
+const body = (name: string, example: unknown): Schema => ({ required: true, content: { 'application/json': { schema: ref(name), example } } });
+
+function entityOperation(d: EntityDefinition, operation: Operation): Omit<EntityOpenApi, 'schemas'> {
+  const names = graphqlNames(d);
+  const s = schemaNames(d);
+  const scopes = d.permissions[operation];
+  const scopeText = scopes.length ? `Scope: ${scopes.join(' or ')}${d.access.public && (operation === 'list' || operation === 'read') ? ' (none needed to read published records: public entity)' : ''}.` : 'No scope grants this operation.';
+  const unique = d.fields.some((f) => f.unique) ? ['409'] : [];
+  const record = exampleRecord(d);
+  const written = exampleRecord(d, { written: true });
+  const id = path('id', `The ${d.name}'s id.`);
+  switch (operation) {
+    case 'list':
+      return {
+        operationId: `list${upperFirst(names.list)}`,
+        summary: `List ${d.pluralName}`,
+        description: `A page of ${d.slug}, filtered, searched and sorted. ${scopeText}`,
+        parameters: listParameters(d),
+        responses: { '200': json(`A page of ${d.slug}`, ref(s.list), { success: true, data: [record], pagination: { page: 1, limit: 10, total: 1, totalPages: 1 } }), ...errors(d, scopes[0], ['query'], {}) },
+      };
+    case 'read':
+      return {
+        operationId: `get${d.name}`,
+        summary: `Get a ${d.name}`,
+        description: `One ${d.name} by id. ${scopeText}`,
+        parameters: [id, ...shapeParameters(d)],
+        responses: { '200': json(`The ${d.name}`, ref(s.one), { success: true, data: record }), ...errors(d, scopes[0], ['query', '404'], {}) },
+      };
+    case 'create':
+      return {
+        operationId: names.create,
+        summary: `Create a ${d.name}`,
+        description: `Required fields must be present; the others take their defaults.${d.planLimit ? ` Counts towards the plan's \`${d.planLimit}\` limit (403 past it).` : ''} ${scopeText}`,
+        parameters: [],
+        requestBody: body(s.createInput, { ...exampleCreate(d), ...(d.metas ? { metas: { source: 'web' } } : {}) }),
+        responses: { '201': json(`The created ${d.name}`, ref(s.one), { success: true, data: written }), ...errors(d, scopes[0], ['body', '422', ...unique], validationExample(d.fields)) },
+      };
+    case 'update':
+      return {
+        operationId: names.update,
+        summary: `Update a ${d.name}`,
+        description: `Partial: only the given members change, \`null\` clears an optional field${d.metas ? ', metas merge (a null value removes a key)' : ''}. ${scopeText}`,
+        parameters: [id],
+        requestBody: body(s.updateInput, exampleUpdate(d)),
+        responses: { '200': json(`The updated ${d.name}`, ref(s.one), { success: true, data: { ...written, ...exampleUpdate(d) } }), ...errors(d, scopes[0], ['body', '404', '422', ...unique], validationExample(d.fields)) },
+      };
+    case 'delete':
+      return {
+        operationId: names.delete,
+        summary: `Delete a ${d.name}`,
+        description: `${d.softDelete ? 'Marks the record deleted and answers it with `deletedAt`.' : 'Removes the record.'} ${scopeText}`,
+        parameters: [id],
+        responses: {
+          '200': d.softDelete
+            ? json(`The ${d.name}, with deletedAt`, ref(s.one), { success: true, data: { ...written, deletedAt: '2026-11-23T10:00:00.000Z' } })
+            : json(`The ${d.name} is deleted`, ref('MessageResponse'), { success: true, message: `${d.name} deleted` }),
+          ...errors(d, scopes[0], ['404'], {}),
+        },
+      };
+  }
+}
+
+/** Child routes: `list` (or `read`) lists a record's children; `create`, `update`, `delete` change one. Reads follow the parent's read scope, writes its update scope. */
+function childOperation(d: EntityDefinition, child: ChildDefinition, operation: Operation): Omit<EntityOpenApi, 'schemas'> {
+  const s = schemaNames(child);
+  const prefix = `${d.name}${child.name}`;
+  const readScope = d.permissions.read[0];
+  const writeScope = d.permissions.update[0];
+  const scopeText = (scopes: string[]) => (scopes.length ? `Scope: ${scopes.join(' or ')} (the ${d.name}'s).` : 'No scope grants this operation.');
+  const parent = path('id', `The ${d.name}'s id.`);
+  const childId = path('childId', `The ${child.name}'s id.`);
+  const record = exampleRecord(child, { child: true });
+  switch (operation) {
+    case 'list':
+    case 'read':
+      return {
+        operationId: `list${prefix}s`,
+        summary: `List a ${d.name}'s ${child.slug}`,
+        description: `Every ${child.name} of the ${d.name}, oldest first. ${scopeText(d.permissions.read)}`,
+        parameters: [parent],
+        responses: { '200': json(`The ${child.slug}`, ref(s.list), { success: true, data: [record] }), ...errors(d, readScope, ['404'], {}) },
+      };
+    case 'create':
+      return {
+        operationId: `create${prefix}`,
+        summary: `Add a ${child.name} to a ${d.name}`,
+        description: scopeText(d.permissions.update),
+        parameters: [parent],
+        requestBody: body(s.createInput, exampleCreate(child)),
+        responses: { '201': json(`The created ${child.name}`, ref(s.one), { success: true, data: record }), ...errors(d, writeScope, ['body', '404', '422'], validationExample(child.fields)) },
+      };
+    case 'update':
+      return {
+        operationId: `update${prefix}`,
+        summary: `Update a ${d.name}'s ${child.name}`,
+        description: `Partial: only the given members change. ${scopeText(d.permissions.update)}`,
+        parameters: [parent, childId],
+        requestBody: body(s.updateInput, exampleUpdate(child)),
+        responses: { '200': json(`The updated ${child.name}`, ref(s.one), { success: true, data: { ...record, ...exampleUpdate(child) } }), ...errors(child, writeScope, ['body', '404', '422'], validationExample(child.fields)) },
+      };
+    case 'delete':
+      return {
+        operationId: `delete${prefix}`,
+        summary: `Delete a ${d.name}'s ${child.name}`,
+        description: scopeText(d.permissions.update),
+        parameters: [parent, childId],
+        responses: { '200': json(`The ${child.name} is deleted`, ref('MessageResponse'), { success: true, message: 'Child record deleted' }), ...errors(child, writeScope, ['404'], {}) },
+      };
+  }
+}
+
+/**
+ * The OpenAPI fragment of one entity route: `operation` of `definition`, or, with `child` (a child
+ * definition or its slug), of that child's route (`list`/`read`: GET the children).
+ */
+export function entityOpenApi(definition: EntityDefinition, operation: Operation, child?: ChildDefinition | string): EntityOpenApi {
+  const childDefinition = typeof child === 'string' ? definition.children.find((c) => c.slug === child) : child;
+  if (child !== undefined && !childDefinition) throw new Error(`Entity ${definition.slug} has no child ${String(child)}`);
+  const fragment = childDefinition ? childOperation(definition, childDefinition, operation) : entityOperation(definition, operation);
+  return { ...fragment, schemas: entitySchemas(definition) };
+}
