@@ -47,6 +47,7 @@ import {
 } from './scenarios.js';
 import { benchUser, fetchSessionData, obtainSessionCookie, type Account, type SessionData } from './session.js';
 import { startStatementCounter, statementsPerRequest, type StatementCount } from './statements.js';
+import { measureTaskCreates, renderTaskCreates, reportTaskCreatesAlone, taskCreatesGoal, type CreateRun } from './task-creates.js';
 import { killAllServers, repoRoot, startServer, type RunningServer, type ServerSpec } from './targets.js';
 import { expectedTaskAnswers, seedTasks, smallTasksUser, taskCounts, type RecordOwner, type TaskDataset, type TaskSize } from './tasks.js';
 import { seedTeams, type BenchTeams } from './teams.js';
@@ -62,6 +63,7 @@ const unreachableLimits = {
   RATE_LIMIT_SESSION: '100000000',
   SIGNUP_MAX_PER_IP: '100000000',
   SIGNIN_MAX_FAILURES_PER_IP: '100000000',
+  RATE_LIMIT_SCOPES: 'tasks:read=100000000,tasks:write=100000000,tasks:delete=100000000',
 };
 /**
  * The free plan allows any number of team members and tasks (null: unlimited), so the bench user's
@@ -308,6 +310,13 @@ async function main(): Promise<void> {
     log(`recreating ${new URL(options.databaseUrl).pathname.slice(1)} at ${new URL(options.databaseUrl).host}`);
     await recreateDatabase(options.databaseUrl);
     const specs = serverSpecs(options.databaseUrl, pgliteDir, uploads);
+    // S14 seeds its own account, teams and tasks, so it runs first, and alone needs nothing else seeded.
+    let taskCreates: CreateRun[] = [];
+    if (selected(options, 'tasks-create')) {
+      log('S14: tasks CREATE at 1k and 100k tasks per team, on its own product instance');
+      taskCreates = await withServer(specs['product-pg'], (server) => measureTaskCreates(server, options, log));
+      if (options.only?.every((id) => id.startsWith('tasks-create'))) return await reportTaskCreatesAlone(taskCreates, options, startedAt, log);
+    }
 
     log('seeding PostgreSQL through the product (migrations, bench user, API keys, teams, tasks owner, rendition source)');
     const productSeed = await seedWithKeysAndTeams(specs['product-pg'], options.rounds, files);
@@ -387,15 +396,16 @@ async function main(): Promise<void> {
     }
 
     const summary = summarize(samples, { rateLimit: rateLimitChecks, statements, verification, largeUploads, uploadDrift, notMeasured, queue: queueChecks });
+    summary.goals.push(taskCreatesGoal(taskCreates));
     // With --only, a goal whose figures were not taken is not a result.
     if (options.only) summary.goals = summary.goals.filter((g) => Number.isFinite(g.value));
-    process.stdout.write(`${renderMarkdown(summary, options)}\n`);
+    process.stdout.write(`${renderMarkdown(summary, options)}\n${renderTaskCreates(taskCreates)}\n`);
 
     const environment = describeEnvironment(await serverVersion(options.databaseUrl));
     const resultsDir = path.join(repoRoot, 'bench', 'results');
     await mkdir(resultsDir, { recursive: true });
     const file = path.join(resultsDir, `${startedAt.toISOString().replaceAll(':', '-')}.json`);
-    const record = { startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), options, environment, datasets, summary, samples };
+    const record = { startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), options, environment, datasets, summary, samples, taskCreates };
     await writeFile(file, `${JSON.stringify(record, null, 2)}\n`);
     log(`results written to ${path.relative(repoRoot, file)}`);
     const broken = summary.goals.filter((g) => g.kind !== 'performance' && !g.pass);

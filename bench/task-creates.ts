@@ -1,0 +1,187 @@
+// S14: CREATE as a team's table grows. One account of its own, two teams of its own with 1k and 100k
+// tasks seeded in SQL, and tasks created through REST (`POST /api/v1/tasks`) with an API key naming
+// the team (x-team-id), at 8 connections. Every round starts each team at exactly its seeded size
+// (the tasks created before are deleted and the table vacuumed), and the sizes alternate their order
+// from round to round so that drift of the machine does not favour one. Reported per size: creates/s,
+// the server's CPU per create and p50; the goal, a hard check: creates/s at 100k ≥ 1/1.2 of 1k,
+// as the median over rounds of the ratio measured within each round.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { cpuMs } from './cpu.js';
+import { serverVersion, waitForIdleDatabase, withClient } from './database.js';
+import { describeEnvironment } from './environment.js';
+import { runLoad } from './load.js';
+import type { BenchOptions } from './options.js';
+import type { Goal } from './report.js';
+import { fetchSessionData, obtainSessionCookie, type Account } from './session.js';
+import { median, spreadPercent } from './stats.js';
+import { repoRoot, type RunningServer } from './targets.js';
+
+export const createSizes = { '1k': 1_000, '100k': 100_000 } as const;
+export type CreateSize = keyof typeof createSizes;
+/** Concurrent creates: the pool's size, as in the finding this scenario reproduces. */
+export const createConnections = 8;
+/** Creates/s at 100k must be at least this share of creates/s at 1k. */
+export const createGoalRatio = 1 / 1.2;
+
+const account: Account = { email: 'bench-creates@example.com', password: 'benchpassword', firstName: 'Creates', lastName: 'Owner' };
+
+export interface CreateRun {
+  round: number;
+  size: CreateSize;
+  creates: number;
+  createsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  serverCpuMsPerCreate: number;
+}
+
+interface CreateSeed {
+  userId: string;
+  key: string;
+  teams: Record<CreateSize, string>;
+}
+
+async function call(baseUrl: string, path: string, cookie: string, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await response.text();
+  const parsed = JSON.parse(text) as { success?: boolean; data?: Record<string, unknown> };
+  if (response.status !== 201 || parsed.success !== true || !parsed.data) throw new Error(`POST ${path}: ${response.status} ${text.slice(0, 500)}`);
+  return parsed.data;
+}
+
+/** The account, its two teams and a `tasks:write` key, through the product's API. */
+async function seedAccount(baseUrl: string): Promise<CreateSeed> {
+  const cookie = await obtainSessionCookie(baseUrl, account);
+  const session = await fetchSessionData(baseUrl, cookie, account.email);
+  const team = async (size: CreateSize) => String((await call(baseUrl, '/api/v1/teams', cookie, { name: `Creates ${size}`, slug: `bench-creates-${size}` })).id);
+  const teams = { '1k': await team('1k'), '100k': await team('100k') };
+  const key = String((await call(baseUrl, '/api/v1/api-keys', cookie, { name: 'bench-creates', scopes: ['tasks:write'] })).key);
+  return { userId: session.user.id, key, teams };
+}
+
+/**
+ * Tasks like those the product stores (titles and descriptions for the trigram indexes, 0–2 tags
+ * for the GIN index, statuses, priorities, due dates), created in 2025: what a round creates is
+ * newer, which is how resetting tells them apart.
+ */
+const seedSql = `
+INSERT INTO tasks (id, team_id, user_id, title, description, status, priority, tags, due_date, estimated_hours, completed, metas, created_at, updated_at)
+SELECT gen_random_uuid(), $1::uuid, $2::uuid,
+       (ARRAY['Fix', 'Write', 'Review', 'Deploy', 'Plan', 'Test'])[1 + n % 6] || ' ' || (ARRAY['login', 'billing', 'search', 'reports', 'dashboard'])[1 + n % 5] || ' #' || n,
+       CASE WHEN n % 5 = 0 THEN NULL ELSE 'Task ' || n || ': steps, notes and acceptance criteria.' END,
+       (ARRAY['todo', 'in-progress', 'review', 'done', 'blocked'])[1 + n % 5],
+       (ARRAY['low', 'medium', 'high', 'urgent'])[1 + n % 4],
+       CASE n % 3 WHEN 0 THEN ARRAY[]::text[] WHEN 1 THEN ARRAY['bug'] ELSE ARRAY['frontend', 'feature'] END,
+       date '2026-01-01' + n % 365, (n % 160) / 4.0, n % 5 = 3, '{}'::jsonb,
+       timestamptz '2025-01-01 00:00:00+00' + n * interval '1 second', timestamptz '2025-01-01 00:00:00+00' + n * interval '1 second'
+  FROM generate_series(1, $3::int) AS n`;
+
+const createdSince = `timestamptz '2025-12-31 00:00:00+00'`;
+
+/** Seeds both teams' tasks, as the database owner (no RLS, no plan limit). */
+async function seedTasks(url: string, seed: CreateSeed): Promise<void> {
+  await withClient(url, async (c) => {
+    for (const size of Object.keys(createSizes) as CreateSize[]) await c.query(seedSql, [seed.teams[size], seed.userId, createSizes[size]]);
+  });
+}
+
+/** Back to exactly the seeded tasks, vacuumed: every round starts from the same table. */
+async function reset(url: string, seed: CreateSeed): Promise<void> {
+  await withClient(url, async (c) => {
+    await c.query(`DELETE FROM tasks WHERE team_id = ANY($1::uuid[]) AND created_at > ${createdSince}`, [Object.values(seed.teams)]);
+    await c.query('VACUUM ANALYZE tasks');
+    const { rows } = await c.query<{ team_id: string; n: number }>('SELECT team_id::text, count(*)::int AS n FROM tasks WHERE team_id = ANY($1::uuid[]) GROUP BY team_id', [Object.values(seed.teams)]);
+    for (const size of Object.keys(createSizes) as CreateSize[]) {
+      const n = rows.find((r) => r.team_id === seed.teams[size])?.n;
+      if (n !== createSizes[size]) throw new Error(`S14: team ${size} holds ${n} tasks after the reset`);
+    }
+  });
+}
+
+/** A valid task touching every indexed column. */
+const taskBody = JSON.stringify({ title: 'Created by the bench', description: 'Steps, notes and acceptance criteria.', status: 'todo', priority: 'high', tags: ['bug', 'backend'], dueDate: '2026-06-30', estimatedHours: 3.5 });
+
+async function measureSize(server: RunningServer, options: BenchOptions, seed: CreateSeed, size: CreateSize, round: number): Promise<CreateRun> {
+  const headers = { authorization: `Bearer ${seed.key}`, 'x-team-id': seed.teams[size], 'content-type': 'application/json' };
+  const base = { baseUrl: server.baseUrl, requests: [{ method: 'POST' as const, path: '/api/v1/tasks', headers, body: taskBody }], connections: createConnections };
+  const verify = (body: string) => body.startsWith('{"success":true,"data":{') && body.includes(`"teamId":"${seed.teams[size]}"`);
+  await runLoad({ ...base, verify, seconds: options.warmupSeconds, warmup: true });
+  await waitForIdleDatabase(options.databaseUrl);
+  const before = await cpuMs(server.pid);
+  const run = await runLoad({ ...base, verify, seconds: options.measureSeconds });
+  const serverCpuMsPerCreate = ((await cpuMs(server.pid)) - before) / Math.max(1, run.requests);
+  await waitForIdleDatabase(options.databaseUrl);
+  return { round, size, creates: run.requests, createsPerSec: run.reqPerSec, p50Ms: run.p50Ms, p99Ms: run.p99Ms, serverCpuMsPerCreate };
+}
+
+/** S14 on a running product (PostgreSQL, pool of 8, unlimited plan): seeds, then measures every round. */
+export async function measureTaskCreates(server: RunningServer, options: BenchOptions, log: (message: string) => void): Promise<CreateRun[]> {
+  const seed = await seedAccount(server.baseUrl);
+  await seedTasks(options.databaseUrl, seed);
+  const runs: CreateRun[] = [];
+  for (let round = 1; round <= options.rounds; round++) {
+    const sizes: CreateSize[] = round % 2 ? ['1k', '100k'] : ['100k', '1k'];
+    for (const size of sizes) {
+      await reset(options.databaseUrl, seed);
+      const run = await measureSize(server, options, seed, size, round);
+      runs.push(run);
+      log(`round ${round} tasks-create-${size} on rest (${createConnections} connections): ${Math.round(run.createsPerSec)} creates/s, p50 ${run.p50Ms.toFixed(1)} ms, p99 ${run.p99Ms.toFixed(1)} ms, server CPU ${run.serverCpuMsPerCreate.toFixed(2)} ms/create`);
+    }
+  }
+  await reset(options.databaseUrl, seed);
+  return runs;
+}
+
+/** Per round, creates/s at 100k over creates/s at 1k. */
+function roundRatios(runs: readonly CreateRun[]): number[] {
+  return [...new Set(runs.map((r) => r.round))].flatMap((round) => {
+    const at = (size: CreateSize) => runs.find((r) => r.round === round && r.size === size)?.createsPerSec;
+    const [large, small] = [at('100k'), at('1k')];
+    return large !== undefined && small ? [large / small] : [];
+  });
+}
+
+/** The hard check: creates/s at 100k within 1.2× of 1k (median of the per-round ratios). */
+export function taskCreatesGoal(runs: readonly CreateRun[]): Goal {
+  const value = median(roundRatios(runs));
+  return {
+    text: `tasks CREATE (REST, API key, ${createConnections} connections): creates/s at 100k ≥ 1/1.2 (${createGoalRatio.toFixed(3)}) of 1k`,
+    threshold: createGoalRatio,
+    value,
+    shown: Number.isNaN(value) ? 'not measured' : value.toFixed(2),
+    pass: value >= createGoalRatio,
+    kind: 'limit',
+  };
+}
+
+/** The scenario's table (medians over rounds), for stdout. */
+export function renderTaskCreates(runs: readonly CreateRun[]): string {
+  if (!runs.length) return '';
+  const lines = ['', `S14 tasks CREATE: POST /api/v1/tasks with an API key, ${createConnections} connections, into a team holding the seeded tasks (reset every round).`, ''];
+  lines.push('| Team size | creates/s | spread | p50 ms | p99 ms | server CPU ms/create | per round creates/s |', '|---|---:|---:|---:|---:|---:|---:|');
+  for (const size of Object.keys(createSizes) as CreateSize[]) {
+    const of = runs.filter((r) => r.size === size);
+    const m = (pick: (r: CreateRun) => number) => median(of.map(pick));
+    lines.push(`| ${size} | ${m((r) => r.createsPerSec).toFixed(0)} | ${spreadPercent(of.map((r) => r.createsPerSec)).toFixed(1)}% | ${m((r) => r.p50Ms).toFixed(1)} | ${m((r) => r.p99Ms).toFixed(1)} | ${m((r) => r.serverCpuMsPerCreate).toFixed(2)} | ${of.map((r) => r.createsPerSec.toFixed(0)).join(', ')} |`);
+  }
+  const ratios = roundRatios(runs);
+  lines.push('', `creates/s 100k / 1k per round: ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
+  return lines.join('\n');
+}
+
+/** `--only=tasks-create`: S14 alone, its own report and result file (nothing else was seeded or measured). */
+export async function reportTaskCreatesAlone(runs: readonly CreateRun[], options: BenchOptions, startedAt: Date, log: (message: string) => void): Promise<void> {
+  const goal = taskCreatesGoal(runs);
+  process.stdout.write(`## Benchmark (S14 alone: ${options.rounds} rounds, warm-up ${options.warmupSeconds} s, measure ${options.measureSeconds} s)\n${renderTaskCreates(runs)}\n\n### Goals\n- ${goal.text}: ${goal.shown} → ${goal.pass ? 'PASS' : 'FAIL'}\n`);
+  const environment = describeEnvironment(await serverVersion(options.databaseUrl));
+  const resultsDir = path.join(repoRoot, 'bench', 'results');
+  await mkdir(resultsDir, { recursive: true });
+  const file = path.join(resultsDir, `${startedAt.toISOString().replaceAll(':', '-')}-tasks-create.json`);
+  await writeFile(file, `${JSON.stringify({ startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), options, environment, taskCreates: runs, goals: [goal] }, null, 2)}\n`);
+  log(`results written to ${path.relative(repoRoot, file)}`);
+  if (!goal.pass) {
+    log(`FAILED limits: ${goal.text} (${goal.shown})`);
+    process.exitCode = 1;
+  }
+}
