@@ -1,0 +1,133 @@
+// The OpenAPI document is typed per entity: what a client generator or Swagger UI reads from
+// GET /api/v1/openapi.json says what the entity routes accept and answer, and its examples are
+// requests the API takes. A disabled operation is not in it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sanitizeEntities } from '../../config/entity-definition.js';
+import { buildOpenApi } from '../../rest/openapi.js';
+import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
+import { createTestApp, type TestApp } from '../../testkit/test-app.js';
+import { entityRoutes } from './rest.js';
+
+type Operation = { operationId?: string; tags?: string[]; parameters?: { name: string; in: string; schema: any; required?: boolean }[]; requestBody?: any; responses: Record<string, any> };
+type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, any> }; servers?: { url: string }[]; tags?: { name: string }[] };
+
+let t: TestApp;
+let doc: Doc;
+let owner: SignedUpUser;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  owner = await signUp(t);
+  const res = await t.json<Doc>('GET', '/api/v1/openapi.json');
+  expect(res.status).toBe(200);
+  doc = res.body;
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+const operations = () => Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+const example = (content: any) => content['application/json'].example;
+
+describe('the OpenAPI document, per entity', () => {
+  it('has a record schema per entity with its fields, types and the stored enum strings', () => {
+    const task = doc.components.schemas.Task;
+    expect(task.properties.status.enum).toEqual(['todo', 'in-progress', 'review', 'done', 'blocked', null]);
+    expect(task.properties.title).toMatchObject({ type: 'string', minLength: 1, maxLength: 200 });
+    expect(task.properties.dueDate).toMatchObject({ type: ['string', 'null'], format: 'date' });
+    expect(task.properties.estimatedHours).toMatchObject({ type: ['number', 'null'], minimum: 0, maximum: 999 });
+    expect(task.properties.createdAt).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(task.required).toEqual(expect.arrayContaining(['id', 'title', 'createdAt', 'updatedAt']));
+    // Definition options: metas, soft delete, children, patterns.
+    expect(task.properties.metas.additionalProperties).toEqual({ type: 'string', maxLength: 10_000 });
+    expect(doc.components.schemas.Post.properties.deletedAt.format).toBe('date-time');
+    expect(doc.components.schemas.Post.properties.slug.pattern).toBe('^[a-z0-9-]+$');
+    expect(doc.components.schemas.Customer.properties.notes.items).toEqual({ $ref: '#/components/schemas/Note' });
+    expect(doc.components.schemas.Customer.properties.visitDays.items.enum).toEqual(['lun', 'mar', 'mie', 'jue', 'vie']);
+  });
+
+  it('has create and update bodies: required fields, defaults, nothing unknown, null clears', () => {
+    const create = doc.components.schemas.CreateTaskInput;
+    expect(create.required).toContain('title');
+    expect(create.required).not.toContain('status'); // it has a default
+    expect(create.properties.status.default).toBe('todo');
+    expect(create.additionalProperties).toBe(false);
+    const update = doc.components.schemas.UpdateTaskInput;
+    expect(update.required).toBeUndefined();
+    expect(update.properties.title.type).toBe('string'); // a required field cannot be cleared
+    expect(update.properties.description.type).toEqual(['string', 'null']);
+    expect(doc.paths['/api/v1/tasks'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateTaskInput' });
+  });
+
+  it('documents LIST with its parameters and their allowed values, and the envelopes', () => {
+    const list = doc.paths['/api/v1/tasks'].get;
+    expect(list.operationId).toBe('listTasks');
+    const params = Object.fromEntries(list.parameters!.map((p) => [p.name, p.schema]));
+    expect(params.sortBy.enum).toEqual(['title', 'status', 'priority', 'dueDate', 'estimatedHours', 'createdAt', 'updatedAt']);
+    expect(params.limit).toMatchObject({ minimum: 1, maximum: 100, default: 10 });
+    expect(params.sortOrder.enum).toEqual(['asc', 'desc']);
+    expect(params.dateField.enum).toEqual(['dueDate', 'createdAt', 'updatedAt']);
+    expect(params.from.format).toBe('date');
+    expect(params.status.enum).toContain('in-progress');
+    expect(params.estimatedHours_min.type).toBe('number');
+    expect(params.metas.enum).toEqual(['all']);
+    expect(params.child).toBeUndefined(); // tasks have no children
+    expect(Object.keys(list.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '429']));
+    expect(list.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TaskListResponse' });
+    expect(doc.components.schemas.TaskListResponse.required).toEqual(['success', 'data', 'pagination']);
+    expect(doc.components.schemas[list.responses['400'].content['application/json'].schema.$ref.split('/').pop()].properties.details.required).toEqual(['errors']);
+    const create = doc.paths['/api/v1/tasks'].post;
+    expect(example(create.responses['422'].content).details).toMatchObject({ title: 'is required' });
+    expect(doc.paths['/api/v1/customers'].get.parameters!.find((p) => p.name === 'child')!.schema.enum).toEqual(['all', 'notes']);
+    expect(doc.paths['/api/v1/customers/{id}/child/notes'].get.operationId).toBe('listCustomerNotes');
+  });
+
+  it('gives every operation a unique operationId, and declares its servers and tags', () => {
+    const ids = operations().map(({ op }) => op.operationId);
+    expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(doc.servers?.length).toBeGreaterThan(0);
+    const declared = new Set(doc.tags!.map((tag) => tag.name));
+    for (const { op } of operations()) for (const tag of op.tags ?? []) expect(declared).toContain(tag);
+  });
+
+  it("shows examples the API accepts: each entity's create and update examples succeed", async () => {
+    const as = { cookie: owner.cookie };
+    let tried = 0;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      if (!item.post?.operationId?.startsWith('create') || !/^\/api\/v1\/[a-z-]+$/.test(path) || !item.post.requestBody?.content['application/json'].example) continue;
+      tried++;
+      const created = await t.json('POST', path, example(item.post.requestBody.content), as);
+      expect(created.status, `${path} ${JSON.stringify(created.body)}`).toBe(201);
+      expect(Object.keys(created.body.data)).toEqual(expect.arrayContaining(Object.keys(example(item.post.responses['201'].content).data)));
+      const update = doc.paths[`${path}/{id}`]?.patch;
+      if (!update) continue;
+      const updated = await t.json('PATCH', `${path}/${created.body.data.id}`, example(update.requestBody.content), as);
+      expect(updated.status, `${path} ${JSON.stringify(updated.body)}`).toBe(200);
+    }
+    expect(tried).toBeGreaterThanOrEqual(3); // tasks, customers, posts
+  });
+});
+
+describe('a disabled operation', () => {
+  it('is absent from the document (the route answers 405, it is not documented)', () => {
+    const [memos] = sanitizeEntities([
+      {
+        name: 'Memo',
+        slug: 'memos',
+        tableName: 'memos',
+        fields: [{ name: 'text', type: 'string', required: true }],
+        permissions: { list: ['memos:read'], read: ['memos:read'], create: ['memos:write'] },
+        operations: { update: false, delete: false },
+      },
+    ]);
+    const fixture = buildOpenApi(entityRoutes([memos!]));
+    const paths = fixture.paths as Doc['paths'];
+    expect(Object.keys(paths['/api/v1/memos']!)).toEqual(['get', 'post']);
+    expect(Object.keys(paths['/api/v1/memos/{id}']!)).toEqual(['get']);
+    const ids = Object.values(paths).flatMap((item) => Object.values(item).map((op) => op.operationId));
+    expect(ids).not.toContain('updateMemo');
+    expect(ids).not.toContain('deleteMemo');
+  });
+});
