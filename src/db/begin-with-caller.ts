@@ -13,9 +13,9 @@ export const enterCallerSql = `SELECT set_config('app.user_id', $1, true), set_c
 
 /**
  * `BEGIN` and the caller's set_config as one simple-protocol message, the values escaped by pg as
- * literals: what a Prisma transaction's held BEGIN becomes here, and how caller-transactions.ts opens one.
+ * literals: what a Prisma transaction's held BEGIN becomes here.
  */
-export function beginAsCallerSql(client: pg.ClientBase, userId: unknown, role: unknown): string {
+function beginAsCallerSql(client: pg.ClientBase, userId: unknown, role: unknown): string {
   const [user, as] = [userId, role].map((v) => client.escapeLiteral(String(v)));
   return `BEGIN; SELECT set_config('app.user_id', ${user}, true), set_config('role', ${as}, true)`;
 }

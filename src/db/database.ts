@@ -6,7 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { beginWithCaller } from './begin-with-caller.js';
-import { beginAsCaller, type CallerTransaction } from './caller-transactions.js';
+import { refusingCommitAfterFailure } from './commit-guard.js';
 import { lockDataDir, pgliteOpenError, type DataDirHolder } from './data-dir-lock.js';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
@@ -33,13 +33,12 @@ export interface Database {
    */
   withMigrationAdapter<T>(work: (factory: SqlMigrationAwareDriverAdapterFactory) => Promise<T>): Promise<T>;
   /**
-   * A prepared statement straight on the driver, bypassing Prisma, for the few statements on every
-   * request's path (authentication): Prisma's raw-query path costs about 3× the driver's here.
-   * `name` identifies the statement; it must always be used with the same SQL.
+   * A prepared statement straight on the driver, outside any transaction and bypassing Prisma, for the
+   * few system lookups on every request's path (authentication, before the request's transaction):
+   * Prisma's raw-query path costs about 3× the driver's here. `name` identifies the statement; it
+   * must always be used with the same SQL.
    */
   hotQuery<Row>(name: string, sql: string, values: unknown[]): Promise<Row[]>;
-  /** PostgreSQL: opens a request transaction on the driver, as `userId` in `role` (caller-transactions.ts); none on PGlite. */
-  beginAsCaller?(userId: string | null, role: string): Promise<CallerTransaction>;
   poolStats(): PoolStats;
   close(): Promise<void>;
 }
@@ -74,7 +73,7 @@ async function openPglite(dataDir: string, holder: DataDirHolder): Promise<Datab
     throw pgliteOpenError(dataDir, error);
   }
   const clientFactory = new PrismaPGlite(pglite);
-  const prisma = new PrismaClient({ adapter: clientFactory });
+  const prisma = new PrismaClient({ adapter: refusingCommitAfterFailure(clientFactory) });
   return {
     kind: 'pglite',
     prisma,
@@ -114,11 +113,10 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   // by the pool, which connects anew on next use; unheard, its 'error' event would end the process.
   pool.on('error', () => {});
   const clientFactory = new PrismaPg(beginWithCaller(pool), { statementNameGenerator: statementName });
-  const prisma = new PrismaClient({ adapter: clientFactory });
+  const prisma = new PrismaClient({ adapter: refusingCommitAfterFailure(clientFactory) });
   return {
     kind: 'postgres',
     prisma,
-    beginAsCaller: (userId, role) => beginAsCaller(pool, userId, role),
     withMigrationAdapter: async (work) => {
       const single = new pg.Pool({ connectionString: url, max: 1 });
       try {

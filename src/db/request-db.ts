@@ -1,18 +1,15 @@
-// Row-level security per request: one transaction, opened on the first query the request makes, that
-// first sets the caller (app.user_id) and drops to the app role, which does not bypass RLS. Every query
-// of the request runs in it; the request ends it. It is Prisma's interactive transaction (on PostgreSQL
-// its BEGIN travels with the caller's set_config: begin-with-caller.ts), except for a request whose
-// first statement is a hot one (hotQuery, or openAhead): on PostgreSQL that request's transaction is
-// opened on the driver (caller-transactions.ts) and its statements run as prepared statements on that
-// connection, never entering Prisma (an upload's record: 0.19 ms of CPU against 0.7–0.9 through
-// Prisma). Such a request cannot use Prisma afterwards (tx() refuses: Prisma cannot join a
-// transaction it did not open); hot statements after Prisma go through Prisma's transaction. Work
-// that must follow only a committed change (removing files a deletion orphaned) is queued with
-// afterCommit and runs when the request commits, never when it rolls back.
+// Row-level security per request: one transaction, Prisma's interactive transaction on PGlite and
+// PostgreSQL alike, opened by the request's first statement, that first sets the caller (app.user_id)
+// and drops to the app role, which does not bypass RLS. Every statement of the request runs in it,
+// through its client (tx(), raw SQL included); the request ends it (finish). Nothing opens it before its
+// first statement, so a request that waits on something else first (an upload moving its files into
+// storage, possibly over the network) holds no connection meanwhile. On PostgreSQL its BEGIN travels
+// with the caller's set_config (begin-with-caller.ts); a COMMIT after a failed statement fails the
+// request (commit-guard.ts). Work that must follow only a committed change (removing files a deletion
+// orphaned) is queued with afterCommit and runs when the request commits, never when it rolls back.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { enterCallerSql } from './begin-with-caller.js';
-import type { CallerTransaction } from './caller-transactions.js';
 import type { Database } from './database.js';
 
 export type Tx = Prisma.TransactionClient;
@@ -27,17 +24,17 @@ const transactionOptions = { maxWait: 30_000, timeout: 30_000 } as const;
 const rollback = Symbol('rollback');
 
 /**
- * The first statement of every Prisma RLS transaction: who the caller is, and the role that cannot
- * bypass RLS. On PostgreSQL it travels with the transaction's BEGIN (begin-with-caller.ts), which knows its text.
+ * The first statement of every RLS transaction: who the caller is, and the role that cannot bypass
+ * RLS. On PostgreSQL it travels with the transaction's BEGIN (begin-with-caller.ts), which knows its text.
  */
 function enterAs(tx: Tx, userId: string | null): Promise<number> {
   return tx.$executeRawUnsafe(enterCallerSql, userId ?? '', appRole);
 }
 
 /** What a request's transaction is opened on. */
-export type TransactionSource = Pick<Database, 'prisma' | 'beginAsCaller'>;
+export type TransactionSource = Pick<Database, 'prisma'>;
 
-interface PrismaTransaction {
+interface OpenTransaction {
   tx: Promise<Tx>;
   decide: (commit: boolean) => void;
   done: Promise<void>;
@@ -45,9 +42,7 @@ interface PrismaTransaction {
 
 /** The database as one request sees it: through RLS, as its caller. */
 export class RequestDb {
-  /** The request's transaction, once opened: Prisma's, or the driver's (PostgreSQL, hot statements first). */
-  private prisma: PrismaTransaction | undefined;
-  private driver: Promise<CallerTransaction> | undefined;
+  private open: OpenTransaction | undefined;
   private finished = false;
   private ending: Promise<void> | undefined;
   private readonly committed: (() => Promise<void>)[] = [];
@@ -60,35 +55,11 @@ export class RequestDb {
     private readonly lateFailure: (error: unknown) => void = (error) => console.error('work after commit failed', error),
   ) {}
 
-  /** The request's Prisma transaction client, opening the transaction on first use. */
+  /** The request's transaction client, opening the transaction on first use. */
   tx(): Promise<Tx> {
-    if (this.driver) return Promise.reject(new Error('RequestDb.tx: this request began with hot statements on the driver; Prisma cannot join that transaction'));
-    if (this.finished && !this.prisma) return Promise.reject(new Error('RequestDb.tx after the request transaction ended'));
-    this.prisma ??= this.beginPrisma();
-    return this.prisma.tx;
-  }
-
-  /**
-   * One statement of a hot path in the request's transaction, as the caller. As the request's first
-   * statement on PostgreSQL, it opens the transaction on the driver and runs as a prepared statement
-   * (`name` always with the same SQL) on that connection; otherwise through Prisma's raw-query path.
-   * Rows come as the driver gives them, so select columns that read alike on both: text, int4,
-   * boolean, timestamptz (a Date).
-   */
-  async hotQuery<Row>(name: string, sql: string, values: unknown[]): Promise<Row[]> {
-    if (this.finished) throw new Error('RequestDb.hotQuery after the request transaction ended');
-    if (this.prisma || !this.source.beginAsCaller) return (await this.tx()).$queryRawUnsafe<Row[]>(sql, ...values);
-    return (await this.beginDriver()).query<Row>(name, sql, values);
-  }
-
-  /**
-   * Opens the transaction on the driver now, for a request whose statements will all be hot ones, so
-   * that its round trip overlaps a wait that comes first (an upload moving its files into storage).
-   * PostgreSQL only (on PGlite, a transaction open early would hold the one connection for that wait);
-   * nothing if the request already has a transaction. A failure surfaces at the first statement.
-   */
-  openAhead(): void {
-    if (this.source.beginAsCaller && !this.prisma && !this.finished) this.beginDriver().catch(() => {});
+    if (this.finished && !this.open) return Promise.reject(new Error('RequestDb.tx after the request transaction ended'));
+    this.open ??= this.begin();
+    return this.open.tx;
   }
 
   /** Queues `work` to run once the request's changes are committed (dropped if they roll back). */
@@ -107,22 +78,15 @@ export class RequestDb {
   }
 
   private async end(commit: boolean): Promise<void> {
-    if (this.prisma) {
-      this.prisma.decide(commit);
-      await this.prisma.done;
+    if (this.open) {
+      this.open.decide(commit);
+      await this.open.done;
     }
-    const driver = this.driver && (await this.driver.catch(() => undefined));
-    await driver?.end(commit);
     const work = this.committed.splice(0);
     if (commit) await Promise.all(work.map((run) => Promise.resolve().then(run).catch(this.lateFailure)));
   }
 
-  private beginDriver(): Promise<CallerTransaction> {
-    this.driver ??= this.source.beginAsCaller!(this.userId, appRole);
-    return this.driver;
-  }
-
-  private beginPrisma(): PrismaTransaction {
+  private begin(): OpenTransaction {
     let decide!: (commit: boolean) => void;
     const decision = new Promise<boolean>((resolve) => (decide = resolve));
     let ready!: (tx: Tx) => void;
@@ -151,7 +115,7 @@ export class RequestDb {
 export interface SystemDb {
   readonly purpose: string;
   readonly prisma: PrismaClient;
-  /** A prepared statement on the driver (see Database.hotQuery), for per-request lookups. */
+  /** A prepared statement on the driver, outside any transaction (see Database.hotQuery), for per-request lookups. */
   hotQuery<Row>(name: string, sql: string, values: unknown[]): Promise<Row[]>;
 }
 

@@ -2,7 +2,7 @@
 // system context only to serve stored files). Every query names the teams it may reach and, for media,
 // `status = 'active'`: the service's filter comes first, the policies back it up.
 import { Prisma } from '../../generated/prisma/client.js';
-import type { RequestDb, SystemDb, Tx } from '../../db/request-db.js';
+import type { SystemDb, Tx } from '../../db/request-db.js';
 
 export const mediaView = {
   id: true,
@@ -52,13 +52,13 @@ interface UploadResultRow extends Omit<MediaListRow, 'total'> {
 
 /**
  * Records uploaded files of a team and finds the team's earlier active records with the same content,
- * in one statement on the request transaction's connection (the upload's hot path: a round trip less,
- * a prepared plan, and no Prisma on the way). The earlier records are read from the statement's
- * snapshot, so they never include the new ones.
+ * in one statement (the upload's whole database work: one round trip whatever the number of files).
+ * The earlier records are read from the statement's snapshot, so they never include the new ones.
  */
-export async function insertUploads(db: Pick<RequestDb, 'hotQuery'>, userId: string, teamId: string, files: UploadRow[]): Promise<{ inserted: MediaRow[]; earlier: ContentMatch[] }> {
+export async function insertUploads(tx: Tx, userId: string, teamId: string, files: UploadRow[]): Promise<{ inserted: MediaRow[]; earlier: ContentMatch[] }> {
   const column = <K extends keyof UploadRow>(key: K) => files.map((f) => f[key] ?? null);
-  const rows = await db.hotQuery<UploadResultRow>('media_insert_uploads', insertUploadsSql, [
+  const rows = await tx.$queryRawUnsafe<UploadResultRow[]>(
+    insertUploadsSql,
     teamId,
     userId,
     [...new Set(column('sha256'))],
@@ -71,7 +71,7 @@ export async function insertUploads(db: Pick<RequestDb, 'hotQuery'>, userId: str
     column('sha256'),
     column('storageDriver'),
     column('storageKey'),
-  ]);
+  );
   return {
     inserted: rows.filter((r) => !r.earlier).map(mediaRowOf),
     earlier: rows.filter((r) => r.earlier).map((r) => ({ id: r.id, url: r.url, createdAt: new Date(r.created_at), sha256: r.sha256 })),

@@ -2,8 +2,8 @@
 // rendition cache's bookkeeping, and the team's tag taxonomy. The words: a caller reads the active
 // records of every team they belong to; new records and tags go to the caller's active team (uploads:
 // the team named by x-team-id); only members who may write (every role but viewer) change anything; a
-// record that is deleted or outside the caller's teams is "Media not found". API keys need media:read,
-// media:write or media:delete.
+// record that is deleted or outside the caller's teams is "Media not found". The scopes (media:read,
+// media:write, media:delete) are declared on the GraphQL fields (schema.ts), not checked here.
 import type { AuthenticatedActor } from '../../auth/actor.js';
 import type { SystemDb } from '../../db/request-db.js';
 import { hasScope } from '../../auth/scopes.js';
@@ -42,10 +42,19 @@ export interface NameDuplicate {
 const mediaNotFound = () => new AppError('NOT_FOUND', 'Media not found');
 const tagNotFound = () => new AppError('NOT_FOUND', 'Tag not found');
 
-/** The signed-in caller holding `needed`; anonymous → 401, a key without the scope → 403. */
-function mediaCaller(scope: RequestScope, needed: MediaScope): AuthenticatedActor {
+/** The signed-in caller (the fields that call in here require a scope, so nobody never gets this far). */
+function caller(scope: RequestScope): AuthenticatedActor {
   const { actor } = scope;
   if (actor.kind !== 'user') throw unauthenticated();
+  return actor;
+}
+
+/**
+ * Uploads and renditions are HTTP routes, not fields: until the pipeline enforces their declared
+ * scope, the service checks it for them.
+ */
+function mediaCaller(scope: RequestScope, needed: MediaScope): AuthenticatedActor {
+  const actor = caller(scope);
   if (!hasScope(actor.scopes, needed)) throw forbidden(`Insufficient permissions - ${needed} scope required`);
   return actor;
 }
@@ -76,7 +85,7 @@ async function visibleMedia(scope: RequestScope, actor: AuthenticatedActor, id: 
 }
 
 export async function listMedia(scope: RequestScope, q: ListMediaQuery): Promise<MediaPage> {
-  const actor = mediaCaller(scope, 'media:read');
+  const actor = caller(scope);
   const tagIds = q.tagIds?.filter(isUuid);
   // Tag ids that are not UUIDs name no tag: the filter then matches nothing, it is not an error.
   if (q.tagIds && !tagIds?.length) return { items: [], total: 0, limit: q.limit, offset: q.offset };
@@ -95,12 +104,12 @@ export async function listMedia(scope: RequestScope, q: ListMediaQuery): Promise
 }
 
 export async function getMedia(scope: RequestScope, id: string): Promise<MediaView> {
-  return visibleMedia(scope, mediaCaller(scope, 'media:read'), id);
+  return visibleMedia(scope, caller(scope), id);
 }
 
 /** Registers an already-hosted file in the caller's active team. */
 export async function createMedia(scope: RequestScope, input: CreateMediaInput): Promise<MediaView> {
-  const actor = mediaCaller(scope, 'media:write');
+  const actor = caller(scope);
   const teamId = writableTeam(actor, actor.activeTeamId);
   const [record] = await repo.insertMedia(await scope.db.tx(), [
     { ...input, userId: actor.userId, teamId, width: input.width ?? null, height: input.height ?? null, title: input.title ?? null, alt: input.alt ?? null, caption: input.caption ?? null },
@@ -110,7 +119,7 @@ export async function createMedia(scope: RequestScope, input: CreateMediaInput):
 
 /** Changes title, alt or caption (the rest is immutable). */
 export async function updateMedia(scope: RequestScope, id: string, input: UpdateMediaInput): Promise<MediaView> {
-  const actor = mediaCaller(scope, 'media:write');
+  const actor = caller(scope);
   const record = await visibleMedia(scope, actor, id);
   writableTeam(actor, record.teamId);
   const updated = await repo.updateActiveMedia(await scope.db.tx(), id, input);
@@ -120,7 +129,7 @@ export async function updateMedia(scope: RequestScope, id: string, input: Update
 
 /** Soft delete: status `deleted`, hidden from every query; the file stays in storage, its renditions go once that commits. */
 export async function deleteMedia(scope: RequestScope, id: string): Promise<{ id: string; message: string }> {
-  const actor = mediaCaller(scope, 'media:delete');
+  const actor = caller(scope);
   const record = await visibleMedia(scope, actor, id);
   writableTeam(actor, record.teamId);
   if (!(await repo.updateActiveMedia(await scope.db.tx(), id, { status: 'deleted' }))) throw mediaNotFound();
@@ -130,7 +139,7 @@ export async function deleteMedia(scope: RequestScope, id: string): Promise<{ id
 
 /** Active records in the caller's teams with the same filename and size, per file asked about (one query). */
 export async function checkDuplicates(scope: RequestScope, input: CheckDuplicatesInput): Promise<NameDuplicate[]> {
-  const actor = mediaCaller(scope, 'media:read');
+  const actor = caller(scope);
   const files = [...new Map(input.files.map((f) => [`${f.fileSize}:${f.filename}`, f])).values()];
   if (!files.length) return [];
   const rows = await repo.findByNameAndSize(await scope.db.tx(), teamIdsOf(actor), files);
@@ -171,7 +180,7 @@ export interface ContentDuplicate {
 export async function recordUploads(scope: RequestScope, teamId: string, files: StoredUpload[]): Promise<{ media: MediaView[]; duplicates: ContentDuplicate[] }> {
   const actor = mediaCaller(scope, 'media:write');
   writableTeam(actor, teamId);
-  const { inserted, earlier } = await repo.insertUploads(scope.db, actor.userId, teamId, files);
+  const { inserted, earlier } = await repo.insertUploads(await scope.db.tx(), actor.userId, teamId, files);
   // In the order of the files (each stored file has its own URL).
   const byUrl = new Map(inserted.map((m) => [m.url, m]));
   const media = files.map((f) => byUrl.get(f.url)!);
@@ -241,13 +250,13 @@ async function removeRenditions(scope: RequestScope, userId: string, mediaId: st
 // ---- tags ----------------------------------------------------------------------------------------
 
 export async function listTags(scope: RequestScope): Promise<TagView[]> {
-  const actor = mediaCaller(scope, 'media:read');
+  const actor = caller(scope);
   return repo.listTags(await scope.db.tx(), teamIdsOf(actor));
 }
 
 /** Creates a tag in the caller's active team, or updates the team's tag with the same slug. */
 export async function createTag(scope: RequestScope, input: CreateTagInput): Promise<TagView> {
-  const actor = mediaCaller(scope, 'media:write');
+  const actor = caller(scope);
   const teamId = writableTeam(actor, actor.activeTeamId);
   const { order, isActive, ...rest } = input;
   const fields: repo.TagFields = { ...rest, ...(order === undefined ? {} : { order }), ...(isActive === undefined ? {} : { isActive }) };
@@ -256,7 +265,7 @@ export async function createTag(scope: RequestScope, input: CreateTagInput): Pro
 
 // One query for the tags of every record whose tags the request asks for in the same turn.
 const tagsInBatch = batchedPerRequest<string, TagView[]>(async (scope, mediaIds) =>
-  repo.tagsOfMediaIds(await scope.db.tx(), mediaIds, teamIdsOf(mediaCaller(scope, 'media:read'))),
+  repo.tagsOfMediaIds(await scope.db.tx(), mediaIds, teamIdsOf(caller(scope))),
 );
 
 /**
@@ -265,13 +274,12 @@ const tagsInBatch = batchedPerRequest<string, TagView[]>(async (scope, mediaIds)
  * but only links of the caller's teams, in the request's transaction (RLS applies).
  */
 export async function tagsOfHeldMedia(scope: RequestScope, mediaId: string): Promise<TagView[]> {
-  mediaCaller(scope, 'media:read');
   return (await tagsInBatch(scope, mediaId)) ?? [];
 }
 
 /** The record to change tags on and the team's tags among `tagIds`; any tag that is not the team's → 404. */
-async function taggable(scope: RequestScope, needed: MediaScope, mediaId: string, tagIds: string[]) {
-  const actor = mediaCaller(scope, needed);
+async function taggable(scope: RequestScope, mediaId: string, tagIds: string[]) {
+  const actor = caller(scope);
   const record = await visibleMedia(scope, actor, mediaId);
   writableTeam(actor, record.teamId);
   const wanted = [...new Set(tagIds)];
@@ -283,7 +291,7 @@ async function taggable(scope: RequestScope, needed: MediaScope, mediaId: string
 
 /** Adds a tag (idempotent); returns the record's tags. */
 export async function addTag(scope: RequestScope, mediaId: string, tagId: string): Promise<TagView[]> {
-  const { record, tagIds } = await taggable(scope, 'media:write', mediaId, [tagId]);
+  const { record, tagIds } = await taggable(scope, mediaId, [tagId]);
   const tx = await scope.db.tx();
   await repo.linkTags(tx, record.id, record.teamId, tagIds);
   return repo.tagsOfMedia(tx, record.id, record.teamId);
@@ -291,7 +299,7 @@ export async function addTag(scope: RequestScope, mediaId: string, tagId: string
 
 /** Replaces the record's tags with exactly `tagIds`; returns them. */
 export async function setTags(scope: RequestScope, mediaId: string, tagIds: string[]): Promise<TagView[]> {
-  const { record, tagIds: wanted } = await taggable(scope, 'media:write', mediaId, tagIds);
+  const { record, tagIds: wanted } = await taggable(scope, mediaId, tagIds);
   const tx = await scope.db.tx();
   await repo.unlinkTagsExcept(tx, record.id, wanted);
   await repo.linkTags(tx, record.id, record.teamId, wanted);
@@ -300,7 +308,7 @@ export async function setTags(scope: RequestScope, mediaId: string, tagIds: stri
 
 /** Removes a tag from a record (a tag of the team that is not on it: nothing to do). */
 export async function removeTag(scope: RequestScope, mediaId: string, tagId: string): Promise<boolean> {
-  const { record } = await taggable(scope, 'media:delete', mediaId, [tagId]);
+  const { record } = await taggable(scope, mediaId, [tagId]);
   await repo.unlinkTag(await scope.db.tx(), record.id, tagId);
   return true;
 }

@@ -1,5 +1,5 @@
-// Uploads, REST and GraphQL alike. POST /api/v1/media/upload is multipart, so not a route declaration
-// (src/app.ts calls handleUpload inside the request's context); GraphQL's uploadMedia takes the files
+// Uploads, REST and GraphQL alike. POST /api/v1/media/upload is multipart, so an HTTP declaration (run
+// in the request pipeline, which checks media:write and the upload body limit first); GraphQL's uploadMedia takes the files
 // of a multipart /graphql request (graphql/endpoint.ts) and calls uploadMediaFiles. Both receive and
 // judge every file first (upload.ts), then hand the batch to one step, storeAndRecord: all or nothing.
 // If any file is refused, nothing is stored and the answer is 400 `Upload rejected` with
@@ -11,10 +11,12 @@ import type { FileUpload } from 'graphql-upload-minimal';
 import type { Context } from '../../graphql/context.js';
 import type { HttpRequest, HttpResponse } from '../../http/exchange.js';
 import { success } from '../../rest/envelope.js';
+import { defineHttpRoute } from '../../rest/http-route.js';
 import { AppError } from '../../shared/errors.js';
 import { recordUploads, uploadTeam, type ContentDuplicate, type MediaView, type StoredUpload } from './service.js';
 import { removeStoredFiles, type MediaStorage, type StoredFile } from './storage.js';
-import { discard, receiveFiles, receiveUploads, type FileVerdict, type IncomingFile, type Received, type ReceivedFile } from './upload.js';
+import { mediaOpenApiPaths } from './openapi.js';
+import { discard, receiveFiles, receiveUploads, uploadRequestLimit, type FileVerdict, type IncomingFile, type Received, type ReceivedFile } from './upload.js';
 
 /** What a successful upload answers: REST's `data`, GraphQL's MediaUpload. */
 export interface UploadAnswer {
@@ -27,6 +29,18 @@ export interface UploadAnswer {
   duplicates: ContentDuplicate[];
   skipped: FileVerdict[];
 }
+
+/** POST /api/v1/media/upload: multipart, streamed to storage. */
+export const uploadRoute = defineHttpRoute({
+  methods: ['POST'],
+  path: '/api/v1/media/upload',
+  pipeline: true,
+  scope: 'media:write',
+  errorCodes: false,
+  bodyLimitBytes: (config) => uploadRequestLimit(config.media),
+  openApi: mediaOpenApiPaths['/api/v1/media/upload'],
+  start: () => handleUpload,
+});
 
 /** Handles one upload request as the context's caller. */
 export async function handleUpload(request: HttpRequest, ctx: Context): Promise<HttpResponse> {
@@ -79,8 +93,8 @@ async function storeAndRecord(ctx: Context, teamId: string, received: Received, 
   if (!received.files.length) {
     throw new AppError('VALIDATION_ERROR', `No files to upload: send one or more non-empty files in ${field}`, { files: received.skipped });
   }
-  // The transaction's round trip overlaps moving the files; it commits only after they are all stored.
-  ctx.db.openAhead();
+  // The request's transaction opens at its first statement, in recordUploads: no connection is held
+  // while the files move into storage (an upload to S3 or a blob service may take seconds).
   const stored = await store(storage, received.files);
   try {
     const { media, duplicates } = await recordUploads(ctx, teamId, stored.map(({ file, object }) => toUpload(file, object)));
