@@ -83,7 +83,7 @@ export function createApp({ config, database, logger, now = () => new Date(), re
       return { response: await pipeline(request, requestId, match.route, (ctx) => rest.handle(match, request, ctx)), route: found.route };
     }
     const { started, params } = found.match;
-    if (!started.route.pipeline) return { response: await started.handle(request, params), route: found.route };
+    if (!started.pipeline) return { response: await started.handle(request, params), route: found.route };
     const { route, handle } = started;
     const traits = { scopes: route.scope ? [route.scope] : undefined, requires: route.scope, errorCodes: route.errorCodes, bodyLimitBytes: route.bodyLimitBytes?.(config) };
     return { response: await pipeline(request, requestId, traits, (ctx) => handle(request, ctx, params)), route: found.route };

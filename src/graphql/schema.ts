@@ -1,15 +1,9 @@
-// The one schema: every module registers its types on the builder; this file lists the modules.
+// The one schema: every module registers its types on the builder; the module list
+// (src/modules/index.ts) names the modules and composition.ts calls toSchema once.
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
-import { builder } from './builder.js';
-import '../modules/accounts/schema.js';
-import '../modules/api-keys/schema.js';
-import '../modules/teams/schema.js';
-import '../modules/entities/schema.js';
-import '../modules/media/schema.js';
-import '../modules/scheduled-actions/schema.js';
-import '../modules/webhooks/schema.js';
+import { composition } from '../modules/composition.js';
 
-export const schema: GraphQLSchema = builder.toSchema();
+export const schema: GraphQLSchema = composition.schema;
 
 /** The printed, sorted schema: schema/schema.graphql, the reviewed contract of the GraphQL API. */
 export function printedSchema(): string {

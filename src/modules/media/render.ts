@@ -103,11 +103,6 @@ function notModified(header: string | null, etag: string): boolean {
   });
 }
 
-const renditionPath = /^\/api\/v1\/media\/([^/]+)\/render\/?$/;
-
-/** The media id of a rendition path (`/api/v1/media/{id}/render`), or null. */
-export const renditionMediaId = (pathname: string): string | null => renditionPath.exec(pathname)?.[1] ?? null;
-
 /** Refused because enough renders are running and waiting already. */
 export class RenderBusyError extends Error {
   constructor() {

@@ -6,14 +6,28 @@
 // Range requests (video players seek with them): one range `bytes=a-b`, `a-` or `-n` → 206 with
 // Content-Range; an unsatisfiable one → 416; several ranges, or an If-Range that is not the file's
 // ETag → the whole file. Files never change, so the key is the ETag.
-import type { SystemDb } from '../../db/request-db.js';
+import { systemDb, type SystemDb } from '../../db/request-db.js';
 import { reply, type HttpRequest, type HttpResponse } from '../../http/exchange.js';
 import { failure } from '../../rest/envelope.js';
+import { defineHttpRoute } from '../../rest/http-route.js';
 import { servedFileType } from './service.js';
-import { isStorageKey, localUrlPrefix, type ByteRange, type LocalStorage } from './storage.js';
+import { isStorageKey, localStorage, localUrlPrefix, type ByteRange, type LocalStorage } from './storage.js';
 
-/** Whether a request path is one of stored files. */
-export const isStoredFilePath = (pathname: string) => pathname.startsWith(localUrlPrefix);
+/**
+ * GET|HEAD /uploads/temp/*: outside the request pipeline (the URL is the capability). Local files
+ * only, whatever the driver (hosted-blob's fallback files are local).
+ */
+export const storedFileRoute = defineHttpRoute({
+  methods: ['GET', 'HEAD'],
+  path: `${localUrlPrefix}*`,
+  pipeline: false,
+  errorCodes: false,
+  start({ config, database }) {
+    const files = localStorage(config.media.uploadDir);
+    const system = systemDb(database, 'serve uploaded files');
+    return (request) => serveStoredFile(request, files, system);
+  },
+});
 
 /** The bytes a Range header asks of a file of `size` bytes: a range, 'unsatisfiable', or null for the whole file. */
 export function requestedRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | null {

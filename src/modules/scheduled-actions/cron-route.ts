@@ -3,12 +3,15 @@
 // missing or wrong x-cron-secret, compared in constant time (SHA-256 of both, then timingSafeEqual);
 // while CRON_SECRET is unset or shorter than 32 characters cron is disabled (the route refuses to run
 // rather than accept a guessable secret): 401 too, as the contract answers any call without the
-// right secret, with a message saying it is disabled (the server logs that once at start).
+// right secret, with a message saying it is disabled (the server logs that once at start). Outside the
+// request pipeline: no user is authenticated, the secret is the credential.
 import type { Logger } from 'pino';
 import { hashToken, sameHash } from '../../auth/secret-token.js';
 import type { HttpRequest, HttpResponse } from '../../http/exchange.js';
 import { json } from '../../rest/envelope.js';
+import { defineHttpRoute } from '../../rest/http-route.js';
 import type { BatchReport } from './interfaces.js';
+import { processBatch, queueDeps } from './processor.js';
 
 export const cronPath = '/api/v1/cron/process';
 export const minimumSecretLength = 32;
@@ -61,6 +64,7 @@ const bare = (description: string) => ({
 export const cronOpenApiPaths: Record<string, Record<string, unknown>> = {
   [cronPath]: {
     get: {
+      operationId: 'processScheduledActions',
       summary: 'Process one batch of due scheduled actions (for an external scheduler; not enveloped)',
       tags: ['Scheduled actions'],
       security: [],
@@ -73,3 +77,18 @@ export const cronOpenApiPaths: Record<string, Record<string, unknown>> = {
     },
   },
 };
+
+/** The cron route's declaration: outside the pipeline, its own answers (not enveloped). */
+export const cronRoute = defineHttpRoute({
+  methods: ['GET'],
+  path: cronPath,
+  pipeline: false,
+  openApi: cronOpenApiPaths[cronPath],
+  start({ config, database, now, logger }) {
+    const secret = config.scheduledActions.cronSecret;
+    const disabled = cronDisabledReason(secret);
+    if (disabled) logger.warn(`${disabled}: cron is disabled, GET ${cronPath} answers 401`);
+    const queue = queueDeps(database, config, now, logger.child({ module: 'scheduled-actions' }));
+    return (request) => handleCronProcess(request, secret, () => processBatch(queue), queue.log);
+  },
+});

@@ -1,16 +1,15 @@
-// One batch of the queue (the contract's 7 steps): re-register the built-in handlers, reclaim actions
-// a dead process left running, claim due actions (one statement: running, attempts + 1, one per lock
-// group), run their handlers concurrently under their timeouts, settle each (completed, retry with
+// One batch of the queue (the contract's 7 steps): reclaim actions a dead process left running, claim
+// due actions (one statement: running, attempts + 1, one per lock group), run their handlers concurrently under their timeouts, settle each (completed, retry with
 // linear backoff, or failed; the next occurrence of a recurring action in the same statement), then
 // delete old finished actions in bounded chunks. Safe to run from any number of callers and instances
 // at once: the database decides who runs what (see repository.ts, claimDue).
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/env.js';
-import type { SystemDb, Tx } from '../../db/request-db.js';
+import type { Database } from '../../db/database.js';
+import { runAsUser, systemDb, type SystemDb, type Tx } from '../../db/request-db.js';
 import { mayRetry, retryAt } from './backoff.js';
 import { creatorRefusal, loadCreator, type Creator } from './creator.js';
-import { registerBuiltInHandlers } from './handlers/built-in.js';
 import type { BatchReport, RecurrenceType, RecurringInterval } from './interfaces.js';
 import { nextOccurrence } from './recurrence.js';
 import { handlerOf, registeredActionTypes } from './registry.js';
@@ -26,6 +25,11 @@ export interface QueueDeps {
   config: Config;
   now(): Date;
   log: Logger;
+}
+
+/** The queue of an app: batches run as named system work; actions created through the API run as their creator (creator.ts). */
+export function queueDeps(database: Database, config: Config, now: () => Date, log: Logger): QueueDeps {
+  return { system: systemDb(database, 'scheduled actions: processing'), runAs: (userId, work) => runAsUser(database, userId, work), config, now, log };
 }
 
 /** Stale running actions settled per batch, and the retention's chunk size and chunks per batch. */
@@ -51,7 +55,6 @@ export function settlementFor(action: repo.ActionRow, outcome: Outcome, now: Dat
 
 /** Runs one batch; the cron route's answer. */
 export async function processBatch(deps: QueueDeps): Promise<BatchReport> {
-  registerBuiltInHandlers();
   const report: BatchReport = { processed: 0, succeeded: 0, failed: 0, errors: [] };
   await reclaimStale(deps, report);
   const claimed = await claim(deps);

@@ -1,24 +1,36 @@
 // The handler registry: one handler per action type, each with a zod schema of its payload. The
 // registry is the list of action types that exist: scheduling an unknown type is refused, and payloads
-// are validated against the type's schema before they are stored.
+// are validated against the type's schema before they are stored. It is filled from the module list
+// (src/modules/index.ts) at start-up and sealed when the app is created: the types that exist are
+// fixed for the life of the process.
 import type { ActionHandler } from './interfaces.js';
+import { withCreatorScopes, type CreatorScopes } from './run-handler.js';
 
-const handlers = new Map<string, ActionHandler>();
+/** The handler as registered (identity for idempotence) and as run (with its creator-scope check). */
+const handlers = new Map<string, { registered: ActionHandler; effective: ActionHandler }>();
+let sealed = false;
 
 /**
- * Registers a handler. Idempotent: registering the same handler again changes nothing (each batch
- * re-registers the built-in ones after a restart). A different handler for a taken type is a bug.
+ * Registers a handler, with the scopes (any one of them) its creator must hold to create it through
+ * the API. Idempotent: registering the same handler again changes nothing. A different handler for a
+ * taken type is a bug, and so is any registration once the registry is sealed.
  */
-export function registerHandler<P>(handler: ActionHandler<P>): void {
+export function registerHandler<P>(handler: ActionHandler<P>, creatorScopes?: CreatorScopes<P>): void {
   const existing = handlers.get(handler.actionType);
-  if (existing === (handler as ActionHandler)) return;
+  if (existing?.registered === (handler as ActionHandler)) return;
+  if (sealed) throw new Error(`Action handlers are fixed at start-up (src/modules/index.ts): ${handler.actionType} cannot be registered now`);
   if (existing) throw new Error(`Action type ${handler.actionType} already has another handler`);
-  handlers.set(handler.actionType, handler as ActionHandler);
+  handlers.set(handler.actionType, { registered: handler as ActionHandler, effective: withCreatorScopes(handler, creatorScopes) as ActionHandler });
+}
+
+/** Ends registration (the app calls this once its modules are composed). */
+export function sealHandlers(): void {
+  sealed = true;
 }
 
 /** The handler of a type, or undefined for a type nobody registered. */
 export function handlerOf(actionType: string): ActionHandler | undefined {
-  return handlers.get(actionType);
+  return handlers.get(actionType)?.effective;
 }
 
 /** Every registered action type, sorted (the developer list's `meta.registeredActionTypes`). */

@@ -1,20 +1,13 @@
-// The action types the platform ships, registered at start-up and again by every batch (idempotent).
-import type { z } from 'zod';
-import { registerHandler } from '../registry.js';
-import { contentPublish, type contentPublishPayload } from './content-publish.js';
-import { socialRefreshTokens } from './social-refresh-tokens.js';
-import { webhookSend, type webhookSendPayload } from './webhook-send.js';
+// The payloads of the action types modules declare, as callers write them: scheduleAction checks them
+// at compile time. Each owner adds its types by augmenting ActionPayloads beside its handler
+// (webhooks/send-action.ts, entities/publish-action.ts, accounts/refresh-tokens-action.ts), so this
+// module imports none of them.
 
-/** Registers the built-in handlers (idempotent). */
-export function registerBuiltInHandlers(): void {
-  registerHandler(webhookSend);
-  registerHandler(contentPublish);
-  registerHandler(socialRefreshTokens);
-}
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by augmentation, see above
+export interface ActionPayloads {}
 
-/** Payloads of the built-in action types, as callers write them: scheduleAction checks them at compile time. */
-export interface ActionPayloads {
-  'webhook:send': z.input<typeof webhookSendPayload>;
-  'content:publish': z.input<typeof contentPublishPayload>;
-  'social:refresh-tokens': Record<string, never>;
-}
+/**
+ * Nothing to do: handlers are registered once, from the module list (src/modules/index.ts), when the
+ * app starts. Kept until its callers in service.ts drop it.
+ */
+export function registerBuiltInHandlers(): void {}

@@ -7,17 +7,18 @@
 // creator: through RLS as them, after the entity service's rules (a team they may write; the record's
 // owner unless the entity is shared), so a publish the creator could not make fails the attempt with
 // a message saying why; a superadmin's publishes any team's record, as the platform's own do.
+// Creating one through the API takes one of the entity's update scopes (declared in module.ts,
+// checked by the queue's handler runner). The handler lives here, with the records it changes.
 import { z } from 'zod';
-import { Prisma } from '../../../generated/prisma/client.js';
-import { hasScope } from '../../../auth/scopes.js';
-import type { EntityDefinition } from '../../../config/entity-definition.js';
-import { entityDefinitions } from '../../../config/entities/index.js';
-import type { SystemDb, Tx } from '../../../db/request-db.js';
-import { forbidden } from '../../../shared/errors.js';
-import { isUuid } from '../../../shared/validation.js';
-import { publishRecord } from '../../entities/service.js';
-import { actsAcrossTeams, mayWriteTeam, type Creator } from '../creator.js';
-import type { ActionHandler } from '../interfaces.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import type { EntityDefinition } from '../../config/entity-definition.js';
+import { entityDefinitions } from '../../config/entities/index.js';
+import type { SystemDb, Tx } from '../../db/request-db.js';
+import { forbidden } from '../../shared/errors.js';
+import { isUuid } from '../../shared/validation.js';
+import { actsAcrossTeams, mayWriteTeam, type Creator } from '../scheduled-actions/creator.js';
+import type { ActionHandler } from '../scheduled-actions/interfaces.js';
+import { publishRecord } from './service.js';
 
 const entitySlugs = new Set(entityDefinitions.map((d) => d.slug));
 const definitionOf = (slug: string): EntityDefinition => entityDefinitions.find((d) => d.slug === slug)!;
@@ -30,6 +31,9 @@ export const contentPublishPayload = z
   })
   .refine((p) => p.entityId !== undefined || p.contentId !== undefined, { message: 'entityId (or contentId) is required', path: ['entityId'] });
 export type ContentPublishPayload = z.output<typeof contentPublishPayload>;
+
+/** The scopes of which a creator must hold one: the entity's update permissions. */
+export const publishScopes = (payload: ContentPublishPayload): readonly string[] => definitionOf(payload.entityType).permissions.update;
 
 /** A publish the action's creator may not make: the attempt fails with this message. */
 class NotPermitted extends Error {}
@@ -67,11 +71,10 @@ const isUpdateRefused = (error: unknown) => typeof error === 'object' && error !
 export const contentPublish: ActionHandler<ContentPublishPayload> = {
   actionType: 'content:publish',
   payload: contentPublishPayload,
-  refuseCreation(payload, creator) {
+  refuseCreation(payload) {
     const d = definitionOf(payload.entityType);
     const needed = d.permissions.update;
     if (!d.operations.update || needed.length === 0) return forbidden(`${d.name} records cannot be updated, so they cannot be published`);
-    if (!needed.some((scope) => hasScope(creator.scopes, scope))) return forbidden(`Insufficient permissions - ${needed[0]} scope required`);
     return null;
   },
   async run(payload, ctx) {
@@ -92,3 +95,9 @@ export const contentPublish: ActionHandler<ContentPublishPayload> = {
     return { entityType: payload.entityType, entityId: id, published: true, fields: set };
   },
 };
+
+declare module '../scheduled-actions/handlers/built-in.js' {
+  interface ActionPayloads {
+    'content:publish': z.input<typeof contentPublishPayload>;
+  }
+}

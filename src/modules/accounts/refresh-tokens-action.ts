@@ -1,8 +1,9 @@
 // `social:refresh-tokens`: refreshes connected social accounts' tokens through the configured
 // providers. No provider ships with the platform; with none registered the action completes and its
-// result says there was nothing to refresh.
+// result says there was nothing to refresh. Connected accounts are the accounts module's: the handler
+// lives here, and scheduled actions import no module.
 import { z } from 'zod';
-import type { ActionHandler, HandlerContext } from '../interfaces.js';
+import type { ActionHandler, HandlerContext } from '../scheduled-actions/interfaces.js';
 
 /** A source of connected accounts whose tokens expire (one per social network). */
 export interface TokenRefreshProvider {
@@ -33,3 +34,9 @@ export const socialRefreshTokens: ActionHandler<z.output<typeof socialRefreshTok
     return { providers: done, refreshed: done.reduce((n, p) => n + p.refreshed, 0) };
   },
 };
+
+declare module '../scheduled-actions/handlers/built-in.js' {
+  interface ActionPayloads {
+    'social:refresh-tokens': Record<string, never>;
+  }
+}

@@ -5,14 +5,14 @@
 // when their eventType is the same: a `created` is never swallowed by the `updated` that follows it.
 // Through the API, an event is a signed message of the caller's making: only a team's owners and
 // admins (who manage its endpoints and hold their signing secrets, so it forges nothing they could not
-// sign themselves) or a superadmin may create one, for that team, with a key holding `webhooks:write`;
-// when it runs, its creator must still manage the team.
+// sign themselves) or a superadmin may create one, for that team, with a key holding `webhooks:write`
+// (declared in module.ts, checked by the queue's handler runner); when it runs, its creator must still
+// manage the team. The handler lives here, with the data it owns: scheduled actions import no module.
 import { z } from 'zod';
-import { hasScope } from '../../../auth/scopes.js';
-import { AppError, forbidden } from '../../../shared/errors.js';
-import { deliverWebhookEvent } from '../../webhooks/service.js';
-import { managesTeam } from '../creator.js';
-import type { ActionHandler } from '../interfaces.js';
+import { AppError, forbidden } from '../../shared/errors.js';
+import { managesTeam } from '../scheduled-actions/creator.js';
+import type { ActionHandler } from '../scheduled-actions/interfaces.js';
+import { deliverWebhookEvent } from './service.js';
 
 export const webhookSendPayload = z.strictObject({
   eventType: z.string().trim().min(1).max(200),
@@ -29,7 +29,6 @@ export const webhookSend: ActionHandler<WebhookSendPayload> = {
   refuseCreation(_payload, creator, teamId) {
     if (!teamId) return new AppError('VALIDATION_ERROR', 'Invalid options: webhook:send needs a teamId (its event goes to that team’s webhook endpoints)', { teamId: 'required for webhook:send' });
     if (!managesTeam(creator, teamId)) return forbidden('Only the team’s owners and admins (who manage its webhook endpoints) can send events to them');
-    if (!hasScope(creator.scopes, 'webhooks:write')) return forbidden('Insufficient permissions - webhooks:write scope required');
     return null;
   },
   async run(payload, ctx) {
@@ -49,3 +48,9 @@ export const webhookSend: ActionHandler<WebhookSendPayload> = {
     });
   },
 };
+
+declare module '../scheduled-actions/handlers/built-in.js' {
+  interface ActionPayloads {
+    'webhook:send': z.input<typeof webhookSendPayload>;
+  }
+}

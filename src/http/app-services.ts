@@ -1,0 +1,73 @@
+// The services one app shares across its requests, made once in createApp: Redis (optional), the
+// broadcast of cache evictions, readiness, API keys and their usage, rate limits, sign-in throttling,
+// mail and media storage; and how to close them.
+import type { Logger } from 'pino';
+import { createApiKeyAuth, type ApiKeyAuth } from '../auth/api-key-strategy.js';
+import { createKeyUsage, type KeyUsage } from '../auth/key-usage.js';
+import { createSignInThrottle, type SignInThrottle } from '../auth/sign-in-throttle.js';
+import type { Config } from '../config/env.js';
+import type { Database } from '../db/database.js';
+import { systemDb } from '../db/request-db.js';
+import { createMailer, type Mailer } from '../mail/outbox.js';
+import { createStorage, type MediaStorage } from '../modules/media/storage.js';
+import { planOf, plansOf } from '../modules/teams/plans.js';
+import { createBroadcast } from '../shared/broadcast.js';
+import { closeRedis, createRedis } from '../shared/redis-connection.js';
+import type { Credentials } from '../shared/request-scope.js';
+import { createRateLimiter } from './rate-limit.js';
+import { createRequestRates, type RequestRates } from './rate-rule.js';
+import { createReadiness } from './readiness.js';
+import type { HttpResponse } from './exchange.js';
+
+export interface AppServices {
+  config: Config;
+  database: Database;
+  logger: Logger;
+  now(): Date;
+  readiness(): Promise<HttpResponse>;
+  keys: ApiKeyAuth;
+  usage: KeyUsage;
+  /** Null when rate limiting is off. */
+  rates: RequestRates | null;
+  signIns: SignInThrottle;
+  mail: Mailer;
+  mediaStorage: MediaStorage;
+  credentials: Credentials;
+  /** Writes pending key usage and closes Redis connections and storage (the database stays open). */
+  close(): Promise<void>;
+}
+
+export function createAppServices(config: Config, database: Database, logger: Logger, now: () => Date): AppServices {
+  // Bounded waits, no offline queue, state changes logged once (redis-connection.ts).
+  const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : null;
+  const broadcast = createBroadcast(redis, logger);
+  const system = systemDb(database, 'api keys');
+  const usage = createKeyUsage(system, config.apiKeys.usageFlushMs, logger, now);
+  const keys = createApiKeyAuth({ system, broadcast, logger, now, cacheTtlMs: config.apiKeys.cacheTtlMs, failureDelayMs: config.apiKeys.failureDelayMs });
+  const limiter = config.rateLimit.enabled ? createRateLimiter(redis) : null;
+  const plans = plansOf(config); // parsed (and validated) once, here at start-up
+  const rates = limiter && createRequestRates(limiter, config.rateLimit, config.graphqlLimits.costPerRatePoint, (plan) => planOf(plans, plan)?.rateLimitTier ?? plan);
+  const mediaStorage = createStorage(config.media, logger);
+  if (config.env === 'production' && config.webhooks.allowPrivate) logger.warn('WEBHOOKS_ALLOW_PRIVATE is true: webhook endpoints may reach private, loopback and metadata addresses');
+  if (config.env === 'production' && !config.webhooks.secretKey) logger.warn('WEBHOOKS_SECRET_KEY is not set: webhook signing secrets are stored unsealed');
+  return {
+    config,
+    database,
+    logger,
+    now,
+    readiness: createReadiness({ database, redis }),
+    keys,
+    usage,
+    rates,
+    signIns: createSignInThrottle(redis, config.signInThrottle),
+    mail: createMailer(config.mail, logger),
+    mediaStorage,
+    credentials: { forgetKey: keys.forgetKey, forgetUser: keys.forgetUser, pendingUsage: usage.pending },
+    async close() {
+      await usage.close();
+      await broadcast.close();
+      if (redis) await closeRedis(redis);
+      await mediaStorage.close?.();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+// The one request pipeline of every route that acts for a caller (/graphql, JSON routes, HTTP
+// declarations in the pipeline): body limit and CSRF → authenticate → rate limit → the route's scope
+// (HTTP declarations; JSON routes leave it to their operation's field) → the request's transaction →
+// handler → cookies, RateLimit headers and key usage. Errors are answered in the route's format.
+import type { Actor } from '../auth/actor.js';
+import { authenticate } from '../auth/authenticate.js';
+import { hasScope } from '../auth/scopes.js';
+import { systemDb } from '../db/request-db.js';
+import { databaseUnavailable, isDatabaseUnavailable, reportDatabaseOutage } from '../db/unavailable.js';
+import type { Context } from '../graphql/context.js';
+import { failure } from '../rest/envelope.js';
+import { AppError, forbidden, unauthenticated } from '../shared/errors.js';
+import type { AppServices } from './app-services.js';
+import { isCrossSiteForgery } from './csrf.js';
+import { appendHeader, type HttpRequest, type HttpResponse } from './exchange.js';
+import { rateLimited, rateLimitHeaders } from './rate-limit.js';
+import { clientOf, createRequestContext } from './request-context.js';
+
+export interface RouteTraits {
+  /** The scopes the route requires, for rate limits (rate-rule.ts); unknown up front on /graphql. */
+  scopes?: readonly string[];
+  /** A scope the pipeline itself requires of the caller (HTTP declarations): 401 anonymous, 403 without it. */
+  requires?: string;
+  /** false: error envelopes without `code` (contract: media and API-key routes). */
+  errorCodes?: boolean;
+  /** Largest body the route reads (uploads); BODY_LIMIT_BYTES unless stated. */
+  bodyLimitBytes?: number;
+}
+
+export type Pipeline = (request: HttpRequest, requestId: string, traits: RouteTraits, handle: (ctx: Context) => Promise<HttpResponse>) => Promise<HttpResponse>;
+
+/** Anonymous callers → 401; a caller without `scope` → 403 in the contract's words; null when allowed. */
+export function routeScopeRefusal(actor: Actor, scope: string | undefined): AppError | null {
+  if (scope === undefined) return null;
+  if (actor.kind !== 'user') return unauthenticated();
+  return hasScope(actor.scopes, scope) ? null : forbidden(`Insufficient permissions - ${scope} scope required`);
+}
+
+export function createPipeline(services: AppServices): Pipeline {
+  const { config, database, logger, keys, rates, usage, now } = services;
+
+  /** Authenticates, applies the rate limit, runs `handle` with the request's context and ends its transaction. */
+  async function run(request: HttpRequest, requestId: string, traits: RouteTraits, handle: (ctx: Context) => Promise<HttpResponse>): Promise<HttpResponse> {
+    const { bodyLimitBytes = config.bodyLimitBytes } = traits;
+    if (Number(request.header('content-length') ?? 0) > bodyLimitBytes) {
+      return failure(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${bodyLimitBytes} bytes`, undefined, traits.errorCodes !== false);
+    }
+    if (isCrossSiteForgery(request, config)) return failure(403, 'CSRF_REJECTED', 'Cross-site request refused');
+    const client = clientOf(request, config.trustProxy);
+    const { actor, grant } = await authenticate(systemDb(database, 'authenticate'), keys, request, { ipAddress: client.ip, userAgent: client.userAgent });
+    const rate = rates && rates(actor, grant, (limit) => grant && keys.audit({ keyId: grant.keyId, action: 'rate_limited', reason: `${limit}/min`, ipAddress: client.ip, userAgent: client.userAgent }));
+    const upFront = await rate?.payUpFront(traits.scopes);
+    if (upFront && !upFront.allowed) return rateLimited(upFront);
+    const refusal = routeScopeRefusal(actor, traits.requires);
+    if (refusal) throw refusal;
+    let failed = false;
+    const ctx = createRequestContext(services, {
+      actor,
+      client,
+      requestId,
+      // A keyed GraphQL operation pays by its scopes and cost once parsed (limits.ts, rate-rule.ts).
+      chargeCost: rate && grant && !upFront ? rate.chargeOperation : undefined,
+      onFail: () => void (failed = true),
+    });
+    let response: HttpResponse;
+    try {
+      response = await handle(ctx);
+    } catch (error) {
+      failed = true;
+      throw error;
+    } finally {
+      await ctx.db.finish(!failed).catch((error: unknown) => {
+        if (failed) return; // already answering with an error; the rollback's own failure adds nothing
+        throw error;
+      });
+    }
+    const late = await rate?.settle();
+    if (late && !late.allowed) return rateLimited(late);
+    for (const cookie of ctx.setCookies) appendHeader(response, 'set-cookie', cookie);
+    if (rate?.decision && grant) Object.assign(response.headers, rateLimitHeaders(rate.decision));
+    // "lastUsedAt: updated on successful use": refused calls (401, 403, 429…) are not uses.
+    if (grant && response.status < 400) usage.record(grant.keyId, now());
+    return response;
+  }
+
+  /** Runs `handle` with the request's context; authentication and rate-limit answers follow the route's traits. */
+  return async (request, requestId, traits, handle) => {
+    try {
+      return await run(request, requestId, traits, handle);
+    } catch (error) {
+      if (traits.errorCodes !== false) throw error;
+      if (error instanceof AppError) return failure(error.status, error.code, error.message, error.details, false);
+      if (!isDatabaseUnavailable(error)) throw error;
+      reportDatabaseOutage(logger, error);
+      const unavailable = databaseUnavailable();
+      return failure(unavailable.status, unavailable.code, unavailable.message, unavailable.details, false);
+    }
+  };
+}

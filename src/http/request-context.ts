@@ -1,0 +1,63 @@
+// The context of one request in the pipeline: its caller, its database transaction as that caller
+// (committed or rolled back when the request ends), the app's services, and what the edges collect
+// (cookies to set, the failure that decides the rollback).
+import type { Logger } from 'pino';
+import type { Actor } from '../auth/actor.js';
+import { evictingAfterCommit } from '../auth/api-key-strategy.js';
+import { RequestDb, runAsUser, systemDb } from '../db/request-db.js';
+import type { Context } from '../graphql/context.js';
+import type { ClientInfo } from '../shared/request-scope.js';
+import type { AppServices } from './app-services.js';
+import type { HttpRequest } from './exchange.js';
+
+/** Who sent the request, as far as we can tell: address (behind a trusted proxy, the one it saw), agent, scheme. */
+export function clientOf(request: HttpRequest, trustProxy: boolean): ClientInfo {
+  // The last X-Forwarded-For entry is the one our proxy added; those before it are the client's to choose.
+  const forwarded = trustProxy ? request.header('x-forwarded-for')?.split(',').at(-1)?.trim() : undefined;
+  return {
+    ip: forwarded || request.remoteAddress,
+    // Stored with sessions and audit records: bounded once, here.
+    userAgent: request.header('user-agent')?.slice(0, 500) ?? null,
+    secure: request.url.protocol === 'https:',
+  };
+}
+
+export interface ContextParts {
+  actor: Actor;
+  client: ClientInfo;
+  requestId: string;
+  chargeCost: Context['chargeCost'];
+  /** Called when the request fails (its transaction then rolls back). */
+  onFail(): void;
+}
+
+/** The request's context over the app's services. */
+export function createRequestContext(services: AppServices, parts: ContextParts): Context {
+  const { config, database, logger } = services;
+  const { actor, requestId } = parts;
+  let log: Logger | undefined;
+  const ctx: Context = {
+    actor,
+    // Work after a commit (files a deletion orphaned) cannot fail the request: its failure is logged.
+    db: new RequestDb(database, actor.kind === 'user' ? actor.userId : null, (error) => ctx.log.error({ err: error }, 'work after commit failed')),
+    system: (purpose) => systemDb(database, purpose),
+    runAs: (userId, work) => runAsUser(database, userId, work),
+    config,
+    // Evictions of cached keys wait for this request's commit (api-key-strategy.ts).
+    credentials: evictingAfterCommit(services.credentials, { afterCommit: (work) => ctx.db.afterCommit(work) }),
+    mail: services.mail,
+    mediaStorage: services.mediaStorage,
+    client: parts.client,
+    now: services.now,
+    requestId,
+    // Made on first use: most requests never log from inside an operation.
+    get log() {
+      return (log ??= logger.child({ requestId }));
+    },
+    setCookies: [],
+    signIns: services.signIns,
+    chargeCost: parts.chargeCost,
+    fail: parts.onFail,
+  };
+  return ctx;
+}

@@ -1,0 +1,11 @@
+// Accounts: sign-up, sessions and profiles; the `social:refresh-tokens` action (connected accounts).
+import { defineAction, defineModule } from '../module-description.js';
+import { socialRefreshTokens } from './refresh-tokens-action.js';
+import { accountRoutes } from './rest.js';
+import './schema.js'; // registers its GraphQL types and fields on the builder when imported
+
+export const accountsModule = defineModule({
+  name: 'accounts',
+  actions: [defineAction({ handler: socialRefreshTokens })],
+  routes: accountRoutes,
+});

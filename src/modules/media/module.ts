@@ -1,0 +1,15 @@
+// Media: records, uploads, renditions, tags and the stored files of local storage. Three of its routes
+// answer bytes or read a multipart stream: HTTP declarations beside its JSON routes.
+import { defineModule } from '../module-description.js';
+import { renditionRoute } from './render-route.js';
+import { mediaRoutes } from './rest.js';
+import { storedFileRoute } from './served-file.js';
+import { uploadRoute } from './upload-route.js';
+import './schema.js'; // registers its GraphQL types and fields on the builder when imported
+
+export const mediaModule = defineModule({
+  name: 'media',
+  scopes: [{ name: 'media', description: 'Media records, uploads and media tags of the caller’s teams' }],
+  routes: mediaRoutes,
+  httpRoutes: [uploadRoute, renditionRoute, storedFileRoute],
+});

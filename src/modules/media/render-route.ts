@@ -1,0 +1,18 @@
+// GET|HEAD /api/v1/media/{id}/render: resized images, bytes not an envelope, cached on storage
+// (render.ts). In the request pipeline with media:read; one render queue per app.
+import { defineHttpRoute } from '../../rest/http-route.js';
+import { mediaOpenApiPaths } from './openapi.js';
+import { createRenditions } from './render.js';
+
+export const renditionRoute = defineHttpRoute({
+  methods: ['GET', 'HEAD'],
+  path: '/api/v1/media/{id}/render',
+  pipeline: true,
+  scope: 'media:read',
+  errorCodes: false,
+  openApi: mediaOpenApiPaths['/api/v1/media/{id}/render'],
+  start({ renderLimits }) {
+    const renditions = createRenditions(renderLimits);
+    return (request, ctx, params) => renditions.handle(request, ctx, params.id!);
+  },
+});

@@ -1,0 +1,58 @@
+// The words of the composition root. A *module* is one domain (accounts, teams, media…); its
+// *description* (src/modules/<domain>/module.ts) says everything the app takes from it: the scope
+// *resources* API keys may name, the *usage counters* of plan limits, the *actions* the queue runs
+// (with the scope each requires of its creator), its REST *routes* (defineRoute), its *HTTP routes*
+// (defineHttpRoute: bytes, streams, the cron answer) and how its GraphQL types are registered. One
+// list (src/modules/index.ts) names the modules; composition.ts builds the app's registries from it.
+import type { GlobalRole } from '../auth/actor.js';
+import type { Builder } from '../graphql/builder.js';
+import type { HttpRoute } from '../rest/http-route.js';
+import type { RestRoute } from '../rest/route.js';
+import type { RequestScope } from '../shared/request-scope.js';
+import type { Tx } from '../db/request-db.js';
+import type { ActionHandler } from './scheduled-actions/interfaces.js';
+
+/** A resource (`media`, `teams`, an entity slug) whose `resource:action` scopes keys may carry. */
+export interface ScopeResourceDeclaration {
+  name: string;
+  description: string;
+  /** The weakest global role that may put its scopes on a key (default member). */
+  minimumRole?: GlobalRole;
+}
+
+/** Makes a plan limit (`tasks`) measurable: how many a team has now. */
+export interface UsageCounterDeclaration {
+  limitSlug: string;
+  count(scope: RequestScope, tx: Tx, teamId: string): Promise<number>;
+}
+
+/** An action type of the queue, and the scopes (any one) its creator must hold to create it through the API. */
+export interface ActionDeclaration<P = never> {
+  handler: ActionHandler<P>;
+  creatorScopes?: (payload: P) => readonly string[];
+}
+
+export interface ModuleDescription {
+  name: string;
+  scopes?: readonly ScopeResourceDeclaration[];
+  usageCounters?: readonly UsageCounterDeclaration[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each action has its own payload type
+  actions?: readonly ActionDeclaration<any>[];
+  routes?: readonly RestRoute[];
+  httpRoutes?: readonly HttpRoute[];
+  /**
+   * Registers the module's GraphQL types and fields on the builder. Absent: its schema.ts registers
+   * them when imported, and its module.ts imports it (so that importing the list builds the schema).
+   */
+  registerSchema?(builder: Builder): void;
+}
+
+/** Declares a module; the description is frozen (it does not change after start-up). */
+export function defineModule(description: ModuleDescription): ModuleDescription {
+  return Object.freeze({ ...description });
+}
+
+/** An action declaration with its payload type checked against its creator-scope function. */
+export function defineAction<P>(declaration: ActionDeclaration<P>): ActionDeclaration<P> {
+  return declaration;
+}

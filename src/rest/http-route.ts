@@ -1,0 +1,99 @@
+// The second kind of route declaration, beside defineRoute: a route whose answer is not a JSON
+// envelope of a GraphQL operation (bytes, a stream, a multipart upload, the cron report). It declares
+// what the pipeline needs to run it (methods, path, scope, error format, body limit, whether it runs
+// in the request pipeline at all) and its OpenAPI operations; its handler is made once per app, with
+// the app's configuration and database (a render queue, local storage, the queue's dependencies).
+import FindMyWay, { type HTTPVersion } from 'find-my-way';
+import type { Logger } from 'pino';
+import type { Config } from '../config/env.js';
+import type { Database } from '../db/database.js';
+import type { Context } from '../graphql/context.js';
+import type { HttpRequest, HttpResponse } from '../http/exchange.js';
+
+export type HttpRouteMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** What a route's handler is made with, once per app. */
+export interface HttpRouteSetup {
+  config: Config;
+  database: Database;
+  logger: Logger;
+  now(): Date;
+  /** Renders running and waiting at once in this process (media renditions). */
+  renderLimits?: { concurrent: number; waiting: number };
+}
+
+export type RouteParams = Record<string, string | undefined>;
+
+interface HttpRouteCommon {
+  methods: readonly HttpRouteMethod[];
+  /** `/api/v1/media/{id}/render`; a trailing `*` takes the rest of the path (`params['*']`). */
+  path: string;
+  /** false: error envelopes without `code` (contract: media). */
+  errorCodes?: boolean;
+  /** The largest body the route reads; BODY_LIMIT_BYTES unless stated. */
+  bodyLimitBytes?: (config: Config) => number;
+  /** Its OpenAPI path item (operations by lower-case method), documented at `path`. */
+  openApi?: Record<string, unknown>;
+}
+
+/** A route in the request pipeline: authenticated, scope-checked, rate limited, in a transaction. */
+export interface PipelineHttpRoute extends HttpRouteCommon {
+  pipeline: true;
+  /** The scope the caller must hold: anonymous callers get 401, others without it 403. */
+  scope?: string;
+  start(setup: HttpRouteSetup): (request: HttpRequest, ctx: Context, params: RouteParams) => Promise<HttpResponse>;
+}
+
+/** A route outside the pipeline: no user is authenticated (the cron secret, a stored file's URL). */
+export interface BareHttpRoute extends HttpRouteCommon {
+  pipeline: false;
+  start(setup: HttpRouteSetup): (request: HttpRequest, params: RouteParams) => Promise<HttpResponse>;
+}
+
+export type HttpRoute = PipelineHttpRoute | BareHttpRoute;
+
+/** Declares an HTTP route (frozen: a declaration does not change after start-up). */
+export function defineHttpRoute<R extends HttpRoute>(route: R): R {
+  Object.freeze(route.methods);
+  return Object.freeze(route);
+}
+
+/** A route with its handler made for one app. */
+export type StartedHttpRoute =
+  | { pipeline: true; route: PipelineHttpRoute; handle: ReturnType<PipelineHttpRoute['start']> }
+  | { pipeline: false; route: BareHttpRoute; handle: ReturnType<BareHttpRoute['start']> };
+
+export interface HttpMatch {
+  started: StartedHttpRoute;
+  params: RouteParams;
+}
+
+export interface HttpRouter {
+  /** The route for a request, the methods its path takes when only the method differs, or null. */
+  match(method: string, pathname: string): HttpMatch | { allow: string[]; errorCodes: boolean } | null;
+}
+
+const toRouterPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+/** Starts every route for one app and matches requests to them. */
+export function createHttpRouter(routes: readonly HttpRoute[], setup: HttpRouteSetup): HttpRouter {
+  const router = FindMyWay<HTTPVersion.V1>({ ignoreTrailingSlash: true, caseSensitive: true });
+  const methods = new Set<HttpRouteMethod>();
+  for (const route of routes) {
+    const started = { pipeline: route.pipeline, route, handle: route.start(setup) } as StartedHttpRoute;
+    for (const method of route.methods) {
+      methods.add(method);
+      router.on(method, toRouterPath(route.path), () => {}, { started });
+    }
+  }
+  return {
+    match(method, pathname) {
+      const found = router.find(method as 'GET', pathname);
+      if (found) return { started: (found.store as { started: StartedHttpRoute }).started, params: found.params };
+      const allow = [...methods].filter((m) => router.find(m, pathname));
+      if (allow.length === 0) return null;
+      const { started } = router.find(allow[0]!, pathname)!.store as { started: StartedHttpRoute };
+      return { allow, errorCodes: started.route.errorCodes !== false };
+    },
+  };
+}
