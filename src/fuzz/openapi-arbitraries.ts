@@ -28,17 +28,56 @@ export interface ApiOperation {
   public: boolean;
 }
 
-/** Every operation of the document, in document order. */
+/**
+ * `schema` with its `#/components/schemas/…` references replaced by what they name (the entity
+ * bodies are references), so that values are made from the real schema; a reference met again
+ * inside itself stays open ({}).
+ */
+export function resolveRefs(schema: unknown, doc: OpenApiDocument, open: readonly string[] = []): Schema {
+  if (Array.isArray(schema)) return schema.map((item) => resolveRefs(item, doc, open)) as unknown as Schema;
+  if (schema === null || typeof schema !== 'object') return schema as Schema;
+  const ref = (schema as Schema).$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) {
+    const name = ref.slice('#/components/schemas/'.length);
+    const target = doc.components?.schemas?.[name];
+    return target && !open.includes(name) ? resolveRefs(target, doc, [...open, name]) : {};
+  }
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, resolveRefs(value, doc, open)])) as Schema;
+}
+
+/** Every operation of the document, in document order, with its schemas' references resolved. */
 export function operationsOf(doc: OpenApiDocument): ApiOperation[] {
   const operations: ApiOperation[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [name, op] of Object.entries(methods)) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(name)) continue;
       const [type, media] = Object.entries(op.requestBody?.content ?? {})[0] ?? [];
-      operations.push({ method: name.toUpperCase(), path, parameters: op.parameters ?? [], body: type ? { type, schema: media?.schema ?? {} } : undefined, public: op.security?.length === 0 });
+      const parameters = (op.parameters ?? []).map((p) => ({ ...p, schema: p.schema && resolveRefs(p.schema, doc) }));
+      operations.push({ method: name.toUpperCase(), path, parameters, body: type ? { type, schema: resolveRefs(media?.schema ?? {}, doc) } : undefined, public: op.security?.length === 0 });
     }
   }
   return operations;
+}
+
+const entityPath = /^\/api\/v1\/([a-z][a-z0-9-]*)(?:\/\{id\}(?:\/child\/([a-z][a-z0-9-]*)(\/\{childId\})?)?)?$/;
+
+/**
+ * The entity-focused requests (entity-requests.ts) of an entity route declared with a concrete path
+ * (`/api/v1/tasks/{id}`, `/api/v1/customers/{id}/child/notes`): the route as its generic form
+ * (`/api/v1/{entity}/{id}`) over that one entity (and child), the request named by the concrete route.
+ */
+function concreteEntityRequests(op: ApiOperation, ctx: ValueContext, entities: readonly EntityDefinition[]): fc.Arbitrary<FuzzRequest> | null {
+  const match = entityPath.exec(op.path);
+  const entity = match && entities.find((e) => e.slug === match[1]);
+  if (!match || !entity) return entityRequests(op, ctx, entities);
+  const child = match[2] === undefined ? null : entity.children.find((c) => c.slug === match[2]);
+  if (child === undefined) return null;
+  const hasId = op.path !== `/api/v1/${entity.slug}`;
+  const path = `/api/v1/{entity}${hasId ? '/{id}' : ''}${child ? `/child/{child}${match[3] ? '/{childId}' : ''}` : ''}`;
+  const named = (name: string) => ({ name, in: 'path' as const, required: true, schema: { type: 'string' } });
+  const parameters = [named('entity'), ...op.parameters, ...(child ? [named('child')] : [])];
+  const generic = entityRequests({ ...op, path, parameters }, ctx, [{ ...entity, children: child ? [child] : entity.children }]);
+  return generic && generic.map((request) => ({ ...request, route: `${op.method} ${op.path}` }));
 }
 
 /** The name a path parameter's values are chosen by: a bare `id` takes the resource before it (`/media/{id}` → `mediaId`). */
@@ -189,7 +228,7 @@ export function unmatchedRequests(): fc.Arbitrary<FuzzRequest> {
 export function restRequests(doc: OpenApiDocument, ctx: ValueContext, entities: readonly EntityDefinition[]): fc.Arbitrary<FuzzRequest> {
   const operations = operationsOf(doc).map((op) => {
     if (op.body?.type.startsWith('multipart/')) return { weight: 4, arbitrary: operationRequests(op, ctx) };
-    const entity = entityRequests(op, ctx, entities);
+    const entity = concreteEntityRequests(op, ctx, entities);
     const mixes = [{ weight: 2, arbitrary: focusedRequests(op, ctx) }, { weight: 2, arbitrary: operationRequests(op, ctx) }, ...(entity ? [{ weight: 3, arbitrary: entity }] : [])];
     return { weight: 4, arbitrary: fc.oneof(...mixes) };
   });

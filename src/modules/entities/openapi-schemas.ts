@@ -217,16 +217,18 @@ export const sharedSchemas: Record<string, Schema> = {
   MessageResponse: { type: 'object', required: ['success', 'message'], properties: { success: { const: true }, message: { type: 'string' } } },
   QueryValidationError: {
     type: 'object',
-    description: '`Invalid query parameters`: every refused parameter in `details.errors`.',
-    required: ['success', 'error', 'code', 'details'],
+    description: '`Invalid query parameters` with every refused parameter in `details.errors`; a parameter given twice or holding NUL names it in `details.parameter`.',
+    required: ['success', 'error', 'code'],
     properties: {
       success: { const: false },
       error: { type: 'string' },
-      code: { const: 'VALIDATION_ERROR' },
+      code: { type: 'string', description: 'VALIDATION_ERROR' },
       details: {
         type: 'object',
-        required: ['errors'],
-        properties: { errors: { type: 'array', items: { type: 'object', required: ['path', 'code', 'message'], properties: { path: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } } } } },
+        properties: {
+          errors: { type: 'array', items: { type: 'object', required: ['path', 'code', 'message'], properties: { path: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } } } },
+          parameter: { type: 'string' },
+        },
       },
     },
   },
