@@ -2,7 +2,7 @@
 // answers and the request id (CORS exposes them), and every 405 says which methods the path takes.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { entityDefinitions } from '../config/entities/index.js';
-import { createTestApp, type TestApp } from '../testkit/test-app.js';
+import type { TestApp } from '../testkit/test-app.js';
 
 const someId = '00000000-0000-4000-8000-000000000000';
 
@@ -11,12 +11,14 @@ const methodsOf = (allow: string | null) => (allow ?? '').split(',').map((m) => 
 
 let t: TestApp;
 // A deployment that turns operations off: customers cannot be deleted, and their children (notes)
-// cannot be changed (`update`). The definitions are this process's own: the app reads them per request.
+// cannot be changed (`update`). The definitions are this process's own; the schema and the routes are
+// built from them when the app's modules are first imported, so the app is imported after the change.
 const customers = entityDefinitions.find((d) => d.slug === 'customers')!;
 const saved = { ...customers.operations };
 
 beforeAll(async () => {
   Object.assign(customers.operations, { delete: false, update: false });
+  const { createTestApp } = await import('../testkit/test-app.js');
   t = await createTestApp();
 });
 afterAll(async () => {

@@ -1,151 +1,147 @@
-// REST face of entities: the contract's dynamic routes, generic over definitions. Static routes of
-// other modules (/api/v1/teams, /api/v1/api-keys…) take precedence over `{entity}`.
+// REST face of entities: the contract's dynamic routes, declared per definition at start-up with
+// concrete paths (`/api/v1/tasks`, `/api/v1/tasks/{id}`, `/api/v1/customers/{id}/child/notes`…). Each
+// runs its entity's typed GraphQL document (rest-documents.ts); the query string and the body become
+// its variables at this edge (list-params.ts, rest-bodies.ts) and its answer the REST envelope
+// (rest-answers.ts). An operation the definition turns off has no route: the router answers 405.
 import { z } from 'zod';
-import {
-  EntityChildrenDocument,
-  EntityCreateChildDocument,
-  EntityCreateDocument,
-  EntityDeleteChildDocument,
-  EntityDeleteDocument,
-  EntityListDocument,
-  EntityRecordDocument,
-  EntityUpdateChildDocument,
-  EntityUpdateDocument,
-} from '../../generated/operations.js';
-import { defineRoute } from '../../rest/route.js';
+import type { ChildDefinition, EntityDefinition, Operation } from '../../config/entity-definition.js';
+import { defineRoute, type HttpMethod, type RestRoute, type RouteAccess } from '../../rest/route.js';
+import { listVariables, readVariables } from './list-params.js';
+import { listAnswer, recordMapper, refuseDisabled } from './rest-answers.js';
+import { entityOpenApi } from './openapi.js';
+import { bodyInput } from './rest-bodies.js';
+import * as documents from './rest-documents.js';
 
-const tags = ['Entities'];
-const access = 'authenticated' as const;
-const entity = z.object({ entity: z.string().max(100) });
-const record = entity.extend({ id: z.string().max(100) });
-const child = record.extend({ child: z.string().max(100) });
-const childRecord = child.extend({ childId: z.string().max(100) });
-const anyParams = z.record(z.string(), z.string());
+type Values = documents.Values;
+const record = z.object({ id: z.string().max(100) });
+const childRecord = record.extend({ childId: z.string().max(100) });
+const query = z.record(z.string(), z.string());
 const body = z.record(z.string(), z.unknown());
+const result = (r: documents.Answer) => r.result;
 
-type Listed = { data: unknown[]; pagination: Record<string, number> };
+/** Every route of the definitions' enabled operations. */
+export function entityRoutes(definitions: readonly EntityDefinition[]): RestRoute[] {
+  return definitions.flatMap((d) => [...recordRoutes(d), ...d.children.flatMap((c) => childRoutes(d, c))]);
+}
 
-export const entityRoutes = [
-  defineRoute({
-    method: 'GET',
-    path: '/api/v1/{entity}',
-    entityOperation: 'list',
-    summary: 'LIST records: page, limit, sortBy, sortOrder, fields, distinct, ids, search, from, to, dateField, metas, child, {field}, {field}_min, {field}_max',
-    tags,
-    access,
-    params: entity,
-    query: anyParams,
-    operation: EntityListDocument,
-    variables: ({ params, query }) => ({ entity: params.entity, params: query }),
-    data: (r) => (r.entityList as Listed).data,
-    extras: (r) => ({ pagination: (r.entityList as Listed).pagination }),
-  }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/v1/{entity}',
-    entityOperation: 'create',
-    summary: 'CREATE a record (fields of the entity, optional metas)',
-    tags,
-    access,
-    params: entity,
-    body,
-    operation: EntityCreateDocument,
-    variables: ({ params, body: data }) => ({ entity: params.entity, data }),
-    data: (r) => r.entityCreate,
-    status: 201,
-  }),
-  defineRoute({
-    method: 'GET',
-    path: '/api/v1/{entity}/{id}',
-    entityOperation: 'read',
-    summary: 'READ a record (fields, metas, child)',
-    tags,
-    access,
-    params: record,
-    query: anyParams,
-    operation: EntityRecordDocument,
-    variables: ({ params, query }) => ({ entity: params.entity, id: params.id, params: query }),
-    data: (r) => r.entityRecord,
-  }),
-  defineRoute({
-    method: 'PATCH',
-    path: '/api/v1/{entity}/{id}',
-    entityOperation: 'update',
-    summary: 'UPDATE a record partially (metas merge; null removes a key)',
-    tags,
-    access,
-    params: record,
-    body,
-    operation: EntityUpdateDocument,
-    variables: ({ params, body: data }) => ({ entity: params.entity, id: params.id, data }),
-    data: (r) => r.entityUpdate,
-  }),
-  defineRoute({
-    method: 'DELETE',
-    path: '/api/v1/{entity}/{id}',
-    entityOperation: 'delete',
-    summary: 'DELETE a record (soft-deleting entities answer the record with deletedAt)',
-    tags,
-    access,
-    params: record,
-    operation: EntityDeleteDocument,
-    variables: ({ params }) => ({ entity: params.entity, id: params.id }),
-    data: (r) => (r.entityDelete as { data?: unknown }).data,
-    extras: (r) => {
-      const message = (r.entityDelete as { message?: string }).message;
-      return message ? { message } : {};
-    },
-  }),
-  defineRoute({
-    method: 'GET',
-    path: '/api/v1/{entity}/{id}/child/{child}',
-    entityOperation: 'read',
-    summary: "LIST a record's children",
-    tags,
-    access,
-    params: child,
-    operation: EntityChildrenDocument,
-    variables: ({ params }) => ({ entity: params.entity, id: params.id, child: params.child }),
-    data: (r) => r.entityChildren,
-  }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/v1/{entity}/{id}/child/{child}',
-    entityOperation: 'update',
-    summary: 'CREATE a child record',
-    tags,
-    access,
-    params: child,
-    body,
-    operation: EntityCreateChildDocument,
-    variables: ({ params, body: data }) => ({ entity: params.entity, id: params.id, child: params.child, data }),
-    data: (r) => r.entityCreateChild,
-    status: 201,
-  }),
-  defineRoute({
-    method: 'PATCH',
-    path: '/api/v1/{entity}/{id}/child/{child}/{childId}',
-    entityOperation: 'update',
-    summary: 'UPDATE a child record',
-    tags,
-    access,
-    params: childRecord,
-    body,
-    operation: EntityUpdateChildDocument,
-    variables: ({ params, body: data }) => ({ entity: params.entity, id: params.id, child: params.child, childId: params.childId, data }),
-    data: (r) => r.entityUpdateChild,
-  }),
-  defineRoute({
-    method: 'DELETE',
-    path: '/api/v1/{entity}/{id}/child/{child}/{childId}',
-    entityOperation: 'update',
-    summary: 'DELETE a child record',
-    tags,
-    access,
-    params: childRecord,
-    operation: EntityDeleteChildDocument,
-    variables: ({ params }) => ({ entity: params.entity, id: params.id, child: params.child, childId: params.childId }),
+function recordRoutes(d: EntityDefinition): RestRoute[] {
+  const base = `/api/v1/${d.slug}`;
+  const item = `${base}/{id}`;
+  const tags = [d.pluralName];
+  const access = (op: Operation): RouteAccess => (d.access.public && (op === 'list' || op === 'read') ? 'public' : 'authenticated');
+  const map = recordMapper(d);
+  const list = listAnswer(d);
+  const routes: Partial<Record<Operation, RestRoute>> = {
+    list: defineRoute({
+      method: 'GET', path: base, entityOperation: 'list', tags, access: access('list'), openapi: entityOpenApi(d, 'list'),
+      summary: `LIST ${d.slug}: page, limit, sortBy, sortOrder, fields, distinct, ids, search, from, to, dateField, metas, child, {field}, {field}_min, {field}_max`,
+      query,
+      operation: documents.listDocument(d),
+      variables: ({ query: q }) => listVariables(d, q),
+      data: (r) => list.data(result(r)),
+      extras: (r) => ({ pagination: list.pagination(result(r)) }),
+    }),
+    create: defineRoute({
+      method: 'POST', path: base, entityOperation: 'create', tags, access: access('create'), openapi: entityOpenApi(d, 'create'),
+      summary: `CREATE a ${d.name} (its fields${d.metas ? ', optional metas' : ''})`,
+      body,
+      operation: documents.createDocument(d),
+      variables: ({ body: b }) => ({ input: bodyInput(d.fields, b, { partial: false, metas: d.metas }) }),
+      data: (r) => map(result(r)),
+      status: 201,
+    }),
+    read: defineRoute({
+      method: 'GET', path: item, entityOperation: 'read', tags, access: access('read'), openapi: entityOpenApi(d, 'read'),
+      summary: `READ a ${d.name} (fields, metas, child)`,
+      params: record,
+      query,
+      operation: documents.readDocument(d),
+      variables: ({ params, query: q }) => readVariables(d, params.id, q),
+      data: (r) => map(result(r)),
+    }),
+    update: defineRoute({
+      method: 'PATCH', path: item, entityOperation: 'update', tags, access: access('update'), openapi: entityOpenApi(d, 'update'),
+      summary: `UPDATE a ${d.name} partially${d.metas ? ' (metas merge; null removes a key)' : ''}`,
+      params: record,
+      body,
+      operation: documents.updateDocument(d),
+      variables: ({ params, body: b }) => ({ id: params.id, input: bodyInput(d.fields, b, { partial: true, metas: d.metas }) }),
+      data: (r) => map(result(r)),
+    }),
+    delete: defineRoute({
+      method: 'DELETE', path: item, entityOperation: 'delete', tags, access: access('delete'), openapi: entityOpenApi(d, 'delete'),
+      summary: d.softDelete ? `DELETE a ${d.name} (soft: answers the record with deletedAt)` : `DELETE a ${d.name}`,
+      params: record,
+      operation: documents.deleteDocument(d),
+      variables: ({ params }) => ({ id: params.id }),
+      data: (r) => (result(r).record ? map(result(r).record as Values) : undefined),
+      extras: (r): { message?: string } => (result(r).record ? {} : { message: result(r).message as string }),
+    }),
+  };
+  return [...enabled(d, routes, { GET: 'list', POST: 'create' }, base), ...enabled(d, routes, { GET: 'read', PATCH: 'update', DELETE: 'delete' }, item)];
+}
+
+/** Children follow their parent: listed under its read operation, written under its update operation. */
+function childRoutes(d: EntityDefinition, child: ChildDefinition): RestRoute[] {
+  const base = `/api/v1/${d.slug}/{id}/child/${child.slug}`;
+  const item = `${base}/{childId}`;
+  const tags = [d.pluralName];
+  const access: RouteAccess = 'authenticated';
+  const map = recordMapper(child);
+  const routes: Partial<Record<'list' | 'create' | 'update' | 'delete', RestRoute>> = {
+    list: defineRoute({
+      method: 'GET', path: base, entityOperation: 'read', tags, access, openapi: entityOpenApi(d, 'list', child), summary: `LIST the ${child.slug} of a ${d.name}`,
+      params: record,
+      operation: documents.childListDocument(d, child),
+      variables: ({ params }) => ({ id: params.id }),
+      data: (r) => (result(r).children as Values[]).map(map),
+    }),
+    create: defineRoute({
+      method: 'POST', path: base, entityOperation: 'update', tags, access, openapi: entityOpenApi(d, 'create', child), summary: `CREATE a ${child.name} of a ${d.name}`,
+      params: record,
+      body,
+      operation: documents.childCreateDocument(child),
+      variables: ({ params, body: b }) => ({ parentId: params.id, input: bodyInput(child.fields, b, { partial: false, metas: false }) }),
+      data: (r) => map(result(r)),
+      status: 201,
+    }),
+    update: defineRoute({
+      method: 'PATCH', path: item, entityOperation: 'update', tags, access, openapi: entityOpenApi(d, 'update', child), summary: `UPDATE a ${child.name} of a ${d.name}`,
+      params: childRecord,
+      body,
+      operation: documents.childUpdateDocument(child),
+      variables: ({ params, body: b }) => ({ parentId: params.id, id: params.childId, input: bodyInput(child.fields, b, { partial: true, metas: false }) }),
+      data: (r) => map(result(r)),
+    }),
+    delete: defineRoute({
+      method: 'DELETE', path: item, entityOperation: 'update', tags, access, openapi: entityOpenApi(d, 'delete', child), summary: `DELETE a ${child.name} of a ${d.name}`,
+      params: childRecord,
+      operation: documents.childDeleteDocument(child),
+      variables: ({ params }) => ({ parentId: params.id, id: params.childId }),
+      data: () => undefined,
+      extras: () => ({ message: 'Child record deleted' }),
+    }),
+  };
+  const on = { list: d.operations.read, create: d.operations.update, update: d.operations.update, delete: d.operations.update };
+  const pick = (key: keyof typeof on) => (on[key] ? [routes[key]!] : []);
+  const collection = [...pick('list'), ...pick('create')];
+  const records = [...pick('update'), ...pick('delete')];
+  return [...(collection.length ? collection : disabled(d, ['GET', 'POST'], base)), ...(records.length ? records : disabled(d, ['PATCH', 'DELETE'], item))];
+}
+
+/** The routes of one path whose operations the definition turns on; when none is, one that answers 405. */
+function enabled(d: EntityDefinition, routes: Partial<Record<Operation, RestRoute>>, byMethod: Partial<Record<HttpMethod, Operation>>, path: string): RestRoute[] {
+  const on = Object.values(byMethod).filter((op) => d.operations[op]).map((op) => routes[op]!);
+  return on.length ? on : disabled(d, Object.keys(byMethod) as HttpMethod[], path);
+}
+
+/** A path all of whose operations are off still exists (405, not 404); `enabled: false` keeps it out of `Allow` and the documentation. */
+function disabled(d: EntityDefinition, methods: HttpMethod[], path: string): RestRoute[] {
+  return methods.map((method) => defineRoute({
+    method, path, tags: [d.pluralName], access: 'authenticated', summary: 'Disabled by the entity definition',
+    operation: documents.disabledDocument(),
+    variables: () => refuseDisabled(d.slug, `${method} ${path}`),
     data: () => undefined,
-    extras: () => ({ message: 'Child record deleted' }),
-  }),
-];
+    enabled: () => false,
+  }));
+}

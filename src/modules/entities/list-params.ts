@@ -1,0 +1,165 @@
+// The REST query-string language of LIST and READ, parsed at the REST edge into the variables of the
+// entity's typed document (rest-documents.ts): strings become numbers, booleans, dates and enum value
+// names, `{field}=`/`{field}_min=` become the `filter` input, `fields`/`metas`/`child` become the
+// document's `@include` flags. What a string cannot be (an unknown parameter, `page=abc`, a status not
+// in the enum) is refused here with the contract's 400 `Invalid query parameters`; what typed values
+// can still get wrong (limit over 100, search length, a non-filterable `distinct`) is the service's to
+// refuse, for GraphQL callers as for REST ones.
+import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
+import { AppError } from '../../shared/errors.js';
+import { isUuid } from '../../shared/validation.js';
+import { enumValueName, hasEnum } from './graphql-names.js';
+import { childFlag, fieldFlag, metasFlag, pickableFields, wholeFlag, type Values } from './rest-documents.js';
+import { int32, isStorableTime } from './validate.js';
+
+type Params = Record<string, string | undefined>;
+type Problems = { path: string; message: string }[];
+
+const listParams = new Set(['page', 'limit', 'sortBy', 'sortOrder', 'fields', 'distinct', 'ids', 'search', 'from', 'to', 'dateField', 'metas', 'child']);
+const readParams = new Set(['fields', 'metas', 'child']);
+const day = /^\d{4}-\d{2}-\d{2}$/;
+const ranged = (f: FieldDefinition) => ['number', 'integer', 'date', 'datetime'].includes(f.type);
+
+function refuse(problems: Problems): never {
+  throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: problems.map((p) => ({ ...p, code: 'invalid' })) });
+}
+
+/** `page`/`limit`: digits that an Int holds; the bounds (limit ≤ 100) are the service's. */
+function int(value: string | undefined, min: number, max: number, name: string, problems: Problems): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+$/.test(value) || Number(value) > int32.max) {
+    problems.push({ path: name, message: `must be an integer from ${min} to ${max}` });
+    return undefined;
+  }
+  return Number(value);
+}
+
+function isDay(value: string): boolean {
+  return day.test(value) && isStorableTime(Date.parse(`${value}T00:00:00Z`));
+}
+
+/** A filter's string as the value of its field's GraphQL type, or a problem. */
+function filterValue(field: FieldDefinition, raw: string, name: string, problems: Problems): unknown {
+  const bad = (message: string) => (problems.push({ path: name, message }), undefined);
+  switch (field.type) {
+    case 'number':
+    case 'integer': {
+      const n = Number(raw);
+      if (raw.trim() === '' || !Number.isFinite(n) || (field.type === 'integer' && !Number.isInteger(n))) return bad(`must be ${field.type === 'integer' ? 'an integer' : 'a number'}`);
+      if (field.type === 'integer' && (n < int32.min || n > int32.max)) return bad(`must be an integer from ${int32.min} to ${int32.max}`);
+      return n;
+    }
+    case 'boolean':
+      return raw === 'true' ? true : raw === 'false' ? false : bad('must be true or false');
+    case 'date':
+      return isDay(raw) ? raw : bad('must be a date (YYYY-MM-DD, years 0001 to 9999)');
+    case 'datetime': {
+      const time = Date.parse(raw);
+      return isStorableTime(time) ? new Date(time).toISOString() : bad('must be an ISO 8601 date-time (years 0001 to 9999)');
+    }
+    case 'select':
+    case 'multiselect':
+      if (!hasEnum(field)) break;
+      return field.enum!.includes(raw) ? enumValueName(raw) : bad(`must be one of ${field.enum!.join(', ')}`);
+  }
+  return raw.length > 500 ? bad('is too long') : raw;
+}
+
+/** `fields`, `metas` and `child` as the document's `@include` flags. */
+function selectionFlags(d: EntityDefinition, params: Params, problems: Problems): { flags: Values; fields: string[] | null } {
+  const pickable = pickableFields(d);
+  let fields: string[] | null = null;
+  if (params.fields !== undefined) {
+    fields = params.fields.split(',').map((f) => f.trim()).filter(Boolean);
+    const unknown = fields.filter((f) => !pickable.includes(f));
+    if (!fields.length || unknown.length) problems.push({ path: 'fields', message: unknown.length ? `unknown field(s): ${unknown.join(', ')}` : 'must name at least one field' });
+  }
+  const flags: Values = { [wholeFlag]: fields === null };
+  for (const name of pickable) flags[fieldFlag(name)] = fields === null || fields.includes(name);
+
+  const metas = params.metas === 'all';
+  if (params.metas !== undefined && !metas) problems.push({ path: 'metas', message: 'must be all' });
+  if (metas && !d.metas) problems.push({ path: 'metas', message: 'this entity has no metas' });
+  if (d.metas) flags[metasFlag] = metas;
+
+  const slugs = d.children.map((c) => c.slug);
+  const wanted = params.child === undefined ? [] : params.child === 'all' ? slugs : slugs.filter((s) => s === params.child);
+  if (params.child !== undefined && !wanted.length) problems.push({ path: 'child', message: slugs.length ? `must be all or one of ${slugs.join(', ')}` : 'this entity has no children' });
+  slugs.forEach((slug, i) => (flags[childFlag(i)] = wanted.includes(slug)));
+  return { flags, fields };
+}
+
+/** `{field}=` and `{field}_min=`/`_max=` as the `filter` input; anything else unknown is a problem. */
+function filterOf(d: EntityDefinition, params: Params, problems: Problems): Values | undefined {
+  const byName = new Map(d.fields.map((f) => [f.name, f]));
+  const filter: Values = {};
+  for (const [name, raw] of Object.entries(params)) {
+    if (listParams.has(name) || raw === undefined) continue;
+    const suffix = /_(min|max)$/.exec(name)?.[1];
+    const field = byName.get(suffix ? name.slice(0, -4) : name);
+    if (!field || !field.filterable) {
+      problems.push({ path: name, message: 'is not a filterable field or a known parameter' });
+      continue;
+    }
+    if (suffix && !ranged(field)) {
+      problems.push({ path: name, message: 'range filters apply to number and date fields only' });
+      continue;
+    }
+    const value = filterValue(field, raw, name, problems);
+    if (value !== undefined) filter[name] = value;
+  }
+  return Object.keys(filter).length ? filter : undefined;
+}
+
+/** Variables of the LIST document for a query string; throws 400 listing every problem. */
+export function listVariables(d: EntityDefinition, params: Params): Values {
+  const problems: Problems = [];
+  const vars: Values = {};
+  const set = (name: string, value: unknown) => value !== undefined && (vars[name] = value);
+  set('page', int(params.page, 1, 1_000_000, 'page', problems));
+  set('limit', int(params.limit, 1, 100, 'limit', problems));
+
+  const sortable = ['createdAt', 'updatedAt', ...d.fields.filter((f) => f.sortable).map((f) => f.name)];
+  if (params.sortBy !== undefined && !sortable.includes(params.sortBy)) problems.push({ path: 'sortBy', message: `must be one of ${sortable.join(', ')}` });
+  else set('sortBy', params.sortBy);
+  if (params.sortOrder !== undefined && params.sortOrder !== 'asc' && params.sortOrder !== 'desc') problems.push({ path: 'sortOrder', message: 'must be asc or desc' });
+  else set('sortOrder', params.sortOrder);
+
+  const { flags, fields } = selectionFlags(d, params, problems);
+  if (params.distinct !== undefined && params.distinct !== 'true' && params.distinct !== 'false') problems.push({ path: 'distinct', message: 'must be true or false' });
+  if (params.distinct === 'true') {
+    const field = fields?.length === 1 ? d.fields.find((f) => f.name === fields[0]) : undefined;
+    if (!field?.filterable) problems.push({ path: 'distinct', message: 'needs exactly one filterable field in fields' });
+    else set('distinct', field.name);
+  }
+
+  if (params.ids !== undefined) {
+    const ids = params.ids.split(',').map((s) => s.trim()).filter(Boolean);
+    if (!ids.length || ids.length > 100 || !ids.every(isUuid)) problems.push({ path: 'ids', message: 'must be 1 to 100 comma-separated ids' });
+    else set('ids', ids);
+  }
+  set('search', params.search?.trim() || undefined);
+
+  const dateFields = ['createdAt', 'updatedAt', ...d.fields.filter((f) => f.type === 'date' || f.type === 'datetime').map((f) => f.name)];
+  if (params.dateField !== undefined && !dateFields.includes(params.dateField)) problems.push({ path: 'dateField', message: `must be one of ${dateFields.join(', ')}` });
+  else set('dateField', params.dateField);
+  for (const name of ['from', 'to'] as const) {
+    const value = params[name];
+    if (value !== undefined && !isDay(value)) problems.push({ path: name, message: 'must be a date (YYYY-MM-DD, years 0001 to 9999)' });
+    else set(name, value);
+  }
+  set('filter', filterOf(d, params, problems));
+  if (problems.length) refuse(problems);
+  return { ...vars, ...flags };
+}
+
+/** Variables of the READ document: the record's id and the selection (`fields`, `metas`, `child`). */
+export function readVariables(d: EntityDefinition, id: string, params: Params): Values {
+  const problems: Problems = Object.keys(params)
+    .filter((k) => !readParams.has(k))
+    .map((path) => ({ path, message: 'is not a parameter of READ' }));
+  if (problems.length) refuse(problems);
+  const { flags } = selectionFlags(d, params, problems);
+  if (problems.length) refuse(problems);
+  return { id, ...flags };
+}

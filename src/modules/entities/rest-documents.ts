@@ -1,0 +1,125 @@
+// The GraphQL documents the REST entity routes run, written from a definition at start-up with the
+// names of graphql-names.ts and parsed once (the router validates them against the schema like the
+// static routes' documents). Each document aliases its root field `result`. A READ or LIST answers
+// only the fields REST asked for (`fields=`), the metas (`metas=all`) and the children (`child=`):
+// each is an `@include(if: $…)` of the document, so what is not asked for is not resolved.
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { parse } from 'graphql';
+import type { ChildDefinition, EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
+import { graphqlNames } from './graphql-names.js';
+import { childField } from './prisma-model.js';
+import { typedDistinctAlias, typedDistinctFields } from './rest-answers.js';
+
+export type Values = Record<string, unknown>;
+/** Every document's answer: its root field under the alias `result`. */
+export type Answer = { result: Values };
+export type EntityDocument = TypedDocumentNode<Answer, Values>;
+
+/** The variable that includes field `name` in a READ/LIST answer (`$f_title`). */
+export const fieldFlag = (name: string) => `f_${name}`;
+/** The variable that includes the i-th child of a READ/LIST answer (`$child0`); slugs may hold hyphens, names may not. */
+export const childFlag = (index: number) => `child${index}`;
+/** Includes the stamps and owner ids that `fields=` cannot name (`userId`, `teamId`, `deletedAt`). */
+export const wholeFlag = 'whole';
+export const metasFlag = 'metas';
+
+/** The names `fields=` may pick: the system fields, then the definition's own. */
+export const pickableFields = (owner: { fields: FieldDefinition[] }) => ['id', ...owner.fields.map((f) => f.name), 'createdAt', 'updatedAt'];
+
+/** Per-entity type names the REST documents need beyond graphqlNames (the LIST's `distinct` argument). */
+export const fieldNameEnum = (d: EntityDefinition) => `${d.name}FieldName`;
+
+const document = (text: string) => parse(text, { noLocation: true }) as unknown as EntityDocument;
+
+/** A record's selection, in the order REST answers it (service `present`): id, fields, stamps, owners. */
+function recordSelection(owner: EntityDefinition | ChildDefinition, flags: boolean, extra: string[] = []): string {
+  const pick = (name: string) => (flags ? `${name} @include(if: $${fieldFlag(name)})` : name);
+  const whole = (name: string) => (flags ? `${name} @include(if: $${wholeFlag})` : name);
+  const softDelete = 'softDelete' in owner && owner.softDelete;
+  return [...pickableFields(owner).map(pick), ...['userId', 'teamId', ...(softDelete ? ['deletedAt'] : [])].map(whole), ...extra].join(' ');
+}
+
+const childSelection = (child: ChildDefinition) => `{ ${recordSelection(child, false, ['parentId'])} }`;
+
+/** Declarations of the selection variables of a READ/LIST document. */
+function flagDeclarations(d: EntityDefinition): string[] {
+  return [
+    `$${wholeFlag}: Boolean!`,
+    ...pickableFields(d).map((name) => `$${fieldFlag(name)}: Boolean!`),
+    ...(d.metas ? [`$${metasFlag}: Boolean!`] : []),
+    ...d.children.map((_c, i) => `$${childFlag(i)}: Boolean!`),
+  ];
+}
+
+/** The READ/LIST record selection: picked fields, then metas and children when asked for. */
+function flaggedRecord(d: EntityDefinition): string {
+  const metas = d.metas ? [`metas @include(if: $${metasFlag})`] : [];
+  const children = d.children.map((c, i) => `${childField(c)} @include(if: $${childFlag(i)}) ${childSelection(c)}`);
+  return `{ ${recordSelection(d, true, [...metas, ...children])} }`;
+}
+
+/** What a write answers: every field, and the metas when the entity has them (service `written`). */
+const writtenRecord = (d: EntityDefinition) => `{ ${recordSelection(d, false, d.metas ? ['metas'] : [])} }`;
+
+export function listDocument(d: EntityDefinition): EntityDocument {
+  const n = graphqlNames(d);
+  const hasFilter = d.fields.some((f) => f.filterable);
+  const args: [string, string][] = [
+    ['page', 'Int'], ['limit', 'Int'], ['sortBy', n.sortField], ['sortOrder', 'SortOrder'], ['search', 'String'], ['ids', '[ID!]'],
+    ['from', 'Date'], ['to', 'Date'], ['dateField', n.dateField], ...(hasFilter ? [['filter', n.filter] as [string, string]] : []), ['distinct', fieldNameEnum(d)],
+  ];
+  const declarations = [...args.map(([name, type]) => `$${name}: ${type}`), ...flagDeclarations(d)];
+  return document(`query ${n.type}List(${declarations.join(', ')}) {
+  result: ${n.list}(${args.map(([name]) => `${name}: $${name}`).join(', ')}) {
+    items ${flaggedRecord(d)}
+    values { value label entityType }
+    page limit total totalPages${typedDistinctFields(d).map((f) => ` ${typedDistinctAlias(f)}: __typename @include(if: $${fieldFlag(f.name)})`).join('')}
+  }
+}`);
+}
+
+export function readDocument(d: EntityDefinition): EntityDocument {
+  const n = graphqlNames(d);
+  return document(`query ${n.type}Read($id: ID!, ${flagDeclarations(d).join(', ')}) { result: ${n.read}(id: $id) ${flaggedRecord(d)} }`);
+}
+
+export function createDocument(d: EntityDefinition): EntityDocument {
+  const n = graphqlNames(d);
+  return document(`mutation ${n.create}($input: ${n.createInput}!) { result: ${n.create}(input: $input) ${writtenRecord(d)} }`);
+}
+
+export function updateDocument(d: EntityDefinition): EntityDocument {
+  const n = graphqlNames(d);
+  return document(`mutation ${n.update}($id: ID!, $input: ${n.updateInput}!) { result: ${n.update}(id: $id, input: $input) ${writtenRecord(d)} }`);
+}
+
+/** DELETE: the message, or for soft deletes the record as it now is (service `present`: no metas). */
+export function deleteDocument(d: EntityDefinition): EntityDocument {
+  const n = graphqlNames(d);
+  const record = d.softDelete ? ` record { ${recordSelection(d, false)} }` : '';
+  return document(`mutation ${n.delete}($id: ID!) { result: ${n.delete}(id: $id) { message${record} } }`);
+}
+
+/** A parent's children, read through the parent (the parent's read rules apply). */
+export function childListDocument(d: EntityDefinition, child: ChildDefinition): EntityDocument {
+  const n = graphqlNames(d);
+  return document(`query ${n.type}${child.name}List($id: ID!) { result: ${n.read}(id: $id) { children: ${childField(child)} ${childSelection(child)} } }`);
+}
+
+export function childCreateDocument(child: ChildDefinition): EntityDocument {
+  const n = graphqlNames(child);
+  return document(`mutation ${n.create}($parentId: ID!, $input: ${n.createInput}!) { result: ${n.create}(parentId: $parentId, input: $input) ${childSelection(child)} }`);
+}
+
+export function childUpdateDocument(child: ChildDefinition): EntityDocument {
+  const n = graphqlNames(child);
+  return document(`mutation ${n.update}($parentId: ID!, $id: ID!, $input: ${n.updateInput}!) { result: ${n.update}(parentId: $parentId, id: $id, input: $input) ${childSelection(child)} }`);
+}
+
+export function childDeleteDocument(child: ChildDefinition): EntityDocument {
+  const n = graphqlNames(child);
+  return document(`mutation ${n.delete}($parentId: ID!, $id: ID!) { result: ${n.delete}(parentId: $parentId, id: $id) }`);
+}
+
+/** The document of a route that only refuses (see rest-answers `refuseDisabled`): it never runs. */
+export const disabledDocument = (): EntityDocument => document('query Disabled { __typename }');
