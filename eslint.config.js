@@ -45,6 +45,15 @@ export default tseslint.config(
     { regex: '^\\./(service|repository|schema)(\\.js)?$', message: 'REST never calls a service directly: it runs the GraphQL operation (DESIGN.md).' },
     { regex: '^\\.\\./[^/.]+/', message: 'rest.ts imports no other module (DESIGN.md).' },
   ]),
+  // entities/rest.ts declares its routes per entity definition at start-up, so it reads the definitions'
+  // types (config/, types only); its documents, query-string parser and answer mapping are its own
+  // module's files (rest-documents, list-params, rest-bodies, rest-answers). Otherwise the rule above.
+  restrict(['src/modules/entities/rest.ts'], [
+    { regex: `${up}(graphql|db|auth|shared|modules|generated/prisma)/`, message: 'rest.ts declares routes over rest/ and generated documents only (DESIGN.md).' },
+    { regex: `${up}config/`, allowTypeImports: true, message: 'entities/rest.ts reads the definitions\' types only (DESIGN.md).' },
+    { regex: '^\\./(service|repository|schema)(\\.js)?$', message: 'REST never calls a service directly: it runs the GraphQL operation (DESIGN.md).' },
+    { regex: '^\\.\\./[^/.]+/', message: 'rest.ts imports no other module (DESIGN.md).' },
+  ]),
   // config/: nothing of ours but shared/ (entity definitions import config's own entity-definition.ts).
   restrict(['src/config/*.ts'], [
     { regex: `^\\.\\./(?!shared/)`, message: 'config/ imports nothing of ours but shared/ (DESIGN.md).' },
