@@ -1,11 +1,10 @@
 // Scheduled actions: the in-process interface (scheduleAction, scheduleRecurringAction,
 // cancelScheduledAction), usable inside a caller's transaction, and the developer operations behind
-// /api/v1/devtools/scheduled-actions and their GraphQL twins. Those need the developer or superadmin
-// role and a `scheduled-actions:<read|write|delete>` scope (a key's; a session holds them all);
-// developers reach the actions of their teams and those with no team, superadmins every action (RLS
-// enforces the same). An action created through them runs as its creator (creator.ts).
+// /api/v1/devtools/scheduled-actions and their GraphQL twins. Their fields require the developer (or
+// superadmin) role and a `scheduled-actions` scope (schema.ts); here: developers reach the actions of
+// their teams and those with no team, superadmins every action (RLS enforces the same), and viewers of
+// a team may not change its actions. An action created through them runs as its creator (creator.ts).
 import type { AuthenticatedActor } from '../../auth/actor.js';
-import { hasScope } from '../../auth/scopes.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import { paginationOf, type Pagination } from '../../shared/pagination.js';
@@ -114,13 +113,10 @@ export function scheduledActions(scope: QueueScope) {
 
 // ---- developer operations --------------------------------------------------------------------
 
-/** The developer or superadmin calling, holding `scheduled-actions:<access>` (403 otherwise). */
-function requireDeveloper(scope: RequestScope, access: 'read' | 'write' | 'delete'): AuthenticatedActor {
+/** The signed-in developer calling (their fields let nobody else through). */
+function developer(scope: RequestScope): AuthenticatedActor {
   const { actor } = scope;
   if (actor.kind !== 'user') throw unauthenticated();
-  if (actor.role !== 'developer' && actor.role !== 'superadmin') throw forbidden('Developer role required');
-  const needed = `scheduled-actions:${access}`;
-  if (!hasScope(actor.scopes, needed)) throw forbidden(`Insufficient permissions - ${needed} scope required`);
   return actor;
 }
 
@@ -151,7 +147,7 @@ export interface ActionList {
 }
 
 export async function listActions(scope: RequestScope, q: ListActionsInput): Promise<ActionList> {
-  const actor = requireDeveloper(scope, 'read');
+  const actor = developer(scope);
   registerBuiltInHandlers();
   const { rows, total } = await repo.listActions(await scope.db.tx(), reachOf(actor), { status: q.status, actionType: q.actionType }, (q.page - 1) * q.limit, q.limit);
   return {
@@ -161,12 +157,12 @@ export async function listActions(scope: RequestScope, q: ListActionsInput): Pro
   };
 }
 
-async function existing(scope: RequestScope, id: string, access: 'read' | 'write' | 'delete'): Promise<repo.ActionRow> {
-  const actor = requireDeveloper(scope, access);
+async function existing(scope: RequestScope, id: string, access: 'read' | 'change'): Promise<repo.ActionRow> {
+  const actor = developer(scope);
   const row = isUuid(id) ? await repo.findAction(await scope.db.tx(), reachOf(actor), id) : null;
   if (!row) throw new AppError('NOT_FOUND', 'Scheduled action not found');
   // Retry and cancel change the action: a viewer of its team may see it, not change it.
-  if (access !== 'read' && row.teamId && !mayWriteTeam(standingOf(actor), row.teamId)) throw forbidden('Viewers cannot retry or cancel this team’s actions');
+  if (access === 'change' && row.teamId && !mayWriteTeam(standingOf(actor), row.teamId)) throw forbidden('Viewers cannot retry or cancel this team’s actions');
   return row;
 }
 
@@ -179,7 +175,7 @@ export async function getAction(scope: RequestScope, id: string): Promise<Schedu
  * with the caller's own actions only), recording the caller as its creator: it runs as them.
  */
 export async function createAction(scope: RequestScope, body: CreateActionInput): Promise<{ id: string; actionType: string; status: ActionStatus }> {
-  const actor = requireDeveloper(scope, 'write');
+  const actor = developer(scope);
   const id = await schedule(scope, body.actionType, body.payload, {
     tx: await scope.db.tx(),
     scheduledAt: body.scheduledAt ? new Date(body.scheduledAt) : undefined,
@@ -194,7 +190,7 @@ export async function createAction(scope: RequestScope, body: CreateActionInput)
 
 /** failed → pending, attempts reset to 0, due now; any other status is 400. */
 export async function retryAction(scope: RequestScope, id: string): Promise<{ id: string; status: ActionStatus; attempts: number }> {
-  const row = await existing(scope, id, 'write');
+  const row = await existing(scope, id, 'change');
   if (!(await repo.retryFailed(await scope.db.tx(), id, scope.now()))) {
     throw new AppError('VALIDATION_ERROR', `Only failed actions can be retried; this one is ${row.status}`, { status: row.status });
   }
@@ -203,7 +199,7 @@ export async function retryAction(scope: RequestScope, id: string): Promise<{ id
 
 /** Cancels a pending action (→ failed, "Cancelled"); any other status is 400. */
 export async function cancelAction(scope: RequestScope, id: string): Promise<{ id: string; status: ActionStatus; attempts: number }> {
-  const row = await existing(scope, id, 'delete');
+  const row = await existing(scope, id, 'change');
   if (!(await repo.cancelPending(await scope.db.tx(), id, cancelledMessage, scope.now()))) {
     throw new AppError('VALIDATION_ERROR', `Only pending actions can be cancelled; this one is ${row.status}`, { status: row.status });
   }
