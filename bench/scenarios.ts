@@ -11,7 +11,7 @@ import { takeFresh } from './load.js';
 import { checkRendition, isWebp, mediaSearchPath, uploadProblem, uploadRequest, uploadVerifier, type UploadFiles, type UploadSize } from './media.js';
 import type { SessionData } from './session.js';
 import { teamMembersPath, teamMembersProblem, teamsListPath, teamsListProblem, type BenchTeams } from './teams.js';
-import { taskPath, taskQuery, tasksListPath, tasksListQuery, tasksListVariables, uncountedListPath, type TaskDataset, type TaskSize } from './tasks.js';
+import { graphqlTask, taskPath, taskQuery, tasksListPath, tasksListQuery, tasksListVariables, uncountedListPath, type TaskDataset, type TaskSize } from './tasks.js';
 
 export type ScenarioId =
   | 'healthz'
@@ -219,7 +219,7 @@ function tasksListGraphql(tasks: TaskDataset): Measurement {
     target: 'graphql',
     requests: [graphqlRequest(tasks.cookie, tasksListQuery, tasksListVariables)],
     latencyRun: false,
-    ...answering({ data: { tasks: { items: data, ...pagination } } }, '{"data":{"tasks":{"items":[{'),
+    ...answering({ data: { tasks: { items: data.map(graphqlTask), ...pagination } } }, '{"data":{"tasks":{"items":[{'),
   };
 }
 
@@ -242,7 +242,7 @@ function taskReadGraphql(tasks: TaskDataset): Measurement {
     target: 'graphql',
     requests: [graphqlRequest(tasks.cookie, taskQuery, { id: record.id })],
     latencyRun: false,
-    ...answering({ data: { task: record } }, '{"data":{"task":{'),
+    ...answering({ data: { task: graphqlTask(record) } }, '{"data":{"task":{'),
   };
 }
 

@@ -3,6 +3,7 @@
 // (bypassing the API, its validation and the free plan's task limit) with generate_series and hash
 // functions, so every run seeds the same rows. Also here: the requests (REST and GraphQL, LIST with
 // a filter and a sort, READ by id) and the answers they must give, read in SQL without RLS.
+import { enumValueName } from '../src/modules/entities/graphql-names.js';
 import { withClient } from './database.js';
 import type { Account } from './session.js';
 
@@ -34,9 +35,12 @@ export const uncountedListPath = (n: number) => `${tasksListPath}&estimatedHours
 
 /** Every field REST answers, so that both faces return the same data. */
 const taskFields = 'id title description status priority tags dueDate estimatedHours completed createdAt updatedAt userId teamId';
-export const tasksListQuery = `query TasksList($f: TaskFilter) { tasks(filter: $f, sortBy: "${listSort.sortBy}", sortOrder: "${listSort.sortOrder}", limit: ${listLimit}) { items { ${taskFields} } page limit total totalPages } }`;
-export const tasksListVariables = { f: listFilter };
+export const tasksListQuery = `query TasksList($f: TaskFilter) { tasks(filter: $f, sortBy: ${listSort.sortBy}, sortOrder: ${listSort.sortOrder}, limit: ${listLimit}) { items { ${taskFields} } page limit total totalPages } }`;
+export const tasksListVariables = { f: { status: enumValueName(listFilter.status) } };
 export const taskQuery = `query Task($id: ID!) { task(id: $id) { ${taskFields} } }`;
+
+/** A task as GraphQL shows it: select fields as enum value names (`in-progress` → `IN_PROGRESS`). */
+export const graphqlTask = (r: TaskRecord): TaskRecord => ({ ...r, status: r.status && enumValueName(r.status), priority: r.priority && enumValueName(r.priority) });
 
 /** A task as the API shows it. */
 export interface TaskRecord {

@@ -91,7 +91,7 @@ describe('refused before execution', () => {
   });
 
   it('runs nothing of a refused mutation', async () => {
-    const create = (i: number) => `t${i}: createTask(input: { title: "bomb ${i}", status: "todo" }) { id }`;
+    const create = (i: number) => `t${i}: createTask(input: { title: "bomb ${i}", status: TODO }) { id }`;
     const res = await t.graphql(`mutation { ${Array.from({ length: 16 }, (_, i) => create(i)).join(' ')} }`, undefined, { cookie: user.cookie });
     expectTooComplex(res, /Aliases limit of 15 exceeded, found 16/);
     expect(await t.database.prisma.task.count({ where: { title: { startsWith: 'bomb ' } } })).toBe(0);
@@ -151,8 +151,8 @@ describe('configured limits', () => {
 
 describe('keyed requests pay their cost from the rate limit', () => {
   it('a key is refused after fewer expensive requests than cheap ones', async () => {
-    // free tier: 10 points a minute; a cost of up to 50 takes 1 point, 101 (a page of 100) takes 3.
-    const limited = await createTestApp({ RATE_LIMIT_TIERS: 'free=10', GRAPHQL_COST_PER_RATE_POINT: '50' });
+    // tasks:read (the scope `tasks` requires): 10 points a minute; a cost of up to 50 takes 1 point, 101 (a page of 100) takes 3.
+    const limited = await createTestApp({ RATE_LIMIT_SCOPES: 'tasks:read=10', GRAPHQL_COST_PER_RATE_POINT: '50' });
     try {
       const owner = await signUp(limited);
       const statuses = async (key: string, query: string) => {

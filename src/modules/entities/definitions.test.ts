@@ -47,21 +47,40 @@ describe('entity definitions', () => {
     expect(prisma).toContain('  @@map("receipts")');
   });
 
-  it('builds the GraphQL type, filter input, queries and mutations from a fixture definition', () => {
+  const sdlOf = (definition: object) => {
     const b = createBuilder();
-    registerEntities(b, sanitizeEntities([fixture]));
-    const sdl = printSchema(b.toSchema());
-    const block = (head: string) => sdl.slice(sdl.indexOf(head), sdl.indexOf('}', sdl.indexOf(head)));
-    for (const line of ['number: String!', 'amount: Float', 'labels: [String!]!', 'issuedOn: String', 'deletedAt: String', 'createdAt: String!', 'teamId: ID']) {
-      expect(block('type Receipt {')).toContain(`  ${line}\n`);
+    registerEntities(b, sanitizeEntities([definition]));
+    return printSchema(b.toSchema());
+  };
+  const blockOf = (sdl: string, head: string) => sdl.slice(sdl.indexOf(head), sdl.indexOf('}', sdl.indexOf(head)));
+  const linesOf = (sdl: string, head: string) => blockOf(sdl, head).split('\n').slice(1).map((l) => l.trim()).filter((l) => l && !l.startsWith('"'));
+
+  it('builds the GraphQL type, inputs, filter, list arguments, queries and mutations from a fixture definition', () => {
+    const sdl = sdlOf({ ...fixture, fields: [...fixture.fields, { name: 'state', type: 'select', enum: ['open', 'in-review', '2nd-pass'], filterable: true, sortable: true }, { name: 'paidAt', type: 'datetime' }, { name: 'extra', type: 'json' }] });
+    for (const line of ['number: String!', 'amount: Float', 'labels: [String!]!', 'issuedOn: Date', 'state: ReceiptState', 'paidAt: DateTime', 'extra: JSON', 'deletedAt: DateTime', 'createdAt: DateTime!', 'teamId: ID']) {
+      expect(blockOf(sdl, 'type Receipt {')).toContain(`  ${line}\n`);
     }
-    expect(block('input ReceiptFilter {').split('\n').slice(1).map((l) => l.trim()).filter(Boolean)).toEqual(['amount: Float', 'amount_max: Float', 'amount_min: Float', 'labels: String']);
+    expect(linesOf(sdl, 'enum ReceiptState {')).toEqual(['IN_REVIEW', 'OPEN', '_2ND_PASS']);
+    expect(linesOf(sdl, 'input CreateReceiptInput {')).toEqual(['amount: Float', 'extra: JSON', 'issuedOn: Date', 'labels: [String!]', 'number: String!', 'paidAt: DateTime', 'state: ReceiptState']);
+    expect(linesOf(sdl, 'input UpdateReceiptInput {')).toContain('number: String');
+    expect(linesOf(sdl, 'input ReceiptFilter {')).toEqual(['amount: Float', 'amount_max: Float', 'amount_min: Float', 'labels: String', 'state: ReceiptState']);
+    expect(linesOf(sdl, 'enum ReceiptSortField {')).toEqual(['amount', 'createdAt', 'issuedOn', 'state', 'updatedAt']);
+    expect(linesOf(sdl, 'enum ReceiptDateField {')).toEqual(['createdAt', 'issuedOn', 'paidAt', 'updatedAt']);
     const list = sdl.slice(sdl.indexOf('  receipts('), sdl.indexOf('): ReceiptPage!', sdl.indexOf('  receipts(')));
-    for (const arg of ['first: Int', 'after: String', 'filter: ReceiptFilter', 'sortBy: String', 'search: String']) expect(list).toContain(arg);
+    for (const arg of ['first: Int', 'after: String', 'filter: ReceiptFilter', 'sortBy: ReceiptSortField', 'sortOrder: SortOrder', 'dateField: ReceiptDateField', 'from: Date', 'distinct: ReceiptFieldName', 'search: String']) expect(list).toContain(arg);
+    expect(linesOf(sdl, 'type ReceiptPage {')).toEqual(['endCursor: String', 'items: [Receipt!]!', 'limit: Int!', 'page: Int!', 'total: Int!', 'totalPages: Int!', 'values: [DistinctValue!]!']);
     expect(sdl).toContain('receipt(id: ID!): Receipt!');
-    expect(sdl).toContain('createReceipt(input: JSONObject!): Receipt!');
-    expect(sdl).toContain('updateReceipt(id: ID!, input: JSONObject!): Receipt!');
-    expect(sdl).toContain('deleteReceipt(id: ID!): Boolean!');
+    expect(sdl).toContain('createReceipt(input: CreateReceiptInput!): Receipt!');
+    expect(sdl).toContain('updateReceipt(id: ID!, input: UpdateReceiptInput!): Receipt!');
+    expect(sdl).toContain('deleteReceipt(id: ID!): ReceiptDeletion!');
+    expect(sdl).not.toMatch(/receipt[^\n]*JSONObject/i);
+  });
+
+  it('leaves a disabled operation out of the schema, with the types only it would use', () => {
+    const sdl = sdlOf({ ...fixture, operations: { list: false, create: false, read: true, update: true, delete: false } });
+    expect(sdl).toContain('receipt(id: ID!): Receipt!');
+    expect(sdl).toContain('updateReceipt(id: ID!, input: UpdateReceiptInput!): Receipt!');
+    for (const absent of ['receipts(', 'createReceipt', 'deleteReceipt', 'CreateReceiptInput', 'ReceiptPage', 'ReceiptDeletion', 'ReceiptFilter']) expect(sdl).not.toContain(absent);
   });
 
   it('generates RLS for the tables a migration creates, and only for those', () => {

@@ -113,33 +113,36 @@ const ranged = (f: FieldDefinition) => ['number', 'integer', 'date', 'datetime']
 export interface ChildTypes {
   child: ChildDefinition;
   record: RecordRef;
-  createInput: AnyRef;
-  updateInput: AnyRef;
+  /** Null when the parent cannot be updated (children are written under the parent's update). */
+  createInput: AnyRef | null;
+  updateInput: AnyRef | null;
 }
 
+/** The types of one entity; those only a disabled operation would use are not built (null). */
 export interface EntityTypes {
   record: RecordRef;
-  createInput: AnyRef;
-  updateInput: AnyRef;
+  createInput: AnyRef | null;
+  updateInput: AnyRef | null;
   filter: AnyRef | null;
-  page: RecordRef;
-  deletion: RecordRef;
-  sortField: AnyRef;
-  dateField: AnyRef;
-  fieldName: AnyRef;
+  page: RecordRef | null;
+  deletion: RecordRef | null;
+  sortField: AnyRef | null;
+  dateField: AnyRef | null;
+  fieldName: AnyRef | null;
   children: ChildTypes[];
 }
 
 /** The children's field on a parent record: included with the parent when the query asked for them, else loaded by `load`. */
 export type ChildLoader = (record: Values, child: ChildDefinition, ctx: unknown) => Promise<Values[]>;
 
-function childTypes(b: Builder, d: EntityDefinition, child: ChildDefinition): ChildTypes {
+function childTypes(b: Builder, d: EntityDefinition, child: ChildDefinition, writable: boolean): ChildTypes {
   const enums = fieldEnums(b, child);
   const names = graphqlNames(child);
   const record = b.objectRef<Values>(names.type).implement({
     description: `A ${child.name} of a ${d.name}.`,
     fields: (t) => ({ ...(recordFields(t as unknown as Loose, child.fields, enums) as FieldMap), parentId: t.id({ resolve: (r) => String(r.parentId) }) }),
   }) as unknown as RecordRef;
+  if (!writable) return { child, record, createInput: null, updateInput: null };
   const createInput = b.inputType(names.createInput, { fields: (t) => inputFields(t as unknown as Loose, child.fields, enums, false, false) as FieldMap }) as unknown as AnyRef;
   const updateInput = b.inputType(names.updateInput, { fields: (t) => inputFields(t as unknown as Loose, child.fields, enums, true, false) as FieldMap }) as unknown as AnyRef;
   return { child, record, createInput, updateInput };
@@ -151,7 +154,8 @@ const enumOf = (b: Builder, name: string, values: string[], description: string)
 export function entityTypes(b: Builder, d: EntityDefinition, shared: SharedTypes, loadChildren: ChildLoader): EntityTypes {
   const names = graphqlNames(d);
   const enums = fieldEnums(b, d);
-  const children = d.children.map((child) => childTypes(b, d, child));
+  const on = d.operations;
+  const children = d.children.map((child) => childTypes(b, d, child, on.update));
   const record = b.objectRef<Values>(names.type).implement({
     description: `A ${d.name} record (entity \`${d.slug}\`).`,
     fields: (t) => {
@@ -170,11 +174,19 @@ export function entityTypes(b: Builder, d: EntityDefinition, shared: SharedTypes
     },
   }) as unknown as RecordRef;
 
-  const createInput = b.inputType(names.createInput, { description: `A new ${d.name}.`, fields: (t) => inputFields(t as unknown as Loose, d.fields, enums, false, d.metas) as FieldMap }) as unknown as AnyRef;
-  const updateInput = b.inputType(names.updateInput, {
-    description: `Changes to a ${d.name}: an absent field is unchanged, null clears it.`,
-    fields: (t) => inputFields(t as unknown as Loose, d.fields, enums, true, d.metas) as FieldMap,
-  }) as unknown as AnyRef;
+  const createInput = on.create ? (b.inputType(names.createInput, { description: `A new ${d.name}.`, fields: (t) => inputFields(t as unknown as Loose, d.fields, enums, false, d.metas) as FieldMap }) as unknown as AnyRef) : null;
+  const updateInput = on.update
+    ? (b.inputType(names.updateInput, {
+        description: `Changes to a ${d.name}: an absent field is unchanged, null clears it.`,
+        fields: (t) => inputFields(t as unknown as Loose, d.fields, enums, true, d.metas) as FieldMap,
+      }) as unknown as AnyRef)
+    : null;
+  return { record, createInput, updateInput, ...(on.list ? listTypes(b, d, enums, record, shared) : { filter: null, page: null, sortField: null, dateField: null, fieldName: null }), deletion: on.delete ? deletionType(b, d, record) : null, children };
+}
+
+/** LIST's types: the filter input, the argument enums, the page. */
+function listTypes(b: Builder, d: EntityDefinition, enums: Map<string, AnyRef>, record: RecordRef, shared: SharedTypes) {
+  const names = graphqlNames(d);
 
   // Equality per filterable field (a multiselect: contains the value), ranges for numbers and dates.
   const filterable = d.fields.filter((f) => f.filterable);
@@ -214,13 +226,15 @@ export function entityTypes(b: Builder, d: EntityDefinition, shared: SharedTypes
     }),
   }) as unknown as RecordRef;
 
-  const deletion = b.objectRef<{ id: string; message: string; record: Values | null }>(`${names.type}Deletion`).implement({
+  return { filter, sortField, dateField, fieldName, page };
+}
+
+function deletionType(b: Builder, d: EntityDefinition, record: RecordRef): RecordRef {
+  return b.objectRef<{ id: string; message: string; record: Values | null }>(`${d.name}Deletion`).implement({
     fields: (t) => ({
       id: t.id({ resolve: (r) => r.id }),
       message: t.string({ resolve: (r) => r.message }),
       record: t.field({ type: record as never, nullable: true, description: d.softDelete ? 'The record, marked deleted (deletedAt).' : 'Null: the record is gone.', resolve: (r) => r.record as never }),
     }),
   }) as unknown as RecordRef;
-
-  return { record, createInput, updateInput, filter, page, deletion, sortField, dateField, fieldName, children };
 }
