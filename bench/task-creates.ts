@@ -34,6 +34,8 @@ export interface CreateRun {
   p50Ms: number;
   p99Ms: number;
   serverCpuMsPerCreate: number;
+  /** CPU of the PostgreSQL backends serving the product, per create: the database's share, apart from the server's. */
+  databaseCpuMsPerCreate: number;
 }
 
 interface CreateSeed {
@@ -86,16 +88,43 @@ async function seedTasks(url: string, seed: CreateSeed): Promise<void> {
   });
 }
 
-/** Back to exactly the seeded tasks, vacuumed: every round starts from the same table. */
+/** The CPU the backends of the bench database have used so far (the product's pool: connected before the run, after its warm-up). */
+async function databaseCpuMs(url: string): Promise<Map<number, number>> {
+  const database = decodeURIComponent(new URL(url).pathname.slice(1));
+  const pids = await withClient(url, async (c) => {
+    const { rows } = await c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()`, [database]);
+    return rows.map((r) => r.pid);
+  });
+  const used = new Map<number, number>();
+  for (const pid of pids) await cpuMs(pid).then((ms) => used.set(pid, ms), () => undefined);
+  return used;
+}
+
+async function databaseCpuSince(url: string, before: Map<number, number>): Promise<number> {
+  const after = await databaseCpuMs(url);
+  let sum = 0;
+  for (const [pid, ms] of after) sum += ms - (before.get(pid) ?? ms);
+  return sum;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Back to exactly the seeded tasks, vacuumed: every round starts from the same table. Creates the
+ * server still finishes for connections the load has closed may land after a delete: deleted again.
+ */
 async function reset(url: string, seed: CreateSeed): Promise<void> {
+  const teams = Object.values(seed.teams);
   await withClient(url, async (c) => {
-    await c.query(`DELETE FROM tasks WHERE team_id = ANY($1::uuid[]) AND created_at > ${createdSince}`, [Object.values(seed.teams)]);
-    await c.query('VACUUM ANALYZE tasks');
-    const { rows } = await c.query<{ team_id: string; n: number }>('SELECT team_id::text, count(*)::int AS n FROM tasks WHERE team_id = ANY($1::uuid[]) GROUP BY team_id', [Object.values(seed.teams)]);
-    for (const size of Object.keys(createSizes) as CreateSize[]) {
-      const n = rows.find((r) => r.team_id === seed.teams[size])?.n;
-      if (n !== createSizes[size]) throw new Error(`S14: team ${size} holds ${n} tasks after the reset`);
+    for (let attempt = 1; ; attempt++) {
+      await c.query(`DELETE FROM tasks WHERE team_id = ANY($1::uuid[]) AND created_at > ${createdSince}`, [teams]);
+      await sleep(200);
+      const { rows } = await c.query<{ team_id: string; n: number }>('SELECT team_id::text, count(*)::int AS n FROM tasks WHERE team_id = ANY($1::uuid[]) GROUP BY team_id', [teams]);
+      const wrong = (Object.keys(createSizes) as CreateSize[]).filter((size) => rows.find((r) => r.team_id === seed.teams[size])?.n !== createSizes[size]);
+      if (!wrong.length) break;
+      if (attempt === 25) throw new Error(`S14: teams ${wrong.join(', ')} still hold other than their seeded tasks after ${attempt} deletes`);
     }
+    await c.query('VACUUM ANALYZE tasks');
   });
 }
 
@@ -108,11 +137,14 @@ async function measureSize(server: RunningServer, options: BenchOptions, seed: C
   const verify = (body: string) => body.startsWith('{"success":true,"data":{') && body.includes(`"teamId":"${seed.teams[size]}"`);
   await runLoad({ ...base, verify, seconds: options.warmupSeconds, warmup: true });
   await waitForIdleDatabase(options.databaseUrl);
+  const databaseBefore = await databaseCpuMs(options.databaseUrl);
   const before = await cpuMs(server.pid);
   const run = await runLoad({ ...base, verify, seconds: options.measureSeconds });
-  const serverCpuMsPerCreate = ((await cpuMs(server.pid)) - before) / Math.max(1, run.requests);
+  const creates = Math.max(1, run.requests);
+  const serverCpuMsPerCreate = ((await cpuMs(server.pid)) - before) / creates;
+  const databaseCpuMsPerCreate = (await databaseCpuSince(options.databaseUrl, databaseBefore)) / creates;
   await waitForIdleDatabase(options.databaseUrl);
-  return { round, size, creates: run.requests, createsPerSec: run.reqPerSec, p50Ms: run.p50Ms, p99Ms: run.p99Ms, serverCpuMsPerCreate };
+  return { round, size, creates: run.requests, createsPerSec: run.reqPerSec, p50Ms: run.p50Ms, p99Ms: run.p99Ms, serverCpuMsPerCreate, databaseCpuMsPerCreate };
 }
 
 /** S14 on a running product (PostgreSQL, pool of 8, unlimited plan): seeds, then measures every round. */
@@ -126,7 +158,7 @@ export async function measureTaskCreates(server: RunningServer, options: BenchOp
       await reset(options.databaseUrl, seed);
       const run = await measureSize(server, options, seed, size, round);
       runs.push(run);
-      log(`round ${round} tasks-create-${size} on rest (${createConnections} connections): ${Math.round(run.createsPerSec)} creates/s, p50 ${run.p50Ms.toFixed(1)} ms, p99 ${run.p99Ms.toFixed(1)} ms, server CPU ${run.serverCpuMsPerCreate.toFixed(2)} ms/create`);
+      log(`round ${round} tasks-create-${size} on rest (${createConnections} connections): ${Math.round(run.createsPerSec)} creates/s, p50 ${run.p50Ms.toFixed(1)} ms, p99 ${run.p99Ms.toFixed(1)} ms, server CPU ${run.serverCpuMsPerCreate.toFixed(2)} ms/create, PostgreSQL CPU ${run.databaseCpuMsPerCreate.toFixed(2)} ms/create`);
     }
   }
   await reset(options.databaseUrl, seed);
@@ -159,11 +191,11 @@ export function taskCreatesGoal(runs: readonly CreateRun[]): Goal {
 export function renderTaskCreates(runs: readonly CreateRun[]): string {
   if (!runs.length) return '';
   const lines = ['', `S14 tasks CREATE: POST /api/v1/tasks with an API key, ${createConnections} connections, into a team holding the seeded tasks (reset every round).`, ''];
-  lines.push('| Team size | creates/s | spread | p50 ms | p99 ms | server CPU ms/create | per round creates/s |', '|---|---:|---:|---:|---:|---:|---:|');
+  lines.push('| Team size | creates/s | spread | p50 ms | p99 ms | server CPU ms/create | PostgreSQL CPU ms/create | per round creates/s |', '|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const size of Object.keys(createSizes) as CreateSize[]) {
     const of = runs.filter((r) => r.size === size);
     const m = (pick: (r: CreateRun) => number) => median(of.map(pick));
-    lines.push(`| ${size} | ${m((r) => r.createsPerSec).toFixed(0)} | ${spreadPercent(of.map((r) => r.createsPerSec)).toFixed(1)}% | ${m((r) => r.p50Ms).toFixed(1)} | ${m((r) => r.p99Ms).toFixed(1)} | ${m((r) => r.serverCpuMsPerCreate).toFixed(2)} | ${of.map((r) => r.createsPerSec.toFixed(0)).join(', ')} |`);
+    lines.push(`| ${size} | ${m((r) => r.createsPerSec).toFixed(0)} | ${spreadPercent(of.map((r) => r.createsPerSec)).toFixed(1)}% | ${m((r) => r.p50Ms).toFixed(1)} | ${m((r) => r.p99Ms).toFixed(1)} | ${m((r) => r.serverCpuMsPerCreate).toFixed(2)} | ${m((r) => r.databaseCpuMsPerCreate).toFixed(2)} | ${of.map((r) => r.createsPerSec.toFixed(0)).join(', ')} |`);
   }
   const ratios = roundRatios(runs);
   lines.push('', `creates/s 100k / 1k per round: ${ratios.map((r) => r.toFixed(2)).join(', ')}`);

@@ -20,10 +20,13 @@ export interface ScopeResourceDeclaration {
   minimumRole?: GlobalRole;
 }
 
-/** Makes a plan limit (`tasks`) measurable: how many a team has now. */
+/**
+ * Makes a plan limit (`tasks`) measurable: how many a team has now. With `atMost` (a create's limit
+ * check, teams/service.ts): it may stop counting there (the work bounded by the plan, not the table).
+ */
 export interface UsageCounterDeclaration {
   limitSlug: string;
-  count(scope: RequestScope, tx: Tx, teamId: string): Promise<number>;
+  count(scope: RequestScope, tx: Tx, teamId: string, atMost?: number): Promise<number>;
 }
 
 /** An action type of the queue, and the scopes (any one) its creator must hold to create it through the API. */

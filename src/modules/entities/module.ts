@@ -11,7 +11,7 @@ import './schema.js'; // registers the definitions' types and fields on the buil
 export const entitiesModule = defineModule({
   name: 'entities',
   scopes: entityDefinitions.map((d) => ({ name: d.slug, description: `${d.name} records` })),
-  usageCounters: entityDefinitions.flatMap((d) => (d.planLimit ? [{ limitSlug: d.planLimit, count: (_scope, tx, teamId) => countForTeam(tx, d, teamId) }] : [])),
+  usageCounters: entityDefinitions.flatMap((d) => (d.planLimit ? [{ limitSlug: d.planLimit, count: (_scope, tx, teamId, atMost) => countForTeam(tx, d, teamId, atMost) }] : [])),
   actions: [defineAction({ handler: contentPublish, creatorScopes: publishScopes })],
   routes: entityRoutes(entityDefinitions),
 });

@@ -282,9 +282,16 @@ export async function removeChild(scope: RequestScope, d: EntityDefinition, pare
   await changed(scope, tx, d, child.slug, 'deleted', present(child, current, caller, null));
 }
 
-/** Records of a team, for plan usage (`tasks`, `customers`): every member's, not only the caller's. */
-export async function countForTeam(tx: Tx, d: EntityDefinition, teamId: string): Promise<number> {
-  const [row] = await tx.$queryRaw<[{ n: number }]>`SELECT app_team_record_count(${d.tableName}, ${teamId}::uuid, ${d.softDelete}) AS n`;
+/**
+ * Records of a team, for plan usage (`tasks`, `customers`): every member's, not only the caller's.
+ * With `atMost` (a create's limit check): at most that many, counted once the team's concurrent creates
+ * into the table have committed, so that two at the limit never both pass (plan_limit_count migration).
+ */
+export async function countForTeam(tx: Tx, d: EntityDefinition, teamId: string, atMost?: number): Promise<number> {
+  const [row] =
+    atMost === undefined
+      ? await tx.$queryRaw<[{ n: number }]>`SELECT app_team_record_count(${d.tableName}, ${teamId}::uuid, ${d.softDelete}) AS n`
+      : await tx.$queryRaw<[{ n: number }]>`SELECT app_team_record_count_for_create(${d.tableName}, ${teamId}::uuid, ${d.softDelete}, ${atMost}::int) AS n`;
   return row.n;
 }
 

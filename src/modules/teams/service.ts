@@ -324,7 +324,11 @@ export interface Usage {
   percentUsed: number | null;
 }
 
-type Counter = (scope: RequestScope, tx: Tx, teamId: string) => Promise<number>;
+/**
+ * Counts a limit's items in a team. With `atMost` (a create's limit check), it may stop there, and an
+ * entity's counter also holds off concurrent creates into the team's table until the transaction ends.
+ */
+type Counter = (scope: RequestScope, tx: Tx, teamId: string, atMost?: number) => Promise<number>;
 
 /**
  * Counters of plan limits: the teams' own here; other modules add theirs (defineUsageCounter). A Map:
@@ -347,15 +351,25 @@ export async function assertPlanAllows(scope: RequestScope, tx: Tx, teamId: stri
   if (counters.has(limitSlug)) await assertWithinLimit(scope, tx, teamId, limitSlug, 1);
 }
 
-async function measure(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string, adding = 0): Promise<Usage> {
+function counterOf(limitSlug: string): Counter {
   const count = counters.get(limitSlug);
   if (!count) throw new AppError('NOT_FOUND', `Unknown limit "${limitSlug}"`);
+  return count;
+}
+
+/** The team's plan's maximum of `limitSlug` (null: unlimited). */
+async function planMax(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string): Promise<number | null> {
   const sub = await repo.findSubscription(tx, teamId);
   const plan = planOf(plansOf(scope.config), sub?.plan ?? 'free');
-  const max = plan && Object.hasOwn(plan.limits, limitSlug) ? (plan.limits[limitSlug] ?? null) : null;
+  return plan && Object.hasOwn(plan.limits, limitSlug) ? (plan.limits[limitSlug] ?? null) : null;
+}
+
+async function measure(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string): Promise<Usage> {
+  const count = counterOf(limitSlug);
+  const max = await planMax(scope, tx, teamId, limitSlug);
   const current = await count(scope, tx, teamId);
   const remaining = max === null ? null : Math.max(0, max - current);
-  return { limitSlug, current, max, remaining, allowed: max === null || current + Math.max(adding, 1) <= max, percentUsed: max === null ? null : max === 0 ? 100 : Math.round((current / max) * 1000) / 10 };
+  return { limitSlug, current, max, remaining, allowed: max === null || current + 1 <= max, percentUsed: max === null ? null : max === 0 ? 100 : Math.round((current / max) * 1000) / 10 };
 }
 
 export async function usage(scope: RequestScope, teamId: string, limitSlug: string): Promise<Usage> {
@@ -364,11 +378,19 @@ export async function usage(scope: RequestScope, teamId: string, limitSlug: stri
   return measure(scope, tx, teamId, limitSlug);
 }
 
+/**
+ * Refuses (403 PLAN_LIMIT_REACHED) `adding` more of `limitSlug` beyond the plan's maximum. Unlimited,
+ * nothing is counted; limited, counting stops at max + 1, which decides as a full count would: a
+ * create's cost is bounded by the plan, not by the team's table (a refusal reports the full count).
+ */
 async function assertWithinLimit(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string, adding: number): Promise<void> {
-  const measured = await measure(scope, tx, teamId, limitSlug, adding);
-  if (!measured.allowed) {
-    throw new AppError('PLAN_LIMIT_REACHED', `The team's plan allows ${measured.max} ${limitSlug.replace(/_/g, ' ')} (pending invitations count)`, { limitSlug, max: measured.max, current: measured.current });
-  }
+  const count = counterOf(limitSlug);
+  const max = await planMax(scope, tx, teamId, limitSlug);
+  if (max === null) return;
+  const current = await count(scope, tx, teamId, max + 1);
+  if (current + Math.max(adding, 1) <= max) return;
+  const reported = current > max ? await count(scope, tx, teamId) : current;
+  throw new AppError('PLAN_LIMIT_REACHED', `The team's plan allows ${max} ${limitSlug.replace(/_/g, ' ')} (pending invitations count)`, { limitSlug, max, current: reported });
 }
 
 export interface Invoice {

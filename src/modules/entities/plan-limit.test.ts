@@ -1,0 +1,72 @@
+// A plan's limit on an entity (tasks: `planLimit: 'tasks'`) holds exactly: the create that reaches
+// the limit passes, the next is refused, however many creates arrive at once, and counting is bounded
+// by the limit rather than the team's table. Over HTTP, on either database (TEST_DATABASE_URL).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
+import { createTestApp, type TestApp } from '../../testkit/test-app.js';
+
+const limit = 5;
+const as = (user: SignedUpUser) => ({ cookie: user.cookie });
+
+describe('the tasks plan limit', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // The free plan allows `limit` tasks; pro allows none at all, enterprise any number.
+    t = await createTestApp({ PLANS_JSON: JSON.stringify({ free: { limits: { tasks: limit } } }) });
+  });
+  afterAll(() => t.close());
+
+  const create = (user: SignedUpUser, title: string) => t.json('POST', '/api/v1/tasks', { title }, as(user));
+  const usage = async (user: SignedUpUser) => (await t.json('GET', `/api/v1/teams/${user.activeTeamId}/usage/tasks`, undefined, as(user))).body.data;
+
+  it('lets the create that reaches the limit pass and refuses the next with PLAN_LIMIT_REACHED', async () => {
+    const user = await signUp(t);
+    for (let n = 1; n <= limit; n++) expect((await create(user, `task ${n}`)).status).toBe(201);
+    const over = await create(user, 'one too many');
+    expect(over).toMatchObject({ status: 403, body: { success: false, code: 'PLAN_LIMIT_REACHED', details: { limitSlug: 'tasks', max: limit, current: limit } } });
+    expect(await usage(user)).toMatchObject({ current: limit, max: limit, remaining: 0, allowed: false });
+
+    // A deleted task frees its place, for exactly one create.
+    const list = await t.json('GET', '/api/v1/tasks?limit=1', undefined, as(user));
+    expect((await t.json('DELETE', `/api/v1/tasks/${list.body.data[0].id}`, undefined, as(user))).status).toBe(200);
+    expect((await create(user, 'in the freed place')).status).toBe(201);
+    expect((await create(user, 'again too many')).status).toBe(403);
+  });
+
+  it('counts every member’s tasks in the team, not only the caller’s', async () => {
+    const owner = await signUp(t);
+    const member = await signUp(t);
+    const invited = await t.json('POST', `/api/v1/teams/${owner.activeTeamId}/members`, { email: member.email, role: 'member' }, as(owner));
+    expect((await t.json('POST', `/api/v1/team-invitations/${invited.body.data.token}/accept`, {}, as(member))).status).toBe(200);
+    for (let n = 1; n < limit; n++) expect((await create(owner, `owner's ${n}`)).status).toBe(201);
+    expect((await t.json('POST', '/api/v1/teams/switch', { teamId: owner.activeTeamId }, as(member))).status).toBe(200);
+    expect((await create(member, 'the last place')).status).toBe(201);
+    expect((await create(member, 'no place left')).body.code).toBe('PLAN_LIMIT_REACHED');
+    expect((await create(owner, 'nor for the owner')).status).toBe(403);
+  });
+
+  it('lets exactly the remaining creates pass when many arrive at once', async () => {
+    const user = await signUp(t);
+    for (let n = 1; n <= limit - 2; n++) expect((await create(user, `before ${n}`)).status).toBe(201);
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, n) => create(user, `at once ${n}`)));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([201, 201, ...Array(10).fill(403)]);
+    expect(await usage(user)).toMatchObject({ current: limit, max: limit });
+  });
+});
+
+describe('an unlimited plan', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ PLANS_JSON: JSON.stringify({ free: { limits: { tasks: null } } }) });
+  });
+  afterAll(() => t.close());
+
+  it('never refuses a create, and its usage counts every task', async () => {
+    const user = await signUp(t);
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, n) => t.json('POST', '/api/v1/tasks', { title: `task ${n}` }, as(user))));
+    expect(answers.map((a) => a.status)).toEqual(Array(12).fill(201));
+    const usage = await t.json('GET', `/api/v1/teams/${user.activeTeamId}/usage/tasks`, undefined, as(user));
+    expect(usage.body.data).toMatchObject({ current: 12, max: null, remaining: null, allowed: true });
+  });
+});
