@@ -180,7 +180,7 @@ function recordSchema(owner: Owner, parent: EntityDefinition | null): Schema {
   if (entity?.metas) properties.metas = { ...metasSchema(false), description: 'With `metas=all`, and in write answers.' };
   for (const child of entity?.children ?? []) properties[child.slug] = { type: 'array', items: ref(child.name), description: `With \`child=${child.slug}\` or \`child=all\`: the ${child.slug}, oldest first.` };
   const required = ['id', ...owner.fields.map((f) => f.name), 'createdAt', 'updatedAt', ...(parent ? ['parentId'] : []), ...(entity?.softDelete ? ['deletedAt'] : [])];
-  return { type: 'object', description: `A ${owner.name} record. With \`fields\`, only the named members are present.`, properties, required };
+  return { type: 'object', description: `A ${owner.name} record.${parent ? '' : ' With `fields`, only the named members are present.'}`, properties, required };
 }
 
 function inputSchema(owner: Owner, entity: EntityDefinition | null, update: boolean): Schema {
