@@ -32,7 +32,7 @@ export const mediaOpenApiPaths: Record<string, Record<string, unknown>> = {
     post: {
       operationId: 'uploadMediaFiles',
       summary: 'Upload files (multipart field `files`, one or more): type from content, all or nothing',
-      tags: ['media'],
+      tags: ['Media'],
       security: [{ session: [] }, { bearer: [] }, { apiKey: [] }],
       parameters: [{ name: 'x-team-id', in: 'header', required: false, schema: { type: 'string', format: 'uuid' }, description: 'A team of the caller (default: the active team).' }],
       requestBody: {
@@ -51,7 +51,7 @@ export const mediaOpenApiPaths: Record<string, Record<string, unknown>> = {
     get: {
       operationId: 'renderMedia',
       summary: 'A resized copy of an uploaded image (sharp), cached on storage (the newest MEDIA_RENDITIONS_PER_SOURCE per image); ETag and If-None-Match (304)',
-      tags: ['media'],
+      tags: ['Media'],
       security: [{ session: [] }, { bearer: [] }, { apiKey: [] }],
       parameters: [
         { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
