@@ -39,7 +39,7 @@ describe('typed entity schema', () => {
 
   it('refuses a wrong enum value or a wrong day before any resolver: nothing is written', async () => {
     const before = await taskCount();
-    const cases: [string, unknown][] = [
+    const cases: [string, Record<string, unknown> | undefined][] = [
       ['mutation($i: CreateTaskInput!) { createTask(input: $i) { id } }', { i: { title: 'Stored string', status: 'in-progress' } }],
       ['mutation { createTask(input: { title: "Unknown value", status: SIDEWAYS }) { id } }', undefined],
       ['mutation($i: CreateTaskInput!) { createTask(input: $i) { id } }', { i: { title: 'Bad day', dueDate: '2026-13-45' } }],
