@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fails when generated files are out of step with their sources: the Prisma client and Pothos types,
+# Fails when generated files are out of step with their sources: the Prisma client,
 # entity models, schema/schema.graphql, the codegen documents, and the migrations versus the Prisma schema.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,24 +1,19 @@
 // The one Pothos builder. Modules register their types and fields on it (src/graphql/schema.ts lists
 // them); scope-auth is wired for the whole schema: fields declare `authenticated`, `role` or `scope`.
 import SchemaBuilder from '@pothos/core';
-import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
 import { GraphQLError, GraphQLScalarType, Kind, valueFromASTUntyped } from 'graphql';
 import { GraphQLUpload, Upload, type FileUpload } from 'graphql-upload-minimal';
 import type { GlobalRole } from '../auth/actor.js';
 import { hasGlobalRole } from '../auth/actor.js';
 import { hasScope } from '../auth/scopes.js';
-import type PrismaTypes from '../generated/pothos-prisma-types.js';
-import { getDatamodel } from '../generated/pothos-prisma-types.js';
 import { forbidden, unauthenticated } from '../shared/errors.js';
 import type { Context } from './context.js';
-import { lazyPrismaClient } from './lazy-prisma.js';
 
 /** A builder with the platform's plugins, scalars and root types (tests build fixture schemas with their own). */
 export function createBuilder() {
   const builder = new SchemaBuilder<{
     Context: Context;
-    PrismaTypes: PrismaTypes;
     /**
      * `scope`: the caller holds one of the given `entity:action` scopes (the only scope check of the
      * platform); `anonymous`: nobody is signed in (public entity reads); `role`: at least this global role;
@@ -35,7 +30,7 @@ export function createBuilder() {
     };
     DefaultFieldNullability: false;
   }>({
-    plugins: [ScopeAuthPlugin, PrismaPlugin],
+    plugins: [ScopeAuthPlugin],
     defaultFieldNullability: false,
     scopeAuth: {
       authScopes: (ctx) => {
@@ -52,12 +47,6 @@ export function createBuilder() {
       },
       // The contract's answers: 401 for nobody, else 403 naming what was missing (the first failed rule).
       unauthorizedError: (_parent, ctx, _info, result) => (ctx.actor.kind === 'anonymous' ? unauthenticated() : forbidden(refusalMessage(result.failure) ?? 'Forbidden')),
-    },
-    prisma: {
-      client: (ctx) => lazyPrismaClient(ctx.db),
-      dmmf: getDatamodel(),
-      exposeDescriptions: false,
-      onUnusedQuery: null,
     },
   });
   builder.addScalarType(
