@@ -3,10 +3,9 @@
 // records of every team they belong to; new records and tags go to the caller's active team (uploads:
 // the team named by x-team-id); only members who may write (every role but viewer) change anything; a
 // record that is deleted or outside the caller's teams is "Media not found". The scopes (media:read,
-// media:write, media:delete) are declared on the GraphQL fields (schema.ts), not checked here.
+// media:write, media:delete) are declared on the GraphQL fields and HTTP declarations, not checked here.
 import type { AuthenticatedActor } from '../../auth/actor.js';
 import type { SystemDb } from '../../db/request-db.js';
-import { hasScope } from '../../auth/scopes.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
@@ -18,7 +17,6 @@ import { batchedPerRequest } from './request-batch.js';
 
 export type MediaView = repo.MediaRow;
 export type TagView = repo.TagRow;
-export type MediaScope = 'media:read' | 'media:write' | 'media:delete';
 
 export interface MediaPage {
   items: MediaView[];
@@ -42,20 +40,14 @@ export interface NameDuplicate {
 const mediaNotFound = () => new AppError('NOT_FOUND', 'Media not found');
 const tagNotFound = () => new AppError('NOT_FOUND', 'Tag not found');
 
-/** The signed-in caller (the fields that call in here require a scope, so nobody never gets this far). */
+/**
+ * The signed-in caller. Scopes are not checked here: the fields that call in (schema.ts) and the
+ * upload and rendition HTTP declarations (upload-route.ts, render-route.ts) declare theirs, and
+ * scope-auth or the request pipeline enforces them before any of this runs.
+ */
 function caller(scope: RequestScope): AuthenticatedActor {
   const { actor } = scope;
   if (actor.kind !== 'user') throw unauthenticated();
-  return actor;
-}
-
-/**
- * Uploads and renditions are HTTP routes, not fields: until the pipeline enforces their declared
- * scope, the service checks it for them.
- */
-function mediaCaller(scope: RequestScope, needed: MediaScope): AuthenticatedActor {
-  const actor = caller(scope);
-  if (!hasScope(actor.scopes, needed)) throw forbidden(`Insufficient permissions - ${needed} scope required`);
   return actor;
 }
 
@@ -71,7 +63,7 @@ function writableTeam(actor: AuthenticatedActor, teamId: string | null): string 
 
 /** The team an upload goes to: the one named by x-team-id (REST) or the `teamId` argument (GraphQL), one of the caller's, else the active team. */
 export function uploadTeam(scope: RequestScope, requestedTeamId: string | null, namedIn: 'x-team-id' | 'teamId' = 'x-team-id'): string {
-  const actor = mediaCaller(scope, 'media:write');
+  const actor = caller(scope);
   if (requestedTeamId && !actor.teams.some((t) => t.teamId === requestedTeamId)) throw forbidden(`Not a member of the team named in ${namedIn}`);
   return writableTeam(actor, requestedTeamId || actor.activeTeamId);
 }
@@ -178,7 +170,7 @@ export interface ContentDuplicate {
  * duplicates: active records of the team with the same SHA-256, earlier files of the batch included.
  */
 export async function recordUploads(scope: RequestScope, teamId: string, files: StoredUpload[]): Promise<{ media: MediaView[]; duplicates: ContentDuplicate[] }> {
-  const actor = mediaCaller(scope, 'media:write');
+  const actor = caller(scope);
   writableTeam(actor, teamId);
   const { inserted, earlier } = await repo.insertUploads(await scope.db.tx(), actor.userId, teamId, files);
   // In the order of the files (each stored file has its own URL).
@@ -199,7 +191,7 @@ export function servedFileType(system: SystemDb, driver: string, key: string): P
 
 /** An active record in the caller's teams (media:read) with what rendering it needs, or 404. */
 export async function renditionSource(scope: RequestScope, id: string): Promise<repo.RenditionSourceRow> {
-  const actor = mediaCaller(scope, 'media:read');
+  const actor = caller(scope);
   if (!isUuid(id)) throw mediaNotFound();
   const record = await repo.findRenditionSource(await scope.db.tx(), id, teamIdsOf(actor));
   if (!record) throw mediaNotFound();
@@ -225,7 +217,7 @@ export interface WrittenRendition {
  * evicted, or this one when the record is no longer active (deleted since the request began).
  */
 export async function recordRendition(scope: RequestScope, rendition: WrittenRendition, keep: number): Promise<string[]> {
-  const actor = mediaCaller(scope, 'media:read');
+  const actor = caller(scope);
   return scope.runAs(actor.userId, async (tx) => {
     await repo.lockRenditions(tx, rendition.mediaId);
     const teamId = await repo.activeMediaTeam(tx, rendition.mediaId);
