@@ -3,7 +3,6 @@
 // `setMediaTags`, `removeMediaTag`; `uploadMedia` (files of a multipart request, upload-route.ts).
 // Each field declares the scope it requires (media:read, media:write, media:delete): scope-auth answers
 // 401 to nobody and 403 "Insufficient permissions - <scope> scope required" to a key without it.
-import { defineScopeResource } from '../../auth/scopes.js';
 import { builder } from '../../graphql/builder.js';
 import { parseInput } from '../../shared/validation.js';
 import { checkDuplicatesInput, createMediaInput, createTagInput, listMediaQuery, updateMediaInput } from './inputs.js';
@@ -11,8 +10,6 @@ import * as media from './service.js';
 import type { ContentDuplicate, MediaPage, MediaView, NameDuplicate, TagView } from './service.js';
 import type { FileVerdict } from './upload.js';
 import { uploadMediaFiles, type UploadAnswer } from './upload-route.js';
-
-defineScopeResource('media', { description: 'Media records, uploads and media tags of the caller’s teams' });
 
 const read = { scope: 'media:read' } as const;
 const write = { scope: 'media:write' } as const;

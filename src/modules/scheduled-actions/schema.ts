@@ -3,18 +3,12 @@
 // all); scope-auth answers 401 to nobody, 403 "Developer role required" to anyone else, then 403 naming
 // the missing scope: `scheduledActions`, `scheduledAction`, `createScheduledAction`,
 // `retryScheduledAction`, `cancelScheduledAction`.
-import { defineScopeResource } from '../../auth/scopes.js';
 import { builder } from '../../graphql/builder.js';
 import { parseInput } from '../../shared/validation.js';
 import { createActionInput, listActionsInput } from './inputs.js';
 import type { ScheduledAction } from './interfaces.js';
 import * as actions from './service.js';
 import type { ActionList } from './service.js';
-
-defineScopeResource('scheduled-actions', {
-  description: 'Scheduled actions of the caller’s teams and those with no team (developer endpoints; superadmins: every team)',
-  minimumRole: 'developer',
-});
 
 // $all checks in order: the role before the scope, so a member's key hears about the role.
 const developer = (scope: string) => ({ $all: { role: 'developer', scope } }) as const;

@@ -1,7 +1,6 @@
 // GraphQL face of teams: the caller's teams, members and roles, invitations, the active team, the
 // subscription, usage and invoices. API keys need `teams:read`, `teams:write` or `teams:delete`.
 import type { TeamRole } from '../../auth/actor.js';
-import { defineScopeResource } from '../../auth/scopes.js';
 import { builder } from '../../graphql/builder.js';
 import { parseInput } from '../../shared/validation.js';
 import { changeRoleInput, createTeamInput, inviteInput, listMembersQuery, listTeamsQuery, paging, switchTeamInput, updateTeamInput } from './inputs.js';
@@ -9,8 +8,6 @@ import type { Plan } from './plans.js';
 import * as teams from './service.js';
 import type { Page } from '../../shared/pagination.js';
 import type { CreatedInvitation, Invoice, MemberRow, SubscriptionView, TeamView, Usage } from './service.js';
-
-defineScopeResource('teams', { description: 'Teams, members and invitations of the caller' });
 
 const read = { scope: 'teams:read' } as const;
 const write = { scope: 'teams:write' } as const;

@@ -2,15 +2,12 @@
 // `createWebhookEndpoint`, `updateWebhookEndpoint`, `deleteWebhookEndpoint`,
 // `rotateWebhookEndpointSecret`. Owners and admins of the caller's active team; API keys need
 // `webhooks:read`, `webhooks:write` or `webhooks:delete`.
-import { defineScopeResource } from '../../auth/scopes.js';
 import { builder } from '../../graphql/builder.js';
 import { parseInput } from '../../shared/validation.js';
 import { createWebhookInput, listDeliveriesQuery, listWebhooksQuery, updateWebhookInput } from './inputs.js';
 import * as webhooks from './service.js';
 import type { Page } from '../../shared/pagination.js';
 import type { DeliveryView, EndpointView, EndpointWithSecret } from './service.js';
-
-defineScopeResource('webhooks', { description: 'Webhook endpoints of the caller’s active team and their delivery log (owners and admins)' });
 
 const read = { scope: 'webhooks:read' } as const;
 const write = { scope: 'webhooks:write' } as const;
