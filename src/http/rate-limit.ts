@@ -20,8 +20,9 @@ export interface RateLimiter {
 }
 
 export function createRateLimiter(redis: Redis | null): RateLimiter {
-  // One limiter per distinct limit value; each caller's bucket is keyed by caller and limit, so a
-  // key's reads and writes (different scope limits) are counted separately.
+  // One limiter per distinct limit value; a bucket is keyed by caller and limit. The caller names the
+  // bucket (rate-rule.ts: `key:<id>:<scope>`, `key:<id>:tier`, `user:<id>`), so a key's scopes are
+  // counted apart even when their limits are equal.
   const limiters = new Map<number, RateLimiterAbstract>();
   const limiterFor = (points: number) => {
     let limiter = limiters.get(points);

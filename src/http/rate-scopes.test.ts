@@ -89,7 +89,7 @@ describe('per-scope key rate limits: each request pays once, and every request p
   let t: TestApp;
   let owner: SignedUpUser;
   beforeAll(async () => {
-    t = await createTestApp({ RATE_LIMIT_SCOPES: 'tasks:read=5,tasks:delete=2', RATE_LIMIT_TIERS: 'free=3' });
+    t = await createTestApp({ RATE_LIMIT_SCOPES: 'tasks:read=5,tasks:delete=2,customers:write=2', RATE_LIMIT_TIERS: 'free=3' });
     owner = await signUp(t);
   });
   afterAll(() => t.close());
@@ -111,6 +111,15 @@ describe('per-scope key rate limits: each request pays once, and every request p
     const read = await t.json('GET', '/api/v1/tasks', undefined, bearer(key));
     expect(read.status).toBe(200);
     expect(read.headers.get('ratelimit-remaining')).toBe('0');
+  });
+
+  it('an entity’s children count against the entity’s scope (customers:write for a customer’s notes)', async () => {
+    const customer = await t.json('POST', '/api/v1/customers', { name: 'Acme', account: 1, office: 'North' }, { cookie: owner.cookie });
+    expect(customer.status).toBe(201);
+    const { key } = await createKey(t, owner, { scopes: ['customers:write'] });
+    const notes = await times(3, (i) => t.json('POST', `/api/v1/customers/${customer.body.data.id}/child/notes`, { body: `Note ${i}` }, bearer(key)));
+    expect(notes.map((r) => r.status)).toEqual([201, 201, 429]);
+    expect(notes[0]!.headers.get('ratelimit-limit')).toBe('2');
   });
 
   it('a GraphQL request that never runs an operation still pays one point to the tier', async () => {
