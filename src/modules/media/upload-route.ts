@@ -1,7 +1,7 @@
 // Uploads, REST and GraphQL alike. POST /api/v1/media/upload is multipart, so an HTTP declaration (run
-// in the request pipeline, which checks media:write and the upload body limit first); GraphQL's uploadMedia takes the files
-// of a multipart /graphql request (graphql/endpoint.ts) and calls uploadMediaFiles. Both receive and
-// judge every file first (upload.ts), then hand the batch to one step, storeAndRecord: all or nothing.
+// in the request pipeline, which checks media:write and the upload body limit first); GraphQL's
+// uploadMedia takes the files of a multipart /graphql request (graphql/endpoint.ts) and calls
+// uploadMediaFiles. Both receive and judge every file first (upload.ts), then hand the batch to one step, storeAndRecord: all or nothing.
 // If any file is refused, nothing is stored and the answer is 400 `Upload rejected` with
 // `details.files[{filename, reason}]`. Otherwise the files are moved into storage, then recorded in one
 // statement, and the transaction is committed before answering; a failure on the way removes what was
