@@ -22,7 +22,8 @@ describe('GraphQL variables of the wrong type', () => {
     ['a string for an Int', 'query ($p: Int) { teams(page: $p) { totalPages } }', { p: '\n\u0000X' }, /Variable "\$p" got invalid value/],
     ['an Int past 32 bits', 'query ($p: Int) { teams(page: $p) { totalPages } }', { p: 2 ** 31 }, /non 32-bit signed integer/],
     ['a list for an ID', 'query ($id: ID!) { task(id: $id) { id } }', { id: [[], '-2147483649'] }, /Variable "\$id" got invalid value/],
-    ['an array for a JSONObject', 'query ($params: JSONObject) { entityList(entity: "tasks", params: $params) }', { params: [[], 'x'] }, /JSONObject/],
+    ['an array for a JSONObject', 'mutation ($input: CreateScheduledActionInput!) { createScheduledAction(input: $input) { id } }', { input: { actionType: 'webhook:send', payload: [[], 'x'] } }, /JSONObject/],
+    ['a value outside an enum', 'mutation ($input: CreateTaskInput!) { createTask(input: $input) { id } }', { input: { title: 'x', status: 'in-progress' } }, /TaskStatus/],
     ['an input object missing required fields', 'mutation ($input: SignupInput!) { signup(input: $input) { user { id } } }', { input: { email: '@x' } }, /was not provided/],
     ['a number for a String field of an input', 'mutation ($input: LoginInput!) { login(input: $input) { activeTeamId } }', { input: { email: 'a@b.co', password: -3.1e-283 } }, /String cannot represent/],
   ];

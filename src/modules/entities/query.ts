@@ -1,9 +1,9 @@
-// The LIST query of one definition, checked into the plan the service runs. Two doors: the typed
-// `ListQuery` (the arguments of `tasks(…)` after GraphQL coerced them: enums, numbers and days are
-// already of their type) checked for what types cannot say (checkListQuery), and, until the REST
-// routes send typed queries, the query-string language (parseListQuery). Every name must be one the
-// definition declares: nothing from the request ever reaches SQL as an identifier. Problems → 400
-// "Invalid query parameters" with every problem listed.
+// The LIST query of one definition, checked into the plan the service runs: the typed `ListQuery`
+// (the arguments of `tasks(…)` after GraphQL coerced them: enums, numbers and days are already of
+// their type; REST's query string becomes the same arguments at its edge, list-params.ts) checked for
+// what types cannot say (checkListQuery). Every name must be one the definition declares: nothing
+// from the request ever reaches SQL as an identifier. Problems → 400 "Invalid query parameters" with
+// every problem listed.
 import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
 import { AppError } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
@@ -52,24 +52,12 @@ export interface ParsedQuery {
 /** What a record answer carries beyond its fields: a pick of fields, metas, children (by slug). */
 export type View = Pick<ParsedQuery, 'fields' | 'metas' | 'children'>;
 
-export const systemFields = ['id', 'createdAt', 'updatedAt'] as const;
-const listParams = new Set(['page', 'limit', 'sortBy', 'sortOrder', 'fields', 'distinct', 'ids', 'search', 'from', 'to', 'dateField', 'metas', 'child']);
 const day = /^\d{4}-\d{2}-\d{2}$/;
 
 type Problems = { path: string; message: string }[];
 
 function refuse(problems: Problems): void {
   if (problems.length) throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: problems.map((p) => ({ ...p, code: 'invalid' })) });
-}
-
-function int(value: string | undefined, fallback: number, min: number, max: number, name: string, problems: Problems): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < min || n > max) {
-    problems.push({ path: name, message: `must be an integer from ${min} to ${max}` });
-    return fallback;
-  }
-  return n;
 }
 
 function parseDay(value: string, name: string, problems: Problems): Date | null {
@@ -205,58 +193,4 @@ export function checkListQuery(d: EntityDefinition, q: ListQuery, view: View): P
   const { equals, bounds } = filters(d, given.map(([name, v]) => [name, v instanceof Date ? v.toISOString() : String(v)]), problems);
   refuse(problems);
   return { page, limit, sortBy, sortOrder: q.sortOrder ?? 'desc', fields, distinct, ids, search, range, equals, bounds, metas: view.metas, children: view.children };
-}
-
-/** Parses LIST parameters of the query-string language for `d`; throws 400 listing every problem. */
-export function parseListQuery(d: EntityDefinition, params: Record<string, string | undefined>): ParsedQuery {
-  const problems: Problems = [];
-  const byName = new Map(d.fields.map((f) => [f.name, f]));
-  const page = int(params.page, 1, 1, 1_000_000, 'page', problems);
-  const limit = int(params.limit, 10, 1, 100, 'limit', problems);
-
-  const sortBy = params.sortBy ?? 'createdAt';
-  checkSortBy(d, sortBy, problems);
-  const sortOrder = params.sortOrder ?? 'desc';
-  if (sortOrder !== 'asc' && sortOrder !== 'desc') problems.push({ path: 'sortOrder', message: 'must be asc or desc' });
-
-  let fields: string[] | null = null;
-  if (params.fields !== undefined) {
-    fields = params.fields.split(',').map((f) => f.trim()).filter(Boolean);
-    const allowed = new Set<string>([...systemFields, ...byName.keys()]);
-    const unknown = fields.filter((f) => !allowed.has(f));
-    if (!fields.length || unknown.length) problems.push({ path: 'fields', message: unknown.length ? `unknown field(s): ${unknown.join(', ')}` : 'must name at least one field' });
-  }
-  const distinct = params.distinct === 'true';
-  if (params.distinct !== undefined && params.distinct !== 'true' && params.distinct !== 'false') problems.push({ path: 'distinct', message: 'must be true or false' });
-  if (distinct && (!fields || fields.length !== 1 || !byName.get(fields[0]!)?.filterable)) {
-    problems.push({ path: 'distinct', message: 'needs exactly one filterable field in fields' });
-  }
-
-  const ids = params.ids !== undefined ? checkIds(params.ids.split(',').map((s) => s.trim()).filter(Boolean), problems) : null;
-  const search = checkSearch(d, params.search, problems);
-  const range = checkRange(d, params, problems);
-  const { equals, bounds } = filters(d, Object.entries(params).filter((e): e is [string, string] => !listParams.has(e[0]) && e[1] !== undefined), problems);
-
-  const metas = params.metas === 'all';
-  if (params.metas !== undefined && !metas) problems.push({ path: 'metas', message: 'must be all' });
-  if (metas && !d.metas) problems.push({ path: 'metas', message: 'this entity has no metas' });
-  let children: string[] = [];
-  if (params.child !== undefined) {
-    const slugs = d.children.map((c) => c.slug);
-    if (params.child === 'all') children = slugs;
-    else if (slugs.includes(params.child)) children = [params.child];
-    else problems.push({ path: 'child', message: slugs.length ? `must be all or one of ${slugs.join(', ')}` : 'this entity has no children' });
-  }
-
-  refuse(problems);
-  return { page, limit, sortBy, sortOrder: sortOrder as 'asc' | 'desc', fields, distinct, ids, search, range, equals, bounds, metas, children };
-}
-
-/** The query-string parameters of READ (`fields`, `metas`, `child`); anything else is 400. */
-export function parseReadParams(d: EntityDefinition, params: Record<string, string | undefined>): View {
-  const allowed = new Set(['fields', 'metas', 'child']);
-  const extra = Object.keys(params).filter((k) => !allowed.has(k));
-  if (extra.length) throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: extra.map((path) => ({ path, code: 'invalid', message: 'is not a parameter of READ' })) });
-  const { fields, metas, children } = parseListQuery(d, { ...(params.fields !== undefined ? { fields: params.fields } : {}), ...(params.metas !== undefined ? { metas: params.metas } : {}), ...(params.child !== undefined ? { child: params.child } : {}) });
-  return { fields, metas, children };
 }

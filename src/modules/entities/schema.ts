@@ -12,7 +12,6 @@ import { entityDefinitions } from '../../config/entities/index.js';
 import { defineScopeResource } from '../../auth/scopes.js';
 import { builder, type Builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
-import { registerGenericFields } from './generic-fields.js';
 import { graphqlNames } from './graphql-names.js';
 import { entityTypes, sharedTypes, type EntityTypes } from './graphql-types.js';
 import { childField } from './prisma-model.js';
@@ -25,7 +24,6 @@ type Values = Record<string, unknown>;
 export function registerEntities(b: Builder, definitions: readonly EntityDefinition[]): void {
   for (const d of definitions) defineScopeResource(d.slug, { description: `${d.name} records` });
   records.countPlanLimits(definitions);
-  registerGenericFields(b, definitions);
   const shared = sharedTypes(b);
   for (const d of definitions) {
     const types = entityTypes(b, d, shared, (r, child, ctx) => records.listChildren(ctx as Context, d, String(r.id), child.slug));

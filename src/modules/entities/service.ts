@@ -16,7 +16,7 @@ import type { QueueScope } from '../scheduled-actions/service.js';
 import { assertCanWriteTeamData, assertPlanAllows, defineUsageCounter } from '../teams/service.js';
 import { recordEntityEvent, type EntityChange } from '../webhooks/service.js';
 import { childField } from './prisma-model.js';
-import { checkListQuery, parseListQuery, parseReadParams, type ListQuery, type ParsedQuery, type View } from './query.js';
+import { checkListQuery, type ListQuery, type ParsedQuery, type View } from './query.js';
 import { delegateOf, escapeLike, isUniqueViolation, type Row } from './repository.js';
 import { exactTotal } from './totals.js';
 import { validateRecord, type Values } from './validate.js';
@@ -99,12 +99,6 @@ export async function list(scope: RequestScope, d: EntityDefinition, query: List
   return listRows(scope, d, caller, checkListQuery(d, query, view));
 }
 
-/** LIST with the query-string language (the generic `entityList` field, until REST sends typed queries). */
-export async function listFromParams(scope: RequestScope, d: EntityDefinition, params: Record<string, string | undefined>): Promise<ListResult> {
-  const caller = callerFor(scope, d, 'list');
-  return listRows(scope, d, caller, parseListQuery(d, params));
-}
-
 async function listRows(scope: RequestScope, d: EntityDefinition, caller: Caller, q: ParsedQuery): Promise<ListResult> {
   const where = { AND: [...baseWhere(d, caller), ...filterWhere(d, q)] };
   const tx = await scope.db.tx();
@@ -152,12 +146,6 @@ async function visible(scope: RequestScope, d: EntityDefinition, caller: Caller,
 export async function read(scope: RequestScope, d: EntityDefinition, id: string, view: View = { fields: null, metas: d.metas, children: [] }): Promise<Values> {
   const caller = callerFor(scope, d, 'read');
   return decorate(d, await visible(scope, d, caller, id, childInclude(d, view.children)), caller, view);
-}
-
-/** READ with the query-string parameters (the generic `entityRecord` field, until REST sends typed queries). */
-export async function readFromParams(scope: RequestScope, d: EntityDefinition, id: string, params: Record<string, string | undefined>): Promise<Values> {
-  callerFor(scope, d, 'read');
-  return read(scope, d, id, parseReadParams(d, params));
 }
 
 function mergedMetas(current: unknown, changes: Record<string, string | null>): Record<string, string> {
