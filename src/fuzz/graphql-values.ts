@@ -22,6 +22,8 @@ const scalarValue = (scalar: string, name: string, ctx: ValueContext): fc.Arbitr
       return fc.boolean();
     case 'DateTime':
       return fc.oneof(fc.date({ noInvalidDate: true }).map((d): JsonTree => d.toISOString()), hostileString);
+    case 'Date':
+      return fc.oneof(fc.date({ noInvalidDate: true }).map((d): JsonTree => d.toISOString().slice(0, 10)), hostileString);
     case 'Upload':
       return fc.constant(null);
     default:
