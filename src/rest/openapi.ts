@@ -68,7 +68,7 @@ function operation(route: RestRoute) {
     parameters: written.parameters ? [...derivedPath, ...written.parameters] : [...derivedPath, ...parameters(route.query, 'query')],
     ...(written.requestBody ? { requestBody: written.requestBody } : route.body ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(route.body, 'input') } } } } : {}),
     responses: written.responses
-      ? { ...written.responses, '500': errorResponse('Unexpected error') }
+      ? { ...written.responses, '500': { ...errorResponse('Unexpected error'), content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: { success: false, error: 'Internal server error', code: 'INTERNAL_ERROR' } } } } }
       : {
           [status]: status === '204'
             ? { description: 'No content' }

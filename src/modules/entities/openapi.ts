@@ -5,7 +5,7 @@
 // document (rest/openapi.ts) puts it in place of what it would derive from the route's zod schemas
 // and merges `schemas` into `components.schemas`. A disabled operation has no route, so no fragment.
 import type { ChildDefinition, EntityDefinition, FieldDefinition, Operation } from '../../config/entity-definition.js';
-import { entitySchemas, exampleCreate, exampleRecord, exampleUpdate, exampleValue, ref, schemaNames, type Schema } from './openapi-schemas.js';
+import { entitySchemas, exampleCreate, exampleRecord, exampleUpdate, ref, schemaNames, type Schema } from './openapi-schemas.js';
 import { graphqlNames } from './graphql-names.js';
 import { int32 } from './validate.js';
 
@@ -62,10 +62,9 @@ function filterSchema(field: FieldDefinition): Schema {
 function filterParameters(d: EntityDefinition): Schema[] {
   const out: Schema[] = [];
   for (const field of d.fields.filter((f) => f.filterable && !listParameterNames.has(f.name))) {
-    const example = exampleValue(field);
-    const one = Array.isArray(example) ? example[0] : example;
+    // No `example` on filters: Swagger UI would fill every filter in with it when trying LIST out.
     const what = field.type === 'multiselect' ? 'Records whose list holds this value' : 'Records with this value';
-    out.push(query(field.name, filterSchema(field), `${what}; filters combine with AND.`, one !== undefined && typeof one !== 'object' ? { example: one } : {}));
+    out.push(query(field.name, filterSchema(field), `${what}; filters combine with AND.`));
     if (isRanged(field)) {
       out.push(query(`${field.name}_min`, filterSchema(field), `Records whose ${field.name} is at least this (inclusive).`));
       out.push(query(`${field.name}_max`, filterSchema(field), `Records whose ${field.name} is at most this (inclusive).`));
@@ -96,8 +95,8 @@ function listParameters(d: EntityDefinition): Schema[] {
     query('distinct', { type: 'boolean', default: false }, 'With `fields=<one filterable field>`: the distinct values of that field instead of records.'),
     query('ids', commaList({ type: 'string', format: 'uuid' }, 100), 'Only these records (comma-separated ids, at most 100).', { style: 'form', explode: false }),
     ...(d.fields.some((f) => f.searchable) ? [query('search', { type: 'string', maxLength: 200 }, `Case-insensitive text across ${d.fields.filter((f) => f.searchable).map((f) => f.name).join(', ')}.`)] : []),
-    query('from', { type: 'string', format: 'date' }, 'First day of the range on `dateField` (inclusive).', { example: '2026-01-01' }),
-    query('to', { type: 'string', format: 'date' }, 'Last day of the range on `dateField` (inclusive).', { example: '2026-12-31' }),
+    query('from', { type: 'string', format: 'date' }, 'First day of the range on `dateField` (inclusive), YYYY-MM-DD.'),
+    query('to', { type: 'string', format: 'date' }, 'Last day of the range on `dateField` (inclusive), YYYY-MM-DD.'),
     query('dateField', { type: 'string', enum: dateFields, default: 'createdAt' }, 'The field `from` and `to` apply to.'),
     ...filterParameters(d),
   ];
