@@ -1,7 +1,8 @@
-// Focused requests for the generic entity routes (`/api/v1/{entity}…`), whose bodies and query
-// parameters the OpenAPI document leaves open: each request picks one entity definition and uses
-// its fields, with valid values, then one odd thing (a filter at 2^31 or year 0, a NUL, a hostile
-// member), so that creates and updates reach the database. A new entity is fuzzed with no change here.
+// Focused requests for the entity routes, written over their generic form (`/api/v1/{entity}…`;
+// openapi-arbitraries.ts maps each concrete route, `/api/v1/tasks/{id}`, onto it with its one
+// entity): each request uses the entity's fields, with valid values, then one odd thing (a filter at
+// 2^31 or year 0, a NUL, a hostile member), so that creates and updates reach the database and the
+// REST edge's query-string parser meets odd values. A new entity is fuzzed with no change here.
 import fc from 'fast-check';
 import type { EntityDefinition, FieldDefinition } from '../config/entity-definition.js';
 import { fieldValue } from './entity-values.js';
