@@ -204,8 +204,10 @@ export async function remove(scope: RequestScope, d: EntityDefinition, id: strin
   const model = delegateOf(tx, d.name);
   if (d.softDelete) {
     const row = await model.update({ where: { id }, data: { deletedAt: scope.now() } });
-    await changed(scope, tx, d, d.slug, 'deleted', written(d, row, caller));
-    return { deleted: present(d, row, caller, null) };
+    // The record as its writes answer it (metas included): GraphQL selects what it wants of it.
+    const record = written(d, row, caller);
+    await changed(scope, tx, d, d.slug, 'deleted', record);
+    return { deleted: record };
   }
   await model.delete({ where: { id } });
   await changed(scope, tx, d, d.slug, 'deleted', written(d, current, caller));
