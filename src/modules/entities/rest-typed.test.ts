@@ -60,6 +60,12 @@ describe('answers', () => {
 
     const filtered = await t.json('GET', '/api/v1/tasks?status=in-progress&priority=urgent&fields=id,status', undefined, as());
     expect(filtered.body.data).toEqual([{ id: rest.id, status: 'in-progress' }]);
+
+    // Enumerated multiselect values go out and come back as stored, in a write, a filter and a child listing.
+    const customer = await t.json('POST', '/api/v1/customers', { name: 'Days', account: 7, office: 'X', visitDays: ['lun', 'mie'], metas: { a: 'b' } }, as());
+    expect(customer).toMatchObject({ status: 201, body: { data: { visitDays: ['lun', 'mie'], contactDays: [], metas: { a: 'b' } } } });
+    const byDay = await t.json('GET', '/api/v1/customers?visitDays=mie&child=notes', undefined, as());
+    expect(byDay.body.data).toEqual([{ ...customer.body.data, metas: undefined, notes: [] }].map(({ metas: _m, ...c }) => c));
   });
 
   it('gives distinct values in the field\'s JSON type, as before', async () => {
