@@ -31,8 +31,9 @@ function recordRoutes(d: EntityDefinition): RestRoute[] {
   const access = (op: Operation): RouteAccess => (d.access.public && (op === 'list' || op === 'read') ? 'public' : 'authenticated');
   const map = recordMapper(d);
   const list = listAnswer(d);
-  const routes: Partial<Record<Operation, RestRoute>> = {
-    list: defineRoute({
+  // Made only for the operations the definition turns on.
+  const routes: Record<Operation, () => RestRoute> = {
+    list: () => defineRoute({
       method: 'GET', path: base, entityOperation: 'list', tags, access: access('list'), openapi: entityOpenApi(d, 'list'),
       summary: `LIST ${d.slug}: page, limit, sortBy, sortOrder, fields, distinct, ids, search, from, to, dateField, metas, child, {field}, {field}_min, {field}_max`,
       query,
@@ -41,7 +42,7 @@ function recordRoutes(d: EntityDefinition): RestRoute[] {
       data: (r) => list.data(result(r)),
       extras: (r) => ({ pagination: list.pagination(result(r)) }),
     }),
-    create: defineRoute({
+    create: () => defineRoute({
       method: 'POST', path: base, entityOperation: 'create', tags, access: access('create'), openapi: entityOpenApi(d, 'create'),
       summary: `CREATE a ${d.name} (its fields${d.metas ? ', optional metas' : ''})`,
       body,
@@ -50,7 +51,7 @@ function recordRoutes(d: EntityDefinition): RestRoute[] {
       data: (r) => map(result(r)),
       status: 201,
     }),
-    read: defineRoute({
+    read: () => defineRoute({
       method: 'GET', path: item, entityOperation: 'read', tags, access: access('read'), openapi: entityOpenApi(d, 'read'),
       summary: `READ a ${d.name} (fields, metas, child)`,
       params: record,
@@ -59,7 +60,7 @@ function recordRoutes(d: EntityDefinition): RestRoute[] {
       variables: ({ params, query: q }) => readVariables(d, params.id, q),
       data: (r) => map(result(r)),
     }),
-    update: defineRoute({
+    update: () => defineRoute({
       method: 'PATCH', path: item, entityOperation: 'update', tags, access: access('update'), openapi: entityOpenApi(d, 'update'),
       summary: `UPDATE a ${d.name} partially${d.metas ? ' (metas merge; null removes a key)' : ''}`,
       params: record,
@@ -68,7 +69,7 @@ function recordRoutes(d: EntityDefinition): RestRoute[] {
       variables: ({ params, body: b }) => ({ id: params.id, input: bodyInput(d.fields, b, { partial: true, metas: d.metas }) }),
       data: (r) => map(result(r)),
     }),
-    delete: defineRoute({
+    delete: () => defineRoute({
       method: 'DELETE', path: item, entityOperation: 'delete', tags, access: access('delete'), openapi: entityOpenApi(d, 'delete'),
       summary: d.softDelete ? `DELETE a ${d.name} (soft: answers the record with deletedAt)` : `DELETE a ${d.name}`,
       params: record,
@@ -88,15 +89,15 @@ function childRoutes(d: EntityDefinition, child: ChildDefinition): RestRoute[] {
   const tags = [d.pluralName];
   const access: RouteAccess = 'authenticated';
   const map = recordMapper(child);
-  const routes: Partial<Record<'list' | 'create' | 'update' | 'delete', RestRoute>> = {
-    list: defineRoute({
+  const routes: Record<'list' | 'create' | 'update' | 'delete', () => RestRoute> = {
+    list: () => defineRoute({
       method: 'GET', path: base, entityOperation: 'read', tags, access, openapi: entityOpenApi(d, 'list', child), summary: `LIST the ${child.slug} of a ${d.name}`,
       params: record,
       operation: documents.childListDocument(d, child),
       variables: ({ params }) => ({ id: params.id }),
       data: (r) => (result(r).children as Values[]).map(map),
     }),
-    create: defineRoute({
+    create: () => defineRoute({
       method: 'POST', path: base, entityOperation: 'update', tags, access, openapi: entityOpenApi(d, 'create', child), summary: `CREATE a ${child.name} of a ${d.name}`,
       params: record,
       body,
@@ -105,7 +106,7 @@ function childRoutes(d: EntityDefinition, child: ChildDefinition): RestRoute[] {
       data: (r) => map(result(r)),
       status: 201,
     }),
-    update: defineRoute({
+    update: () => defineRoute({
       method: 'PATCH', path: item, entityOperation: 'update', tags, access, openapi: entityOpenApi(d, 'update', child), summary: `UPDATE a ${child.name} of a ${d.name}`,
       params: childRecord,
       body,
@@ -113,7 +114,7 @@ function childRoutes(d: EntityDefinition, child: ChildDefinition): RestRoute[] {
       variables: ({ params, body: b }) => ({ parentId: params.id, id: params.childId, input: bodyInput(child.fields, b, { partial: true, metas: false }) }),
       data: (r) => map(result(r)),
     }),
-    delete: defineRoute({
+    delete: () => defineRoute({
       method: 'DELETE', path: item, entityOperation: 'update', tags, access, openapi: entityOpenApi(d, 'delete', child), summary: `DELETE a ${child.name} of a ${d.name}`,
       params: childRecord,
       operation: documents.childDeleteDocument(child),
@@ -123,15 +124,15 @@ function childRoutes(d: EntityDefinition, child: ChildDefinition): RestRoute[] {
     }),
   };
   const on = { list: d.operations.read, create: d.operations.update, update: d.operations.update, delete: d.operations.update };
-  const pick = (key: keyof typeof on) => (on[key] ? [routes[key]!] : []);
+  const pick = (key: keyof typeof on) => (on[key] ? [routes[key]()] : []);
   const collection = [...pick('list'), ...pick('create')];
   const records = [...pick('update'), ...pick('delete')];
   return [...(collection.length ? collection : disabled(d, ['GET', 'POST'], base)), ...(records.length ? records : disabled(d, ['PATCH', 'DELETE'], item))];
 }
 
 /** The routes of one path whose operations the definition turns on; when none is, one that answers 405. */
-function enabled(d: EntityDefinition, routes: Partial<Record<Operation, RestRoute>>, byMethod: Partial<Record<HttpMethod, Operation>>, path: string): RestRoute[] {
-  const on = Object.values(byMethod).filter((op) => d.operations[op]).map((op) => routes[op]!);
+function enabled(d: EntityDefinition, routes: Record<Operation, () => RestRoute>, byMethod: Partial<Record<HttpMethod, Operation>>, path: string): RestRoute[] {
+  const on = Object.values(byMethod).filter((op) => d.operations[op]).map((op) => routes[op]());
   return on.length ? on : disabled(d, Object.keys(byMethod) as HttpMethod[], path);
 }
 
