@@ -20,6 +20,35 @@ const readParams = new Set(['fields', 'metas', 'child']);
 const day = /^\d{4}-\d{2}-\d{2}$/;
 const ranged = (f: FieldDefinition) => ['number', 'integer', 'date', 'datetime'].includes(f.type);
 
+/** What the parser reads of a definition, worked out once per definition (the parser runs per request). */
+interface Vocabulary {
+  byName: Map<string, FieldDefinition>;
+  pickable: string[];
+  /** `pickable` with each name's `@include` variable. */
+  flags: [string, string][];
+  sortable: string[];
+  dateFields: string[];
+  slugs: string[];
+}
+const vocabularies = new WeakMap<EntityDefinition, Vocabulary>();
+
+function vocabulary(d: EntityDefinition): Vocabulary {
+  let v = vocabularies.get(d);
+  if (!v) {
+    const pickable = pickableFields(d);
+    v = {
+      byName: new Map(d.fields.map((f) => [f.name, f])),
+      pickable,
+      flags: pickable.map((name) => [name, fieldFlag(name)]),
+      sortable: ['createdAt', 'updatedAt', ...d.fields.filter((f) => f.sortable).map((f) => f.name)],
+      dateFields: ['createdAt', 'updatedAt', ...d.fields.filter((f) => f.type === 'date' || f.type === 'datetime').map((f) => f.name)],
+      slugs: d.children.map((c) => c.slug),
+    };
+    vocabularies.set(d, v);
+  }
+  return v;
+}
+
 function refuse(problems: Problems): never {
   throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: problems.map((p) => ({ ...p, code: 'invalid' })) });
 }
@@ -67,7 +96,7 @@ function filterValue(field: FieldDefinition, raw: string, name: string, problems
 
 /** `fields`, `metas` and `child` as the document's `@include` flags. */
 function selectionFlags(d: EntityDefinition, params: Params, problems: Problems): { flags: Values; fields: string[] | null } {
-  const pickable = pickableFields(d);
+  const { pickable, flags: names, slugs } = vocabulary(d);
   let fields: string[] | null = null;
   if (params.fields !== undefined) {
     fields = params.fields.split(',').map((f) => f.trim()).filter(Boolean);
@@ -75,14 +104,13 @@ function selectionFlags(d: EntityDefinition, params: Params, problems: Problems)
     if (!fields.length || unknown.length) problems.push({ path: 'fields', message: unknown.length ? `unknown field(s): ${unknown.join(', ')}` : 'must name at least one field' });
   }
   const flags: Values = { [wholeFlag]: fields === null };
-  for (const name of pickable) flags[fieldFlag(name)] = fields === null || fields.includes(name);
+  for (const [name, flag] of names) flags[flag] = fields === null || fields.includes(name);
 
   const metas = params.metas === 'all';
   if (params.metas !== undefined && !metas) problems.push({ path: 'metas', message: 'must be all' });
   if (metas && !d.metas) problems.push({ path: 'metas', message: 'this entity has no metas' });
   if (d.metas) flags[metasFlag] = metas;
 
-  const slugs = d.children.map((c) => c.slug);
   const wanted = params.child === undefined ? [] : params.child === 'all' ? slugs : slugs.filter((s) => s === params.child);
   if (params.child !== undefined && !wanted.length) problems.push({ path: 'child', message: slugs.length ? `must be all or one of ${slugs.join(', ')}` : 'this entity has no children' });
   slugs.forEach((slug, i) => (flags[childFlag(i)] = wanted.includes(slug)));
@@ -91,7 +119,7 @@ function selectionFlags(d: EntityDefinition, params: Params, problems: Problems)
 
 /** `{field}=` and `{field}_min=`/`_max=` as the `filter` input; anything else unknown is a problem. */
 function filterOf(d: EntityDefinition, params: Params, problems: Problems): Values | undefined {
-  const byName = new Map(d.fields.map((f) => [f.name, f]));
+  const { byName } = vocabulary(d);
   const filter: Values = {};
   for (const [name, raw] of Object.entries(params)) {
     if (listParams.has(name) || raw === undefined) continue;
@@ -119,7 +147,7 @@ export function listVariables(d: EntityDefinition, params: Params): Values {
   set('page', int(params.page, 1, 1_000_000, 'page', problems));
   set('limit', int(params.limit, 1, 100, 'limit', problems));
 
-  const sortable = ['createdAt', 'updatedAt', ...d.fields.filter((f) => f.sortable).map((f) => f.name)];
+  const { sortable, dateFields } = vocabulary(d);
   if (params.sortBy !== undefined && !sortable.includes(params.sortBy)) problems.push({ path: 'sortBy', message: `must be one of ${sortable.join(', ')}` });
   else set('sortBy', params.sortBy);
   if (params.sortOrder !== undefined && params.sortOrder !== 'asc' && params.sortOrder !== 'desc') problems.push({ path: 'sortOrder', message: 'must be asc or desc' });
@@ -140,7 +168,6 @@ export function listVariables(d: EntityDefinition, params: Params): Values {
   }
   set('search', params.search?.trim() || undefined);
 
-  const dateFields = ['createdAt', 'updatedAt', ...d.fields.filter((f) => f.type === 'date' || f.type === 'datetime').map((f) => f.name)];
   if (params.dateField !== undefined && !dateFields.includes(params.dateField)) problems.push({ path: 'dateField', message: `must be one of ${dateFields.join(', ')}` });
   else set('dateField', params.dateField);
   for (const name of ['from', 'to'] as const) {
