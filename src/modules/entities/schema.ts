@@ -6,10 +6,9 @@
 // anonymous callers, and an operation listing no scope refuses everyone. Typed arguments are turned
 // back into what the one semantic validator (validate.ts) reads: stored enum strings (the enums'
 // internal values), days as YYYY-MM-DD, instants as ISO strings.
-import type { GraphQLResolveInfo, SelectionSetNode } from 'graphql';
+import { getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, type GraphQLResolveInfo, type SelectionNode, type SelectionSetNode } from 'graphql';
 import type { ChildDefinition, EntityDefinition, Operation } from '../../config/entity-definition.js';
 import { entityDefinitions } from '../../config/entities/index.js';
-import { defineScopeResource } from '../../auth/scopes.js';
 import { builder, type Builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
 import { graphqlNames } from './graphql-names.js';
@@ -22,8 +21,6 @@ type Values = Record<string, unknown>;
 
 /** Registers the entities' types and fields on `b` (the platform's builder, or a test's own). */
 export function registerEntities(b: Builder, definitions: readonly EntityDefinition[]): void {
-  for (const d of definitions) defineScopeResource(d.slug, { description: `${d.name} records` });
-  records.countPlanLimits(definitions);
   const shared = sharedTypes(b);
   for (const d of definitions) {
     const types = entityTypes(b, d, shared, (r, child, ctx) => records.listChildren(ctx as Context, d, String(r.id), child.slug));
@@ -39,9 +36,14 @@ export function authScopesFor(d: EntityDefinition, op: Operation) {
   return d.access.public && (op === 'list' || op === 'read') ? { $any: { anonymous: true, ...granted } } : granted;
 }
 
+/** Whether `@skip`/`@include` keep a selection for this request's variables (REST's `child=` is an `@include`). */
+const kept = (s: SelectionNode, info: GraphQLResolveInfo) =>
+  getDirectiveValues(GraphQLSkipDirective, s, info.variableValues)?.if !== true && getDirectiveValues(GraphQLIncludeDirective, s, info.variableValues)?.if !== false;
+
 /** The Task fields a query selects (fragments included), to load asked-for children with their parents in one query. */
 function selectedFields(set: SelectionSetNode | undefined, info: GraphQLResolveInfo, out = new Set<string>()): Set<string> {
   for (const s of set?.selections ?? []) {
+    if (!kept(s, info)) continue;
     if (s.kind === 'Field') out.add(s.name.value);
     else if (s.kind === 'InlineFragment') selectedFields(s.selectionSet, info, out);
     else selectedFields(info.fragments[s.name.value]?.selectionSet, info, out);
