@@ -2,12 +2,14 @@
 // module or action handler can be added afterwards), and the HTTP declarations' traits enforced by the
 // pipeline: an upload needs media:write (401 anonymous, 403 with the contract's message and no `code`),
 // a rendition media:read; the stored-file route runs outside it; a path an HTTP declaration takes
-// answers other methods 405 with Allow, in that route's error format.
+// answers other methods 405 with Allow, in that route's error format. The scope an action type requires
+// of its creator is declared in its module's description and checked by the queue (run-handler.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { signUp, type SignedUpUser } from '../testkit/accounts.js';
 import { bearer, createKey } from '../testkit/api-keys.js';
 import { pngFile, upload } from '../testkit/media.js';
+import { userWithRole } from '../testkit/scheduled-actions.js';
 import { createTestApp, type TestApp } from '../testkit/test-app.js';
 import { composition } from './composition.js';
 import { modules } from './index.js';
@@ -77,5 +79,20 @@ describe('HTTP declarations in the pipeline', () => {
     const cron = await t.json('POST', '/api/v1/cron/process');
     expect(cron).toMatchObject({ status: 405, body: { success: false, code: 'METHOD_NOT_ALLOWED' } });
     expect(cron.headers.get('allow')).toBe('GET');
+  });
+});
+
+describe('action types declared by their modules', () => {
+  it('webhook:send through the API needs webhooks:write, as its module declares: refused without it, nothing stored', async () => {
+    const developer = await userWithRole(t, 'developer', ['scheduled-actions:*']);
+    const event = { actionType: 'webhook:send', payload: { eventType: 'tasks:created', entityType: 'tasks', entityId: 't-1', data: {} }, teamId: developer.activeTeamId };
+    const refused = await t.json('POST', '/api/v1/devtools/scheduled-actions', event, bearer(developer.key.key));
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ success: false, code: 'FORBIDDEN', error: 'Insufficient permissions - webhooks:write scope required' });
+    expect(await t.database.prisma.scheduledAction.count({ where: { createdBy: developer.id } })).toBe(0);
+    const sender = await createKey(t, developer, { scopes: ['scheduled-actions:*', 'webhooks:write'] });
+    const created = await t.json('POST', '/api/v1/devtools/scheduled-actions', event, bearer(sender.key));
+    expect(created.status).toBe(201);
+    expect(await t.database.prisma.scheduledAction.count({ where: { createdBy: developer.id } })).toBe(1);
   });
 });
