@@ -131,10 +131,14 @@ async function reset(url: string, seed: CreateSeed): Promise<void> {
 /** A valid task touching every indexed column. */
 const taskBody = JSON.stringify({ title: 'Created by the bench', description: 'Steps, notes and acceptance criteria.', status: 'todo', priority: 'high', tags: ['bug', 'backend'], dueDate: '2026-06-30', estimatedHours: 3.5 });
 
-async function measureSize(server: RunningServer, options: BenchOptions, seed: CreateSeed, size: CreateSize, round: number): Promise<CreateRun> {
+function createLoad(server: RunningServer, seed: CreateSeed, size: CreateSize) {
   const headers = { authorization: `Bearer ${seed.key}`, 'x-team-id': seed.teams[size], 'content-type': 'application/json' };
-  const base = { baseUrl: server.baseUrl, requests: [{ method: 'POST' as const, path: '/api/v1/tasks', headers, body: taskBody }], connections: createConnections };
   const verify = (body: string) => body.startsWith('{"success":true,"data":{') && body.includes(`"teamId":"${seed.teams[size]}"`);
+  return { baseUrl: server.baseUrl, requests: [{ method: 'POST' as const, path: '/api/v1/tasks', headers, body: taskBody }], connections: createConnections, verify };
+}
+
+async function measureSize(server: RunningServer, options: BenchOptions, seed: CreateSeed, size: CreateSize, round: number): Promise<CreateRun> {
+  const { verify, ...base } = createLoad(server, seed, size);
   await runLoad({ ...base, verify, seconds: options.warmupSeconds, warmup: true });
   await waitForIdleDatabase(options.databaseUrl);
   const databaseBefore = await databaseCpuMs(options.databaseUrl);
@@ -151,6 +155,8 @@ async function measureSize(server: RunningServer, options: BenchOptions, seed: C
 export async function measureTaskCreates(server: RunningServer, options: BenchOptions, log: (message: string) => void): Promise<CreateRun[]> {
   const seed = await seedAccount(server.baseUrl);
   await seedTasks(options.databaseUrl, seed);
+  // A fresh server's first seconds are slower (JIT, caches): warmed on both teams before round 1's first size.
+  for (const size of Object.keys(createSizes) as CreateSize[]) await runLoad({ ...createLoad(server, seed, size), seconds: options.warmupSeconds, warmup: true });
   const runs: CreateRun[] = [];
   for (let round = 1; round <= options.rounds; round++) {
     const sizes: CreateSize[] = round % 2 ? ['1k', '100k'] : ['100k', '1k'];
