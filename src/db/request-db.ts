@@ -3,13 +3,11 @@
 // and drops to the app role, which does not bypass RLS. Every statement of the request runs in it,
 // through its client (tx(), raw SQL included); the request ends it (finish). Nothing opens it before its
 // first statement, so a request that waits on something else first (an upload moving its files into
-// storage, possibly over the network) holds no connection meanwhile. On PostgreSQL its BEGIN travels
-// with the caller's set_config (begin-with-caller.ts); a COMMIT after a failed statement fails the
-// request (commit-guard.ts). Work that must follow only a committed change (removing files a deletion
+// storage, possibly over the network) holds no connection meanwhile. A COMMIT after a failed statement
+// fails the request (commit-guard.ts). Work that must follow only a committed change (removing files a deletion
 // orphaned) is queued with afterCommit and runs when the request commits, never when it rolls back.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
-import { enterCallerSql } from './begin-with-caller.js';
 import type { Database } from './database.js';
 
 export type Tx = Prisma.TransactionClient;
@@ -23,10 +21,10 @@ const transactionOptions = { maxWait: 30_000, timeout: 30_000 } as const;
 
 const rollback = Symbol('rollback');
 
-/**
- * The first statement of every RLS transaction: who the caller is, and the role that cannot bypass
- * RLS. On PostgreSQL it travels with the transaction's BEGIN (begin-with-caller.ts), which knows its text.
- */
+/** The caller's set_config ($1 the user id, $2 the role), prepared once per connection on PostgreSQL. */
+const enterCallerSql = `SELECT set_config('app.user_id', $1, true), set_config('role', $2, true)`;
+
+/** The first statement of every RLS transaction: who the caller is, and the role that cannot bypass RLS. */
 function enterAs(tx: Tx, userId: string | null): Promise<number> {
   return tx.$executeRawUnsafe(enterCallerSql, userId ?? '', appRole);
 }
