@@ -33,18 +33,7 @@ export function createBuilder() {
     plugins: [ScopeAuthPlugin],
     defaultFieldNullability: false,
     scopeAuth: {
-      authScopes: (ctx) => {
-        const { actor } = ctx;
-        const user = actor.kind === 'user' ? actor : null;
-        return {
-          authenticated: user !== null,
-          session: user?.via === 'session',
-          role: (required) => user !== null && hasGlobalRole(user.role, required),
-          anonymous: user === null,
-          scope: (required) => user !== null && (typeof required === 'string' ? hasScope(user.scopes, required) : required.some((s) => hasScope(user.scopes, s))),
-          nobody: () => false,
-        };
-      },
+      authScopes: scopeChecks,
       // The contract's answers: 401 for nobody, else 403 naming what was missing (the first failed rule).
       unauthorizedError: (_parent, ctx, _info, result) => (ctx.actor.kind === 'anonymous' ? unauthenticated() : forbidden(refusalMessage(result.failure) ?? 'Forbidden')),
     },
@@ -139,6 +128,20 @@ export type Builder = ReturnType<typeof createBuilder>;
 
 /** The platform's schema builder: every module registers its types on it (src/graphql/schema.ts). */
 export const builder = createBuilder();
+
+/** What each auth scope of a field rule means for the caller: scope-auth's checks, and the REST router's check before it reads input (operation-authority.ts). */
+export function scopeChecks(ctx: Pick<Context, 'actor'>) {
+  const { actor } = ctx;
+  const user = actor.kind === 'user' ? actor : null;
+  return {
+    authenticated: user !== null,
+    session: user?.via === 'session',
+    role: (required: GlobalRole) => user !== null && hasGlobalRole(user.role, required),
+    anonymous: user === null,
+    scope: (required: string | readonly string[]) => user !== null && (typeof required === 'string' ? hasScope(user.scopes, required) : required.some((s) => hasScope(user.scopes, s))),
+    nobody: () => false,
+  };
+}
 
 /** "Insufficient permissions - tasks:read scope required" or "Developer role required", from the first failed rule. */
 export function refusalMessage(failure: AuthFailure): string | null {

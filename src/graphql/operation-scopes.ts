@@ -24,17 +24,17 @@ export function ruleScopes(rule: unknown): string[] {
 }
 
 /** The root field names an operation selects, through fragments and inline fragments. */
-function rootFields(document: DocumentNode, selectionSet: SelectionSetNode, seen = new Set<string>()): string[] {
+export function rootFieldNames(document: DocumentNode, selectionSet: SelectionSetNode, seen = new Set<string>()): string[] {
   const names: string[] = [];
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
       names.push(selection.name.value);
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      names.push(...rootFields(document, selection.selectionSet, seen));
+      names.push(...rootFieldNames(document, selection.selectionSet, seen));
     } else if (!seen.has(selection.name.value)) {
       seen.add(selection.name.value); // a fragment spread twice (or in a cycle validation refuses) is read once
       const fragment = document.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
-      if (fragment?.kind === Kind.FRAGMENT_DEFINITION) names.push(...rootFields(document, fragment.selectionSet, seen));
+      if (fragment?.kind === Kind.FRAGMENT_DEFINITION) names.push(...rootFieldNames(document, fragment.selectionSet, seen));
     }
   }
   return names;
@@ -62,7 +62,7 @@ function computeScopes(schema: GraphQLSchema, document: DocumentNode, operation:
   const fields = root?.getFields();
   if (!fields) return [];
   const scopes = new Set<string>();
-  for (const name of rootFields(document, operation.selectionSet)) {
+  for (const name of rootFieldNames(document, operation.selectionSet)) {
     const options = fields[name]?.extensions?.pothosOptions as { authScopes?: unknown } | undefined;
     for (const scope of ruleScopes(options?.authScopes)) scopes.add(scope);
   }

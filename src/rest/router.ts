@@ -6,6 +6,7 @@ import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import type { GraphQLSchema } from 'graphql';
 import type { z } from 'zod';
 import type { Context } from '../graphql/context.js';
+import { operationRefusal, operationRules } from '../graphql/operation-authority.js';
 import { operationScopes } from '../graphql/operation-scopes.js';
 import type { HttpRequest, HttpResponse } from '../http/exchange.js';
 import { AppError } from '../shared/errors.js';
@@ -18,6 +19,8 @@ import type { RestRoute } from './route.js';
 export interface RestMatch {
   route: RestRoute;
   params: Record<string, string | undefined>;
+  /** The operation's root-field authScopes rules (operation-authority.ts). */
+  rules?: readonly Record<string, unknown>[];
 }
 
 /** The path exists, not for this method: the 405 answer lists what it does take (`Allow`). */
@@ -43,7 +46,8 @@ export function createRestRouter(schema: GraphQLSchema, declared: readonly RestR
     return { ...route, scopes: operationScopes(schema, route.operation) };
   });
   for (const route of routes) {
-    router.on(route.method, toRouterPath(route.path), () => {}, { route });
+    // The fields' authScopes rules, asked before any input is read (operation-authority.ts).
+    router.on(route.method, toRouterPath(route.path), () => {}, { route, rules: operationRules(schema, route.operation) });
   }
   const methods = [...new Set(routes.map((r) => r.method))];
 
@@ -59,14 +63,20 @@ export function createRestRouter(schema: GraphQLSchema, declared: readonly RestR
     routes,
     match(method, pathname) {
       const found = router.find(method as 'GET', pathname);
-      if (found) return { route: (found.store as { route: RestRoute }).route, params: found.params };
+      if (found) {
+        const { route, rules } = found.store as { route: RestRoute; rules: readonly Record<string, unknown>[] };
+        return { route, params: found.params, rules };
+      }
       // A path no enabled route takes (an entity path naming no entity) is no resource: 404.
       const allow = allowed(pathname);
       return allow.length > 0 ? { allow } : null;
     },
-    async handle({ route, params }, request, ctx) {
+    async handle({ route, params, rules }, request, ctx) {
       const withCode = route.errorCodes !== false;
       try {
+        // A caller the operation refuses hears 401/403, not what is wrong with input they may not send.
+        const refusal = rules && operationRefusal(rules, ctx);
+        if (refusal) throw refusal;
         const format = route.issueFormat ?? 'flat';
         const input = {
           params: parsePart(route.params, params, 'path parameters', format),

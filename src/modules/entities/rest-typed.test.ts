@@ -45,6 +45,18 @@ describe('bodies', () => {
   });
 });
 
+describe('who may write is decided before what is written', () => {
+  it('answers 401 to nobody and 403 to a key without the scope, even for a body that would be 422', async () => {
+    const invalid = { title: 'Never', status: 'nope' };
+    expect(await t.json('POST', '/api/v1/tasks', invalid)).toMatchObject({ status: 401, body: { success: false, error: 'Unauthorized' } });
+    const key = (await t.json('POST', '/api/v1/api-keys', { name: 'reader', scopes: ['tasks:read'] }, as())).body.data.key as string;
+    const refused = await t.json('POST', '/api/v1/tasks', invalid, { authorization: `Bearer ${key}` });
+    expect(refused).toMatchObject({ status: 403, body: { success: false, error: 'Insufficient permissions - tasks:write scope required' } });
+    // With the scope, the same body is the 422 it always was.
+    expect((await t.json('POST', '/api/v1/tasks', invalid, as())).status).toBe(422);
+  });
+});
+
 describe('answers', () => {
   it('answers, for one record, what GraphQL answers, with the stored enum strings', async () => {
     const body = { title: 'Same', status: 'in-progress', priority: 'urgent', tags: ['x', 'y'], dueDate: '2026-03-04', estimatedHours: 2.5, metas: { k: 'v' } };
