@@ -16,7 +16,7 @@ import { landingPage } from './http/landing.js';
 import { createMetrics } from './http/metrics.js';
 import { createPipeline } from './http/pipeline.js';
 import { respondingWith, type Handled } from './http/respond.js';
-import { createApiRouter } from './http/routing.js';
+import { createApiRouter, httpRouteTraits } from './http/routing.js';
 import { nodeHandler } from './http/node.js';
 import { composition, sealModules } from './modules/composition.js';
 import type { RenderLimits } from './modules/media/render.js';
@@ -85,8 +85,7 @@ export function createApp({ config, database, logger, now = () => new Date(), re
     const { started, params } = found.match;
     if (!started.pipeline) return { response: await started.handle(request, params), route: found.route };
     const { route, handle } = started;
-    const traits = { scopes: route.scope ? [route.scope] : undefined, requires: route.scope, errorCodes: route.errorCodes, bodyLimitBytes: route.bodyLimitBytes?.(config) };
-    return { response: await pipeline(request, requestId, traits, (ctx) => handle(request, ctx, params)), route: found.route };
+    return { response: await pipeline(request, requestId, httpRouteTraits(route, config), (ctx) => handle(request, ctx, params)), route: found.route };
   }
 
   async function dispatch(request: HttpRequest, requestId: string): Promise<Handled> {

@@ -2,9 +2,11 @@
 // streams, cron) is matched first, then a JSON route (defineRoute); a path either kind takes for other
 // methods answers 405 with Allow (in the error format of the HTTP route when it is one); anything else
 // under them is left to the app's 404.
-import type { HttpMatch, HttpRouter } from '../rest/http-route.js';
+import type { Config } from '../config/env.js';
+import type { HttpMatch, HttpRouter, PipelineHttpRoute } from '../rest/http-route.js';
 import { methodNotAllowed, type RestMatch, type RestRouter } from '../rest/router.js';
 import type { HttpResponse } from './exchange.js';
+import type { RouteTraits } from './pipeline.js';
 
 export type Routed =
   | { kind: 'rest'; match: RestMatch; route: string }
@@ -31,4 +33,9 @@ export function createApiRouter(rest: RestRouter, http: HttpRouter): ApiRouter {
       return { kind: 'refused', response: methodNotAllowed(method, pathname, allow, byHttp?.errorCodes ?? true), route: 'unmatched' };
     },
   };
+}
+
+/** What the pipeline takes from an HTTP declaration: its scope (paid for, and required), error format and body limit. */
+export function httpRouteTraits(route: PipelineHttpRoute, config: Config): RouteTraits {
+  return { scopes: route.scope ? [route.scope] : undefined, requires: route.scope, errorCodes: route.errorCodes, bodyLimitBytes: route.bodyLimitBytes?.(config) };
 }
