@@ -5,7 +5,7 @@
 // scope-auth makes of it (builder.ts `scopeChecks`); a rule given as a function is left to GraphQL.
 import { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
 import { getOperationAST, type DocumentNode, type GraphQLSchema } from 'graphql';
-import { AppError, forbidden, unauthenticated } from '../shared/errors.js';
+import { type AppError, forbidden, unauthenticated } from '../shared/errors.js';
 import { refusalMessage, scopeChecks } from './builder.js';
 import type { Context } from './context.js';
 import { rootFieldNames } from './operation-scopes.js';
