@@ -1,6 +1,8 @@
 // The one Pothos builder. Modules register their types and fields on it (src/graphql/schema.ts lists
 // them); scope-auth is wired for the whole schema: fields declare `authenticated`, `role` or `scope`.
+// The dataloader plugin gives loadable fields (a list's field read for every record in one batch).
 import SchemaBuilder from '@pothos/core';
+import DataloaderPlugin from '@pothos/plugin-dataloader';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
 import { GraphQLError, GraphQLScalarType, Kind, valueFromASTUntyped } from 'graphql';
 import { GraphQLUpload, Upload, type FileUpload } from 'graphql-upload-minimal';
@@ -30,7 +32,8 @@ export function createBuilder() {
     };
     DefaultFieldNullability: false;
   }>({
-    plugins: [ScopeAuthPlugin],
+    // scope-auth first (Pothos' advice): its checks wrap every resolver, loadable ones included.
+    plugins: [ScopeAuthPlugin, DataloaderPlugin],
     defaultFieldNullability: false,
     scopeAuth: {
       authScopes: scopeChecks,

@@ -4,6 +4,7 @@
 // Each field declares the scope it requires (media:read, media:write, media:delete): scope-auth answers
 // 401 to nobody and 403 "Insufficient permissions - <scope> scope required" to a key without it.
 import { builder } from '../../graphql/builder.js';
+import type { Context } from '../../graphql/context.js';
 import { parseInput } from '../../shared/validation.js';
 import { checkDuplicatesInput, createMediaInput, createTagInput, listMediaQuery, updateMediaInput } from './inputs.js';
 import * as media from './service.js';
@@ -42,6 +43,14 @@ const MediaTagRef = builder.objectRef<TagView>('MediaTag').implement({
  */
 const justUploaded = new WeakSet<MediaView>();
 
+/** The tags of each record, in order: one query for those not just uploaded (these have none). */
+async function tagsOfRecords(ctx: Context, records: readonly MediaView[]): Promise<TagView[][]> {
+  const held = records.filter((m) => !justUploaded.has(m));
+  const tags = await media.tagsOfHeldMedia(ctx, held.map((m) => m.id));
+  const byRecord = new Map(held.map((m, i) => [m, tags[i]!]));
+  return records.map((m) => byRecord.get(m) ?? []);
+}
+
 const MediaRef = builder.objectRef<MediaView>('Media').implement({
   description: 'A media file of a team. url, filename, fileSize, mimeType, width and height never change.',
   fields: (t) => ({
@@ -60,12 +69,17 @@ const MediaRef = builder.objectRef<MediaView>('Media').implement({
     status: t.exposeString('status'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    tags: t.field({
-      type: [MediaTagRef],
+    tags: t.loadableList({
+      type: MediaTagRef,
       description: 'By order, then name.',
       // Reading tags needs media:read, also under a write's answer; a record just uploaded has none to read.
       authScopes: (m) => (justUploaded.has(m) ? { authenticated: true } : read),
-      resolve: (m, _args, ctx) => (justUploaded.has(m) ? [] : media.tagsOfHeldMedia(ctx, m.id)),
+      // The record is its own key: the tags of every record the request resolves together (a list) are
+      // read in one query, in the request's context and transaction. No cache: a tag change made earlier
+      // in the same request (mutations run in turn) is seen by a later read.
+      loaderOptions: { cache: false },
+      resolve: (m) => m,
+      load: (records: MediaView[], ctx) => tagsOfRecords(ctx, records),
     }),
   }),
 });

@@ -13,7 +13,6 @@ import { tagSlug, type CheckDuplicatesInput, type CreateMediaInput, type CreateT
 import { assertCanWriteTeamData } from '../teams/service.js';
 import * as repo from './repository.js';
 import { removeStoredFiles } from './storage.js';
-import { batchedPerRequest } from './request-batch.js';
 
 export type MediaView = repo.MediaRow;
 export type TagView = repo.TagRow;
@@ -255,18 +254,16 @@ export async function createTag(scope: RequestScope, input: CreateTagInput): Pro
   return repo.upsertTag(await scope.db.tx(), teamId, tagSlug(input.name), fields);
 }
 
-// One query for the tags of every record whose tags the request asks for in the same turn.
-const tagsInBatch = batchedPerRequest<string, TagView[]>(async (scope, mediaIds) =>
-  repo.tagsOfMediaIds(await scope.db.tx(), mediaIds, teamIdsOf(caller(scope))),
-);
-
 /**
- * The tags of a record the request already holds as visible to its caller (listed, read, created or
- * changed), read with the request's other such records in one query: no visibility check per record,
- * but only links of the caller's teams, in the request's transaction (RLS applies).
+ * The tags of records the request already holds as visible to its caller (listed, read, created or
+ * changed), in the order of `mediaIds`, in one query: no visibility check per record, but only links
+ * of the caller's teams, in the request's transaction (RLS applies). Media.tags loads through this
+ * (schema.ts), so a list's tags cost one query.
  */
-export async function tagsOfHeldMedia(scope: RequestScope, mediaId: string): Promise<TagView[]> {
-  return (await tagsInBatch(scope, mediaId)) ?? [];
+export async function tagsOfHeldMedia(scope: RequestScope, mediaIds: readonly string[]): Promise<TagView[][]> {
+  if (!mediaIds.length) return [];
+  const byMedia = await repo.tagsOfMediaIds(await scope.db.tx(), [...new Set(mediaIds)], teamIdsOf(caller(scope)));
+  return mediaIds.map((id) => byMedia.get(id) ?? []);
 }
 
 /** The record to change tags on and the team's tags among `tagIds`; any tag that is not the team's → 404. */
