@@ -13,12 +13,12 @@ import { z } from 'zod';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { EntityDefinition } from '../../config/entity-definition.js';
 import { entityDefinitions } from '../../config/entities/index.js';
-import type { SystemDb, Tx } from '../../db/request-db.js';
+import type { Tx } from '../../db/request-db.js';
 import { forbidden } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
 import { actsAcrossTeams, mayWriteTeam, type Creator } from '../scheduled-actions/creator.js';
 import type { ActionHandler } from '../scheduled-actions/interfaces.js';
-import { publishRecord } from './service.js';
+import { publishRecord, type TransactionRunner } from './service.js';
 
 const entitySlugs = new Set(entityDefinitions.map((d) => d.slug));
 const definitionOf = (slug: string): EntityDefinition => entityDefinitions.find((d) => d.slug === slug)!;
@@ -50,19 +50,14 @@ async function creatorRefusal(tx: Tx, creator: Creator, d: EntityDefinition, id:
   return null;
 }
 
-/**
- * Named access that runs publishRecord's transaction through RLS as the creator, after their check.
- * publishRecord only opens a transaction on what it is given, so that is all this provides.
- */
-function asCreator(creator: Creator, d: EntityDefinition, id: string): SystemDb {
-  const $transaction = <T>(work: (tx: Tx) => Promise<T>) =>
+/** Runs publishRecord's transaction through RLS as the creator, after their check. */
+function asCreator(creator: Creator, d: EntityDefinition, id: string): TransactionRunner {
+  return (work) =>
     creator.runAs(async (tx) => {
       const refusal = await creatorRefusal(tx, creator, d, id);
       if (refusal) throw new NotPermitted(refusal);
       return work(tx);
     });
-  const hotQuery = () => Promise.reject(new Error('not available to an action run as its creator'));
-  return { purpose: `content:publish as user ${creator.userId}`, prisma: { $transaction } as unknown as SystemDb['prisma'], hotQuery };
 }
 
 /** Prisma's "record to update not found": RLS let the creator see the record but not change it. */
@@ -85,7 +80,8 @@ export const contentPublish: ActionHandler<ContentPublishPayload> = {
     if (creator && (!definition.operations.update || definition.permissions.update.length === 0)) throw new Error(`Not permitted: ${definition.name} records cannot be updated`);
     let set: string[] | null;
     try {
-      set = await publishRecord(queue, creator ? asCreator(creator, definition, id) : ctx.system, definition, id, ctx.action.teamId, ctx.now());
+      const transaction: TransactionRunner = creator ? asCreator(creator, definition, id) : (work) => ctx.system.prisma.$transaction(work);
+      set = await publishRecord(queue, transaction, definition, id, ctx.action.teamId, ctx.now());
     } catch (error) {
       if (creator && isUpdateRefused(error)) throw new Error(`Not permitted: the action's creator (user ${creator.userId}) may not change ${definition.name} ${id}; the action runs with their authority`);
       throw error;

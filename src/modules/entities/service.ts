@@ -7,13 +7,13 @@
 // event (`<slug>:created|updated|deleted`) in the same transaction as the change.
 import type { AuthenticatedActor } from '../../auth/actor.js';
 import type { ChildDefinition, EntityDefinition, FieldDefinition, Operation } from '../../config/entity-definition.js';
-import type { SystemDb, Tx } from '../../db/request-db.js';
+import type { Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import { paginationOf, type Pagination } from '../../shared/pagination.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import type { QueueScope } from '../scheduled-actions/service.js';
-import { assertCanWriteTeamData, assertPlanAllows, defineUsageCounter } from '../teams/service.js';
+import { assertCanWriteTeamData, assertPlanAllows } from '../teams/service.js';
 import { recordEntityEvent, type EntityChange } from '../webhooks/service.js';
 import { childField } from './prisma-model.js';
 import { checkListQuery, type ListQuery, type ParsedQuery, type View } from './query.js';
@@ -285,12 +285,10 @@ export async function countForTeam(tx: Tx, d: EntityDefinition, teamId: string, 
   return row.n;
 }
 
-/** Makes each definition's plan limit (`tasks`, `customers`) measurable and enforced on create. */
-export function countPlanLimits(definitions: readonly EntityDefinition[]): void {
-  for (const d of definitions) if (d.planLimit) defineUsageCounter(d.planLimit, (_scope, tx, teamId) => countForTeam(tx, d, teamId));
-}
-
 // ---- scheduled publishing ----------------------------------------------------------------------
+
+/** Runs `work` in one transaction and answers what it answers. */
+export type TransactionRunner = <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
 
 /** The fields publishing sets on records of `d`: `status` (when it can hold `published`) and `publishedAt`. */
 export function publishableFields(d: EntityDefinition): { status: boolean; publishedAt: boolean } {
@@ -307,11 +305,12 @@ export function publishableFields(d: EntityDefinition): { status: boolean; publi
  * `published` and `publishedAt` `at`, for the fields the entity has, and its `<slug>:updated` webhook
  * event is recorded in the same transaction. With `teamId` the record must be that team's; a
  * soft-deleted record is gone. Returns the fields set, or null when there is no such record.
+ * `transaction` runs the work in one transaction: system access, or RLS as an action's creator.
  */
-export async function publishRecord(queue: QueueScope, system: SystemDb, d: EntityDefinition, id: string, teamId: string | null, at: Date): Promise<string[] | null> {
+export async function publishRecord(queue: QueueScope, transaction: TransactionRunner, d: EntityDefinition, id: string, teamId: string | null, at: Date): Promise<string[] | null> {
   if (!isUuid(id)) return null;
   const where = { id, ...(teamId ? { teamId } : {}), ...(d.softDelete ? { deletedAt: null } : {}) };
-  return system.prisma.$transaction(async (tx) => {
+  return transaction(async (tx) => {
     const model = delegateOf(tx, d.name);
     if (!(await model.findFirst({ where, select: { id: true } }))) return null;
     const fields = publishableFields(d);

@@ -10,7 +10,7 @@ import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import { paginationOf, type Pagination } from '../../shared/pagination.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid, parseInput } from '../../shared/validation.js';
-import { registerBuiltInHandlers, type ActionPayloads } from './handlers/built-in.js';
+import type { ActionPayloads } from './handlers/built-in.js';
 import { actsAcrossTeams, mayWriteTeam, type CreatorStanding } from './creator.js';
 import { scheduleOptions, type CreateActionInput, type ListActionsInput } from './inputs.js';
 import type { ActionStatus, RecurrenceType, RecurringInterval, ScheduledAction, ScheduleOptions } from './interfaces.js';
@@ -45,7 +45,6 @@ function creationRefusal(creator: CreatorStanding, handler: NonNullable<ReturnTy
 }
 
 async function schedule(scope: QueueScope, actionType: string, payload: unknown, options: ScheduleOptions & InTransaction, deduplicate: boolean, creator: CreatorStanding | null = null): Promise<string> {
-  registerBuiltInHandlers();
   const handler = handlerOf(actionType);
   if (!handler) throw new AppError('VALIDATION_ERROR', `Unknown action type "${actionType}"`, { registeredActionTypes: registeredActionTypes() });
   const { tx, ...rest } = options;
@@ -148,7 +147,6 @@ export interface ActionList {
 
 export async function listActions(scope: RequestScope, q: ListActionsInput): Promise<ActionList> {
   const actor = developer(scope);
-  registerBuiltInHandlers();
   const { rows, total } = await repo.listActions(await scope.db.tx(), reachOf(actor), { status: q.status, actionType: q.actionType }, (q.page - 1) * q.limit, q.limit);
   return {
     actions: rows.map(toAction),

@@ -6,8 +6,3 @@
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by augmentation, see above
 export interface ActionPayloads {}
 
-/**
- * Nothing to do: handlers are registered once, from the module list (src/modules/index.ts), when the
- * app starts. Kept until its callers in service.ts drop it.
- */
-export function registerBuiltInHandlers(): void {}
