@@ -11,7 +11,7 @@
 // `limit` of the page it belongs to (`tasks(limit: 100) { items { … } }`: 1 page + 100 items), or
 // `assumedListSize` when nothing bounds it; what it selects is multiplied by that. Scalar fields
 // without arguments are free (a column of a row already loaded); a scalar field with arguments (a
-// lookup, such as entityList's JSON) counts as one object, or as its `limit` (`params.limit`).
+// lookup) counts as one object, or as its `limit`.
 // Introspection and __typename are free: they are answered from memory.
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
@@ -107,12 +107,6 @@ function requestedCount(walk: CostWalk, node: FieldNode, field: GraphQLField<unk
     if (!arg) continue;
     bounded = true;
     const given = asCount(argumentValue(walk, node, name)) ?? asCount(arg.defaultValue);
-    if (given !== undefined) count = Math.max(count ?? 0, given);
-  }
-  if (field.args.some((a) => a.name === 'params')) {
-    bounded = true;
-    const params = argumentValue(walk, node, 'params');
-    const given = typeof params === 'object' && params !== null ? asCount((params as Record<string, unknown>).limit) : undefined;
     if (given !== undefined) count = Math.max(count ?? 0, given);
   }
   return bounded ? (count ?? assumedListSize) : undefined;

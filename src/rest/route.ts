@@ -55,7 +55,7 @@ export interface RestRoute<TData = unknown, TVars = unknown, P = unknown, Q = un
    * derived by the router at start-up from the fields' `authScopes`, never declared.
    */
   scopes?: readonly string[];
-  /** Entity routes: the operation of the definition named by `{entity}` that the route runs (a definition can turn it off). */
+  /** Entity routes: the operation of their entity's definition that the route runs (declared for readers; nothing reads it at run time). */
   entityOperation?: Operation;
   /** False when configuration turns the route off for these path parameters (its operation answers 405); left out of `Allow`. */
   enabled?: (params: Record<string, string | undefined>) => boolean;
