@@ -106,7 +106,7 @@ export function createApp({ config, database, logger, now = () => new Date(), re
       return { response: reply(200, body, { 'content-type': contentType }), route: '/metrics' };
     }
     if (pathname === '/api/v1/openapi.json' && method === 'GET') {
-      openApi ??= JSON.stringify(buildOpenApi(routes, openApiExtras));
+      openApi ??= JSON.stringify(buildOpenApi(rest.routes, openApiExtras)); // with their derived scopes
       return { response: reply(200, openApi, { 'content-type': 'application/json' }), route: pathname };
     }
     if (pathname.startsWith('/api/v1/docs') && method === 'GET') {

@@ -52,17 +52,30 @@ function operationIdOf(route: RestRoute): string | undefined {
   return name ? name.charAt(0).toLowerCase() + name.slice(1) : undefined;
 }
 
+/**
+ * What the route's description says of the scopes its operation requires (derived by the router from
+ * the root fields' authScopes): a caller without them is refused with 403. Nothing when it names none.
+ */
+function scopesNote(scopes: readonly string[]): string | null {
+  if (!scopes.length) return null;
+  const named = scopes.map((s) => `\`${s}\``).join(', ');
+  return scopes.length === 1 ? `Requires scope ${named}.` : `Requires scopes ${named}.`;
+}
+
 function operation(route: RestRoute) {
   const status = String(route.status ?? 200);
   const data = route.response ? toSchema(route.response, 'output') : {};
   const written = route.openapi ?? {};
+  const scopes = route.scopes ?? [];
+  const description = [written.description, scopesNote(scopes)].filter(Boolean).join('\n\n');
   const declared = new Set((written.parameters ?? []).map((p) => `${(p as { in?: string }).in}:${(p as { name?: string }).name}`));
   // Written parameters replace the derived query ones; path parameters the route's schema names stay unless written.
   const derivedPath = parameters(route.params, 'path').filter((p) => !declared.has(`path:${p.name}`));
   return {
     operationId: operationIdOf(route),
     summary: written.summary ?? route.summary,
-    ...(written.description ? { description: written.description } : {}),
+    ...(description ? { description } : {}),
+    ...(scopes.length ? { 'x-required-scopes': scopes } : {}),
     tags: route.tags,
     security: route.access === 'public' ? [] : route.access === 'session' ? [{ session: [] }] : [{ session: [] }, { bearer: [] }, { apiKey: [] }],
     parameters: written.parameters ? [...derivedPath, ...written.parameters] : [...derivedPath, ...parameters(route.query, 'query')],
@@ -107,8 +120,9 @@ function tagsOf(paths: Operations): { name: string }[] {
 
 /**
  * The OpenAPI 3.1 document of every declared route, and of the operations `extra` documents by hand
- * (routes that are not declarations). A route switched off by configuration (an entity operation a
- * definition disables) is not in it. Served at /api/v1/openapi.json and linted in CI (`npm run lint:openapi`).
+ * (routes that are not declarations). Give it the router's routes (RestRouter.routes): they carry the
+ * scopes derived from their operations, which each operation states (description, x-required-scopes).
+ * A route switched off by configuration (an entity operation a definition disables) is not in it. Served at /api/v1/openapi.json and linted in CI (`npm run lint:openapi`).
  */
 export function buildOpenApi(routes: readonly RestRoute[], extra: Record<string, Record<string, unknown>> = {}): JsonSchema {
   const paths = structuredClone(extra) as Operations;

@@ -83,6 +83,14 @@ describe('the OpenAPI document, per entity', () => {
     expect(doc.paths['/api/v1/customers/{id}/child/notes'].get.operationId).toBe('listCustomerNotes');
   });
 
+  it('states the scopes each operation requires', () => {
+    const list = doc.paths['/api/v1/tasks'].get;
+    expect(list['x-required-scopes']).toEqual(['tasks:read']);
+    expect(list.description).toContain('Requires scope `tasks:read`');
+    expect(doc.paths['/api/v1/tasks'].post['x-required-scopes']).toEqual(['tasks:write']);
+    expect(doc.paths['/api/v1/tasks/{id}'].delete['x-required-scopes']).toEqual(['tasks:delete']);
+  });
+
   it('gives every operation a unique operationId, and declares its servers and tags', () => {
     const ids = operations().map(({ op }) => op.operationId);
     expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
