@@ -3,7 +3,6 @@
 // envelope. The router, the OpenAPI document and the tests all read the same declarations.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { z } from 'zod';
-import type { Operation } from '../config/entity-definition.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -55,8 +54,6 @@ export interface RestRoute<TData = unknown, TVars = unknown, P = unknown, Q = un
    * derived by the router at start-up from the fields' `authScopes`, never declared.
    */
   scopes?: readonly string[];
-  /** Entity routes: the operation of their entity's definition that the route runs (declared for readers; nothing reads it at run time). */
-  entityOperation?: Operation;
   /** False when configuration turns the route off for these path parameters (its operation answers 405); left out of `Allow`. */
   enabled?: (params: Record<string, string | undefined>) => boolean;
   /** OpenAPI written for the route (entity routes: typed by their definition), used over what the document derives from the zod schemas; `schemas` join `components.schemas`. */

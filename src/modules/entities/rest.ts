@@ -34,7 +34,7 @@ function recordRoutes(d: EntityDefinition): RestRoute[] {
   // Made only for the operations the definition turns on.
   const routes: Record<Operation, () => RestRoute> = {
     list: () => defineRoute({
-      method: 'GET', path: base, entityOperation: 'list', tags, access: access('list'), openapi: entityOpenApi(d, 'list'),
+      method: 'GET', path: base, tags, access: access('list'), openapi: entityOpenApi(d, 'list'),
       summary: `LIST ${d.slug}: page, limit, sortBy, sortOrder, fields, distinct, ids, search, from, to, dateField, metas, child, {field}, {field}_min, {field}_max`,
       query,
       operation: documents.listDocument(d),
@@ -43,7 +43,7 @@ function recordRoutes(d: EntityDefinition): RestRoute[] {
       extras: (r) => ({ pagination: list.pagination(result(r)) }),
     }),
     create: () => defineRoute({
-      method: 'POST', path: base, entityOperation: 'create', tags, access: access('create'), openapi: entityOpenApi(d, 'create'),
+      method: 'POST', path: base, tags, access: access('create'), openapi: entityOpenApi(d, 'create'),
       summary: `CREATE a ${d.name} (its fields${d.metas ? ', optional metas' : ''})`,
       body,
       operation: documents.createDocument(d),
@@ -52,7 +52,7 @@ function recordRoutes(d: EntityDefinition): RestRoute[] {
       status: 201,
     }),
     read: () => defineRoute({
-      method: 'GET', path: item, entityOperation: 'read', tags, access: access('read'), openapi: entityOpenApi(d, 'read'),
+      method: 'GET', path: item, tags, access: access('read'), openapi: entityOpenApi(d, 'read'),
       summary: `READ a ${d.name} (fields, metas, child)`,
       params: record,
       query,
@@ -61,7 +61,7 @@ function recordRoutes(d: EntityDefinition): RestRoute[] {
       data: (r) => map(result(r)),
     }),
     update: () => defineRoute({
-      method: 'PATCH', path: item, entityOperation: 'update', tags, access: access('update'), openapi: entityOpenApi(d, 'update'),
+      method: 'PATCH', path: item, tags, access: access('update'), openapi: entityOpenApi(d, 'update'),
       summary: `UPDATE a ${d.name} partially${d.metas ? ' (metas merge; null removes a key)' : ''}`,
       params: record,
       body,
@@ -70,7 +70,7 @@ function recordRoutes(d: EntityDefinition): RestRoute[] {
       data: (r) => map(result(r)),
     }),
     delete: () => defineRoute({
-      method: 'DELETE', path: item, entityOperation: 'delete', tags, access: access('delete'), openapi: entityOpenApi(d, 'delete'),
+      method: 'DELETE', path: item, tags, access: access('delete'), openapi: entityOpenApi(d, 'delete'),
       summary: d.softDelete ? `DELETE a ${d.name} (soft: answers the record with deletedAt)` : `DELETE a ${d.name}`,
       params: record,
       operation: documents.deleteDocument(d),
@@ -91,14 +91,14 @@ function childRoutes(d: EntityDefinition, child: ChildDefinition): RestRoute[] {
   const map = recordMapper(child);
   const routes: Record<'list' | 'create' | 'update' | 'delete', () => RestRoute> = {
     list: () => defineRoute({
-      method: 'GET', path: base, entityOperation: 'read', tags, access, openapi: entityOpenApi(d, 'list', child), summary: `LIST the ${child.slug} of a ${d.name}`,
+      method: 'GET', path: base, tags, access, openapi: entityOpenApi(d, 'list', child), summary: `LIST the ${child.slug} of a ${d.name}`,
       params: record,
       operation: documents.childListDocument(d, child),
       variables: ({ params }) => ({ id: params.id }),
       data: (r) => (result(r).children as Values[]).map(map),
     }),
     create: () => defineRoute({
-      method: 'POST', path: base, entityOperation: 'update', tags, access, openapi: entityOpenApi(d, 'create', child), summary: `CREATE a ${child.name} of a ${d.name}`,
+      method: 'POST', path: base, tags, access, openapi: entityOpenApi(d, 'create', child), summary: `CREATE a ${child.name} of a ${d.name}`,
       params: record,
       body,
       operation: documents.childCreateDocument(child),
@@ -107,7 +107,7 @@ function childRoutes(d: EntityDefinition, child: ChildDefinition): RestRoute[] {
       status: 201,
     }),
     update: () => defineRoute({
-      method: 'PATCH', path: item, entityOperation: 'update', tags, access, openapi: entityOpenApi(d, 'update', child), summary: `UPDATE a ${child.name} of a ${d.name}`,
+      method: 'PATCH', path: item, tags, access, openapi: entityOpenApi(d, 'update', child), summary: `UPDATE a ${child.name} of a ${d.name}`,
       params: childRecord,
       body,
       operation: documents.childUpdateDocument(child),
@@ -115,7 +115,7 @@ function childRoutes(d: EntityDefinition, child: ChildDefinition): RestRoute[] {
       data: (r) => map(result(r)),
     }),
     delete: () => defineRoute({
-      method: 'DELETE', path: item, entityOperation: 'update', tags, access, openapi: entityOpenApi(d, 'delete', child), summary: `DELETE a ${child.name} of a ${d.name}`,
+      method: 'DELETE', path: item, tags, access, openapi: entityOpenApi(d, 'delete', child), summary: `DELETE a ${child.name} of a ${d.name}`,
       params: childRecord,
       operation: documents.childDeleteDocument(child),
       variables: ({ params }) => ({ parentId: params.id, id: params.childId }),
