@@ -8,7 +8,7 @@ import { getOperationAST, type DocumentNode, type GraphQLSchema } from 'graphql'
 import { type AppError, forbidden, unauthenticated } from '../shared/errors.js';
 import { refusalMessage, scopeChecks } from './builder.js';
 import type { Context } from './context.js';
-import { rootFieldNames } from './operation-scopes.js';
+import { rootFieldRules } from './operation-scopes.js';
 
 type Checks = ReturnType<typeof scopeChecks>;
 type Rule = Record<string, unknown>;
@@ -16,15 +16,7 @@ type Rule = Record<string, unknown>;
 /** The root fields' rules of an operation (those given as objects), worked out once per route at start-up. */
 export function operationRules(schema: GraphQLSchema, document: DocumentNode): readonly Rule[] {
   const operation = getOperationAST(document);
-  if (!operation) return [];
-  const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
-  const fields = root?.getFields() ?? {};
-  const rules: Rule[] = [];
-  for (const name of rootFieldNames(document, operation.selectionSet)) {
-    const rule = (fields[name]?.extensions?.pothosOptions as { authScopes?: unknown } | undefined)?.authScopes;
-    if (typeof rule === 'object' && rule !== null) rules.push(rule as Rule);
-  }
-  return Object.freeze(rules);
+  return Object.freeze(operation ? rootFieldRules(schema, document, operation) : []);
 }
 
 /** The 401 or 403 the fields would answer `ctx`'s caller, or null when every rule passes. */

@@ -24,7 +24,7 @@ export function ruleScopes(rule: unknown): string[] {
 }
 
 /** The root field names an operation selects, through fragments and inline fragments. */
-export function rootFieldNames(document: DocumentNode, selectionSet: SelectionSetNode, seen = new Set<string>()): string[] {
+function rootFieldNames(document: DocumentNode, selectionSet: SelectionSetNode, seen = new Set<string>()): string[] {
   const names: string[] = [];
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
@@ -58,13 +58,19 @@ export function operationScopes(schema: GraphQLSchema, document: DocumentNode, o
 }
 
 function computeScopes(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): readonly string[] {
-  const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
-  const fields = root?.getFields();
-  if (!fields) return [];
   const scopes = new Set<string>();
-  for (const name of rootFieldNames(document, operation.selectionSet)) {
-    const options = fields[name]?.extensions?.pothosOptions as { authScopes?: unknown } | undefined;
-    for (const scope of ruleScopes(options?.authScopes)) scopes.add(scope);
-  }
+  for (const rule of rootFieldRules(schema, document, operation)) for (const scope of ruleScopes(rule)) scopes.add(scope);
   return Object.freeze([...scopes]);
+}
+
+/** The `authScopes` rules the root fields of `operation` declare (a rule given as a function is left out: decided at run time). */
+export function rootFieldRules(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): Record<string, unknown>[] {
+  const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+  const fields = root?.getFields() ?? {};
+  const rules: Record<string, unknown>[] = [];
+  for (const name of rootFieldNames(document, operation.selectionSet)) {
+    const rule = (fields[name]?.extensions?.pothosOptions as { authScopes?: unknown } | undefined)?.authScopes;
+    if (typeof rule === 'object' && rule !== null) rules.push(rule as Record<string, unknown>);
+  }
+  return rules;
 }
