@@ -7,7 +7,7 @@
 import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
 import { AppError } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
-import { int32, isStorableTime } from './validate.js';
+import { isStorableTime } from './validate.js';
 
 /** The arguments of an entity's LIST field (`tasks(…)`), as GraphQL coerced them. */
 export interface ListQuery {
@@ -69,60 +69,47 @@ function parseDay(value: string, name: string, problems: Problems): Date | null 
   return new Date(time);
 }
 
-/** A filter value in the field's type, or a problem. */
-function filterValue(field: FieldDefinition, raw: string, name: string, problems: Problems): unknown {
+/**
+ * A filter value as GraphQL typed it (numbers, booleans, stored enum strings, days as YYYY-MM-DD,
+ * instants as Date), checked for what its type cannot say: a storable day or instant, a bounded text.
+ */
+function filterValue(field: FieldDefinition, value: unknown, name: string, problems: Problems): unknown {
   const bad = (message: string) => (problems.push({ path: name, message }), undefined);
   switch (field.type) {
-    case 'number':
-    case 'integer': {
-      const n = Number(raw);
-      if (raw.trim() === '' || !Number.isFinite(n) || (field.type === 'integer' && !Number.isInteger(n))) return bad(`must be ${field.type === 'integer' ? 'an integer' : 'a number'}`);
-      // Past what the column holds, PostgreSQL would refuse the comparison itself.
-      if (field.type === 'integer' && (n < int32.min || n > int32.max)) return bad(`must be an integer from ${int32.min} to ${int32.max}`);
-      return n;
-    }
-    case 'boolean':
-      return raw === 'true' ? true : raw === 'false' ? false : bad('must be true or false');
     case 'date':
-      return parseDay(raw, name, problems) ?? undefined;
-    case 'datetime': {
-      const time = Date.parse(raw);
-      return isStorableTime(time) ? new Date(time) : bad('must be an ISO 8601 date-time (years 0001 to 9999)');
-    }
+      return parseDay(String(value), name, problems) ?? undefined;
+    case 'datetime':
+      return value instanceof Date && isStorableTime(value.getTime()) ? value : bad('must be an ISO 8601 date-time (years 0001 to 9999)');
+    case 'number':
+    case 'integer':
+    case 'boolean':
     case 'select':
-      return field.enum!.includes(raw) ? raw : bad(`must be one of ${field.enum!.join(', ')}`);
-    case 'multiselect':
-      return field.enum && !field.enum.includes(raw) ? bad(`must be one of ${field.enum.join(', ')}`) : raw;
-    default:
-      return raw.length > 500 ? bad('is too long') : raw.includes('\u0000') ? bad('cannot contain NUL (\\u0000) characters') : raw;
+      return value;
+    default: {
+      const text = String(value);
+      return text.length > 500 ? bad('is too long') : text.includes('\u0000') ? bad('cannot contain NUL (\\u0000) characters') : text;
+    }
   }
 }
 
-/** Field filters (`status`, `dueDate_min`…), each value checked in its field's type; `raw` as in a query string. */
-function filters(d: EntityDefinition, entries: [string, string][], problems: Problems): Pick<ParsedQuery, 'equals' | 'bounds'> {
+/** Field filters (`status`, `dueDate_min`…) of the typed filter input, which holds filterable fields and their ranges only. */
+function filters(d: EntityDefinition, given: [string, unknown][], problems: Problems): Pick<ParsedQuery, 'equals' | 'bounds'> {
   const byName = new Map(d.fields.map((f) => [f.name, f]));
   const equals: ParsedQuery['equals'] = [];
   const bounds = new Map<string, { field: FieldDefinition; min: unknown; max: unknown }>();
-  for (const [name, raw] of entries) {
+  for (const [name, raw] of given) {
     const suffix = /_(min|max)$/.exec(name)?.[1] as 'min' | 'max' | undefined;
     const field = byName.get(suffix ? name.slice(0, -4) : name);
-    if (!field || !field.filterable) {
+    if (!field?.filterable) {
       problems.push({ path: name, message: 'is not a filterable field or a known parameter' });
       continue;
     }
+    const value = filterValue(field, raw, name, problems);
     if (suffix) {
-      if (!['number', 'integer', 'date', 'datetime'].includes(field.type)) {
-        problems.push({ path: name, message: `range filters apply to number and date fields only` });
-        continue;
-      }
-      const value = filterValue(field, raw, name, problems);
       const entry = bounds.get(field.name) ?? { field, min: undefined, max: undefined };
       entry[suffix] = value;
       bounds.set(field.name, entry);
-    } else {
-      const value = filterValue(field, raw, name, problems);
-      if (value !== undefined) equals.push({ field, value });
-    }
+    } else if (value !== undefined) equals.push({ field, value });
   }
   return { equals, bounds: [...bounds.values()] };
 }
@@ -188,9 +175,8 @@ export function checkListQuery(d: EntityDefinition, q: ListQuery, view: View): P
   const ids = q.ids != null ? checkIds(q.ids.map(String), problems) : null;
   const search = checkSearch(d, q.search, problems);
   const range = checkRange(d, q, problems);
-  // Filter values arrive in their types; written as in a query string, they meet the same checks.
   const given = Object.entries(q.filter ?? {}).filter(([, v]) => v !== null && v !== undefined);
-  const { equals, bounds } = filters(d, given.map(([name, v]) => [name, v instanceof Date ? v.toISOString() : String(v)]), problems);
+  const { equals, bounds } = filters(d, given, problems);
   refuse(problems);
   return { page, limit, sortBy, sortOrder: q.sortOrder ?? 'desc', fields, distinct, ids, search, range, equals, bounds, metas: view.metas, children: view.children };
 }
