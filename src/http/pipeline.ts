@@ -2,14 +2,13 @@
 // declarations in the pipeline): body limit and CSRF → authenticate → rate limit → the route's scope
 // (HTTP declarations; JSON routes leave it to their operation's field) → the request's transaction →
 // handler → cookies, RateLimit headers and key usage. Errors are answered in the route's format.
-import type { Actor } from '../auth/actor.js';
 import { authenticate } from '../auth/authenticate.js';
-import { hasScope } from '../auth/scopes.js';
 import { systemDb } from '../db/request-db.js';
 import { databaseUnavailable, isDatabaseUnavailable, reportDatabaseOutage } from '../db/unavailable.js';
 import type { Context } from '../graphql/context.js';
+import { operationRefusal } from '../graphql/operation-authority.js';
 import { failure } from '../rest/envelope.js';
-import { AppError, forbidden, unauthenticated } from '../shared/errors.js';
+import { AppError } from '../shared/errors.js';
 import type { AppServices } from './app-services.js';
 import { isCrossSiteForgery } from './csrf.js';
 import { appendHeader, type HttpRequest, type HttpResponse } from './exchange.js';
@@ -29,13 +28,6 @@ export interface RouteTraits {
 
 export type Pipeline = (request: HttpRequest, requestId: string, traits: RouteTraits, handle: (ctx: Context) => Promise<HttpResponse>) => Promise<HttpResponse>;
 
-/** Anonymous callers → 401; a caller without `scope` → 403 in the contract's words; null when allowed. */
-export function routeScopeRefusal(actor: Actor, scope: string | undefined): AppError | null {
-  if (scope === undefined) return null;
-  if (actor.kind !== 'user') return unauthenticated();
-  return hasScope(actor.scopes, scope) ? null : forbidden(`Insufficient permissions - ${scope} scope required`);
-}
-
 export function createPipeline(services: AppServices): Pipeline {
   const { config, database, logger, keys, rates, usage, now } = services;
 
@@ -51,7 +43,8 @@ export function createPipeline(services: AppServices): Pipeline {
     const rate = rates && rates(actor, grant, (limit) => grant && keys.audit({ keyId: grant.keyId, action: 'rate_limited', reason: `${limit}/min`, ipAddress: client.ip, userAgent: client.userAgent }));
     const upFront = await rate?.payUpFront(traits.scopes);
     if (upFront && !upFront.allowed) return rateLimited(upFront);
-    const refusal = routeScopeRefusal(actor, traits.requires);
+    // An HTTP declaration's scope, judged as a field's `{ scope }` rule is (401 anonymous, 403 naming it).
+    const refusal = traits.requires ? operationRefusal([{ scope: traits.requires }], { actor }) : null;
     if (refusal) throw refusal;
     let failed = false;
     const ctx = createRequestContext(services, {
