@@ -11,7 +11,7 @@ import type { RestRoute } from '../rest/route.js';
 import { modules } from './index.js';
 import type { ModuleDescription } from './module-description.js';
 import { registerHandler, sealHandlers } from './scheduled-actions/registry.js';
-import { defineUsageCounter } from './teams/service.js';
+import { defineUsageCounter } from './teams/plan-usage.js';
 
 export interface Composition {
   schema: GraphQLSchema;

@@ -1,0 +1,81 @@
+// Plan limits of a team: how many of a limit (`team_members`, `api_keys`, an entity's records) the team
+// has, against its plan's maximum. Counters are the teams' own here; modules add theirs
+// (defineUsageCounter, from their module descriptions). A create's check is bounded by the plan, not
+// by the table (assertWithinLimit).
+import type { Tx } from '../../db/request-db.js';
+import { AppError } from '../../shared/errors.js';
+import type { RequestScope } from '../../shared/request-scope.js';
+import { planOf, plansOf } from './plans.js';
+import * as repo from './repository.js';
+
+export interface Usage {
+  limitSlug: string;
+  current: number;
+  max: number | null;
+  remaining: number | null;
+  allowed: boolean;
+  percentUsed: number | null;
+}
+
+/**
+ * Counts a limit's items in a team. With `atMost` (a create's limit check), it may stop there, and an
+ * entity's counter also holds off concurrent creates into the team's table until the transaction ends.
+ */
+type Counter = (scope: RequestScope, tx: Tx, teamId: string, atMost?: number) => Promise<number>;
+
+/**
+ * Counters of plan limits: the teams' own here; other modules add theirs (defineUsageCounter). A Map:
+ * the limit slug comes from the request (`usage/constructor` found Object's constructor in a plain object).
+ */
+const counters = new Map<string, Counter>([
+  ['team_members', (_scope, tx, teamId) => repo.countMembers(tx, teamId)],
+  // Keys belong to users: a team's count is its members' active keys (RLS shows a user only their
+  // own keys, so a database function counts them, for the caller's own teams only).
+  ['api_keys', (_scope, tx, teamId) => repo.countMemberApiKeys(tx, teamId)],
+]);
+
+/** Makes a plan limit measurable (entities count their records per team). */
+export function defineUsageCounter(limitSlug: string, count: Counter): void {
+  counters.set(limitSlug, count);
+}
+
+/** Refuses (403 PLAN_LIMIT_REACHED) one more of `limitSlug` when the team's plan is full. */
+export async function assertPlanAllows(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string): Promise<void> {
+  if (counters.has(limitSlug)) await assertWithinLimit(scope, tx, teamId, limitSlug, 1);
+}
+
+function counterOf(limitSlug: string): Counter {
+  const count = counters.get(limitSlug);
+  if (!count) throw new AppError('NOT_FOUND', `Unknown limit "${limitSlug}"`);
+  return count;
+}
+
+/** The team's plan's maximum of `limitSlug` (null: unlimited). */
+async function planMax(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string): Promise<number | null> {
+  const sub = await repo.findSubscription(tx, teamId);
+  const plan = planOf(plansOf(scope.config), sub?.plan ?? 'free');
+  return plan && Object.hasOwn(plan.limits, limitSlug) ? (plan.limits[limitSlug] ?? null) : null;
+}
+
+export async function measure(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string): Promise<Usage> {
+  const count = counterOf(limitSlug);
+  const max = await planMax(scope, tx, teamId, limitSlug);
+  const current = await count(scope, tx, teamId);
+  const remaining = max === null ? null : Math.max(0, max - current);
+  return { limitSlug, current, max, remaining, allowed: max === null || current + 1 <= max, percentUsed: max === null ? null : max === 0 ? 100 : Math.round((current / max) * 1000) / 10 };
+}
+
+/**
+ * Refuses (403 PLAN_LIMIT_REACHED) `adding` more of `limitSlug` beyond the plan's maximum. Unlimited,
+ * nothing is counted; limited, counting stops at max + 1, which decides as a full count would: a
+ * create's cost is bounded by the plan, not by the team's table (a refusal reports the full count).
+ */
+export async function assertWithinLimit(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string, adding: number): Promise<void> {
+  const count = counterOf(limitSlug);
+  const max = await planMax(scope, tx, teamId, limitSlug);
+  if (max === null) return;
+  const current = await count(scope, tx, teamId, max + 1);
+  if (current + Math.max(adding, 1) <= max) return;
+  const reported = current > max ? await count(scope, tx, teamId) : current;
+  throw new AppError('PLAN_LIMIT_REACHED', `The team's plan allows ${max} ${limitSlug.replace(/_/g, ' ')} (pending invitations count)`, { limitSlug, max, current: reported });
+}
