@@ -172,6 +172,9 @@ describe('two instances (Redis)', () => {
     const a = await createTestApp(redis);
     const b = await createTestApp(redis, a);
     try {
+      // Until an instance's Redis connection is up, it counts in its own memory (the insurance limiter):
+      // the shared count is what is asserted here, so both wait for Redis (/readyz pings it).
+      for (const app of [a, b]) await redisReady(app);
       const ip = newAddress();
       const email = newEmail();
       for (let i = 0; i < 10; i++) expect((await a.json('POST', '/api/auth/login', { email, password: 'wrong' }, from(ip))).status).toBe(401);
@@ -184,3 +187,11 @@ describe('two instances (Redis)', () => {
     }
   });
 });
+
+async function redisReady(app: TestApp): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if ((await app.fetch('/readyz')).status === 200) return;
+    await sleep(100);
+  }
+  throw new Error('Redis did not become ready within 10 s');
+}
