@@ -14,8 +14,8 @@ export interface ErrorExtensions {
 
 /** A GraphQL error safe to send: a domain error as is, GraphQL's own errors as 400, the rest masked as 500. */
 export function toClientError(error: unknown, log: Logger | undefined): GraphQLError {
-
-  if (error instanceof GraphQLError && typeof error.extensions.code === 'string' && error.extensions.http) return error;
+  // graphql-jit's errors may have no extensions at all (graphql-js's always have an object).
+  if (error instanceof GraphQLError && typeof error.extensions?.code === 'string' && error.extensions.http) return error;
   const thrown = error instanceof GraphQLError ? (error.originalError ?? undefined) : error;
   // A value the database cannot hold, a record already gone: the request's fault (db/errors.ts).
   const original = databaseRefusal(thrown) ?? thrown;
@@ -33,7 +33,7 @@ export function toClientError(error: unknown, log: Logger | undefined): GraphQLE
   if (error instanceof GraphQLError && (!error.originalError || coercion)) {
     // Parse, validation and variable-coercion errors: the client sent a bad operation. yoga's own
     // `http` (with `spec`, which keeps legacy application/json answers at 200) is kept.
-    const http = { ...(error.extensions.http as object | undefined), status: 400 };
+    const http = { ...(error.extensions?.http as object | undefined), status: 400 };
     return new GraphQLError(error.message, { nodes: error.nodes, path: error.path, extensions: { ...error.extensions, code: 'BAD_REQUEST', http } });
   }
   if (isDatabaseUnavailable(original)) {

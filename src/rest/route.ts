@@ -37,6 +37,12 @@ export interface RestRoute<TData = unknown, TVars = unknown, P = unknown, Q = un
   /** The envelope's `data` (undefined sends no body with a 204). */
   data: (result: TData) => unknown;
   extras?: (result: TData) => EnvelopeExtras;
+  /**
+   * Answer enum and built-in scalar values as the resolvers give them, without GraphQL's serialization
+   * (graphql-jit's `disableLeafSerialization`): an entity's select answers its stored `in-progress`, not
+   * the enum name `IN_PROGRESS`. Only for operations whose resolvers give values already in REST's form.
+   */
+  storedValues?: boolean;
   /** Success status; 200 unless stated. */
   status?: number;
   /** Schema of `data`, for the OpenAPI document. */

@@ -13,14 +13,16 @@ import { AppError } from '../shared/errors.js';
 import { parseInput, parseInputExactly } from '../shared/validation.js';
 import { readJsonBody } from './body.js';
 import { failure, fromGraphQLErrors, success } from './envelope.js';
-import { assertValidDocument, executeOperation } from './execute.js';
+import { compileOperation, type CompiledOperation } from './execute.js';
 import type { RestRoute } from './route.js';
 
 export interface RestMatch {
   route: RestRoute;
   params: Record<string, string | undefined>;
   /** The operation's root-field authScopes rules (operation-authority.ts). */
-  rules?: readonly Record<string, unknown>[];
+  rules: readonly Record<string, unknown>[];
+  /** The route's operation, compiled at start-up. */
+  run: CompiledOperation;
 }
 
 /** The path exists, not for this method: the 405 answer lists what it does take (`Allow`). */
@@ -41,13 +43,11 @@ const toRouterPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
 export function createRestRouter(schema: GraphQLSchema, declared: readonly RestRoute[], bodyLimit: number): RestRouter {
   const router = FindMyWay<HTTPVersion.V1>({ ignoreTrailingSlash: true, caseSensitive: true });
-  const routes = declared.map((route): RestRoute => {
-    assertValidDocument(schema, route.operation, `${route.method} ${route.path}`);
-    return { ...route, scopes: operationScopes(schema, route.operation) };
-  });
+  const routes = declared.map((route): RestRoute => ({ ...route, scopes: operationScopes(schema, route.operation) }));
   for (const route of routes) {
+    const run = compileOperation(schema, route.operation, `${route.method} ${route.path}`, route.storedValues);
     // The fields' authScopes rules, asked before any input is read (operation-authority.ts).
-    router.on(route.method, toRouterPath(route.path), () => {}, { route, rules: operationRules(schema, route.operation) });
+    router.on(route.method, toRouterPath(route.path), () => {}, { route, run, rules: operationRules(schema, route.operation) });
   }
   const methods = [...new Set(routes.map((r) => r.method))];
 
@@ -64,18 +64,18 @@ export function createRestRouter(schema: GraphQLSchema, declared: readonly RestR
     match(method, pathname) {
       const found = router.find(method as 'GET', pathname);
       if (found) {
-        const { route, rules } = found.store as { route: RestRoute; rules: readonly Record<string, unknown>[] };
-        return { route, params: found.params, rules };
+        const { route, rules, run } = found.store as Required<Omit<RestMatch, 'params'>>;
+        return { route, params: found.params, rules, run };
       }
       // A path no enabled route takes (an entity path naming no entity) is no resource: 404.
       const allow = allowed(pathname);
       return allow.length > 0 ? { allow } : null;
     },
-    async handle({ route, params, rules }, request, ctx) {
+    async handle({ route, params, rules, run }, request, ctx) {
       const withCode = route.errorCodes !== false;
       try {
         // A caller the operation refuses hears 401/403, not what is wrong with input they may not send.
-        const refusal = rules && operationRefusal(rules, ctx);
+        const refusal = operationRefusal(rules, ctx);
         if (refusal) throw refusal;
         const format = route.issueFormat ?? 'flat';
         const input = {
@@ -83,7 +83,7 @@ export function createRestRouter(schema: GraphQLSchema, declared: readonly RestR
           query: parsePart(route.query, Object.fromEntries(request.url.searchParams), 'query parameters', format),
           body: route.body ? parsePart(route.body, await readJsonBody(request, bodyLimit), 'request body', format) : undefined,
         };
-        const result = await executeOperation(schema, route.operation, route.variables(input), ctx);
+        const result = await run(route.variables(input), ctx);
         if (result.errors) return withAllow(fromGraphQLErrors(result.errors, withCode), request.url.pathname);
         const data = result.data!;
         return success(route.status ?? 200, route.data(data), route.extras?.(data));

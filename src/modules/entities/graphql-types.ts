@@ -68,26 +68,27 @@ function valueType(f: FieldDefinition, enums: Map<string, AnyRef>): ValueType {
 
 // Pothos' field builders are typed per call site; the maps below are assembled from definitions, so
 // the builders are used through these loose signatures.
-type Loose = { field: (options: object) => unknown; [k: string]: unknown };
+type Loose = { field: (options: object) => unknown; expose: (name: string, options: object) => unknown; [k: string]: unknown };
 type FieldMap = Record<string, never>;
 
-/** The record type's fields: system fields, then the definition's fields by type. */
+/**
+ * The record type's fields: system fields, then the definition's fields by type. The service gives
+ * each record with every field (service `present`), so most are exposed as they are: GraphQL's default
+ * resolver, which the REST routes' compiled documents read inline (rest/execute.ts).
+ */
 function recordFields(t: Loose, fields: readonly FieldDefinition[], enums: Map<string, AnyRef>): Record<string, unknown> {
-  const value = (name: string) => (r: Values) => r[name] ?? null;
-  const out: Record<string, unknown> = {
-    id: t.field({ type: 'ID', resolve: (r: Values) => String(r.id) }),
-  };
+  const out: Record<string, unknown> = { id: t.expose('id', { type: 'ID' }) };
   for (const f of fields) {
     out[f.name] =
       f.type === 'multiselect'
         ? t.field({ type: [valueType(f, enums)], resolve: (r: Values) => (r[f.name] as string[] | null) ?? [] })
-        : t.field({ type: valueType(f, enums), nullable: !f.required, resolve: value(f.name) });
+        : t.expose(f.name, { type: valueType(f, enums), nullable: !f.required });
   }
-  out.createdAt = t.field({ type: 'DateTime', resolve: value('createdAt') });
-  out.updatedAt = t.field({ type: 'DateTime', resolve: value('updatedAt') });
+  out.createdAt = t.expose('createdAt', { type: 'DateTime' });
+  out.updatedAt = t.expose('updatedAt', { type: 'DateTime' });
   // Null for anonymous readers of public entities: the owners are not theirs to know.
-  out.userId = t.field({ type: 'ID', nullable: true, resolve: value('userId') });
-  out.teamId = t.field({ type: 'ID', nullable: true, resolve: value('teamId') });
+  out.userId = t.expose('userId', { type: 'ID', nullable: true });
+  out.teamId = t.expose('teamId', { type: 'ID', nullable: true });
   return out;
 }
 
@@ -140,7 +141,7 @@ function childTypes(b: Builder, d: EntityDefinition, child: ChildDefinition, wri
   const names = graphqlNames(child);
   const record = b.objectRef<Values>(names.type).implement({
     description: `A ${child.name} of a ${d.name}.`,
-    fields: (t) => ({ ...(recordFields(t as unknown as Loose, child.fields, enums) as FieldMap), parentId: t.id({ resolve: (r) => String(r.parentId) }) }),
+    fields: (t) => ({ ...(recordFields(t as unknown as Loose, child.fields, enums) as FieldMap), parentId: (t as unknown as Loose).expose('parentId', { type: 'ID' }) as never }),
   }) as unknown as RecordRef;
   if (!writable) return { child, record, createInput: null, updateInput: null };
   const createInput = b.inputType(names.createInput, { fields: (t) => inputFields(t as unknown as Loose, child.fields, enums, false, false) as FieldMap }) as unknown as AnyRef;
@@ -162,7 +163,7 @@ export function entityTypes(b: Builder, d: EntityDefinition, shared: SharedTypes
       const loose = t as unknown as Loose;
       const out = recordFields(loose, d.fields, enums);
       if (d.metas) out.metas = loose.field({ type: 'StringMap', resolve: (r: Values) => r.metas ?? {} });
-      if (d.softDelete) out.deletedAt = loose.field({ type: 'DateTime', nullable: true, resolve: (r: Values) => r.deletedAt ?? null });
+      if (d.softDelete) out.deletedAt = loose.expose('deletedAt', { type: 'DateTime', nullable: true });
       for (const c of children) {
         out[childField(c.child)] = loose.field({
           type: [c.record],

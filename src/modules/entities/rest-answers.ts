@@ -1,45 +1,31 @@
-// GraphQL answers of the entity documents as REST has always answered them: enum value names back to
-// the stored strings (`IN_PROGRESS` → `in-progress`), the owner ids left out when GraphQL gives them as
+// GraphQL answers of the entity documents as REST has always answered them. The routes run their
+// documents with `storedValues` (rest/route.ts), so selects already come as their stored strings
+// (`in-progress`, not `IN_PROGRESS`); here, in place: the owner ids left out when GraphQL gives them as
 // null (anonymous readers of public entities), children under their slug, distinct values in the
-// field's own JSON type.
+// field's own JSON type. A field an `@include` left out may be present as undefined (graphql-jit): it
+// is absent from the answer all the same.
 import type { ChildDefinition, EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
 import { AppError } from '../../shared/errors.js';
-import { enumValueNames, hasEnum } from './graphql-names.js';
 import { childField } from './prisma-model.js';
 type Values = Record<string, unknown>;
 
 type Owner = EntityDefinition | ChildDefinition;
-type Stored = Map<string, string>;
 
-/** Per enumerated field, enum value name → stored value. */
-function storedValues(owner: Owner): Map<string, Stored> {
-  const out = new Map<string, Stored>();
-  for (const field of owner.fields) {
-    if (hasEnum(field)) out.set(field.name, new Map([...enumValueNames(owner, field)].map(([stored, name]) => [name, stored])));
-  }
-  return out;
-}
-
-const ownerIds = new Set(['userId', 'teamId']);
-
-/** A function mapping one GraphQL record of `owner` (and of its children) to its REST form. */
+/** A function turning one GraphQL record of `owner` (and its children) into its REST form, in place. */
 export function recordMapper(owner: Owner): (record: Values) => Values {
-  const enums = storedValues(owner);
   const children = 'children' in owner ? owner.children.map((c) => ({ key: childField(c), slug: c.slug, map: recordMapper(c) })) : [];
   return (record) => {
-    const out: Values = {};
-    for (const [key, value] of Object.entries(record)) {
-      if (value === null && ownerIds.has(key)) continue;
-      const names = enums.get(key);
-      out[key] = !names || value === null ? value : Array.isArray(value) ? value.map((v: string) => names.get(v) ?? v) : (names.get(value as string) ?? value);
-    }
+    if (record.userId === null) delete record.userId;
+    if (record.teamId === null) delete record.teamId;
     for (const child of children) {
-      if (!(child.key in out)) continue;
-      const rows = out[child.key] as Values[];
-      delete out[child.key];
-      out[child.slug] = rows.map(child.map);
+      const rows = record[child.key] as Values[] | undefined;
+      if (rows === undefined) continue;
+      rows.forEach(child.map);
+      if (child.key === child.slug) continue;
+      delete record[child.key];
+      record[child.slug] = rows;
     }
-    return out;
+    return record;
   };
 }
 
@@ -55,8 +41,12 @@ export function listAnswer(d: EntityDefinition) {
   return {
     data: (page: Values): Values[] => {
       const values = page.values as Values[];
-      if (!values.length) return (page.items as Values[]).map(record);
-      const field = typed.find((f) => typedDistinctAlias(f) in page);
+      if (!values.length) {
+        const items = page.items as Values[];
+        items.forEach(record);
+        return items;
+      }
+      const field = typed.find((f) => page[typedDistinctAlias(f)] !== undefined);
       if (!field) return values;
       const as = (v: string): unknown => (field.type === 'boolean' ? v === 'true' : Number(v));
       return values.map((entry) => ({ ...entry, value: as(entry.value as string) }));

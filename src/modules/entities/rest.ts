@@ -19,9 +19,12 @@ const query = z.record(z.string(), z.string());
 const body = z.record(z.string(), z.unknown());
 const result = (r: documents.Answer) => r.result;
 
-/** Every route of the definitions' enabled operations. */
+/**
+ * Every route of the definitions' enabled operations. Their resolvers give values in REST's form (the
+ * service's `present`), so they answer them unserialized: a select's stored string, not its enum name.
+ */
 export function entityRoutes(definitions: readonly EntityDefinition[]): RestRoute[] {
-  return definitions.flatMap((d) => [...recordRoutes(d), ...d.children.flatMap((c) => childRoutes(d, c))]);
+  return definitions.flatMap((d) => [...recordRoutes(d), ...d.children.flatMap((c) => childRoutes(d, c))]).map((route) => ({ ...route, storedValues: true }));
 }
 
 function recordRoutes(d: EntityDefinition): RestRoute[] {
