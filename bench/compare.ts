@@ -13,7 +13,7 @@ const seconds = Number(process.argv[4] ?? 3);
 const pairs = Number(process.argv[5] ?? 5);
 const conc = Number(process.env.CONC ?? 8);
 function start(repo: string, port: number) {
-  const env = { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/bench_platform', DB_POOL_SIZE: '8', MALLOC_ARENA_MAX: '2',
+  const env = { ...process.env, REQUIRE_EMAIL_VERIFICATION: 'false', NODE_ENV: 'production', LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/bench_platform', DB_POOL_SIZE: '8', MALLOC_ARENA_MAX: '2',
     RATE_LIMIT_TIERS: 'free=100000000,pro=100000000,enterprise=100000000', RATE_LIMIT_SESSION: '100000000', SIGNIN_MAX_FAILURES_PER_IP: '100000000', UPLOAD_DIR: '/tmp/h/uploads', RATE_LIMIT_SCOPES: 'tasks:read=100000000,tasks:write=100000000,tasks:delete=100000000',
     PLANS_JSON: JSON.stringify({ free: { limits: { team_members: null, tasks: null } } }) };
   const child = spawn(process.execPath, ['dist/main.js'], { cwd: repo, env, stdio: ['ignore', 'inherit', 'inherit'] });

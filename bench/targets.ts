@@ -82,7 +82,8 @@ export async function startServer(spec: ServerSpec): Promise<RunningServer> {
   // Compiled entries (the product's dist/main.js, as `npm start` runs it) run on node alone; others
   // with `node --import tsx` rather than `npx tsx`: one process instead of three, none of them idling
   // on the two cores the server has.
-  const merged = { ...process.env, ...spec.env, NODE_ENV: 'production', LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: String(port) };
+  // The bench's accounts sign up and go straight to work: no e-mail verification (on by default in production).
+  const merged = { ...process.env, REQUIRE_EMAIL_VERIFICATION: 'false', ...spec.env, NODE_ENV: 'production', LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: String(port) };
   const env = Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
   // BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) goes to every server's node, for profiling.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);

@@ -1,5 +1,7 @@
 // Authentication by browser session: the cookie's token is hashed and looked up with its user and
-// the user's team memberships in one statement. Sessions are never cached: logout is immediate.
+// the user's team memberships in one statement. Sessions are never cached: logout is immediate. When
+// a session was last seen over a minute ago, its last_seen_at is renewed beside the request (what the
+// session list shows), so a busy session costs one write a minute, not one per request.
 import type { SystemDb } from '../db/request-db.js';
 import { isGlobalRole, type AuthenticatedActor, type TeamMembership } from './actor.js';
 import { sessionScopes } from './scopes.js';
@@ -16,6 +18,7 @@ interface SessionRow {
   last_name: string;
   image: string | null;
   active_team_id: string | null;
+  seen_recently: boolean;
   teams: TeamMembership[];
 }
 
@@ -23,7 +26,7 @@ interface SessionRow {
 const liveSessionSql = `
     SELECT s.id::text AS session_id, s.token_hash, u.id::text AS user_id, u.email, u.role,
            u.first_name, u.last_name, u.image,
-           s.active_team_id::text AS active_team_id,
+           s.active_team_id::text AS active_team_id, s.last_seen_at > now() - interval '1 minute' AS seen_recently,
            coalesce(json_agg(json_build_object('teamId', m.team_id, 'role', m.role))
                     FILTER (WHERE m.team_id IS NOT NULL), '[]') AS teams
       FROM sessions s
@@ -31,6 +34,8 @@ const liveSessionSql = `
       LEFT JOIN team_members m ON m.user_id = u.id
      WHERE s.token_hash = $1 AND s.expires_at > now()
      GROUP BY s.id, u.id`;
+
+const seenSql = `UPDATE sessions SET last_seen_at = now() WHERE id = $1::uuid`;
 
 async function findLiveSession(system: SystemDb, tokenHash: string): Promise<SessionRow | undefined> {
   const rows = await system.hotQuery<SessionRow>('auth_live_session', liveSessionSql, [tokenHash]);
@@ -44,6 +49,8 @@ export async function authenticateSession(system: SystemDb, cookieHeader: string
   const tokenHash = hashToken(token);
   const row = await findLiveSession(system, tokenHash);
   if (!row || !sameHash(row.token_hash, tokenHash) || !isGlobalRole(row.role)) return null;
+  // Bookkeeping only: the request does not wait for it, nor fail with it.
+  if (!row.seen_recently) system.hotQuery('auth_session_seen', seenSql, [row.session_id]).catch(() => {});
   // The session's team while the user still belongs to it; else their first team.
   const activeTeamId = row.teams.some((t) => t.teamId === row.active_team_id) ? row.active_team_id : (row.teams[0]?.teamId ?? null);
   return {

@@ -1,6 +1,7 @@
-// Throttling of password guessing and signup floods (rate-limiter-flexible's "login endpoint
-// protection"): consecutive failed sign-ins per e-mail and client address, failed sign-ins per client
-// address, and signups per client address. Counters live in Redis when REDIS_URL is set (every
+// Throttling of password guessing, signup floods and reset-mail floods (rate-limiter-flexible's "login
+// endpoint protection"): consecutive failed sign-ins per e-mail and client address, failed sign-ins per
+// client address, signups per client address, and requests for mailed links (password reset, verification) per e-mail
+// and per address. Counters live in Redis when REDIS_URL is set (every
 // instance counts against the same budget; an in-memory insurance limiter takes over while Redis is
 // unreachable), in memory otherwise.
 //
@@ -19,6 +20,10 @@ export interface SignInThrottleLimits {
   maxFailuresPerIp: number;
   /** Signup attempts (public and by invitation) from one address within the window. */
   maxSignupsPerIp: number;
+  /** Requests for a mailed link (password reset, verification resend) for one e-mail (from any address) within the window. */
+  maxMailLinksPerAccount: number;
+  /** Requests for a mailed link from one address (any e-mails) within the window. */
+  maxMailLinksPerIp: number;
   /** How long failures and signups are counted. */
   windowSeconds: number;
   /** How long sign-ins are refused once a failure limit is reached. */
@@ -34,6 +39,8 @@ export interface SignInThrottle {
   signInSucceeded(email: string, ip: string | null): Promise<void>;
   /** Counts a signup attempt from this address; throws 429 RATE_LIMITED past the limit. */
   assertSignupAllowed(ip: string | null): Promise<void>;
+  /** Counts a request for a mailed link (reset, verification) for this e-mail from this address; throws 429 RATE_LIMITED past either limit. */
+  assertMailLinkAllowed(email: string, ip: string | null): Promise<void>;
 }
 
 /** A 429 the client can act on: the message, and when to try again. */
@@ -56,8 +63,11 @@ export function addressGroup(ip: string | null): string {
   return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
-/** The counter of one e-mail from one address; the e-mail is hashed so that Redis holds no addresses. */
-const accountKey = (email: string, ip: string | null) => `${createHash('sha256').update(email.trim().toLowerCase()).digest('base64url').slice(0, 22)}:${addressGroup(ip)}`;
+/** An e-mail as counters name it: hashed, so that Redis holds no addresses. */
+const emailKey = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('base64url').slice(0, 22);
+
+/** The counter of one e-mail from one address. */
+const accountKey = (email: string, ip: string | null) => `${emailKey(email)}:${addressGroup(ip)}`;
 
 /** Creates the throttle on the app's Redis client (null: this process only). */
 export function createSignInThrottle(redis: Redis | null, limits: SignInThrottleLimits): SignInThrottle {
@@ -70,6 +80,8 @@ export function createSignInThrottle(redis: Redis | null, limits: SignInThrottle
   const byAccount = limiter('signin:account', limits.maxFailuresPerAccount);
   const byIp = limiter('signin:ip', limits.maxFailuresPerIp);
   const signups = limiter('signup:ip', limits.maxSignupsPerIp);
+  const mailLinksByAccount = limiter('maillink:account', limits.maxMailLinksPerAccount);
+  const mailLinksByIp = limiter('maillink:ip', limits.maxMailLinksPerIp);
 
   /** Milliseconds until a counter at or over its limit lets sign-ins through again; 0 when under it. */
   const blockedFor = (res: RateLimiterRes | null, limit: number) => (res && res.consumedPoints >= limit ? res.msBeforeNext : 0);
@@ -78,6 +90,16 @@ export function createSignInThrottle(redis: Redis | null, limits: SignInThrottle
   async function countFailure(counter: RateLimiterAbstract, key: string, limit: number) {
     const res = await counter.penalty(key);
     if (res.consumedPoints >= limit) await counter.block(key, limits.blockSeconds);
+  }
+
+  /** Takes one point of `counter` for `key`; past its limit, a 429 with `message`. */
+  async function consume(counter: RateLimiterAbstract, key: string, message: string) {
+    try {
+      await counter.consume(key);
+    } catch (rejection) {
+      if (rejection instanceof Error) throw rejection;
+      throw tooManyAttempts(message, (rejection as RateLimiterRes).msBeforeNext);
+    }
   }
 
   return {
@@ -92,13 +114,11 @@ export function createSignInThrottle(redis: Redis | null, limits: SignInThrottle
     async signInSucceeded(email, ip) {
       await byAccount.delete(accountKey(email, ip));
     },
-    async assertSignupAllowed(ip) {
-      try {
-        await signups.consume(addressGroup(ip));
-      } catch (rejection) {
-        if (rejection instanceof Error) throw rejection;
-        throw tooManyAttempts('Too many signups from this address: try again later', (rejection as RateLimiterRes).msBeforeNext);
-      }
+    assertSignupAllowed: (ip) => consume(signups, addressGroup(ip), 'Too many signups from this address: try again later'),
+    async assertMailLinkAllowed(email, ip) {
+      const message = 'Too many e-mail requests: try again later';
+      await consume(mailLinksByIp, addressGroup(ip), message);
+      await consume(mailLinksByAccount, emailKey(email), message);
     },
   };
 }

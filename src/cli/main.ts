@@ -96,6 +96,10 @@ async function apikeyCreate(args: string[]): Promise<number> {
         mail: createMailer(config.mail, pino({ level: 'silent' })),
         mediaStorage: createStorage(config.media, pino({ level: 'silent' })),
         client: { ip: null, userAgent: 'platform-cli', secure: false },
+        // Creating a key leaves nothing running after it.
+        afterAnswer: () => {
+          throw new Error('afterAnswer is not available in the CLI');
+        },
         now: () => new Date(),
       }, input);
       ok = true;

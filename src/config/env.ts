@@ -56,6 +56,11 @@ const envSchema = z.object({
   SIGNIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(10),
   SIGNIN_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).default(100),
   SIGNUP_MAX_PER_IP: z.coerce.number().int().min(1).default(30),
+  MAIL_LINK_MAX_PER_EMAIL: z.coerce.number().int().min(1).default(5),
+  MAIL_LINK_MAX_PER_IP: z.coerce.number().int().min(1).default(30),
+  REQUIRE_EMAIL_VERIFICATION: flag.optional(),
+  EMAIL_VERIFICATION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(48),
+  PASSWORD_RESET_TTL_MINUTES: z.coerce.number().int().min(5).max(24 * 60).default(30),
   SIGNIN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(3600),
   SIGNIN_BLOCK_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(900),
   TEAMS_MODE: z.enum(['single-user', 'single-tenant', 'multi-tenant']).default('multi-tenant'),
@@ -115,6 +120,12 @@ export type Config = {
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   bodyLimitBytes: number;
   sessionTtlMs: number;
+  /** How long a password reset link works. */
+  passwordResetTtlMs: number;
+  /** REQUIRE_EMAIL_VERIFICATION: public signups verify their e-mail by a mailed link before they can sign in (default: in production). */
+  requireEmailVerification: boolean;
+  /** How long an e-mail verification link works. */
+  emailVerificationTtlMs: number;
   /** 'auto' marks the session cookie Secure when the request arrived over HTTPS. */
   cookieSecure: 'auto' | boolean;
   /** Trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy. */
@@ -162,6 +173,8 @@ export type Config = {
     maxFailuresPerAccount: number;
     maxFailuresPerIp: number;
     maxSignupsPerIp: number;
+    maxMailLinksPerAccount: number;
+    maxMailLinksPerIp: number;
     windowSeconds: number;
     blockSeconds: number;
   };
@@ -236,6 +249,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
+    passwordResetTtlMs: e.PASSWORD_RESET_TTL_MINUTES * 60_000,
+    requireEmailVerification: e.REQUIRE_EMAIL_VERIFICATION ?? e.NODE_ENV === 'production',
+    emailVerificationTtlMs: e.EMAIL_VERIFICATION_TTL_HOURS * 3_600_000,
     cookieSecure: e.COOKIE_SECURE === 'auto' ? 'auto' : e.COOKIE_SECURE === 'true',
     trustProxy: e.TRUST_PROXY,
     corsOrigins: e.CORS_ORIGINS,
@@ -268,6 +284,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       maxFailuresPerAccount: e.SIGNIN_MAX_FAILURES_PER_ACCOUNT,
       maxFailuresPerIp: e.SIGNIN_MAX_FAILURES_PER_IP,
       maxSignupsPerIp: e.SIGNUP_MAX_PER_IP,
+      maxMailLinksPerAccount: e.MAIL_LINK_MAX_PER_EMAIL,
+      maxMailLinksPerIp: e.MAIL_LINK_MAX_PER_IP,
       windowSeconds: e.SIGNIN_WINDOW_SECONDS,
       blockSeconds: e.SIGNIN_BLOCK_SECONDS,
     },

@@ -1,6 +1,6 @@
 // The services one app shares across its requests, made once in createApp: Redis (optional), the
 // broadcast of cache evictions, readiness, API keys and their usage, rate limits, sign-in throttling,
-// mail and media storage; and how to close them.
+// mail, media storage and work left running after answers; and how to close them.
 import type { Logger } from 'pino';
 import { createApiKeyAuth, type ApiKeyAuth } from '../auth/api-key-strategy.js';
 import { createKeyUsage, type KeyUsage } from '../auth/key-usage.js';
@@ -11,6 +11,7 @@ import { systemDb } from '../db/request-db.js';
 import { createMailer, type Mailer } from '../mail/outbox.js';
 import { createStorage, type MediaStorage } from '../modules/media/storage.js';
 import { planOf, plansOf } from '../modules/teams/plans.js';
+import { createBackground, type Background } from '../shared/background.js';
 import { createBroadcast } from '../shared/broadcast.js';
 import { closeRedis, createRedis } from '../shared/redis-connection.js';
 import type { Credentials } from '../shared/request-scope.js';
@@ -33,7 +34,9 @@ export interface AppServices {
   mail: Mailer;
   mediaStorage: MediaStorage;
   credentials: Credentials;
-  /** Writes pending key usage and closes Redis connections and storage (the database stays open). */
+  /** Work requests leave running after their answer (waited for by close). */
+  background: Background;
+  /** Waits for background work, writes pending key usage and closes Redis connections and storage (the database stays open). */
   close(): Promise<void>;
 }
 
@@ -48,7 +51,9 @@ export function createAppServices(config: Config, database: Database, logger: Lo
   const plans = plansOf(config); // parsed (and validated) once, here at start-up
   const rates = limiter && createRequestRates(limiter, config.rateLimit, config.graphqlLimits.costPerRatePoint, (plan) => planOf(plans, plan)?.rateLimitTier ?? plan);
   const mediaStorage = createStorage(config.media, logger);
+  const background = createBackground();
   if (config.env === 'production' && config.webhooks.allowPrivate) logger.warn('WEBHOOKS_ALLOW_PRIVATE is true: webhook endpoints may reach private, loopback and metadata addresses');
+  if (config.requireEmailVerification && !config.mail.smtpUrl) logger.warn('REQUIRE_EMAIL_VERIFICATION is on but SMTP_URL is not set: verification links are only recorded in email_outbox, so new accounts cannot verify');
   if (config.env === 'production' && !config.webhooks.secretKey) logger.warn('WEBHOOKS_SECRET_KEY is not set: webhook signing secrets are stored unsealed');
   return {
     config,
@@ -63,7 +68,9 @@ export function createAppServices(config: Config, database: Database, logger: Lo
     mail: createMailer(config.mail, logger),
     mediaStorage,
     credentials: { forgetKey: keys.forgetKey, forgetUser: keys.forgetUser, pendingUsage: usage.pending },
+    background,
     async close() {
+      await background.drain();
       await usage.close();
       await broadcast.close();
       if (redis) await closeRedis(redis);

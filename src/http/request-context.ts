@@ -47,6 +47,7 @@ export function createRequestContext(services: AppServices, parts: ContextParts)
     credentials: evictingAfterCommit(services.credentials, { afterCommit: (work) => ctx.db.afterCommit(work) }),
     mail: services.mail,
     mediaStorage: services.mediaStorage,
+    afterAnswer: (work) => services.background.run(work, (error) => ctx.log.error({ err: error }, 'work after the answer failed')),
     client: parts.client,
     now: services.now,
     requestId,

@@ -12,15 +12,25 @@ export interface Mail {
   text: string;
 }
 
+/** What became of a message: sent, failed (with the SMTP error) or only recorded (no SMTP_URL). */
+export interface Delivery {
+  status: 'sent' | 'failed' | 'recorded';
+  error: string | null;
+}
+
 export interface Mailer {
   /** Sends (with SMTP) and records a message in `tx`; true when the SMTP server accepted it. */
   send(tx: Tx, mail: Mail): Promise<boolean>;
+  /** Sends a message (with SMTP) outside any transaction; record it afterwards. */
+  deliver(mail: Mail): Promise<Delivery>;
+  /** Records a delivered message in `tx` (and logs its fate); true when it was sent. */
+  record(tx: Tx, mail: Mail, delivery: Delivery): Promise<boolean>;
 }
 
 export function createMailer(options: { smtpUrl: string | undefined; from: string }, logger: Logger): Mailer {
   const transport: Transporter | null = options.smtpUrl ? nodemailer.createTransport(options.smtpUrl) : null;
 
-  async function deliver(mail: Mail): Promise<{ status: 'sent' | 'failed' | 'recorded'; error: string | null }> {
+  async function deliver(mail: Mail): Promise<Delivery> {
     if (!transport) return { status: 'recorded', error: null };
     try {
       await transport.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text });
@@ -30,17 +40,20 @@ export function createMailer(options: { smtpUrl: string | undefined; from: strin
     }
   }
 
+  async function record(tx: Tx, mail: Mail, { status, error }: Delivery): Promise<boolean> {
+    // createMany: no RETURNING, so requests need no read access to the outbox.
+    await tx.emailOutbox.createMany({
+      data: [{ recipient: mail.to, subject: mail.subject, body: mail.text, status, error, sentAt: status === 'sent' ? new Date() : null }],
+    });
+    const facts = { to: mail.to, subject: mail.subject };
+    if (status === 'failed') logger.warn({ ...facts, error }, 'e-mail not sent');
+    else logger.info(facts, status === 'sent' ? 'e-mail sent' : 'e-mail recorded (no SMTP_URL configured)');
+    return status === 'sent';
+  }
+
   return {
-    async send(tx, mail) {
-      const { status, error } = await deliver(mail);
-      // createMany: no RETURNING, so requests need no read access to the outbox.
-      await tx.emailOutbox.createMany({
-        data: [{ recipient: mail.to, subject: mail.subject, body: mail.text, status, error, sentAt: status === 'sent' ? new Date() : null }],
-      });
-      const facts = { to: mail.to, subject: mail.subject };
-      if (status === 'failed') logger.warn({ ...facts, error }, 'e-mail not sent');
-      else logger.info(facts, status === 'sent' ? 'e-mail sent' : 'e-mail recorded (no SMTP_URL configured)');
-      return status === 'sent';
-    },
+    send: async (tx, mail) => record(tx, mail, await deliver(mail)),
+    deliver,
+    record,
   };
 }

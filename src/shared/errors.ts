@@ -17,6 +17,12 @@ export const statusByCode = {
   INVITATION_EXISTS: 400,
   INVITATION_EXPIRED: 400,
   INVITATION_NOT_FOUND: 404,
+  /** A single-use link's token (password reset) that is unknown, used or expired. */
+  INVALID_TOKEN: 400,
+  /** The signed-in user's current password, asked again for a sensitive change, is wrong. */
+  INVALID_CREDENTIALS: 400,
+  /** Sign-in with the right password to an account whose e-mail is not verified yet (REQUIRE_EMAIL_VERIFICATION). */
+  EMAIL_NOT_VERIFIED: 403,
   TEAM_CREATION_DISABLED: 403,
   PUBLIC_SIGNUP_RESTRICTED: 403,
   INVITATIONS_DISABLED: 403,

@@ -38,6 +38,11 @@ export interface RequestScope {
   mail: Mailer;
   /** Where media files are stored (the configured driver): a media deletion removes the record's renditions. */
   mediaStorage: MediaStorage;
+  /**
+   * Runs `work` after the answer without delaying it, outside the request's transaction (use runAs or
+   * system); a failure is logged, and the app waits for it when it closes.
+   */
+  afterAnswer(work: () => Promise<void>): void;
   client: ClientInfo;
   now(): Date;
 }

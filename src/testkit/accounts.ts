@@ -25,3 +25,14 @@ export async function signUp(t: TestApp, overrides: { email?: string; password?:
   if (res.status !== 201) throw new Error(`signup failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { id: res.body.data.user.id, email: email.toLowerCase(), password, activeTeamId: res.body.data.activeTeamId, cookie: cookieFrom(res.headers) };
 }
+
+/** The token of the last link mailed to `email` with `subject` (after `after`), once it is in the outbox. */
+export async function mailedToken(t: TestApp, email: string, subject: string, after = new Date(0)): Promise<string> {
+  for (let i = 0; i < 400; i++) {
+    const mail = await t.database.prisma.emailOutbox.findFirst({ where: { recipient: email, subject, createdAt: { gt: after } }, orderBy: { createdAt: 'desc' } });
+    const token = mail && /token=([A-Za-z0-9_-]{43})/.exec(mail.body)?.[1];
+    if (token) return token;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`no e-mail "${subject}" for ${email}`);
+}

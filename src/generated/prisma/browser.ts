@@ -48,6 +48,12 @@ export type User = Prisma.UserModel
  */
 export type Session = Prisma.SessionModel
 /**
+ * Model AccountToken
+ * The token of a link mailed to a user (a password reset, an e-mail verification): only its hash is
+ * kept; single use, short-lived.
+ */
+export type AccountToken = Prisma.AccountTokenModel
+/**
  * Model Team
  * A team: the unit that owns data and that row-level security keys on.
  */

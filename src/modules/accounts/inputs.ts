@@ -2,10 +2,12 @@
 import { z } from 'zod';
 import { emailAddress as email } from '../../shared/validation.js';
 
+/** A password as accounts are given one: at signup, by a reset link, by a change. */
+const newPassword = z.string().min(8, 'must be at least 8 characters').max(256);
 
 export const signupInput = z.strictObject({
   email,
-  password: z.string().min(8, 'must be at least 8 characters').max(256),
+  password: newPassword,
   firstName: z.string().trim().min(1).max(100),
   lastName: z.string().trim().min(1).max(100),
 });
@@ -20,6 +22,21 @@ export type LoginInput = z.output<typeof loginInput>;
 /** Signup by invitation: the invited e-mail and the invitation's token. */
 export const signupWithInviteInput = signupInput.extend({ inviteToken: z.string().trim().min(1).max(100) });
 export type SignupWithInviteInput = z.output<typeof signupWithInviteInput>;
+
+export const requestPasswordResetInput = z.strictObject({ email });
+export type RequestPasswordResetInput = z.output<typeof requestPasswordResetInput>;
+
+export const passwordResetInput = z.strictObject({ token: z.string().trim().min(1).max(100), password: newPassword });
+export type PasswordResetInput = z.output<typeof passwordResetInput>;
+
+export const verifyEmailInput = z.strictObject({ token: z.string().trim().min(1).max(100) });
+export type VerifyEmailInput = z.output<typeof verifyEmailInput>;
+
+export const resendVerificationInput = z.strictObject({ email });
+export type ResendVerificationInput = z.output<typeof resendVerificationInput>;
+
+export const changePasswordInput = z.strictObject({ currentPassword: z.string().min(1).max(256), newPassword });
+export type ChangePasswordInput = z.output<typeof changePasswordInput>;
 
 export const userRole = z.enum(['member', 'developer', 'superadmin']);
 

@@ -19,7 +19,7 @@ export function insertUser(tx: Tx, data: { id: string; email: string; passwordHa
 
 /** The user and password hash for an e-mail, looked up before anyone is signed in. */
 export function findCredentials(system: SystemDb, email: string) {
-  return system.prisma.user.findUnique({ where: { email }, select: { ...userView, passwordHash: true } });
+  return system.prisma.user.findUnique({ where: { email }, select: { ...userView, passwordHash: true, emailVerifiedAt: true } });
 }
 
 export function insertSession(tx: Tx, data: { userId: string; tokenHash: string; activeTeamId: string | null; expiresAt: Date; ipAddress: string | null; userAgent: string | null }) {
@@ -29,6 +29,57 @@ export function insertSession(tx: Tx, data: { userId: string; tokenHash: string;
 export async function deleteSession(tx: Tx, id: string): Promise<boolean> {
   const { count } = await tx.session.deleteMany({ where: { id } });
   return count > 0;
+}
+
+/** The user's live sessions (RLS: the caller's own), most recently seen first. */
+export function liveSessions(tx: Tx, userId: string, now: Date) {
+  return tx.session.findMany({
+    where: { userId, expiresAt: { gt: now } },
+    orderBy: [{ lastSeenAt: 'desc' }, { createdAt: 'desc' }],
+    select: { id: true, ipAddress: true, userAgent: true, createdAt: true, lastSeenAt: true, expiresAt: true },
+  });
+}
+
+/** Ends every session of the user but `keep` (the caller's own, when it is one of them); how many ended. */
+export async function deleteSessionsExcept(tx: Tx, userId: string, keep: string | null): Promise<number> {
+  const { count } = await tx.session.deleteMany({ where: { userId, ...(keep && { id: { not: keep } }) } });
+  return count;
+}
+
+export async function setPasswordHash(tx: Tx, userId: string, passwordHash: string): Promise<void> {
+  await tx.user.update({ where: { id: userId }, data: { passwordHash }, select: { id: true } });
+}
+
+/** What a mailed link is for. */
+export type TokenPurpose = 'password_reset' | 'email_verification';
+
+export function insertAccountToken(tx: Tx, data: { userId: string; purpose: TokenPurpose; tokenHash: string; expiresAt: Date }) {
+  return tx.accountToken.create({ data, select: { id: true } });
+}
+
+/** The user a live (unused, unexpired) token of this purpose belongs to, looked up before anyone is signed in. */
+export async function accountTokenUser(system: SystemDb, purpose: TokenPurpose, tokenHash: string, now: Date): Promise<string | null> {
+  const token = await system.prisma.accountToken.findFirst({ where: { tokenHash, purpose, usedAt: null, expiresAt: { gt: now } }, select: { userId: true } });
+  return token?.userId ?? null;
+}
+
+/**
+ * Uses up a live token; false when it is no longer live. Two requests with the same token: the second
+ * waits on the first's row lock, then finds it used.
+ */
+export async function useAccountToken(tx: Tx, purpose: TokenPurpose, tokenHash: string, now: Date): Promise<boolean> {
+  const { count } = await tx.accountToken.updateMany({ where: { tokenHash, purpose, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } });
+  return count === 1;
+}
+
+/** Uses up every live token of this purpose of the user (what they were for is done). */
+export async function useAccountTokensOf(tx: Tx, userId: string, purpose: TokenPurpose, now: Date): Promise<void> {
+  await tx.accountToken.updateMany({ where: { userId, purpose, usedAt: null }, data: { usedAt: now } });
+}
+
+/** Marks the user's e-mail address verified (if it was not). */
+export async function markEmailVerified(tx: Tx, userId: string, now: Date): Promise<void> {
+  await tx.user.updateMany({ where: { id: userId, emailVerifiedAt: null }, data: { emailVerifiedAt: now } });
 }
 
 /** The first team the user joined: the active team of a new session. */

@@ -1,11 +1,25 @@
-// GraphQL face of accounts: `signup`, `login`, `logout` and `me`. The session cookie is set here, at
-// the edge; the rules live in the service.
+// GraphQL face of accounts: `signup`, `login`, `logout`, `me`, passwords (reset by e-mailed link,
+// change) and the caller's sessions. The session cookie is set here, at the edge; the rules live in the
+// services.
 import { clearedSessionCookie, sessionCookie } from '../../auth/session-cookie.js';
 import type { Context } from '../../graphql/context.js';
 import { builder } from '../../graphql/builder.js';
 import { parseInput } from '../../shared/validation.js';
-import { loginInput, signupInput, signupWithInviteInput } from './inputs.js';
+import {
+  changePasswordInput,
+  loginInput,
+  passwordResetInput,
+  requestPasswordResetInput,
+  resendVerificationInput,
+  signupInput,
+  signupWithInviteInput,
+  verifyEmailInput,
+} from './inputs.js';
+import * as passwords from './passwords.js';
 import * as accounts from './service.js';
+import * as sessions from './sessions.js';
+import * as verification from './verification.js';
+import type { SessionView } from './sessions.js';
 import type { SessionInfo, StartedSession, UserView } from './service.js';
 
 const User = builder.objectRef<UserView>('User').implement({
@@ -51,14 +65,17 @@ const SignupTeamRef = builder.objectRef<{ id: string; name: string }>('SignupTea
   fields: (t) => ({ id: t.exposeID('id'), name: t.exposeString('name') }),
 });
 
-const SignupResultRef = builder.objectRef<SessionInfo & { team: { id: string; name: string }; isFirstUser: boolean; teamCreated: boolean }>('SignupResult').implement({
-  description: 'The new account, signed in, and the team it got.',
+const SignupResultRef = builder.objectRef<Omit<accounts.StartedSignup, 'session'>>('SignupResult').implement({
+  description: 'The new account, signed in (unless its e-mail must be verified first), and the team it got.',
   fields: (t) => ({
     user: t.field({ type: User, resolve: (s) => s.user }),
     activeTeamId: t.exposeID('activeTeamId', { nullable: true }),
     team: t.field({ type: SignupTeamRef, resolve: (s) => s.team }),
     isFirstUser: t.exposeBoolean('isFirstUser'),
     teamCreated: t.exposeBoolean('teamCreated'),
+    emailVerificationRequired: t.exposeBoolean('emailVerificationRequired', {
+      description: 'True when no session started: a verification link was mailed (REQUIRE_EMAIL_VERIFICATION) and sign-in waits for it.',
+    }),
   }),
 });
 
@@ -74,6 +91,46 @@ const LoginInput = builder.inputType('LoginInput', {
   fields: (t) => ({ email: t.string({ required: true }), password: t.string({ required: true }) }),
 });
 
+const VerifyEmailInput = builder.inputType('VerifyEmailInput', {
+  fields: (t) => ({ token: t.string({ required: true, description: 'The token of the e-mailed link.' }) }),
+});
+
+const ResendVerificationInput = builder.inputType('ResendVerificationInput', {
+  fields: (t) => ({ email: t.string({ required: true }) }),
+});
+
+const RequestPasswordResetInput = builder.inputType('RequestPasswordResetInput', {
+  fields: (t) => ({ email: t.string({ required: true }) }),
+});
+
+const ResetPasswordInput = builder.inputType('ResetPasswordInput', {
+  fields: (t) => ({
+    token: t.string({ required: true, description: 'The token of the e-mailed link.' }),
+    password: t.string({ required: true, description: 'The new password (at least 8 characters).' }),
+  }),
+});
+
+const ChangePasswordInput = builder.inputType('ChangePasswordInput', {
+  fields: (t) => ({ currentPassword: t.string({ required: true }), newPassword: t.string({ required: true }) }),
+});
+
+const PasswordChangeRef = builder.objectRef<{ endedSessions: number }>('PasswordChange').implement({
+  fields: (t) => ({ endedSessions: t.exposeInt('endedSessions', { description: 'Other sessions of the user that ended.' }) }),
+});
+
+const SessionRef = builder.objectRef<SessionView>('Session').implement({
+  description: 'A place the caller is signed in.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    current: t.exposeBoolean('current', { description: 'The session of this request.' }),
+    ipAddress: t.exposeString('ipAddress', { nullable: true }),
+    userAgent: t.exposeString('userAgent', { nullable: true, description: 'The browser or client that signed in.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    lastSeenAt: t.expose('lastSeenAt', { type: 'DateTime', description: 'Last request (to the minute).' }),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
+  }),
+});
+
 function secureCookies(ctx: Context): boolean {
   return ctx.config.cookieSecure === 'auto' ? ctx.client.secure : ctx.config.cookieSecure;
 }
@@ -85,21 +142,31 @@ function withCookie<T extends StartedSession>(ctx: Context, started: T): Omit<T,
   return answer;
 }
 
-builder.queryField('me', (t) =>
-  t.field({
+builder.queryFields((t) => ({
+  me: t.field({
     type: SessionInfoRef,
     description: 'The signed-in caller.',
     authScopes: { authenticated: true },
     resolve: (_root, _args, ctx) => accounts.currentSession(ctx),
   }),
-);
+  mySessions: t.field({
+    type: [SessionRef],
+    description: 'Where the caller is signed in: live sessions, most recently seen first.',
+    authScopes: { session: true },
+    resolve: (_root, _args, ctx) => sessions.mySessions(ctx),
+  }),
+}));
 
 builder.mutationFields((t) => ({
   signup: t.field({
     type: SignupResultRef,
     description: 'Public signup (per TEAMS_MODE: a personal team, or the global team for the first single-tenant user); signs in (sets the session cookie).',
     args: { input: t.arg({ type: SignupInput, required: true }) },
-    resolve: async (_root, { input }, ctx) => withCookie(ctx, await accounts.signup(ctx, parseInput(signupInput, input))),
+    resolve: async (_root, { input }, ctx) => {
+      const { session, ...answer } = await accounts.signup(ctx, parseInput(signupInput, input));
+      if (session) withCookie(ctx, { ...answer, ...session });
+      return answer;
+    },
   }),
   signupWithInvite: t.field({
     type: InvitedSignupRef,
@@ -121,5 +188,51 @@ builder.mutationFields((t) => ({
       ctx.setCookies.push(clearedSessionCookie(secureCookies(ctx)));
       return revoked;
     },
+  }),
+  verifyEmail: t.field({
+    type: SessionInfoRef,
+    description: 'Follows an e-mail verification link (single use): the address is verified and a session starts (sets the session cookie).',
+    args: { input: t.arg({ type: VerifyEmailInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => withCookie(ctx, await verification.verifyEmail(ctx, parseInput(verifyEmailInput, input))),
+  }),
+  resendVerificationEmail: t.boolean({
+    description: 'Mails a new verification link if the e-mail has an unverified account; answers true either way (throttled).',
+    args: { input: t.arg({ type: ResendVerificationInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => (await verification.resendVerification(ctx, parseInput(resendVerificationInput, input)), true),
+  }),
+  requestPasswordReset: t.boolean({
+    description: 'Mails a single-use reset link if the e-mail has an account; answers true either way (throttled per e-mail and address).',
+    args: { input: t.arg({ type: RequestPasswordResetInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      await passwords.requestPasswordReset(ctx, parseInput(requestPasswordResetInput, input));
+      return true;
+    },
+  }),
+  resetPassword: t.boolean({
+    description: 'Sets a new password with a reset link’s token (single use) and ends the user’s other sessions; does not sign in.',
+    args: { input: t.arg({ type: ResetPasswordInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => (await passwords.resetPassword(ctx, parseInput(passwordResetInput, input)), true),
+  }),
+  changePassword: t.field({
+    type: PasswordChangeRef,
+    description: 'Changes the signed-in user’s password (the current one required) and ends their other sessions.',
+    authScopes: { session: true },
+    args: { input: t.arg({ type: ChangePasswordInput, required: true }) },
+    resolve: (_root, { input }, ctx) => passwords.changePassword(ctx, parseInput(changePasswordInput, input)),
+  }),
+  revokeSession: t.boolean({
+    description: 'Ends one of the caller’s sessions (this one too: its cookie is then cleared).',
+    authScopes: { session: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, { id }, ctx) => {
+      const { current } = await sessions.revokeSession(ctx, String(id));
+      if (current) ctx.setCookies.push(clearedSessionCookie(secureCookies(ctx)));
+      return true;
+    },
+  }),
+  revokeOtherSessions: t.int({
+    description: 'Ends every session of the caller but this one; how many ended.',
+    authScopes: { session: true },
+    resolve: (_root, _args, ctx) => sessions.revokeOtherSessions(ctx),
   }),
 }));

@@ -1,31 +1,21 @@
 // Accounts and browser sessions: signup, login, logout, the current session, and operator-created users.
 import { randomUUID } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../auth/password.js';
-import { hashToken, newToken } from '../../auth/secret-token.js';
-import type { SignInThrottle } from '../../auth/sign-in-throttle.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, unauthenticated } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { createGlobalTeam, createPersonalTeam, joinByInvitation, openInvitationForSignup } from '../teams/service.js';
 import type { CreateUserInput, LoginInput, SignupInput, SignupWithInviteInput } from './inputs.js';
 import * as repo from './repository.js';
+import { startSession, type SessionInfo, type StartedSession, type ThrottledScope } from './session-start.js';
+import { mailVerificationLink } from './verification.js';
 export type { UserView } from './repository.js';
 import type { UserView } from './repository.js';
 
-export interface SessionInfo {
-  user: UserView;
-  activeTeamId: string | null;
-}
+export type { SessionInfo, StartedSession, ThrottledScope } from './session-start.js';
 
-/** A session just started: what the client sees, plus the token for its cookie (never stored). */
-export interface StartedSession extends SessionInfo {
-  token: string;
-  expiresAt: Date;
-}
 
-/** The request scope of public sign-ins and signups: with the throttle of password guessing and signup floods. */
-export type ThrottledScope = RequestScope & { signIns: SignInThrottle };
-
+const emailNotVerified = () => new AppError('EMAIL_NOT_VERIFIED', 'Verify your e-mail address first: follow the link we sent, or ask for a new one');
 const emailTaken = () => new AppError('EMAIL_EXISTS', 'An account with this e-mail already exists');
 
 /**
@@ -34,14 +24,14 @@ const emailTaken = () => new AppError('EMAIL_EXISTS', 'An account with this e-ma
  */
 async function createAccount<T>(
   scope: Pick<RequestScope, 'runAs'>,
-  input: { email: string; password: string; firstName: string; lastName: string; role: string },
+  input: { email: string; password: string; firstName: string; lastName: string; role: string; emailVerifiedAt?: Date },
   then: (tx: Tx, user: UserView, teamId: string) => Promise<T> | T,
 ): Promise<T> {
   const passwordHash = await hashPassword(input.password);
   const id = randomUUID();
   try {
     return await scope.runAs(id, async (tx) => {
-      const user = await repo.insertUser(tx, { id, email: input.email, firstName: input.firstName, lastName: input.lastName, passwordHash, role: input.role });
+      const user = await repo.insertUser(tx, { id, email: input.email, firstName: input.firstName, lastName: input.lastName, passwordHash, role: input.role, emailVerifiedAt: input.emailVerifiedAt });
       const team = await createPersonalTeam(tx, user);
       return then(tx, user, team.id);
     });
@@ -50,33 +40,41 @@ async function createAccount<T>(
   }
 }
 
-export interface StartedSignup extends StartedSession {
+export interface StartedSignup extends SessionInfo {
+  /** The session started, unless the e-mail must be verified first (REQUIRE_EMAIL_VERIFICATION). */
+  session: Pick<StartedSession, 'token' | 'expiresAt'> | null;
   team: { id: string; name: string };
   /** The platform had no account before this one. */
   isFirstUser: boolean;
   teamCreated: boolean;
+  /** No session yet: a verification link was mailed, and sign-in waits for it. */
+  emailVerificationRequired: boolean;
 }
 
 /**
  * Public signup, per TEAMS_MODE: `multi-tenant` and `single-user` give the new user a personal team;
  * `single-tenant` lets only the first account sign up publicly, as owner of the one global team
  * (an advisory lock makes two simultaneous first signups create one team), and refuses later ones.
+ * With REQUIRE_EMAIL_VERIFICATION, no session starts: a verification link is mailed after the answer.
  */
 export async function signup(scope: ThrottledScope, input: SignupInput): Promise<StartedSignup> {
   await scope.signIns.assertSignupAllowed(scope.client.ip);
   const singleTenant = scope.config.teams.mode === 'single-tenant';
+  const verify = scope.config.requireEmailVerification;
   const passwordHash = await hashPassword(input.password);
   const id = randomUUID();
   try {
-    return await scope.runAs(id, async (tx) => {
+    const started = await scope.runAs(id, async (tx) => {
       if (singleTenant) await tx.$executeRaw`SELECT pg_advisory_xact_lock(7242001)`;
       const [{ has }] = await tx.$queryRaw<[{ has: boolean }]>`SELECT app_platform_has_users() AS has`;
       if (singleTenant && has) throw new AppError('PUBLIC_SIGNUP_RESTRICTED', 'Public signup is closed: ask a team admin for an invitation');
       const user = await repo.insertUser(tx, { id, email: input.email, firstName: input.firstName, lastName: input.lastName, passwordHash, role: 'member' });
       const team = singleTenant ? await createGlobalTeam(tx, user.id, scope.config.teams.globalTeamName) : await createPersonalTeam(tx, user);
-      const started = await startSession(scope, tx, user, team.id);
-      return { ...started, team: { id: team.id, name: team.name }, isFirstUser: !has, teamCreated: true };
+      const session = verify ? null : await startSession(scope, tx, user, team.id);
+      return { user, activeTeamId: team.id, session, team: { id: team.id, name: team.name }, isFirstUser: !has, teamCreated: true, emailVerificationRequired: verify };
     });
+    if (verify) scope.afterAnswer(() => mailVerificationLink(scope, started.user));
+    return started;
   } catch (error) {
     throw repo.isUniqueViolation(error) ? emailTaken() : error;
   }
@@ -106,6 +104,8 @@ export async function signupWithInvite(scope: ThrottledScope, input: SignupWithI
  * Checks credentials and starts a session. Unknown e-mail and wrong password look and take the same,
  * and count the same towards throttling (sign-in-throttle.ts): once blocked, even the right password
  * is refused (429) until the block ends; a success clears the e-mail's failures from this address.
+ * With REQUIRE_EMAIL_VERIFICATION, the right password of an unverified account is answered 403
+ * EMAIL_NOT_VERIFIED (only the password's holder learns it).
  */
 export async function login(scope: ThrottledScope, input: LoginInput): Promise<StartedSession> {
   const { ip } = scope.client;
@@ -117,21 +117,9 @@ export async function login(scope: ThrottledScope, input: LoginInput): Promise<S
     throw unauthenticated();
   }
   await scope.signIns.signInSucceeded(input.email, ip);
-  const { passwordHash: _hash, ...user } = found;
+  const { passwordHash: _hash, emailVerifiedAt, ...user } = found;
+  if (!emailVerifiedAt && scope.config.requireEmailVerification) throw emailNotVerified();
   return scope.runAs(user.id, async (tx) => startSession(scope, tx, user, await repo.firstTeamId(tx, user.id)));
-}
-
-async function startSession(scope: RequestScope, tx: Tx, user: UserView, activeTeamId: string | null): Promise<StartedSession> {
-  const token = newToken();
-  const session = await repo.insertSession(tx, {
-    userId: user.id,
-    tokenHash: hashToken(token),
-    activeTeamId,
-    expiresAt: new Date(scope.now().getTime() + scope.config.sessionTtlMs),
-    ipAddress: scope.client.ip,
-    userAgent: scope.client.userAgent,
-  });
-  return { user, activeTeamId, token, expiresAt: session.expiresAt };
 }
 
 /** Revokes the caller's session server-side: its token stops working on the next request. */
@@ -149,7 +137,7 @@ export function currentSession(scope: RequestScope): SessionInfo {
   return { user, activeTeamId: actor.activeTeamId };
 }
 
-/** Creates an account for an operator (CLI), with a role and a personal team. */
+/** Creates an account for an operator (CLI), with a role and a personal team; its e-mail counts as verified (the operator vouches for it). */
 export function createUser(scope: Pick<RequestScope, 'runAs'>, input: CreateUserInput): Promise<UserView & { teamId: string }> {
-  return createAccount(scope, input, (_tx, user, teamId) => ({ ...user, teamId }));
+  return createAccount(scope, { ...input, emailVerifiedAt: new Date() }, (_tx, user, teamId) => ({ ...user, teamId }));
 }

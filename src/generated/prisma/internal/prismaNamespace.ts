@@ -403,6 +403,7 @@ export const ModelName = {
   Task: 'Task',
   User: 'User',
   Session: 'Session',
+  AccountToken: 'AccountToken',
   Team: 'Team',
   TeamMember: 'TeamMember',
   ApiKey: 'ApiKey',
@@ -434,7 +435,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "customer" | "note" | "post" | "task" | "user" | "session" | "team" | "teamMember" | "apiKey" | "apiKeyUsage" | "apiKeyAudit" | "teamInvitation" | "subscription" | "recordVersion" | "emailOutbox" | "media" | "mediaTag" | "mediaTagLink" | "mediaRendition" | "scheduledAction" | "webhookEndpoint" | "webhookDelivery"
+    modelProps: "customer" | "note" | "post" | "task" | "user" | "session" | "accountToken" | "team" | "teamMember" | "apiKey" | "apiKeyUsage" | "apiKeyAudit" | "teamInvitation" | "subscription" | "recordVersion" | "emailOutbox" | "media" | "mediaTag" | "mediaTagLink" | "mediaRendition" | "scheduledAction" | "webhookEndpoint" | "webhookDelivery"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -879,6 +880,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.SessionCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.SessionCountAggregateOutputType> | number
+        }
+      }
+    }
+    AccountToken: {
+      payload: Prisma.$AccountTokenPayload<ExtArgs>
+      fields: Prisma.AccountTokenFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AccountTokenFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AccountTokenFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload>
+        }
+        findFirst: {
+          args: Prisma.AccountTokenFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AccountTokenFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload>
+        }
+        findMany: {
+          args: Prisma.AccountTokenFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload>[]
+        }
+        create: {
+          args: Prisma.AccountTokenCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload>
+        }
+        createMany: {
+          args: Prisma.AccountTokenCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AccountTokenCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload>[]
+        }
+        delete: {
+          args: Prisma.AccountTokenDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload>
+        }
+        update: {
+          args: Prisma.AccountTokenUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload>
+        }
+        deleteMany: {
+          args: Prisma.AccountTokenDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AccountTokenUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AccountTokenUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload>[]
+        }
+        upsert: {
+          args: Prisma.AccountTokenUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountTokenPayload>
+        }
+        aggregate: {
+          args: Prisma.AccountTokenAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAccountToken>
+        }
+        groupBy: {
+          args: Prisma.AccountTokenGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AccountTokenGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AccountTokenCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AccountTokenCountAggregateOutputType> | number
         }
       }
     }
@@ -2198,10 +2273,24 @@ export const SessionScalarFieldEnum = {
   expiresAt: 'expiresAt',
   ipAddress: 'ipAddress',
   userAgent: 'userAgent',
-  createdAt: 'createdAt'
+  createdAt: 'createdAt',
+  lastSeenAt: 'lastSeenAt'
 } as const
 
 export type SessionScalarFieldEnum = (typeof SessionScalarFieldEnum)[keyof typeof SessionScalarFieldEnum]
+
+
+export const AccountTokenScalarFieldEnum = {
+  id: 'id',
+  userId: 'userId',
+  purpose: 'purpose',
+  tokenHash: 'tokenHash',
+  expiresAt: 'expiresAt',
+  usedAt: 'usedAt',
+  createdAt: 'createdAt'
+} as const
+
+export type AccountTokenScalarFieldEnum = (typeof AccountTokenScalarFieldEnum)[keyof typeof AccountTokenScalarFieldEnum]
 
 
 export const TeamScalarFieldEnum = {
@@ -2751,6 +2840,7 @@ export type GlobalOmitConfig = {
   task?: Prisma.TaskOmit
   user?: Prisma.UserOmit
   session?: Prisma.SessionOmit
+  accountToken?: Prisma.AccountTokenOmit
   team?: Prisma.TeamOmit
   teamMember?: Prisma.TeamMemberOmit
   apiKey?: Prisma.ApiKeyOmit

@@ -57,6 +57,7 @@ export const ModelName = {
   Task: 'Task',
   User: 'User',
   Session: 'Session',
+  AccountToken: 'AccountToken',
   Team: 'Team',
   TeamMember: 'TeamMember',
   ApiKey: 'ApiKey',
@@ -184,10 +185,24 @@ export const SessionScalarFieldEnum = {
   expiresAt: 'expiresAt',
   ipAddress: 'ipAddress',
   userAgent: 'userAgent',
-  createdAt: 'createdAt'
+  createdAt: 'createdAt',
+  lastSeenAt: 'lastSeenAt'
 } as const
 
 export type SessionScalarFieldEnum = (typeof SessionScalarFieldEnum)[keyof typeof SessionScalarFieldEnum]
+
+
+export const AccountTokenScalarFieldEnum = {
+  id: 'id',
+  userId: 'userId',
+  purpose: 'purpose',
+  tokenHash: 'tokenHash',
+  expiresAt: 'expiresAt',
+  usedAt: 'usedAt',
+  createdAt: 'createdAt'
+} as const
+
+export type AccountTokenScalarFieldEnum = (typeof AccountTokenScalarFieldEnum)[keyof typeof AccountTokenScalarFieldEnum]
 
 
 export const TeamScalarFieldEnum = {

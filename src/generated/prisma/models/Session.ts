@@ -33,6 +33,7 @@ export type SessionMinAggregateOutputType = {
   ipAddress: string | null
   userAgent: string | null
   createdAt: Date | null
+  lastSeenAt: Date | null
 }
 
 export type SessionMaxAggregateOutputType = {
@@ -44,6 +45,7 @@ export type SessionMaxAggregateOutputType = {
   ipAddress: string | null
   userAgent: string | null
   createdAt: Date | null
+  lastSeenAt: Date | null
 }
 
 export type SessionCountAggregateOutputType = {
@@ -55,6 +57,7 @@ export type SessionCountAggregateOutputType = {
   ipAddress: number
   userAgent: number
   createdAt: number
+  lastSeenAt: number
   _all: number
 }
 
@@ -68,6 +71,7 @@ export type SessionMinAggregateInputType = {
   ipAddress?: true
   userAgent?: true
   createdAt?: true
+  lastSeenAt?: true
 }
 
 export type SessionMaxAggregateInputType = {
@@ -79,6 +83,7 @@ export type SessionMaxAggregateInputType = {
   ipAddress?: true
   userAgent?: true
   createdAt?: true
+  lastSeenAt?: true
 }
 
 export type SessionCountAggregateInputType = {
@@ -90,6 +95,7 @@ export type SessionCountAggregateInputType = {
   ipAddress?: true
   userAgent?: true
   createdAt?: true
+  lastSeenAt?: true
   _all?: true
 }
 
@@ -174,6 +180,7 @@ export type SessionGroupByOutputType = {
   ipAddress: string | null
   userAgent: string | null
   createdAt: Date
+  lastSeenAt: Date
   _count: SessionCountAggregateOutputType | null
   _min: SessionMinAggregateOutputType | null
   _max: SessionMaxAggregateOutputType | null
@@ -206,6 +213,7 @@ export type SessionWhereInput = {
   ipAddress?: Prisma.StringNullableFilter<"Session"> | string | null
   userAgent?: Prisma.StringNullableFilter<"Session"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Session"> | Date | string
+  lastSeenAt?: Prisma.DateTimeFilter<"Session"> | Date | string
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   activeTeam?: Prisma.XOR<Prisma.TeamNullableScalarRelationFilter, Prisma.TeamWhereInput> | null
 }
@@ -219,6 +227,7 @@ export type SessionOrderByWithRelationInput = {
   ipAddress?: Prisma.SortOrderInput | Prisma.SortOrder
   userAgent?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  lastSeenAt?: Prisma.SortOrder
   user?: Prisma.UserOrderByWithRelationInput
   activeTeam?: Prisma.TeamOrderByWithRelationInput
 }
@@ -235,6 +244,7 @@ export type SessionWhereUniqueInput = Prisma.AtLeast<{
   ipAddress?: Prisma.StringNullableFilter<"Session"> | string | null
   userAgent?: Prisma.StringNullableFilter<"Session"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Session"> | Date | string
+  lastSeenAt?: Prisma.DateTimeFilter<"Session"> | Date | string
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   activeTeam?: Prisma.XOR<Prisma.TeamNullableScalarRelationFilter, Prisma.TeamWhereInput> | null
 }, "id" | "tokenHash">
@@ -248,6 +258,7 @@ export type SessionOrderByWithAggregationInput = {
   ipAddress?: Prisma.SortOrderInput | Prisma.SortOrder
   userAgent?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  lastSeenAt?: Prisma.SortOrder
   _count?: Prisma.SessionCountOrderByAggregateInput
   _max?: Prisma.SessionMaxOrderByAggregateInput
   _min?: Prisma.SessionMinOrderByAggregateInput
@@ -265,6 +276,7 @@ export type SessionScalarWhereWithAggregatesInput = {
   ipAddress?: Prisma.StringNullableWithAggregatesFilter<"Session"> | string | null
   userAgent?: Prisma.StringNullableWithAggregatesFilter<"Session"> | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Session"> | Date | string
+  lastSeenAt?: Prisma.DateTimeWithAggregatesFilter<"Session"> | Date | string
 }
 
 export type SessionCreateInput = {
@@ -274,6 +286,7 @@ export type SessionCreateInput = {
   ipAddress?: string | null
   userAgent?: string | null
   createdAt?: Date | string
+  lastSeenAt?: Date | string
   user: Prisma.UserCreateNestedOneWithoutSessionsInput
   activeTeam?: Prisma.TeamCreateNestedOneWithoutSessionsInput
 }
@@ -287,6 +300,7 @@ export type SessionUncheckedCreateInput = {
   ipAddress?: string | null
   userAgent?: string | null
   createdAt?: Date | string
+  lastSeenAt?: Date | string
 }
 
 export type SessionUpdateInput = {
@@ -296,6 +310,7 @@ export type SessionUpdateInput = {
   ipAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastSeenAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneRequiredWithoutSessionsNestedInput
   activeTeam?: Prisma.TeamUpdateOneWithoutSessionsNestedInput
 }
@@ -309,6 +324,7 @@ export type SessionUncheckedUpdateInput = {
   ipAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastSeenAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type SessionCreateManyInput = {
@@ -320,6 +336,7 @@ export type SessionCreateManyInput = {
   ipAddress?: string | null
   userAgent?: string | null
   createdAt?: Date | string
+  lastSeenAt?: Date | string
 }
 
 export type SessionUpdateManyMutationInput = {
@@ -329,6 +346,7 @@ export type SessionUpdateManyMutationInput = {
   ipAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastSeenAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type SessionUncheckedUpdateManyInput = {
@@ -340,6 +358,7 @@ export type SessionUncheckedUpdateManyInput = {
   ipAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastSeenAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type SessionListRelationFilter = {
@@ -361,6 +380,7 @@ export type SessionCountOrderByAggregateInput = {
   ipAddress?: Prisma.SortOrder
   userAgent?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  lastSeenAt?: Prisma.SortOrder
 }
 
 export type SessionMaxOrderByAggregateInput = {
@@ -372,6 +392,7 @@ export type SessionMaxOrderByAggregateInput = {
   ipAddress?: Prisma.SortOrder
   userAgent?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  lastSeenAt?: Prisma.SortOrder
 }
 
 export type SessionMinOrderByAggregateInput = {
@@ -383,6 +404,7 @@ export type SessionMinOrderByAggregateInput = {
   ipAddress?: Prisma.SortOrder
   userAgent?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  lastSeenAt?: Prisma.SortOrder
 }
 
 export type SessionCreateNestedManyWithoutUserInput = {
@@ -476,6 +498,7 @@ export type SessionCreateWithoutUserInput = {
   ipAddress?: string | null
   userAgent?: string | null
   createdAt?: Date | string
+  lastSeenAt?: Date | string
   activeTeam?: Prisma.TeamCreateNestedOneWithoutSessionsInput
 }
 
@@ -487,6 +510,7 @@ export type SessionUncheckedCreateWithoutUserInput = {
   ipAddress?: string | null
   userAgent?: string | null
   createdAt?: Date | string
+  lastSeenAt?: Date | string
 }
 
 export type SessionCreateOrConnectWithoutUserInput = {
@@ -527,6 +551,7 @@ export type SessionScalarWhereInput = {
   ipAddress?: Prisma.StringNullableFilter<"Session"> | string | null
   userAgent?: Prisma.StringNullableFilter<"Session"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Session"> | Date | string
+  lastSeenAt?: Prisma.DateTimeFilter<"Session"> | Date | string
 }
 
 export type SessionCreateWithoutActiveTeamInput = {
@@ -536,6 +561,7 @@ export type SessionCreateWithoutActiveTeamInput = {
   ipAddress?: string | null
   userAgent?: string | null
   createdAt?: Date | string
+  lastSeenAt?: Date | string
   user: Prisma.UserCreateNestedOneWithoutSessionsInput
 }
 
@@ -547,6 +573,7 @@ export type SessionUncheckedCreateWithoutActiveTeamInput = {
   ipAddress?: string | null
   userAgent?: string | null
   createdAt?: Date | string
+  lastSeenAt?: Date | string
 }
 
 export type SessionCreateOrConnectWithoutActiveTeamInput = {
@@ -583,6 +610,7 @@ export type SessionCreateManyUserInput = {
   ipAddress?: string | null
   userAgent?: string | null
   createdAt?: Date | string
+  lastSeenAt?: Date | string
 }
 
 export type SessionUpdateWithoutUserInput = {
@@ -592,6 +620,7 @@ export type SessionUpdateWithoutUserInput = {
   ipAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastSeenAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   activeTeam?: Prisma.TeamUpdateOneWithoutSessionsNestedInput
 }
 
@@ -603,6 +632,7 @@ export type SessionUncheckedUpdateWithoutUserInput = {
   ipAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastSeenAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type SessionUncheckedUpdateManyWithoutUserInput = {
@@ -613,6 +643,7 @@ export type SessionUncheckedUpdateManyWithoutUserInput = {
   ipAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastSeenAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type SessionCreateManyActiveTeamInput = {
@@ -623,6 +654,7 @@ export type SessionCreateManyActiveTeamInput = {
   ipAddress?: string | null
   userAgent?: string | null
   createdAt?: Date | string
+  lastSeenAt?: Date | string
 }
 
 export type SessionUpdateWithoutActiveTeamInput = {
@@ -632,6 +664,7 @@ export type SessionUpdateWithoutActiveTeamInput = {
   ipAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastSeenAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneRequiredWithoutSessionsNestedInput
 }
 
@@ -643,6 +676,7 @@ export type SessionUncheckedUpdateWithoutActiveTeamInput = {
   ipAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastSeenAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type SessionUncheckedUpdateManyWithoutActiveTeamInput = {
@@ -653,6 +687,7 @@ export type SessionUncheckedUpdateManyWithoutActiveTeamInput = {
   ipAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastSeenAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 
@@ -666,6 +701,7 @@ export type SessionSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   ipAddress?: boolean
   userAgent?: boolean
   createdAt?: boolean
+  lastSeenAt?: boolean
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   activeTeam?: boolean | Prisma.Session$activeTeamArgs<ExtArgs>
 }, ExtArgs["result"]["session"]>
@@ -679,6 +715,7 @@ export type SessionSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   ipAddress?: boolean
   userAgent?: boolean
   createdAt?: boolean
+  lastSeenAt?: boolean
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   activeTeam?: boolean | Prisma.Session$activeTeamArgs<ExtArgs>
 }, ExtArgs["result"]["session"]>
@@ -692,6 +729,7 @@ export type SessionSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   ipAddress?: boolean
   userAgent?: boolean
   createdAt?: boolean
+  lastSeenAt?: boolean
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   activeTeam?: boolean | Prisma.Session$activeTeamArgs<ExtArgs>
 }, ExtArgs["result"]["session"]>
@@ -705,9 +743,10 @@ export type SessionSelectScalar = {
   ipAddress?: boolean
   userAgent?: boolean
   createdAt?: boolean
+  lastSeenAt?: boolean
 }
 
-export type SessionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "tokenHash" | "userId" | "activeTeamId" | "expiresAt" | "ipAddress" | "userAgent" | "createdAt", ExtArgs["result"]["session"]>
+export type SessionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "tokenHash" | "userId" | "activeTeamId" | "expiresAt" | "ipAddress" | "userAgent" | "createdAt" | "lastSeenAt", ExtArgs["result"]["session"]>
 export type SessionInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   activeTeam?: boolean | Prisma.Session$activeTeamArgs<ExtArgs>
@@ -736,6 +775,10 @@ export type $SessionPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     ipAddress: string | null
     userAgent: string | null
     createdAt: Date
+    /**
+     * When the session last authenticated a request (written at most once a minute).
+     */
+    lastSeenAt: Date
   }, ExtArgs["result"]["session"]>
   composites: {}
 }
@@ -1169,6 +1212,7 @@ export interface SessionFieldRefs {
   readonly ipAddress: Prisma.FieldRef<"Session", 'String'>
   readonly userAgent: Prisma.FieldRef<"Session", 'String'>
   readonly createdAt: Prisma.FieldRef<"Session", 'DateTime'>
+  readonly lastSeenAt: Prisma.FieldRef<"Session", 'DateTime'>
 }
     
 

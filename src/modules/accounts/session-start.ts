@@ -1,0 +1,36 @@
+// Starting a browser session: a new random token (only its hash is stored) for a user who just proved
+// who they are (sign-in, signup, a followed verification link). The edge puts the token in the cookie.
+import { hashToken, newToken } from '../../auth/secret-token.js';
+import type { SignInThrottle } from '../../auth/sign-in-throttle.js';
+import type { Tx } from '../../db/request-db.js';
+import type { RequestScope } from '../../shared/request-scope.js';
+import * as repo from './repository.js';
+import type { UserView } from './repository.js';
+
+export interface SessionInfo {
+  user: UserView;
+  activeTeamId: string | null;
+}
+
+/** A session just started: what the client sees, plus the token for its cookie (never stored). */
+export interface StartedSession extends SessionInfo {
+  token: string;
+  expiresAt: Date;
+}
+
+/** The request scope of public sign-ins and signups: with the throttle of password guessing and signup floods. */
+export type ThrottledScope = RequestScope & { signIns: SignInThrottle };
+
+/** Starts a session for `user` (a new token: sign-in, signup, verified e-mail). */
+export async function startSession(scope: RequestScope, tx: Tx, user: UserView, activeTeamId: string | null): Promise<StartedSession> {
+  const token = newToken();
+  const session = await repo.insertSession(tx, {
+    userId: user.id,
+    tokenHash: hashToken(token),
+    activeTeamId,
+    expiresAt: new Date(scope.now().getTime() + scope.config.sessionTtlMs),
+    ipAddress: scope.client.ip,
+    userAgent: scope.client.userAgent,
+  });
+  return { user, activeTeamId, token, expiresAt: session.expiresAt };
+}
