@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyPassword } from '../auth/password.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../testkit/database.js';
 
@@ -63,6 +64,38 @@ describe('cli user create', () => {
     [['user', 'create', '--email', 'y@example.com', '--password', 'operator-pass', '--role', 'king'], /role/],
     [['user', 'create', '--bogus'], /bogus/],
     [['user', 'delete'], /Usage/],
+  ])('rejects %j', (args, message) => {
+    const run = cli(...args);
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toMatch(message);
+  }, 60_000);
+});
+
+describe('cli user set-password and disable-2fa', () => {
+  it('sets a password, ending the sessions, and turns two-factor off, for an operator', async () => {
+    const created = JSON.parse(cli('user', 'create', '--email', 'locked-out@example.com', '--password', 'forgotten-pass', '--json').stdout);
+    await withDatabase(async (db) => {
+      await db.prisma.session.create({ data: { userId: created.id, tokenHash: 'f'.repeat(64), expiresAt: new Date(Date.now() + 3_600_000) } });
+      await db.prisma.userTotp.create({ data: { userId: created.id, secretSealed: 'plain:JBSWY3DPEHPK3PXP', enabledAt: new Date() } });
+    });
+    const set = cli('user', 'set-password', '--email', 'Locked-Out@example.com', '--password', 'a new operator pass', '--json');
+    expect(set.stderr).toBe('');
+    expect(JSON.parse(set.stdout)).toEqual({ id: created.id, email: 'locked-out@example.com', endedSessions: 1 });
+    const off = cli('user', 'disable-2fa', '--email', 'locked-out@example.com');
+    expect(off.stdout).toContain('Two-factor sign-in turned off for locked-out@example.com');
+    expect(cli('user', 'disable-2fa', '--email', 'locked-out@example.com').stdout).toContain('was not on');
+    await withDatabase(async (db) => {
+      const user = await db.prisma.user.findUniqueOrThrow({ where: { id: created.id } });
+      expect(await verifyPassword(user.passwordHash, 'a new operator pass')).toBe(true);
+      expect(await db.prisma.session.count({ where: { userId: created.id } })).toBe(0);
+      expect(await db.prisma.userTotp.count({ where: { userId: created.id } })).toBe(0);
+    });
+  }, 60_000);
+
+  it.each([
+    [['user', 'set-password', '--email', 'nobody@example.com', '--password', 'long enough pass'], /No user with e-mail/],
+    [['user', 'set-password', '--email', 'locked-out@example.com', '--password', 'short'], /password/],
+    [['user', 'disable-2fa'], /--email is required/],
   ])('rejects %j', (args, message) => {
     const run = cli(...args);
     expect(run.status).not.toBe(0);

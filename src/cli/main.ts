@@ -1,5 +1,6 @@
 // Operators' CLI: `npm run -s cli -- user create --email E --password P [--role R] [--first-name F]
-// [--last-name L] [--json]` and `apikey create --email E --name N --scopes "a:read,b:*" [--expires-at ISO]
+// [--last-name L] [--json]`, `user set-password --email E --password P [--json]`, `user disable-2fa
+// --email E [--json]` and `apikey create --email E --name N --scopes "a:read,b:*" [--expires-at ISO]
 // [--json]`. Clear errors and a non-zero exit for bad arguments, a duplicate e-mail or an unknown user.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/env.js';
@@ -15,12 +16,15 @@ import { createMailer } from '../mail/outbox.js';
 import { createStorage } from '../modules/media/storage.js';
 import { createApiKeyInput } from '../modules/api-keys/inputs.js';
 import { createKey } from '../modules/api-keys/service.js';
-import { createUserInput } from '../modules/accounts/inputs.js';
+import { createUserInput, setPasswordInput } from '../modules/accounts/inputs.js';
+import { setPassword, turnOffTwoFactor } from '../modules/accounts/operator.js';
 import { createUser } from '../modules/accounts/service.js';
 import { AppError } from '../shared/errors.js';
 import { parseInput } from '../shared/validation.js';
 
 const usage = `Usage: npm run -s cli -- user create --email E --password P [--role member|developer|superadmin] [--first-name F] [--last-name L] [--json]
+       npm run -s cli -- user set-password --email E --password P [--json]     (ends the user's sessions)
+       npm run -s cli -- user disable-2fa --email E [--json]                   (turns two-factor sign-in off)
        npm run -s cli -- apikey create --email E --name N --scopes "a:read,b:*" [--expires-at ISO] [--json]`;
 
 async function userCreate(args: string[]): Promise<number> {
@@ -43,17 +47,39 @@ async function userCreate(args: string[]): Promise<number> {
     firstName: values['first-name'],
     lastName: values['last-name'],
   }, 'Invalid arguments');
+  const user = await withDatabase('users', (database) => createUser({ runAs: (id, work) => runAsUser(database, id, work) }, input));
+  const out = { id: user.id, email: user.email, role: user.role, teamId: user.teamId };
+  console.log(values.json ? JSON.stringify(out) : `Created ${out.role} ${out.email} (id ${out.id}, team ${out.teamId})`);
+  return 0;
+}
+
+/** Opens the configured database (refused while the server holds the embedded one), migrated, for `work`. */
+async function withDatabase<T>(what: 'users' | 'keys', work: (database: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, holder: 'cli' }).catch(refuseLocked('users'));
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, holder: 'cli' }).catch(refuseLocked(what));
   try {
     await applyMigrations(database, migrationsDir);
-    const user = await createUser({ runAs: (id, work) => runAsUser(database, id, work) }, input);
-    const out = { id: user.id, email: user.email, role: user.role, teamId: user.teamId };
-    console.log(values.json ? JSON.stringify(out) : `Created ${out.role} ${out.email} (id ${out.id}, team ${out.teamId})`);
-    return 0;
+    return await work(database);
   } finally {
     await database.close();
   }
+}
+
+async function userSetPassword(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { email: { type: 'string' }, password: { type: 'string' }, json: { type: 'boolean', default: false } } });
+  const input = parseInput(setPasswordInput, { email: values.email, password: values.password }, 'Invalid arguments');
+  const out = await withDatabase('users', (database) => setPassword(database, input.email, input.password));
+  console.log(values.json ? JSON.stringify(out) : `Password set for ${out.email}; ${out.endedSessions} session(s) ended`);
+  return 0;
+}
+
+async function userDisableTwoFactor(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { email: { type: 'string' }, json: { type: 'boolean', default: false } } });
+  if (!values.email) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --email is required');
+  const email = values.email;
+  const out = await withDatabase('users', (database) => turnOffTwoFactor(database, email));
+  console.log(values.json ? JSON.stringify(out) : out.wasOn ? `Two-factor sign-in turned off for ${out.email}` : `Two-factor sign-in was not on for ${out.email}`);
+  return 0;
 }
 
 /** Mints a key for an existing user, under the same rules as the API (the user's role bounds the scopes). */
@@ -130,6 +156,8 @@ function refuseLocked(what: 'users' | 'keys'): (error: unknown) => never {
 async function main(argv: string[]): Promise<number> {
   const [noun, verb, ...rest] = argv;
   if (noun === 'user' && verb === 'create') return userCreate(rest);
+  if (noun === 'user' && verb === 'set-password') return userSetPassword(rest);
+  if (noun === 'user' && verb === 'disable-2fa') return userDisableTwoFactor(rest);
   if (noun === 'apikey' && verb === 'create') return apikeyCreate(rest);
   console.error(usage);
   return 2;

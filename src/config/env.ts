@@ -13,7 +13,7 @@ const limits = z
   .transform((v) => Object.fromEntries(v.split(',').map((pair) => pair.split('=').map((s) => s.trim())).map(([k, n]) => [k!, Number(n)])));
 const perMinute = z.coerce.number().int().min(1);
 
-/** WEBHOOKS_SECRET_KEY as its 32 bytes (64 hex characters, or base64), or null when it is neither. */
+/** A sealing key (WEBHOOKS_SECRET_KEY, TWO_FACTOR_SECRET_KEY) as its 32 bytes (64 hex characters, or base64), or null when it is neither. */
 function secretKeyBytes(value: string): Buffer | null {
   const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(value) ? Buffer.from(value, 'base64') : null;
   return key?.length === 32 ? key : null;
@@ -59,6 +59,11 @@ const envSchema = z.object({
   MAIL_LINK_MAX_PER_EMAIL: z.coerce.number().int().min(1).default(5),
   MAIL_LINK_MAX_PER_IP: z.coerce.number().int().min(1).default(30),
   REQUIRE_EMAIL_VERIFICATION: flag.optional(),
+  TWO_FACTOR_ISSUER: z.string().trim().min(1).max(100).default('Platform'),
+  TWO_FACTOR_SECRET_KEY: z
+    .string()
+    .refine((v) => secretKeyBytes(v) !== null, 'expected 32 bytes as 64 hexadecimal characters or base64')
+    .optional(),
   EMAIL_VERIFICATION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(48),
   PASSWORD_RESET_TTL_MINUTES: z.coerce.number().int().min(5).max(24 * 60).default(30),
   SIGNIN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(3600),
@@ -126,6 +131,12 @@ export type Config = {
   requireEmailVerification: boolean;
   /** How long an e-mail verification link works. */
   emailVerificationTtlMs: number;
+  twoFactor: {
+    /** The name authenticator apps show beside the account. */
+    issuer: string;
+    /** AES-256-GCM key sealing users' TOTP secrets at rest; null: stored unsealed. */
+    secretKey: Buffer | null;
+  };
   /** 'auto' marks the session cookie Secure when the request arrived over HTTPS. */
   cookieSecure: 'auto' | boolean;
   /** Trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy. */
@@ -252,6 +263,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     passwordResetTtlMs: e.PASSWORD_RESET_TTL_MINUTES * 60_000,
     requireEmailVerification: e.REQUIRE_EMAIL_VERIFICATION ?? e.NODE_ENV === 'production',
     emailVerificationTtlMs: e.EMAIL_VERIFICATION_TTL_HOURS * 3_600_000,
+    twoFactor: { issuer: e.TWO_FACTOR_ISSUER, secretKey: e.TWO_FACTOR_SECRET_KEY === undefined ? null : secretKeyBytes(e.TWO_FACTOR_SECRET_KEY) },
     cookieSecure: e.COOKIE_SECURE === 'auto' ? 'auto' : e.COOKIE_SECURE === 'true',
     trustProxy: e.TRUST_PROXY,
     corsOrigins: e.CORS_ORIGINS,

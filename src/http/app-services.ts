@@ -54,6 +54,7 @@ export function createAppServices(config: Config, database: Database, logger: Lo
   const background = createBackground();
   if (config.env === 'production' && config.webhooks.allowPrivate) logger.warn('WEBHOOKS_ALLOW_PRIVATE is true: webhook endpoints may reach private, loopback and metadata addresses');
   if (config.requireEmailVerification && !config.mail.smtpUrl) logger.warn('REQUIRE_EMAIL_VERIFICATION is on but SMTP_URL is not set: verification links are only recorded in email_outbox, so new accounts cannot verify');
+  if (config.env === 'production' && !config.twoFactor.secretKey) logger.warn('TWO_FACTOR_SECRET_KEY is not set: two-factor secrets are stored unsealed');
   if (config.env === 'production' && !config.webhooks.secretKey) logger.warn('WEBHOOKS_SECRET_KEY is not set: webhook signing secrets are stored unsealed');
   return {
     config,

@@ -21,6 +21,8 @@ export const statusByCode = {
   INVALID_TOKEN: 400,
   /** The signed-in user's current password, asked again for a sensitive change, is wrong. */
   INVALID_CREDENTIALS: 400,
+  /** A second-factor code (TOTP or recovery code) that is wrong or already used. */
+  INVALID_CODE: 400,
   /** Sign-in with the right password to an account whose e-mail is not verified yet (REQUIRE_EMAIL_VERIFICATION). */
   EMAIL_NOT_VERIFIED: 403,
   TEAM_CREATION_DISABLED: 403,

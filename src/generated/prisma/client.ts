@@ -72,6 +72,12 @@ export type User = Prisma.UserModel
  */
 export type Session = Prisma.SessionModel
 /**
+ * Model UserTotp
+ * A user's TOTP second factor (RFC 6238): the secret (sealed under TWO_FACTOR_SECRET_KEY), pending
+ * until a first code confirms it; the time step of the last code accepted, so that none is used twice.
+ */
+export type UserTotp = Prisma.UserTotpModel
+/**
  * Model AccountToken
  * The token of a link mailed to a user (a password reset, an e-mail verification): only its hash is
  * kept; single use, short-lived.

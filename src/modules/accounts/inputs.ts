@@ -35,6 +35,21 @@ export type VerifyEmailInput = z.output<typeof verifyEmailInput>;
 export const resendVerificationInput = z.strictObject({ email });
 export type ResendVerificationInput = z.output<typeof resendVerificationInput>;
 
+/** A TOTP code (6 digits) or a recovery code (XXXX-XXXX-XXXX-XXXX, any case, dashes optional). */
+const secondFactor = z.string().trim().min(6).max(40);
+
+export const enrollTwoFactorInput = z.strictObject({ password: z.string().min(1).max(256) });
+export type EnrollTwoFactorInput = z.output<typeof enrollTwoFactorInput>;
+
+export const confirmTwoFactorInput = z.strictObject({ code: z.string().trim().regex(/^\d{6}$/, 'must be the 6 digits of the authenticator app') });
+export type ConfirmTwoFactorInput = z.output<typeof confirmTwoFactorInput>;
+
+export const twoFactorCodeInput = z.strictObject({ code: secondFactor });
+export type TwoFactorCodeInput = z.output<typeof twoFactorCodeInput>;
+
+export const twoFactorSignInInput = z.strictObject({ challenge: z.string().trim().min(1).max(100), code: secondFactor });
+export type TwoFactorSignInInput = z.output<typeof twoFactorSignInInput>;
+
 export const changePasswordInput = z.strictObject({ currentPassword: z.string().min(1).max(256), newPassword });
 export type ChangePasswordInput = z.output<typeof changePasswordInput>;
 
@@ -47,3 +62,6 @@ export const createUserInput = signupInput.extend({
   lastName: z.string().trim().max(100).default(''),
 });
 export type CreateUserInput = z.output<typeof createUserInput>;
+
+/** What an operator gives the CLI to set a user's password. */
+export const setPasswordInput = z.strictObject({ email, password: newPassword });

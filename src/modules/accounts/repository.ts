@@ -19,7 +19,7 @@ export function insertUser(tx: Tx, data: { id: string; email: string; passwordHa
 
 /** The user and password hash for an e-mail, looked up before anyone is signed in. */
 export function findCredentials(system: SystemDb, email: string) {
-  return system.prisma.user.findUnique({ where: { email }, select: { ...userView, passwordHash: true, emailVerifiedAt: true } });
+  return system.prisma.user.findUnique({ where: { email }, select: { ...userView, passwordHash: true, emailVerifiedAt: true, totp: { select: { enabledAt: true } } } });
 }
 
 export function insertSession(tx: Tx, data: { userId: string; tokenHash: string; activeTeamId: string | null; expiresAt: Date; ipAddress: string | null; userAgent: string | null }) {
@@ -51,7 +51,7 @@ export async function setPasswordHash(tx: Tx, userId: string, passwordHash: stri
 }
 
 /** What a mailed link is for. */
-export type TokenPurpose = 'password_reset' | 'email_verification';
+export type TokenPurpose = 'password_reset' | 'email_verification' | 'sign_in_challenge' | 'recovery_code';
 
 export function insertAccountToken(tx: Tx, data: { userId: string; purpose: TokenPurpose; tokenHash: string; expiresAt: Date }) {
   return tx.accountToken.create({ data, select: { id: true } });

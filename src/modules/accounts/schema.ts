@@ -7,17 +7,22 @@ import { builder } from '../../graphql/builder.js';
 import { parseInput } from '../../shared/validation.js';
 import {
   changePasswordInput,
+  confirmTwoFactorInput,
+  enrollTwoFactorInput,
   loginInput,
   passwordResetInput,
   requestPasswordResetInput,
   resendVerificationInput,
   signupInput,
   signupWithInviteInput,
+  twoFactorCodeInput,
+  twoFactorSignInInput,
   verifyEmailInput,
 } from './inputs.js';
 import * as passwords from './passwords.js';
 import * as accounts from './service.js';
 import * as sessions from './sessions.js';
+import * as twoFactor from './two-factor.js';
 import * as verification from './verification.js';
 import type { SessionView } from './sessions.js';
 import type { SessionInfo, StartedSession, UserView } from './service.js';
@@ -131,6 +136,52 @@ const SessionRef = builder.objectRef<SessionView>('Session').implement({
   }),
 });
 
+const LoginResultRef = builder
+  .objectRef<{ user: UserView | null; activeTeamId: string | null; twoFactorRequired: boolean; challenge: string | null; challengeExpiresAt: Date | null }>('LoginResult')
+  .implement({
+    description: 'A session (user, activeTeamId), or with two-factor on the challenge of the second step.',
+    fields: (t) => ({
+      user: t.field({ type: User, nullable: true, resolve: (r) => r.user }),
+      activeTeamId: t.exposeID('activeTeamId', { nullable: true }),
+      twoFactorRequired: t.exposeBoolean('twoFactorRequired'),
+      challenge: t.exposeString('challenge', { nullable: true, description: 'For completeTwoFactorSignIn; single use.' }),
+      challengeExpiresAt: t.expose('challengeExpiresAt', { type: 'DateTime', nullable: true }),
+    }),
+  });
+
+const TwoFactorSignInInput = builder.inputType('TwoFactorSignInInput', {
+  fields: (t) => ({
+    challenge: t.string({ required: true }),
+    code: t.string({ required: true, description: 'The 6 digits of the authenticator app, or a recovery code.' }),
+  }),
+});
+
+const EnrollTwoFactorInput = builder.inputType('EnrollTwoFactorInput', {
+  fields: (t) => ({ password: t.string({ required: true }) }),
+});
+
+const ConfirmTwoFactorInput = builder.inputType('ConfirmTwoFactorInput', {
+  fields: (t) => ({ code: t.string({ required: true, description: 'The 6 digits of the authenticator app.' }) }),
+});
+
+const TwoFactorCodeInput = builder.inputType('TwoFactorCodeInput', {
+  fields: (t) => ({ code: t.string({ required: true, description: 'The 6 digits of the authenticator app, or a recovery code.' }) }),
+});
+
+const TwoFactorEnrollmentRef = builder.objectRef<{ secret: string; otpauthUri: string }>('TwoFactorEnrollment').implement({
+  fields: (t) => ({
+    secret: t.exposeString('secret', { description: 'Base32, for typing into an authenticator app.' }),
+    otpauthUri: t.exposeString('otpauthUri', { description: 'otpauth://totp/… (show as a QR code).' }),
+  }),
+});
+
+const TwoFactorConfirmationRef = builder.objectRef<{ recoveryCodes: string[]; endedSessions: number }>('TwoFactorConfirmation').implement({
+  fields: (t) => ({
+    recoveryCodes: t.exposeStringList('recoveryCodes', { description: 'Ten single-use codes for when the authenticator is lost: shown this once.' }),
+    endedSessions: t.exposeInt('endedSessions', { description: 'Other sessions of the user that ended.' }),
+  }),
+});
+
 function secureCookies(ctx: Context): boolean {
   return ctx.config.cookieSecure === 'auto' ? ctx.client.secure : ctx.config.cookieSecure;
 }
@@ -175,10 +226,44 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => withCookie(ctx, await accounts.signupWithInvite(ctx, parseInput(signupWithInviteInput, input))),
   }),
   login: t.field({
-    type: SessionInfoRef,
-    description: 'Signs in with e-mail and password (sets the session cookie).',
+    type: LoginResultRef,
+    description: 'Signs in with e-mail and password (sets the session cookie), or, with two-factor on, gives the challenge of the second step (completeTwoFactorSignIn).',
     args: { input: t.arg({ type: LoginInput, required: true }) },
-    resolve: async (_root, { input }, ctx) => withCookie(ctx, await accounts.login(ctx, parseInput(loginInput, input))),
+    resolve: async (_root, { input }, ctx) => {
+      const outcome = await accounts.login(ctx, parseInput(loginInput, input));
+      if ('challenge' in outcome) return { user: null, activeTeamId: null, twoFactorRequired: true, challenge: outcome.challenge, challengeExpiresAt: outcome.expiresAt };
+      return { ...withCookie(ctx, outcome), twoFactorRequired: false, challenge: null, challengeExpiresAt: null };
+    },
+  }),
+  completeTwoFactorSignIn: t.field({
+    type: SessionInfoRef,
+    description: 'The second step of a two-factor sign-in: the challenge and an authenticator code (or a recovery code) start the session (sets the cookie).',
+    args: { input: t.arg({ type: TwoFactorSignInInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => withCookie(ctx, await twoFactor.completeTwoFactorSignIn(ctx, parseInput(twoFactorSignInInput, input))),
+  }),
+  enrollTwoFactor: t.field({
+    type: TwoFactorEnrollmentRef,
+    description: 'Starts two-factor set-up (the password again): a TOTP secret and its otpauth:// URI for an authenticator app; on once confirmTwoFactor gets a first code.',
+    authScopes: { session: true },
+    args: { input: t.arg({ type: EnrollTwoFactorInput, required: true }) },
+    resolve: (_root, { input }, ctx) => twoFactor.enrollTwoFactor(ctx, parseInput(enrollTwoFactorInput, input)),
+  }),
+  confirmTwoFactor: t.field({
+    type: TwoFactorConfirmationRef,
+    description: 'Turns two-factor on with a first code: answers the recovery codes (shown once), ends the other sessions and renews this one (sets the cookie).',
+    authScopes: { session: true },
+    args: { input: t.arg({ type: ConfirmTwoFactorInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const { session, ...answer } = await twoFactor.confirmTwoFactor(ctx, parseInput(confirmTwoFactorInput, input));
+      withCookie(ctx, session);
+      return answer;
+    },
+  }),
+  disableTwoFactor: t.boolean({
+    description: 'Turns two-factor off with an authenticator code or a recovery code.',
+    authScopes: { session: true },
+    args: { input: t.arg({ type: TwoFactorCodeInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => (await twoFactor.disableTwoFactor(ctx, parseInput(twoFactorCodeInput, input)), true),
   }),
   logout: t.boolean({
     description: 'Revokes the current session server-side and clears the cookie.',

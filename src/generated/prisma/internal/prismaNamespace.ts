@@ -403,6 +403,7 @@ export const ModelName = {
   Task: 'Task',
   User: 'User',
   Session: 'Session',
+  UserTotp: 'UserTotp',
   AccountToken: 'AccountToken',
   Team: 'Team',
   TeamMember: 'TeamMember',
@@ -435,7 +436,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "customer" | "note" | "post" | "task" | "user" | "session" | "accountToken" | "team" | "teamMember" | "apiKey" | "apiKeyUsage" | "apiKeyAudit" | "teamInvitation" | "subscription" | "recordVersion" | "emailOutbox" | "media" | "mediaTag" | "mediaTagLink" | "mediaRendition" | "scheduledAction" | "webhookEndpoint" | "webhookDelivery"
+    modelProps: "customer" | "note" | "post" | "task" | "user" | "session" | "userTotp" | "accountToken" | "team" | "teamMember" | "apiKey" | "apiKeyUsage" | "apiKeyAudit" | "teamInvitation" | "subscription" | "recordVersion" | "emailOutbox" | "media" | "mediaTag" | "mediaTagLink" | "mediaRendition" | "scheduledAction" | "webhookEndpoint" | "webhookDelivery"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -880,6 +881,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.SessionCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.SessionCountAggregateOutputType> | number
+        }
+      }
+    }
+    UserTotp: {
+      payload: Prisma.$UserTotpPayload<ExtArgs>
+      fields: Prisma.UserTotpFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.UserTotpFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UserTotpPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.UserTotpFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UserTotpPayload>
+        }
+        findFirst: {
+          args: Prisma.UserTotpFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UserTotpPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.UserTotpFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UserTotpPayload>
+        }
+        findMany: {
+          args: Prisma.UserTotpFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UserTotpPayload>[]
+        }
+        create: {
+          args: Prisma.UserTotpCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UserTotpPayload>
+        }
+        createMany: {
+          args: Prisma.UserTotpCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.UserTotpCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UserTotpPayload>[]
+        }
+        delete: {
+          args: Prisma.UserTotpDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UserTotpPayload>
+        }
+        update: {
+          args: Prisma.UserTotpUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UserTotpPayload>
+        }
+        deleteMany: {
+          args: Prisma.UserTotpDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.UserTotpUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.UserTotpUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UserTotpPayload>[]
+        }
+        upsert: {
+          args: Prisma.UserTotpUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UserTotpPayload>
+        }
+        aggregate: {
+          args: Prisma.UserTotpAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateUserTotp>
+        }
+        groupBy: {
+          args: Prisma.UserTotpGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.UserTotpGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.UserTotpCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.UserTotpCountAggregateOutputType> | number
         }
       }
     }
@@ -2280,6 +2355,17 @@ export const SessionScalarFieldEnum = {
 export type SessionScalarFieldEnum = (typeof SessionScalarFieldEnum)[keyof typeof SessionScalarFieldEnum]
 
 
+export const UserTotpScalarFieldEnum = {
+  userId: 'userId',
+  secretSealed: 'secretSealed',
+  enabledAt: 'enabledAt',
+  lastStep: 'lastStep',
+  createdAt: 'createdAt'
+} as const
+
+export type UserTotpScalarFieldEnum = (typeof UserTotpScalarFieldEnum)[keyof typeof UserTotpScalarFieldEnum]
+
+
 export const AccountTokenScalarFieldEnum = {
   id: 'id',
   userId: 'userId',
@@ -2840,6 +2926,7 @@ export type GlobalOmitConfig = {
   task?: Prisma.TaskOmit
   user?: Prisma.UserOmit
   session?: Prisma.SessionOmit
+  userTotp?: Prisma.UserTotpOmit
   accountToken?: Prisma.AccountTokenOmit
   team?: Prisma.TeamOmit
   teamMember?: Prisma.TeamMemberOmit

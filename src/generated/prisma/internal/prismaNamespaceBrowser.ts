@@ -57,6 +57,7 @@ export const ModelName = {
   Task: 'Task',
   User: 'User',
   Session: 'Session',
+  UserTotp: 'UserTotp',
   AccountToken: 'AccountToken',
   Team: 'Team',
   TeamMember: 'TeamMember',
@@ -190,6 +191,17 @@ export const SessionScalarFieldEnum = {
 } as const
 
 export type SessionScalarFieldEnum = (typeof SessionScalarFieldEnum)[keyof typeof SessionScalarFieldEnum]
+
+
+export const UserTotpScalarFieldEnum = {
+  userId: 'userId',
+  secretSealed: 'secretSealed',
+  enabledAt: 'enabledAt',
+  lastStep: 'lastStep',
+  createdAt: 'createdAt'
+} as const
+
+export type UserTotpScalarFieldEnum = (typeof UserTotpScalarFieldEnum)[keyof typeof UserTotpScalarFieldEnum]
 
 
 export const AccountTokenScalarFieldEnum = {

@@ -562,7 +562,7 @@ export type $AccountTokenPayload<ExtArgs extends runtime.Types.Extensions.Intern
     id: string
     userId: string
     /**
-     * password_reset or email_verification
+     * password_reset, email_verification, sign_in_challenge (the second step of a two-factor sign-in) or recovery_code
      */
     purpose: string
     tokenHash: string

@@ -773,14 +773,6 @@ export type MediaUncheckedUpdateManyWithoutTeamNestedInput = {
   deleteMany?: Prisma.MediaScalarWhereInput | Prisma.MediaScalarWhereInput[]
 }
 
-export type NullableIntFieldUpdateOperationsInput = {
-  set?: number | null
-  increment?: number
-  decrement?: number
-  multiply?: number
-  divide?: number
-}
-
 export type MediaCreateNestedOneWithoutTagLinksInput = {
   create?: Prisma.XOR<Prisma.MediaCreateWithoutTagLinksInput, Prisma.MediaUncheckedCreateWithoutTagLinksInput>
   connectOrCreate?: Prisma.MediaCreateOrConnectWithoutTagLinksInput

@@ -224,6 +224,7 @@ export type UserWhereInput = {
   updatedAt?: Prisma.DateTimeFilter<"User"> | Date | string
   sessions?: Prisma.SessionListRelationFilter
   accountTokens?: Prisma.AccountTokenListRelationFilter
+  totp?: Prisma.XOR<Prisma.UserTotpNullableScalarRelationFilter, Prisma.UserTotpWhereInput> | null
   memberships?: Prisma.TeamMemberListRelationFilter
   ownedTeams?: Prisma.TeamListRelationFilter
   apiKeys?: Prisma.ApiKeyListRelationFilter
@@ -249,6 +250,7 @@ export type UserOrderByWithRelationInput = {
   updatedAt?: Prisma.SortOrder
   sessions?: Prisma.SessionOrderByRelationAggregateInput
   accountTokens?: Prisma.AccountTokenOrderByRelationAggregateInput
+  totp?: Prisma.UserTotpOrderByWithRelationInput
   memberships?: Prisma.TeamMemberOrderByRelationAggregateInput
   ownedTeams?: Prisma.TeamOrderByRelationAggregateInput
   apiKeys?: Prisma.ApiKeyOrderByRelationAggregateInput
@@ -277,6 +279,7 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   updatedAt?: Prisma.DateTimeFilter<"User"> | Date | string
   sessions?: Prisma.SessionListRelationFilter
   accountTokens?: Prisma.AccountTokenListRelationFilter
+  totp?: Prisma.XOR<Prisma.UserTotpNullableScalarRelationFilter, Prisma.UserTotpWhereInput> | null
   memberships?: Prisma.TeamMemberListRelationFilter
   ownedTeams?: Prisma.TeamListRelationFilter
   apiKeys?: Prisma.ApiKeyListRelationFilter
@@ -334,6 +337,7 @@ export type UserCreateInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
@@ -359,6 +363,7 @@ export type UserUncheckedCreateInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpUncheckedCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
@@ -384,6 +389,7 @@ export type UserUpdateInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
@@ -409,6 +415,7 @@ export type UserUncheckedUpdateInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUncheckedUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
@@ -579,6 +586,20 @@ export type UserUpdateOneRequiredWithoutSessionsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutSessionsInput, Prisma.UserUpdateWithoutSessionsInput>, Prisma.UserUncheckedUpdateWithoutSessionsInput>
 }
 
+export type UserCreateNestedOneWithoutTotpInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutTotpInput, Prisma.UserUncheckedCreateWithoutTotpInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutTotpInput
+  connect?: Prisma.UserWhereUniqueInput
+}
+
+export type UserUpdateOneRequiredWithoutTotpNestedInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutTotpInput, Prisma.UserUncheckedCreateWithoutTotpInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutTotpInput
+  upsert?: Prisma.UserUpsertWithoutTotpInput
+  connect?: Prisma.UserWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutTotpInput, Prisma.UserUpdateWithoutTotpInput>, Prisma.UserUncheckedUpdateWithoutTotpInput>
+}
+
 export type UserCreateNestedOneWithoutAccountTokensInput = {
   create?: Prisma.XOR<Prisma.UserCreateWithoutAccountTokensInput, Prisma.UserUncheckedCreateWithoutAccountTokensInput>
   connectOrCreate?: Prisma.UserCreateOrConnectWithoutAccountTokensInput
@@ -692,6 +713,7 @@ export type UserCreateWithoutEntityCustomersInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
@@ -716,6 +738,7 @@ export type UserUncheckedCreateWithoutEntityCustomersInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpUncheckedCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
@@ -756,6 +779,7 @@ export type UserUpdateWithoutEntityCustomersInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
@@ -780,6 +804,7 @@ export type UserUncheckedUpdateWithoutEntityCustomersInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUncheckedUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
@@ -804,6 +829,7 @@ export type UserCreateWithoutEntityNotesInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
@@ -828,6 +854,7 @@ export type UserUncheckedCreateWithoutEntityNotesInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpUncheckedCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
@@ -868,6 +895,7 @@ export type UserUpdateWithoutEntityNotesInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
@@ -892,6 +920,7 @@ export type UserUncheckedUpdateWithoutEntityNotesInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUncheckedUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
@@ -916,6 +945,7 @@ export type UserCreateWithoutEntityPostsInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
@@ -940,6 +970,7 @@ export type UserUncheckedCreateWithoutEntityPostsInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpUncheckedCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
@@ -980,6 +1011,7 @@ export type UserUpdateWithoutEntityPostsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
@@ -1004,6 +1036,7 @@ export type UserUncheckedUpdateWithoutEntityPostsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUncheckedUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
@@ -1028,6 +1061,7 @@ export type UserCreateWithoutEntityTasksInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
@@ -1052,6 +1086,7 @@ export type UserUncheckedCreateWithoutEntityTasksInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpUncheckedCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
@@ -1092,6 +1127,7 @@ export type UserUpdateWithoutEntityTasksInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
@@ -1116,6 +1152,7 @@ export type UserUncheckedUpdateWithoutEntityTasksInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUncheckedUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
@@ -1139,6 +1176,7 @@ export type UserCreateWithoutSessionsInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
@@ -1163,6 +1201,7 @@ export type UserUncheckedCreateWithoutSessionsInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpUncheckedCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
@@ -1203,6 +1242,7 @@ export type UserUpdateWithoutSessionsInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
@@ -1226,6 +1266,123 @@ export type UserUncheckedUpdateWithoutSessionsInput = {
   emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUncheckedUpdateOneWithoutUserNestedInput
+  memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
+  ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
+  invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
+  media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
+  entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
+  entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
+}
+
+export type UserCreateWithoutTotpInput = {
+  id?: string
+  email: string
+  passwordHash: string
+  firstName?: string
+  lastName?: string
+  image?: string | null
+  role?: string
+  emailVerifiedAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
+  accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  memberships?: Prisma.TeamMemberCreateNestedManyWithoutUserInput
+  ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
+  invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
+  media?: Prisma.MediaCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
+  entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
+}
+
+export type UserUncheckedCreateWithoutTotpInput = {
+  id?: string
+  email: string
+  passwordHash: string
+  firstName?: string
+  lastName?: string
+  image?: string | null
+  role?: string
+  emailVerifiedAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
+  accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  memberships?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutUserInput
+  ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
+  invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
+  media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
+  entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
+}
+
+export type UserCreateOrConnectWithoutTotpInput = {
+  where: Prisma.UserWhereUniqueInput
+  create: Prisma.XOR<Prisma.UserCreateWithoutTotpInput, Prisma.UserUncheckedCreateWithoutTotpInput>
+}
+
+export type UserUpsertWithoutTotpInput = {
+  update: Prisma.XOR<Prisma.UserUpdateWithoutTotpInput, Prisma.UserUncheckedUpdateWithoutTotpInput>
+  create: Prisma.XOR<Prisma.UserCreateWithoutTotpInput, Prisma.UserUncheckedCreateWithoutTotpInput>
+  where?: Prisma.UserWhereInput
+}
+
+export type UserUpdateToOneWithWhereWithoutTotpInput = {
+  where?: Prisma.UserWhereInput
+  data: Prisma.XOR<Prisma.UserUpdateWithoutTotpInput, Prisma.UserUncheckedUpdateWithoutTotpInput>
+}
+
+export type UserUpdateWithoutTotpInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  email?: Prisma.StringFieldUpdateOperationsInput | string
+  passwordHash?: Prisma.StringFieldUpdateOperationsInput | string
+  firstName?: Prisma.StringFieldUpdateOperationsInput | string
+  lastName?: Prisma.StringFieldUpdateOperationsInput | string
+  image?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
+  accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  memberships?: Prisma.TeamMemberUpdateManyWithoutUserNestedInput
+  ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
+  invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
+  media?: Prisma.MediaUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
+  entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
+}
+
+export type UserUncheckedUpdateWithoutTotpInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  email?: Prisma.StringFieldUpdateOperationsInput | string
+  passwordHash?: Prisma.StringFieldUpdateOperationsInput | string
+  firstName?: Prisma.StringFieldUpdateOperationsInput | string
+  lastName?: Prisma.StringFieldUpdateOperationsInput | string
+  image?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
@@ -1251,6 +1408,7 @@ export type UserCreateWithoutAccountTokensInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
@@ -1275,6 +1433,7 @@ export type UserUncheckedCreateWithoutAccountTokensInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpUncheckedCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
@@ -1315,6 +1474,7 @@ export type UserUpdateWithoutAccountTokensInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
@@ -1339,6 +1499,7 @@ export type UserUncheckedUpdateWithoutAccountTokensInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUncheckedUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
@@ -1364,6 +1525,7 @@ export type UserCreateWithoutOwnedTeamsInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberCreateNestedManyWithoutUserInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
@@ -1388,6 +1550,7 @@ export type UserUncheckedCreateWithoutOwnedTeamsInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpUncheckedCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutUserInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
@@ -1428,6 +1591,7 @@ export type UserUpdateWithoutOwnedTeamsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUpdateManyWithoutUserNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
@@ -1452,6 +1616,7 @@ export type UserUncheckedUpdateWithoutOwnedTeamsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUncheckedUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
@@ -1476,6 +1641,7 @@ export type UserCreateWithoutMembershipsInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpCreateNestedOneWithoutUserInput
   ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
@@ -1500,6 +1666,7 @@ export type UserUncheckedCreateWithoutMembershipsInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpUncheckedCreateNestedOneWithoutUserInput
   ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
@@ -1540,6 +1707,7 @@ export type UserUpdateWithoutMembershipsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUpdateOneWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
@@ -1564,6 +1732,7 @@ export type UserUncheckedUpdateWithoutMembershipsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUncheckedUpdateOneWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
@@ -1588,6 +1757,7 @@ export type UserCreateWithoutApiKeysInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
@@ -1612,6 +1782,7 @@ export type UserUncheckedCreateWithoutApiKeysInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpUncheckedCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
@@ -1652,6 +1823,7 @@ export type UserUpdateWithoutApiKeysInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
@@ -1676,6 +1848,7 @@ export type UserUncheckedUpdateWithoutApiKeysInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUncheckedUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
@@ -1700,6 +1873,7 @@ export type UserCreateWithoutInvitationsSentInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
@@ -1724,6 +1898,7 @@ export type UserUncheckedCreateWithoutInvitationsSentInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpUncheckedCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
@@ -1764,6 +1939,7 @@ export type UserUpdateWithoutInvitationsSentInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
@@ -1788,6 +1964,7 @@ export type UserUncheckedUpdateWithoutInvitationsSentInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUncheckedUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
@@ -1812,6 +1989,7 @@ export type UserCreateWithoutMediaInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
@@ -1836,6 +2014,7 @@ export type UserUncheckedCreateWithoutMediaInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpUncheckedCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
@@ -1876,6 +2055,7 @@ export type UserUpdateWithoutMediaInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
@@ -1900,6 +2080,7 @@ export type UserUncheckedUpdateWithoutMediaInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUncheckedUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
@@ -1924,6 +2105,7 @@ export type UserCreateWithoutScheduledActionsInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
@@ -1948,6 +2130,7 @@ export type UserUncheckedCreateWithoutScheduledActionsInput = {
   updatedAt?: Date | string
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
   accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpUncheckedCreateNestedOneWithoutUserInput
   memberships?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutUserInput
   ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
@@ -1988,6 +2171,7 @@ export type UserUpdateWithoutScheduledActionsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
@@ -2012,6 +2196,7 @@ export type UserUncheckedUpdateWithoutScheduledActionsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
   accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUncheckedUpdateOneWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
@@ -2166,6 +2351,7 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   updatedAt?: boolean
   sessions?: boolean | Prisma.User$sessionsArgs<ExtArgs>
   accountTokens?: boolean | Prisma.User$accountTokensArgs<ExtArgs>
+  totp?: boolean | Prisma.User$totpArgs<ExtArgs>
   memberships?: boolean | Prisma.User$membershipsArgs<ExtArgs>
   ownedTeams?: boolean | Prisma.User$ownedTeamsArgs<ExtArgs>
   apiKeys?: boolean | Prisma.User$apiKeysArgs<ExtArgs>
@@ -2222,6 +2408,7 @@ export type UserOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = run
 export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   sessions?: boolean | Prisma.User$sessionsArgs<ExtArgs>
   accountTokens?: boolean | Prisma.User$accountTokensArgs<ExtArgs>
+  totp?: boolean | Prisma.User$totpArgs<ExtArgs>
   memberships?: boolean | Prisma.User$membershipsArgs<ExtArgs>
   ownedTeams?: boolean | Prisma.User$ownedTeamsArgs<ExtArgs>
   apiKeys?: boolean | Prisma.User$apiKeysArgs<ExtArgs>
@@ -2242,6 +2429,7 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   objects: {
     sessions: Prisma.$SessionPayload<ExtArgs>[]
     accountTokens: Prisma.$AccountTokenPayload<ExtArgs>[]
+    totp: Prisma.$UserTotpPayload<ExtArgs> | null
     memberships: Prisma.$TeamMemberPayload<ExtArgs>[]
     ownedTeams: Prisma.$TeamPayload<ExtArgs>[]
     apiKeys: Prisma.$ApiKeyPayload<ExtArgs>[]
@@ -2666,6 +2854,7 @@ export interface Prisma__UserClient<T, Null = never, ExtArgs extends runtime.Typ
   readonly [Symbol.toStringTag]: "PrismaPromise"
   sessions<T extends Prisma.User$sessionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$sessionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SessionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   accountTokens<T extends Prisma.User$accountTokensArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$accountTokensArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AccountTokenPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  totp<T extends Prisma.User$totpArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$totpArgs<ExtArgs>>): Prisma.Prisma__UserTotpClient<runtime.Types.Result.GetResult<Prisma.$UserTotpPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   memberships<T extends Prisma.User$membershipsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$membershipsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$TeamMemberPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   ownedTeams<T extends Prisma.User$ownedTeamsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$ownedTeamsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$TeamPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   apiKeys<T extends Prisma.User$apiKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$apiKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -3153,6 +3342,25 @@ export type User$accountTokensArgs<ExtArgs extends runtime.Types.Extensions.Inte
   take?: number
   skip?: number
   distinct?: Prisma.AccountTokenScalarFieldEnum | Prisma.AccountTokenScalarFieldEnum[]
+}
+
+/**
+ * User.totp
+ */
+export type User$totpArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the UserTotp
+   */
+  select?: Prisma.UserTotpSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the UserTotp
+   */
+  omit?: Prisma.UserTotpOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.UserTotpInclude<ExtArgs> | null
+  where?: Prisma.UserTotpWhereInput
 }
 
 /**

@@ -1,0 +1,168 @@
+// Two-factor sign-in with TOTP (RFC 6238, the otpauth library: SHA-1, 6 digits, 30 s, what every
+// authenticator app reads). A signed-in user enrols (password again; a secret and its otpauth:// URI),
+// confirms with a first code (two-factor is then on: ten recovery codes are shown once, stored as
+// hashes; every other session ends and this one gets a new token), and may turn it off with a code.
+// Sign-in with two-factor on takes two steps: the password gives a short-lived challenge, the challenge
+// and a code (or a recovery code) give the session. A code is accepted once (its time step is kept),
+// a recovery code once; wrong codes count as failed sign-ins (the same throttle, 429 once blocked).
+// API keys are not affected.
+import * as OTPAuth from 'otpauth';
+import { verifyPassword } from '../../auth/password.js';
+import { hashToken, newToken } from '../../auth/secret-token.js';
+import type { Tx } from '../../db/request-db.js';
+import { AppError, unauthenticated } from '../../shared/errors.js';
+import type { RequestScope } from '../../shared/request-scope.js';
+import { seal, unseal } from '../../shared/sealing.js';
+import type { ConfirmTwoFactorInput, EnrollTwoFactorInput, TwoFactorCodeInput, TwoFactorSignInInput } from './inputs.js';
+import { openLink } from './mailed-links.js';
+import * as repo from './repository.js';
+import { startSession, type StartedSession, type ThrottledScope } from './session-start.js';
+
+const period = 30;
+const recoveryCodeCount = 10;
+/** How long the second step of a sign-in may wait for its code. */
+const challengeTtlMs = 5 * 60_000;
+/** Recovery codes do not expire; the column wants a date. */
+const never = new Date('9999-12-31T00:00:00Z');
+
+const wrongCode = () => new AppError('INVALID_CODE', 'The code is not correct');
+const invalidChallenge = () => new AppError('INVALID_TOKEN', 'This sign-in has expired or is complete: sign in again');
+
+function totpOf(scope: RequestScope, secret: string, label: string): OTPAuth.TOTP {
+  return new OTPAuth.TOTP({ issuer: scope.config.twoFactor.issuer, label, algorithm: 'SHA1', digits: 6, period, secret: OTPAuth.Secret.fromBase32(secret) });
+}
+
+const openTotpSecret = (scope: RequestScope, sealed: string) => unseal(sealed, scope.config.twoFactor.secretKey, { what: 'The two-factor secret', setting: 'TWO_FACTOR_SECRET_KEY' });
+
+/** A recovery code as typed (any case, dashes or spaces) in its stored form's input. */
+const normalizedRecoveryCode = (code: string) => code.toUpperCase().replace(/[\s-]/g, '');
+
+/** Ten new recovery codes (80 bits each, `XXXX-XXXX-XXXX-XXXX`), replacing the user's unused ones. */
+async function newRecoveryCodes(tx: Tx, userId: string, now: Date): Promise<string[]> {
+  await repo.useAccountTokensOf(tx, userId, 'recovery_code', now);
+  const codes = Array.from({ length: recoveryCodeCount }, () => new OTPAuth.Secret({ size: 10 }).base32.match(/.{4}/g)!.join('-'));
+  for (const code of codes) await repo.insertAccountToken(tx, { userId, purpose: 'recovery_code', tokenHash: hashToken(normalizedRecoveryCode(code)), expiresAt: never });
+  return codes;
+}
+
+/**
+ * Whether `code` is a second factor of the user now: a TOTP code of this or a neighbouring time step
+ * not used before (its step is then kept), or an unused recovery code (then used up).
+ */
+async function acceptSecondFactor(scope: RequestScope, tx: Tx, userId: string, sealedSecret: string, code: string): Promise<boolean> {
+  const now = scope.now();
+  const digits = code.replace(/\s/g, '');
+  if (/^\d{6}$/.test(digits)) {
+    const delta = totpOf(scope, openTotpSecret(scope, sealedSecret), userId).validate({ token: digits, timestamp: now.getTime(), window: 1 });
+    if (delta === null) return false;
+    const step = Math.floor(now.getTime() / 1000 / period) + delta;
+    const { count } = await tx.userTotp.updateMany({ where: { userId, OR: [{ lastStep: null }, { lastStep: { lt: step } }] }, data: { lastStep: step } });
+    return count === 1;
+  }
+  return repo.useAccountToken(tx, 'recovery_code', hashToken(normalizedRecoveryCode(code)), now);
+}
+
+function signedInBySession(scope: RequestScope) {
+  const { actor } = scope;
+  if (actor.kind !== 'user' || !actor.sessionId) throw unauthenticated();
+  return actor;
+}
+
+/** Checks the signed-in user's password again (a sensitive change), counted like a sign-in. */
+async function assertPassword(scope: ThrottledScope, email: string, userId: string, password: string): Promise<void> {
+  const { ip } = scope.client;
+  await scope.signIns.assertSignInAllowed(email, ip);
+  const found = await repo.findCredentials(scope.system('two-factor: password check'), email);
+  if (!found || found.id !== userId || !(await verifyPassword(found.passwordHash, password))) {
+    await scope.signIns.signInFailed(email, ip);
+    throw new AppError('INVALID_CREDENTIALS', 'The current password is not correct');
+  }
+}
+
+/** Runs `check`; a wrong code counts as a failed sign-in of `key` (429 once blocked, checked first). */
+async function throttledCode<T>(scope: ThrottledScope, key: string, check: () => Promise<T>): Promise<T> {
+  const { ip } = scope.client;
+  await scope.signIns.assertSignInAllowed(key, ip);
+  try {
+    const result = await check();
+    await scope.signIns.signInSucceeded(key, ip);
+    return result;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'INVALID_CODE') await scope.signIns.signInFailed(key, ip);
+    throw error;
+  }
+}
+
+/** Starts (or restarts) two-factor set-up: a new secret, pending until confirmed. */
+export async function enrollTwoFactor(scope: ThrottledScope, input: EnrollTwoFactorInput): Promise<{ secret: string; otpauthUri: string }> {
+  const actor = signedInBySession(scope);
+  await assertPassword(scope, actor.email, actor.userId, input.password);
+  const tx = await scope.db.tx();
+  const existing = await tx.userTotp.findUnique({ where: { userId: actor.userId }, select: { enabledAt: true } });
+  if (existing?.enabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is already on: turn it off first');
+  const secret = new OTPAuth.Secret({ size: 20 }).base32;
+  const secretSealed = seal(secret, scope.config.twoFactor.secretKey);
+  await tx.userTotp.upsert({ where: { userId: actor.userId }, create: { userId: actor.userId, secretSealed }, update: { secretSealed, enabledAt: null, lastStep: null } });
+  return { secret, otpauthUri: totpOf(scope, secret, actor.email).toString() };
+}
+
+/**
+ * Turns two-factor on with a first code: recovery codes are made (shown once), every session of the
+ * user ends and this one starts anew (a new token for the cookie).
+ */
+export async function confirmTwoFactor(scope: ThrottledScope, input: ConfirmTwoFactorInput): Promise<{ recoveryCodes: string[]; endedSessions: number; session: StartedSession }> {
+  const actor = signedInBySession(scope);
+  return throttledCode(scope, actor.email, async () => {
+    const tx = await scope.db.tx();
+    const pending = await tx.userTotp.findUnique({ where: { userId: actor.userId }, select: { secretSealed: true, enabledAt: true } });
+    if (!pending || pending.enabledAt) throw new AppError('CONFLICT', 'No two-factor set-up is waiting for a code: enrol first');
+    if (!/^\d{6}$/.test(input.code) || !(await acceptSecondFactor(scope, tx, actor.userId, pending.secretSealed, input.code))) throw wrongCode();
+    const now = scope.now();
+    await tx.userTotp.update({ where: { userId: actor.userId }, data: { enabledAt: now } });
+    const recoveryCodes = await newRecoveryCodes(tx, actor.userId, now);
+    const endedSessions = (await repo.deleteSessionsExcept(tx, actor.userId, null)) - 1;
+    const user = { id: actor.userId, email: actor.email, role: actor.role, ...actor.profile };
+    return { recoveryCodes, endedSessions, session: await startSession(scope, tx, user, actor.activeTeamId) };
+  });
+}
+
+/** Turns two-factor off with a code or a recovery code; the recovery codes end with it. */
+export async function disableTwoFactor(scope: ThrottledScope, input: TwoFactorCodeInput): Promise<void> {
+  const actor = signedInBySession(scope);
+  await throttledCode(scope, actor.email, async () => {
+    const tx = await scope.db.tx();
+    const totp = await tx.userTotp.findUnique({ where: { userId: actor.userId }, select: { secretSealed: true, enabledAt: true } });
+    if (!totp?.enabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is not on');
+    if (!(await acceptSecondFactor(scope, tx, actor.userId, totp.secretSealed, input.code))) throw wrongCode();
+    await tx.userTotp.delete({ where: { userId: actor.userId } });
+    await repo.useAccountTokensOf(tx, actor.userId, 'recovery_code', scope.now());
+  });
+}
+
+/** The first step's answer when the password was right and two-factor is on: no session yet. */
+export interface TwoFactorChallenge {
+  challenge: string;
+  expiresAt: Date;
+}
+
+/** After the right password: a challenge for the second step, valid a few minutes, single use. */
+export async function challengeFor(scope: RequestScope, userId: string): Promise<TwoFactorChallenge> {
+  const challenge = newToken();
+  const expiresAt = new Date(scope.now().getTime() + challengeTtlMs);
+  await scope.runAs(userId, (tx) => repo.insertAccountToken(tx, { userId, purpose: 'sign_in_challenge', tokenHash: hashToken(challenge), expiresAt }));
+  return { challenge, expiresAt };
+}
+
+/** The second step of a sign-in: the challenge and a code (or a recovery code) start the session. */
+export async function completeTwoFactorSignIn(scope: ThrottledScope, input: TwoFactorSignInInput): Promise<StartedSession> {
+  const link = await openLink(scope, 'sign_in_challenge', input.challenge, invalidChallenge);
+  return throttledCode(scope, `2fa:${link.userId}`, () =>
+    // A wrong code rolls back the transaction: the challenge stays usable until it expires.
+    link.use(async (tx) => {
+      const totp = await tx.userTotp.findUnique({ where: { userId: link.userId }, select: { secretSealed: true, enabledAt: true } });
+      if (!totp?.enabledAt || !(await acceptSecondFactor(scope, tx, link.userId, totp.secretSealed, input.code))) throw wrongCode();
+      const user = await tx.user.findUniqueOrThrow({ where: { id: link.userId }, select: repo.userView });
+      return startSession(scope, tx, user, await repo.firstTeamId(tx, user.id));
+    }),
+  );
+}
