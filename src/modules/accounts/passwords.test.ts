@@ -148,7 +148,7 @@ describe('the answer does not wait for the e-mail', () => {
 });
 
 describe('password change', () => {
-  it('needs the current password, ends the other sessions and keeps this one', async () => {
+  it('needs the current password, ends every session and renews this one’s token', async () => {
     const user = await signUp(t);
     const other = cookieFrom((await signIn(user)).headers);
     const wrong = await t.json('POST', '/api/auth/password', { currentPassword: 'not it at all', newPassword: 'changed password' }, { cookie: user.cookie });
@@ -157,8 +157,11 @@ describe('password change', () => {
     const res = await t.json('POST', '/api/auth/password', { currentPassword: user.password, newPassword: 'changed password' }, { cookie: user.cookie });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ endedSessions: 1 });
-    expect((await t.json('GET', '/api/auth/session', undefined, { cookie: user.cookie })).status).toBe(200);
-    expect((await t.json('GET', '/api/auth/session', undefined, { cookie: other })).status).toBe(401);
+    const renewed = cookieFrom(res.headers);
+    expect(renewed).toMatch(/^sid=/);
+    expect(renewed).not.toBe(user.cookie);
+    expect((await t.json('GET', '/api/auth/session', undefined, { cookie: renewed })).status).toBe(200);
+    for (const cookie of [user.cookie, other]) expect((await t.json('GET', '/api/auth/session', undefined, { cookie })).status).toBe(401);
     expect((await signIn(user, 'changed password')).status).toBe(200);
   });
 

@@ -1,12 +1,12 @@
 // Passwords: a forgotten one reset through a single-use link sent by e-mail, a known one changed by
 // its signed-in user. Either ends the user's other sessions and uses up their open reset links.
 import { hashPassword, verifyPassword } from '../../auth/password.js';
-import { AppError, unauthenticated } from '../../shared/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import type { ChangePasswordInput, PasswordResetInput, RequestPasswordResetInput } from './inputs.js';
 import { mailLink, openLink } from './mailed-links.js';
 import * as repo from './repository.js';
-import type { ThrottledScope } from './session-start.js';
+import { signedInBySession, startSession, type StartedSession, type ThrottledScope } from './session-start.js';
 
 const invalidToken = () => new AppError('INVALID_TOKEN', 'This password reset link is invalid, used or expired: ask for a new one');
 
@@ -51,25 +51,31 @@ export async function resetPassword(scope: RequestScope, input: PasswordResetInp
   });
 }
 
-/**
- * Changes the signed-in user's password, the current one required: a wrong one counts as a failed
- * sign-in (same throttle, 429 once blocked). Ends the user's other sessions; this one stays.
- */
-export async function changePassword(scope: ThrottledScope, input: ChangePasswordInput): Promise<{ endedSessions: number }> {
-  const { actor } = scope;
-  if (actor.kind !== 'user' || !actor.sessionId) throw unauthenticated();
+/** Checks the signed-in user's password again (a sensitive change); a wrong one counts as a failed sign-in. */
+export async function assertCurrentPassword(scope: ThrottledScope, user: { userId: string; email: string }, password: string): Promise<void> {
   const { ip } = scope.client;
-  await scope.signIns.assertSignInAllowed(actor.email, ip);
-  const found = await repo.findCredentials(scope.system('password change: current hash'), actor.email);
-  if (!found || found.id !== actor.userId || !(await verifyPassword(found.passwordHash, input.currentPassword))) {
-    await scope.signIns.signInFailed(actor.email, ip);
+  await scope.signIns.assertSignInAllowed(user.email, ip);
+  const found = await repo.findCredentials(scope.system('current password check'), user.email);
+  if (!found || found.id !== user.userId || !(await verifyPassword(found.passwordHash, password))) {
+    await scope.signIns.signInFailed(user.email, ip);
     throw new AppError('INVALID_CREDENTIALS', 'The current password is not correct');
   }
+}
+
+/**
+ * Changes the signed-in user's password, the current one required (a wrong one counts as a failed
+ * sign-in: 429 once blocked). Every session of the user ends; this one starts anew with a new token.
+ */
+export async function changePassword(scope: ThrottledScope, input: ChangePasswordInput): Promise<{ endedSessions: number; session: StartedSession }> {
+  const actor = signedInBySession(scope);
+  await assertCurrentPassword(scope, actor, input.currentPassword);
   const passwordHash = await hashPassword(input.newPassword);
   const tx = await scope.db.tx();
   await repo.setPasswordHash(tx, actor.userId, passwordHash);
   await repo.useAccountTokensOf(tx, actor.userId, 'password_reset', scope.now());
-  return { endedSessions: await repo.deleteSessionsExcept(tx, actor.userId, actor.sessionId) };
+  const endedSessions = (await repo.deleteSessionsExcept(tx, actor.userId, null)) - 1;
+  const user = { id: actor.userId, email: actor.email, role: actor.role, ...actor.profile };
+  return { endedSessions, session: await startSession(scope, tx, user, actor.activeTeamId) };
 }
 
 /** The caller's session when the caller is `userId` signed in by cookie: the one a password change keeps. */

@@ -300,10 +300,14 @@ builder.mutationFields((t) => ({
   }),
   changePassword: t.field({
     type: PasswordChangeRef,
-    description: 'Changes the signed-in user’s password (the current one required) and ends their other sessions.',
+    description: 'Changes the signed-in user’s password (the current one required): every other session ends and this one is renewed (sets the cookie).',
     authScopes: { session: true },
     args: { input: t.arg({ type: ChangePasswordInput, required: true }) },
-    resolve: (_root, { input }, ctx) => passwords.changePassword(ctx, parseInput(changePasswordInput, input)),
+    resolve: async (_root, { input }, ctx) => {
+      const { session, endedSessions } = await passwords.changePassword(ctx, parseInput(changePasswordInput, input));
+      withCookie(ctx, session);
+      return { endedSessions };
+    },
   }),
   revokeSession: t.boolean({
     description: 'Ends one of the caller’s sessions (this one too: its cookie is then cleared).',

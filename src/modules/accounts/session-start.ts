@@ -3,6 +3,7 @@
 import { hashToken, newToken } from '../../auth/secret-token.js';
 import type { SignInThrottle } from '../../auth/sign-in-throttle.js';
 import type { Tx } from '../../db/request-db.js';
+import { unauthenticated } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import * as repo from './repository.js';
 import type { UserView } from './repository.js';
@@ -33,4 +34,11 @@ export async function startSession(scope: RequestScope, tx: Tx, user: UserView, 
     userAgent: scope.client.userAgent,
   });
   return { user, activeTeamId, token, expiresAt: session.expiresAt };
+}
+
+/** The caller, signed in with a session cookie (not an API key): who may manage their own account. */
+export function signedInBySession(scope: RequestScope) {
+  const { actor } = scope;
+  if (actor.kind !== 'user' || !actor.sessionId) throw unauthenticated();
+  return { ...actor, sessionId: actor.sessionId };
 }

@@ -1,9 +1,10 @@
 // A signed-in user's sessions: where they are signed in (browser, address, last seen), and ending one
 // or all others. Sessions are never cached, so an ended session fails its very next request.
-import { AppError, unauthenticated } from '../../shared/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import * as repo from './repository.js';
+import { signedInBySession } from './session-start.js';
 
 export interface SessionView {
   id: string;
@@ -16,21 +17,15 @@ export interface SessionView {
   expiresAt: Date;
 }
 
-function sessionCaller(scope: RequestScope) {
-  const { actor } = scope;
-  if (actor.kind !== 'user' || !actor.sessionId) throw unauthenticated();
-  return { userId: actor.userId, sessionId: actor.sessionId };
-}
-
 export async function mySessions(scope: RequestScope): Promise<SessionView[]> {
-  const { userId, sessionId } = sessionCaller(scope);
+  const { userId, sessionId } = signedInBySession(scope);
   const sessions = await repo.liveSessions(await scope.db.tx(), userId, scope.now());
   return sessions.map((s) => ({ ...s, current: s.id === sessionId }));
 }
 
 /** Ends one of the caller's sessions (this one included); another user's is not found (RLS). */
 export async function revokeSession(scope: RequestScope, id: string): Promise<{ current: boolean }> {
-  const { sessionId } = sessionCaller(scope);
+  const { sessionId } = signedInBySession(scope);
   const found = isUuid(id) && (await repo.deleteSession(await scope.db.tx(), id));
   if (!found) throw new AppError('NOT_FOUND', 'Session not found');
   return { current: id === sessionId };
@@ -38,6 +33,6 @@ export async function revokeSession(scope: RequestScope, id: string): Promise<{ 
 
 /** Ends every session of the caller but this one; how many ended. */
 export async function revokeOtherSessions(scope: RequestScope): Promise<number> {
-  const { userId, sessionId } = sessionCaller(scope);
+  const { userId, sessionId } = signedInBySession(scope);
   return repo.deleteSessionsExcept(await scope.db.tx(), userId, sessionId);
 }

@@ -7,16 +7,16 @@
 // a recovery code once; wrong codes count as failed sign-ins (the same throttle, 429 once blocked).
 // API keys are not affected.
 import * as OTPAuth from 'otpauth';
-import { verifyPassword } from '../../auth/password.js';
 import { hashToken, newToken } from '../../auth/secret-token.js';
 import type { Tx } from '../../db/request-db.js';
-import { AppError, unauthenticated } from '../../shared/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { seal, unseal } from '../../shared/sealing.js';
 import type { ConfirmTwoFactorInput, EnrollTwoFactorInput, TwoFactorCodeInput, TwoFactorSignInInput } from './inputs.js';
 import { openLink } from './mailed-links.js';
+import { assertCurrentPassword } from './passwords.js';
 import * as repo from './repository.js';
-import { startSession, type StartedSession, type ThrottledScope } from './session-start.js';
+import { signedInBySession, startSession, type StartedSession, type ThrottledScope } from './session-start.js';
 
 const period = 30;
 const recoveryCodeCount = 10;
@@ -62,23 +62,6 @@ async function acceptSecondFactor(scope: RequestScope, tx: Tx, userId: string, s
   return repo.useAccountToken(tx, 'recovery_code', hashToken(normalizedRecoveryCode(code)), now);
 }
 
-function signedInBySession(scope: RequestScope) {
-  const { actor } = scope;
-  if (actor.kind !== 'user' || !actor.sessionId) throw unauthenticated();
-  return actor;
-}
-
-/** Checks the signed-in user's password again (a sensitive change), counted like a sign-in. */
-async function assertPassword(scope: ThrottledScope, email: string, userId: string, password: string): Promise<void> {
-  const { ip } = scope.client;
-  await scope.signIns.assertSignInAllowed(email, ip);
-  const found = await repo.findCredentials(scope.system('two-factor: password check'), email);
-  if (!found || found.id !== userId || !(await verifyPassword(found.passwordHash, password))) {
-    await scope.signIns.signInFailed(email, ip);
-    throw new AppError('INVALID_CREDENTIALS', 'The current password is not correct');
-  }
-}
-
 /** Runs `check`; a wrong code counts as a failed sign-in of `key` (429 once blocked, checked first). */
 async function throttledCode<T>(scope: ThrottledScope, key: string, check: () => Promise<T>): Promise<T> {
   const { ip } = scope.client;
@@ -96,7 +79,7 @@ async function throttledCode<T>(scope: ThrottledScope, key: string, check: () =>
 /** Starts (or restarts) two-factor set-up: a new secret, pending until confirmed. */
 export async function enrollTwoFactor(scope: ThrottledScope, input: EnrollTwoFactorInput): Promise<{ secret: string; otpauthUri: string }> {
   const actor = signedInBySession(scope);
-  await assertPassword(scope, actor.email, actor.userId, input.password);
+  await assertCurrentPassword(scope, actor, input.password);
   const tx = await scope.db.tx();
   const existing = await tx.userTotp.findUnique({ where: { userId: actor.userId }, select: { enabledAt: true } });
   if (existing?.enabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is already on: turn it off first');
