@@ -19,6 +19,14 @@ function secretKeyBytes(value: string): Buffer | null {
   return key?.length === 32 ? key : null;
 }
 
+/** An optional sealing key: its 32 bytes, or null when unset. */
+const sealingKey = z
+  .string()
+  .refine((v) => secretKeyBytes(v) !== null, 'expected 32 bytes as 64 hexadecimal characters or base64')
+  .transform((v) => secretKeyBytes(v)!)
+  .optional()
+  .transform((key) => key ?? null);
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -60,10 +68,7 @@ const envSchema = z.object({
   MAIL_LINK_MAX_PER_IP: z.coerce.number().int().min(1).default(30),
   REQUIRE_EMAIL_VERIFICATION: flag.optional(),
   TWO_FACTOR_ISSUER: z.string().trim().min(1).max(100).default('Platform'),
-  TWO_FACTOR_SECRET_KEY: z
-    .string()
-    .refine((v) => secretKeyBytes(v) !== null, 'expected 32 bytes as 64 hexadecimal characters or base64')
-    .optional(),
+  TWO_FACTOR_SECRET_KEY: sealingKey,
   EMAIL_VERIFICATION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(48),
   PASSWORD_RESET_TTL_MINUTES: z.coerce.number().int().min(5).max(24 * 60).default(30),
   SIGNIN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(3600),
@@ -83,10 +88,7 @@ const envSchema = z.object({
   SCHEDULED_ACTIONS_DEDUP_WINDOW_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   WEBHOOKS_ALLOW_PRIVATE: flag.default(false),
   WEBHOOKS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-  WEBHOOKS_SECRET_KEY: z
-    .string()
-    .refine((v) => secretKeyBytes(v) !== null, 'expected 32 bytes as 64 hexadecimal characters or base64')
-    .optional(),
+  WEBHOOKS_SECRET_KEY: sealingKey,
   WEBHOOKS_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'expected smtp:// or smtps://').optional(),
   MAIL_FROM: z.string().min(3).default('Platform <no-reply@localhost>'),
@@ -263,7 +265,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     passwordResetTtlMs: e.PASSWORD_RESET_TTL_MINUTES * 60_000,
     requireEmailVerification: e.REQUIRE_EMAIL_VERIFICATION ?? e.NODE_ENV === 'production',
     emailVerificationTtlMs: e.EMAIL_VERIFICATION_TTL_HOURS * 3_600_000,
-    twoFactor: { issuer: e.TWO_FACTOR_ISSUER, secretKey: e.TWO_FACTOR_SECRET_KEY === undefined ? null : secretKeyBytes(e.TWO_FACTOR_SECRET_KEY) },
+    twoFactor: { issuer: e.TWO_FACTOR_ISSUER, secretKey: e.TWO_FACTOR_SECRET_KEY },
     cookieSecure: e.COOKIE_SECURE === 'auto' ? 'auto' : e.COOKIE_SECURE === 'true',
     trustProxy: e.TRUST_PROXY,
     corsOrigins: e.CORS_ORIGINS,
@@ -322,7 +324,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     webhooks: {
       allowPrivate: e.WEBHOOKS_ALLOW_PRIVATE,
       timeoutMs: e.WEBHOOKS_TIMEOUT_MS,
-      secretKey: e.WEBHOOKS_SECRET_KEY === undefined ? null : secretKeyBytes(e.WEBHOOKS_SECRET_KEY),
+      secretKey: e.WEBHOOKS_SECRET_KEY,
       deliveryRetentionMs: e.WEBHOOKS_DELIVERY_RETENTION_DAYS * 86_400_000,
     },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, appUrl: e.APP_URL },

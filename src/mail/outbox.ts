@@ -18,6 +18,11 @@ export interface Delivery {
   error: string | null;
 }
 
+/** A link into the front end (APP_URL) for an e-mail: `path` under its base, or alone when it is not set. */
+export function appLink(options: { appUrl?: string | undefined }, path: string): string {
+  return `${options.appUrl?.replace(/\/+$/, '') ?? ''}${path}`;
+}
+
 export interface Mailer {
   /** Sends (with SMTP) and records a message in `tx`; true when the SMTP server accepted it. */
   send(tx: Tx, mail: Mail): Promise<boolean>;

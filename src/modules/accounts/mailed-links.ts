@@ -4,10 +4,18 @@
 // it up in the same transaction as what it does, so two uses at once let one through.
 import { hashToken, newToken } from '../../auth/secret-token.js';
 import type { Tx } from '../../db/request-db.js';
-import type { Mail } from '../../mail/outbox.js';
+import { appLink, type Mail } from '../../mail/outbox.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import * as repo from './repository.js';
 import type { TokenPurpose } from './repository.js';
+
+/** A new single-use token of `purpose` for the user, valid `ttlMs`: stored as its hash, answered once. */
+export async function issueAccountToken(scope: RequestScope, userId: string, purpose: TokenPurpose, ttlMs: number): Promise<{ token: string; expiresAt: Date }> {
+  const token = newToken();
+  const expiresAt = new Date(scope.now().getTime() + ttlMs);
+  await scope.runAs(userId, (tx) => repo.insertAccountToken(tx, { userId, purpose, tokenHash: hashToken(token), expiresAt }));
+  return { token, expiresAt };
+}
 
 /** Makes a link's token for the user and mails what `compose` writes with it. */
 export async function mailLink(
@@ -17,11 +25,8 @@ export async function mailLink(
   ttlMs: number,
   compose: (link: { token: string; url: (path: string) => string; expiresAt: Date }) => Omit<Mail, 'to'>,
 ): Promise<void> {
-  const token = newToken();
-  const expiresAt = new Date(scope.now().getTime() + ttlMs);
-  await scope.runAs(user.id, (tx) => repo.insertAccountToken(tx, { userId: user.id, purpose, tokenHash: hashToken(token), expiresAt }));
-  const base = scope.config.mail.appUrl?.replace(/\/+$/, '') ?? '';
-  const mail = { to: user.email, ...compose({ token, expiresAt, url: (path) => `${base}${path}?token=${token}` }) };
+  const { token, expiresAt } = await issueAccountToken(scope, user.id, purpose, ttlMs);
+  const mail = { to: user.email, ...compose({ token, expiresAt, url: (path) => appLink(scope.config.mail, `${path}?token=${token}`) }) };
   const delivery = await scope.mail.deliver(mail);
   await scope.runAs(user.id, (tx) => scope.mail.record(tx, mail, delivery));
 }

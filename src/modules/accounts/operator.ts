@@ -5,7 +5,9 @@ import type { Database } from '../../db/database.js';
 import { runAsUser, systemDb } from '../../db/request-db.js';
 import { hashPassword } from '../../auth/password.js';
 import { AppError } from '../../shared/errors.js';
+import { replacePassword } from './passwords.js';
 import * as repo from './repository.js';
+import { removeTwoFactor } from './two-factor.js';
 
 async function userByEmail(database: Database, email: string) {
   const user = await repo.findCredentials(systemDb(database, 'cli: user by e-mail'), email.trim().toLowerCase());
@@ -17,21 +19,13 @@ async function userByEmail(database: Database, email: string) {
 export async function setPassword(database: Database, email: string, password: string): Promise<{ id: string; email: string; endedSessions: number }> {
   const user = await userByEmail(database, email);
   const passwordHash = await hashPassword(password);
-  const endedSessions = await runAsUser(database, user.id, async (tx) => {
-    await repo.setPasswordHash(tx, user.id, passwordHash);
-    await repo.useAccountTokensOf(tx, user.id, 'password_reset', new Date());
-    return repo.deleteSessionsExcept(tx, user.id, null);
-  });
+  const endedSessions = await runAsUser(database, user.id, (tx) => replacePassword(tx, user.id, passwordHash, new Date(), null));
   return { id: user.id, email: user.email, endedSessions };
 }
 
 /** Turns the user's two-factor sign-in off (and ends their recovery codes); whether it was on or being set up. */
 export async function turnOffTwoFactor(database: Database, email: string): Promise<{ id: string; email: string; wasOn: boolean }> {
   const user = await userByEmail(database, email);
-  const wasOn = await runAsUser(database, user.id, async (tx) => {
-    const { count } = await tx.userTotp.deleteMany({ where: { userId: user.id } });
-    await repo.useAccountTokensOf(tx, user.id, 'recovery_code', new Date());
-    return count > 0;
-  });
+  const wasOn = await runAsUser(database, user.id, (tx) => removeTwoFactor(tx, user.id, new Date()));
   return { id: user.id, email: user.email, wasOn };
 }

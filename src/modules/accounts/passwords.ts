@@ -1,12 +1,13 @@
 // Passwords: a forgotten one reset through a single-use link sent by e-mail, a known one changed by
 // its signed-in user. Either ends the user's other sessions and uses up their open reset links.
 import { hashPassword, verifyPassword } from '../../auth/password.js';
+import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import type { ChangePasswordInput, PasswordResetInput, RequestPasswordResetInput } from './inputs.js';
 import { mailLink, openLink } from './mailed-links.js';
 import * as repo from './repository.js';
-import { signedInBySession, startSession, type StartedSession, type ThrottledScope } from './session-start.js';
+import { renewSession, signedInBySession, type StartedSession, type ThrottledScope } from './session-start.js';
 
 const invalidToken = () => new AppError('INVALID_TOKEN', 'This password reset link is invalid, used or expired: ask for a new one');
 
@@ -44,11 +45,17 @@ async function mailResetLink(scope: RequestScope, email: string): Promise<void> 
 export async function resetPassword(scope: RequestScope, input: PasswordResetInput): Promise<void> {
   const link = await openLink(scope, 'password_reset', input.token, invalidToken);
   const passwordHash = await hashPassword(input.password);
-  await link.use(async (tx) => {
-    await repo.setPasswordHash(tx, link.userId, passwordHash);
-    await repo.useAccountTokensOf(tx, link.userId, 'password_reset', scope.now());
-    await repo.deleteSessionsExcept(tx, link.userId, ownSessionOf(scope, link.userId));
-  });
+  await link.use((tx) => replacePassword(tx, link.userId, passwordHash, scope.now(), ownSessionOf(scope, link.userId)));
+}
+
+/**
+ * Stores a user's new password: their open reset links stop working and every session but `keep`
+ * ends (how many ended). A reset, a change and an operator all go through here.
+ */
+export async function replacePassword(tx: Tx, userId: string, passwordHash: string, now: Date, keep: string | null): Promise<number> {
+  await repo.setPasswordHash(tx, userId, passwordHash);
+  await repo.useAccountTokensOf(tx, userId, 'password_reset', now);
+  return repo.deleteSessionsExcept(tx, userId, keep);
 }
 
 /** Checks the signed-in user's password again (a sensitive change); a wrong one counts as a failed sign-in. */
@@ -71,11 +78,8 @@ export async function changePassword(scope: ThrottledScope, input: ChangePasswor
   await assertCurrentPassword(scope, actor, input.currentPassword);
   const passwordHash = await hashPassword(input.newPassword);
   const tx = await scope.db.tx();
-  await repo.setPasswordHash(tx, actor.userId, passwordHash);
-  await repo.useAccountTokensOf(tx, actor.userId, 'password_reset', scope.now());
-  const endedSessions = (await repo.deleteSessionsExcept(tx, actor.userId, null)) - 1;
-  const user = { id: actor.userId, email: actor.email, role: actor.role, ...actor.profile };
-  return { endedSessions, session: await startSession(scope, tx, user, actor.activeTeamId) };
+  const endedSessions = await replacePassword(tx, actor.userId, passwordHash, scope.now(), actor.sessionId);
+  return { endedSessions, session: await renewSession(scope, tx, actor) };
 }
 
 /** The caller's session when the caller is `userId` signed in by cookie: the one a password change keeps. */

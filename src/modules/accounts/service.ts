@@ -7,14 +7,13 @@ import type { RequestScope } from '../../shared/request-scope.js';
 import { createGlobalTeam, createPersonalTeam, joinByInvitation, openInvitationForSignup } from '../teams/service.js';
 import type { CreateUserInput, LoginInput, SignupInput, SignupWithInviteInput } from './inputs.js';
 import * as repo from './repository.js';
-import { startSession, type SessionInfo, type StartedSession, type ThrottledScope } from './session-start.js';
+import { startSession, userOf, type SessionInfo, type StartedSession, type ThrottledScope } from './session-start.js';
 import { challengeFor, type TwoFactorChallenge } from './two-factor.js';
 import { mailVerificationLink } from './verification.js';
 export type { UserView } from './repository.js';
 import type { UserView } from './repository.js';
 
 export type { SessionInfo, StartedSession, ThrottledScope } from './session-start.js';
-
 
 const emailNotVerified = () => new AppError('EMAIL_NOT_VERIFIED', 'Verify your e-mail address first: follow the link we sent, or ask for a new one');
 const emailTaken = () => new AppError('EMAIL_EXISTS', 'An account with this e-mail already exists');
@@ -136,8 +135,7 @@ export async function logout(scope: RequestScope): Promise<boolean> {
 export function currentSession(scope: RequestScope): SessionInfo {
   const { actor } = scope;
   if (actor.kind !== 'user') throw unauthenticated();
-  const user = { id: actor.userId, email: actor.email, role: actor.role, ...actor.profile };
-  return { user, activeTeamId: actor.activeTeamId };
+  return { user: userOf(actor), activeTeamId: actor.activeTeamId };
 }
 
 /** Creates an account for an operator (CLI), with a role and a personal team; its e-mail counts as verified (the operator vouches for it). */

@@ -36,6 +36,17 @@ export async function startSession(scope: RequestScope, tx: Tx, user: UserView, 
   return { user, activeTeamId, token, expiresAt: session.expiresAt };
 }
 
+/** The user a signed-in actor is, as answers show them. */
+export function userOf(actor: { userId: string; email: string; role: string; profile: Omit<UserView, 'id' | 'email' | 'role'> }): UserView {
+  return { id: actor.userId, email: actor.email, role: actor.role, ...actor.profile };
+}
+
+/** Ends the caller's session and starts it anew with a new token (a credential changed: password, two-factor). */
+export async function renewSession(scope: RequestScope, tx: Tx, actor: ReturnType<typeof signedInBySession>): Promise<StartedSession> {
+  await repo.deleteSession(tx, actor.sessionId);
+  return startSession(scope, tx, userOf(actor), actor.activeTeamId);
+}
+
 /** The caller, signed in with a session cookie (not an API key): who may manage their own account. */
 export function signedInBySession(scope: RequestScope) {
   const { actor } = scope;

@@ -7,16 +7,16 @@
 // a recovery code once; wrong codes count as failed sign-ins (the same throttle, 429 once blocked).
 // API keys are not affected.
 import * as OTPAuth from 'otpauth';
-import { hashToken, newToken } from '../../auth/secret-token.js';
+import { hashToken } from '../../auth/secret-token.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { seal, unseal } from '../../shared/sealing.js';
 import type { ConfirmTwoFactorInput, EnrollTwoFactorInput, TwoFactorCodeInput, TwoFactorSignInInput } from './inputs.js';
-import { openLink } from './mailed-links.js';
+import { issueAccountToken, openLink } from './mailed-links.js';
 import { assertCurrentPassword } from './passwords.js';
 import * as repo from './repository.js';
-import { signedInBySession, startSession, type StartedSession, type ThrottledScope } from './session-start.js';
+import { renewSession, signedInBySession, startSession, type StartedSession, type ThrottledScope } from './session-start.js';
 
 const period = 30;
 const recoveryCodeCount = 10;
@@ -99,13 +99,13 @@ export async function confirmTwoFactor(scope: ThrottledScope, input: ConfirmTwoF
     const tx = await scope.db.tx();
     const pending = await tx.userTotp.findUnique({ where: { userId: actor.userId }, select: { secretSealed: true, enabledAt: true } });
     if (!pending || pending.enabledAt) throw new AppError('CONFLICT', 'No two-factor set-up is waiting for a code: enrol first');
-    if (!/^\d{6}$/.test(input.code) || !(await acceptSecondFactor(scope, tx, actor.userId, pending.secretSealed, input.code))) throw wrongCode();
+    // The input allows 6 digits only: a recovery code cannot turn two-factor on.
+    if (!(await acceptSecondFactor(scope, tx, actor.userId, pending.secretSealed, input.code))) throw wrongCode();
     const now = scope.now();
     await tx.userTotp.update({ where: { userId: actor.userId }, data: { enabledAt: now } });
     const recoveryCodes = await newRecoveryCodes(tx, actor.userId, now);
-    const endedSessions = (await repo.deleteSessionsExcept(tx, actor.userId, null)) - 1;
-    const user = { id: actor.userId, email: actor.email, role: actor.role, ...actor.profile };
-    return { recoveryCodes, endedSessions, session: await startSession(scope, tx, user, actor.activeTeamId) };
+    const endedSessions = await repo.deleteSessionsExcept(tx, actor.userId, actor.sessionId);
+    return { recoveryCodes, endedSessions, session: await renewSession(scope, tx, actor) };
   });
 }
 
@@ -117,9 +117,15 @@ export async function disableTwoFactor(scope: ThrottledScope, input: TwoFactorCo
     const totp = await tx.userTotp.findUnique({ where: { userId: actor.userId }, select: { secretSealed: true, enabledAt: true } });
     if (!totp?.enabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is not on');
     if (!(await acceptSecondFactor(scope, tx, actor.userId, totp.secretSealed, input.code))) throw wrongCode();
-    await tx.userTotp.delete({ where: { userId: actor.userId } });
-    await repo.useAccountTokensOf(tx, actor.userId, 'recovery_code', scope.now());
+    await removeTwoFactor(tx, actor.userId, scope.now());
   });
+}
+
+/** Turns the user's two-factor off (on or being set up) and ends their recovery codes; whether there was any. */
+export async function removeTwoFactor(tx: Tx, userId: string, now: Date): Promise<boolean> {
+  const { count } = await tx.userTotp.deleteMany({ where: { userId } });
+  await repo.useAccountTokensOf(tx, userId, 'recovery_code', now);
+  return count > 0;
 }
 
 /** The first step's answer when the password was right and two-factor is on: no session yet. */
@@ -130,9 +136,7 @@ export interface TwoFactorChallenge {
 
 /** After the right password: a challenge for the second step, valid a few minutes, single use. */
 export async function challengeFor(scope: RequestScope, userId: string): Promise<TwoFactorChallenge> {
-  const challenge = newToken();
-  const expiresAt = new Date(scope.now().getTime() + challengeTtlMs);
-  await scope.runAs(userId, (tx) => repo.insertAccountToken(tx, { userId, purpose: 'sign_in_challenge', tokenHash: hashToken(challenge), expiresAt }));
+  const { token: challenge, expiresAt } = await issueAccountToken(scope, userId, 'sign_in_challenge', challengeTtlMs);
   return { challenge, expiresAt };
 }
 

@@ -4,6 +4,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AuthenticatedActor, TeamRole } from '../../auth/actor.js';
 import type { Tx } from '../../db/request-db.js';
+import { appLink } from '../../mail/outbox.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import { pageOf, type Page } from '../../shared/pagination.js';
 import type { RequestScope } from '../../shared/request-scope.js';
@@ -218,7 +219,6 @@ export async function invite(scope: RequestScope, teamId: string, input: InviteI
 }
 
 function invitationMail(scope: RequestScope, invitation: { token: string; role: string; expiresAt: Date; email: string }, teamName: string, inviter: AuthenticatedActor) {
-  const base = scope.config.mail.appUrl?.replace(/\/+$/, '') ?? '';
   const who = [inviter.profile.firstName, inviter.profile.lastName].filter(Boolean).join(' ') || inviter.email;
   return {
     to: invitation.email,
@@ -226,7 +226,7 @@ function invitationMail(scope: RequestScope, invitation: { token: string; role: 
     text: [
       `${who} invited you to join ${teamName} as ${invitation.role}.`,
       '',
-      `Accept: ${base}/invitations/${invitation.token}`,
+      `Accept: ${appLink(scope.config.mail, `/invitations/${invitation.token}`)}`,
       `Or sign up with this invitation token: ${invitation.token}`,
       '',
       `The invitation expires on ${invitation.expiresAt.toISOString()}.`,
