@@ -57,7 +57,7 @@ export function createLogger(config: Pick<Config, 'logLevel'> & Partial<Config>,
     redact: {
       paths: [
         '*.password', '*.passwordHash', '*.token', '*.key', 'headers.authorization', 'headers.cookie', 'headers["x-api-key"]', 'headers["x-cron-secret"]',
-        'config', '*.config', 'databaseUrl', '*.databaseUrl', '*.redisUrl', '*.cronSecret', '*.secretKey', '*.smtpUrl', '*.secretAccessKey',
+        'config', '*.config', 'databaseUrl', '*.databaseUrl', '*.redisUrl', '*.cronSecret', '*.secretKey', '*.smtpUrl', '*.secretAccessKey', '*.clientSecret',
       ],
       censor: '[redacted]',
     },

@@ -7,13 +7,19 @@ const options = { algorithm: 2 /* Argon2id */, memoryCost: 19_456, timeCost: 2, 
 // the same time.
 let decoy: Promise<string> | undefined;
 
+/**
+ * The stored "hash" of an account without a password (made by a sign-in provider): no password
+ * matches it, and checking one against it takes as long as against a real hash.
+ */
+export const noPassword = '!';
+
 export function hashPassword(password: string): Promise<string> {
   return hash(password, options);
 }
 
-/** Verifies a password; with no stored hash it verifies against a decoy and answers false. */
+/** Verifies a password; with no stored hash (or noPassword) it verifies against a decoy and answers false. */
 export async function verifyPassword(storedHash: string | null, password: string): Promise<boolean> {
-  if (storedHash === null) {
+  if (storedHash === null || storedHash === noPassword) {
     decoy ??= hashPassword('decoy password that matches nothing');
     await verify(await decoy, password).catch(() => false);
     return false;

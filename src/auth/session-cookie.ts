@@ -1,5 +1,7 @@
 // The browser session cookie: httpOnly, SameSite=Lax, Secure behind HTTPS.
 import { parse, serialize } from 'cookie';
+import type { Config } from '../config/env.js';
+import type { ClientInfo } from '../shared/request-scope.js';
 
 export const sessionCookieName = 'sid';
 
@@ -18,4 +20,9 @@ export function sessionCookie(token: string, expiresAt: Date, secure: boolean): 
 /** Set-Cookie value that removes the session cookie. */
 export function clearedSessionCookie(secure: boolean): string {
   return serialize(sessionCookieName, '', { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge: 0 });
+}
+
+/** Whether cookies are marked Secure for this request (COOKIE_SECURE; `auto`: when it arrived over HTTPS). */
+export function secureCookies({ config, client }: { config: Pick<Config, 'cookieSecure'>; client: Pick<ClientInfo, 'secure'> }): boolean {
+  return config.cookieSecure === 'auto' ? client.secure : config.cookieSecure;
 }

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { defaultRenditionsPerSource, parseMediaConfig, parseStorageConfig, type MediaConfig } from './media.js';
+import { parseSignInProviders, type SignInProvider } from './oidc.js';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const list = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
@@ -93,6 +94,17 @@ const envSchema = z.object({
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'expected smtp:// or smtps://').optional(),
   MAIL_FROM: z.string().min(3).default('Platform <no-reply@localhost>'),
   APP_URL: z.string().url().optional(),
+  PUBLIC_URL: z.string().url().regex(/^https?:\/\/[^/?#]+\/?$/, 'expected an origin such as https://api.example.com (no path)').optional(),
+  OIDC_PROVIDERS: z
+    .string()
+    .optional()
+    .superRefine((value, ctx) => {
+      try {
+        parseSignInProviders(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message.replace(/^OIDC_PROVIDERS: /, '') });
+      }
+    }),
   PLANS_JSON: z.string().optional(),
   UPLOAD_DIR: z.string().min(1).default('./.data/uploads'),
   MEDIA_RENDITIONS_PER_SOURCE: z.coerce.number().int().min(1).max(1000).default(defaultRenditionsPerSource),
@@ -138,6 +150,12 @@ export type Config = {
     issuer: string;
     /** AES-256-GCM key sealing users' TOTP secrets at rest; null: stored unsealed. */
     secretKey: Buffer | null;
+  };
+  /** Sign-in with OpenID Connect (and GitHub's OAuth2) providers: OIDC_PROVIDERS; none configured by default. */
+  signIn: {
+    providers: SignInProvider[];
+    /** PUBLIC_URL: this server's origin as browsers reach it (the providers' callback URLs); unset: the request's own. */
+    publicUrl: string | undefined;
   };
   /** 'auto' marks the session cookie Secure when the request arrived over HTTPS. */
   cookieSecure: 'auto' | boolean;
@@ -266,6 +284,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     requireEmailVerification: e.REQUIRE_EMAIL_VERIFICATION ?? e.NODE_ENV === 'production',
     emailVerificationTtlMs: e.EMAIL_VERIFICATION_TTL_HOURS * 3_600_000,
     twoFactor: { issuer: e.TWO_FACTOR_ISSUER, secretKey: e.TWO_FACTOR_SECRET_KEY },
+    signIn: { providers: parseSignInProviders(e.OIDC_PROVIDERS), publicUrl: e.PUBLIC_URL?.replace(/\/$/, '') },
     cookieSecure: e.COOKIE_SECURE === 'auto' ? 'auto' : e.COOKIE_SECURE === 'true',
     trustProxy: e.TRUST_PROXY,
     corsOrigins: e.CORS_ORIGINS,

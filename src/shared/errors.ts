@@ -23,6 +23,10 @@ export const statusByCode = {
   INVALID_CREDENTIALS: 400,
   /** A second-factor code (TOTP or recovery code) that is wrong or already used. */
   INVALID_CODE: 400,
+  /** A provider sign-in's callback without its flow (the browser's flow cookie and state): missing, expired, used or tampered. */
+  SIGN_IN_FLOW_INVALID: 400,
+  /** A provider sign-in that did not give a usable identity: refused at the provider, failed there, or no e-mail. */
+  SIGN_IN_FAILED: 400,
   /** Sign-in with the right password to an account whose e-mail is not verified yet (REQUIRE_EMAIL_VERIFICATION). */
   EMAIL_NOT_VERIFIED: 403,
   TEAM_CREATION_DISABLED: 403,

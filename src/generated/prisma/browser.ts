@@ -54,9 +54,20 @@ export type Session = Prisma.SessionModel
  */
 export type UserTotp = Prisma.UserTotpModel
 /**
- * Model AccountToken
+ * Model UserIdentity
  * The token of a link mailed to a user (a password reset, an e-mail verification): only its hash is
  * kept; single use, short-lived.
+ * An account at a sign-in provider (OIDC_PROVIDERS) linked to a user: signing in there signs in here.
+ */
+export type UserIdentity = Prisma.UserIdentityModel
+/**
+ * Model SignInFlow
+ * A sign-in at a provider under way: created when the browser leaves for the provider, taken (deleted) when it comes back.
+ */
+export type SignInFlow = Prisma.SignInFlowModel
+/**
+ * Model AccountToken
+ * 
  */
 export type AccountToken = Prisma.AccountTokenModel
 /**

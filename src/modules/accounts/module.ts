@@ -1,6 +1,7 @@
 // Accounts: sign-up, sessions and profiles; the `social:refresh-tokens` action (connected accounts).
 import { defineAction, defineModule } from '../module-description.js';
 import { socialRefreshTokens } from './refresh-tokens-action.js';
+import { providerSignInRoutes } from './provider-routes.js';
 import { accountRoutes } from './rest.js';
 import './schema.js'; // registers its GraphQL types and fields on the builder when imported
 
@@ -8,4 +9,5 @@ export const accountsModule = defineModule({
   name: 'accounts',
   actions: [defineAction({ handler: socialRefreshTokens })],
   routes: accountRoutes,
+  httpRoutes: providerSignInRoutes,
 });

@@ -88,4 +88,53 @@ export async function firstTeamId(tx: Tx, userId: string): Promise<string | null
   return membership?.teamId ?? null;
 }
 
+/** The identity of a provider's account and its user, looked up before anyone is signed in. */
+export function linkedIdentity(system: SystemDb, provider: string, subject: string) {
+  return system.prisma.userIdentity.findUnique({
+    where: { provider_subject: { provider, subject } },
+    select: { id: true, user: { select: { ...userView, totp: { select: { enabledAt: true } } } } },
+  });
+}
+
+export async function insertIdentity(tx: Tx, data: { userId: string; provider: string; subject: string; email: string }): Promise<void> {
+  await tx.userIdentity.create({ data, select: { id: true } });
+}
+
+/** Records a sign-in with a linked identity (and the e-mail the provider gives now). */
+export async function touchIdentity(tx: Tx, id: string, email: string | null, now: Date): Promise<void> {
+  await tx.userIdentity.update({ where: { id }, data: { lastSignInAt: now, ...(email && { email }) }, select: { id: true } });
+}
+
+/** The user's linked identities (RLS: the caller's own). */
+export function identitiesOf(tx: Tx, userId: string) {
+  return tx.userIdentity.findMany({ where: { userId }, orderBy: { createdAt: 'asc' }, select: { id: true, provider: true, email: true, createdAt: true, lastSignInAt: true } });
+}
+
+/** A provider sign-in under way, as stored (sign_in_flows). */
+export interface SignInFlowRow {
+  provider: string;
+  state: string;
+  codeVerifier: string;
+  nonce: string;
+  callbackUrl: string;
+  redirectTo: string;
+  inviteToken: string | null;
+  expiresAt: Date;
+}
+
+/** Stores a new flow, and forgets the expired ones. */
+export async function insertSignInFlow(system: SystemDb, idHash: string, flow: SignInFlowRow, now: Date): Promise<void> {
+  await system.prisma.signInFlow.deleteMany({ where: { expiresAt: { lt: now } } });
+  await system.prisma.signInFlow.create({ data: { idHash, ...flow }, select: { idHash: true } });
+}
+
+/** Takes a flow: deleted as it is read, so two callbacks with the same flow find it once. */
+export async function takeSignInFlow(system: SystemDb, idHash: string): Promise<SignInFlowRow | null> {
+  const rows = await system.prisma.$queryRaw<SignInFlowRow[]>`
+    DELETE FROM sign_in_flows WHERE id_hash = ${idHash}
+    RETURNING provider, state, code_verifier AS "codeVerifier", nonce, callback_url AS "callbackUrl",
+              redirect_to AS "redirectTo", invite_token AS "inviteToken", expires_at AS "expiresAt"`;
+  return rows[0] ?? null;
+}
+
 export { isUniqueViolation } from '../../db/errors.js';

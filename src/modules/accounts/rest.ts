@@ -9,14 +9,17 @@ import {
   CurrentSessionDocument,
   LoginDocument,
   LogoutDocument,
+  MyIdentitiesDocument,
   MySessionsDocument,
   RequestPasswordResetDocument,
   ResendVerificationEmailDocument,
   ResetPasswordDocument,
   RevokeOtherSessionsDocument,
   RevokeSessionDocument,
+  SignInProvidersDocument,
   SignupDocument,
   SignupWithInviteDocument,
+  UnlinkIdentityDocument,
   VerifyEmailDocument,
 } from '../../generated/operations.js';
 import { defineRoute } from '../../rest/route.js';
@@ -46,6 +49,8 @@ const session = z.object({
   lastSeenAt: z.string(),
   expiresAt: z.string(),
 });
+
+const identity = z.object({ id: z.string(), provider: z.string(), email: z.string(), createdAt: z.string(), lastSignInAt: z.string() });
 
 export const accountRoutes = [
   defineRoute({
@@ -260,5 +265,39 @@ export const accountRoutes = [
     variables: () => ({}),
     data: (r) => ({ revoked: r.revokeOtherSessions }),
     response: z.object({ revoked: z.number() }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/auth/providers',
+    summary: 'The providers users can sign in with (OIDC_PROVIDERS): a sign-in button sends the browser to `signInUrl`',
+    tags: ['Accounts'],
+    access: 'public',
+    operation: SignInProvidersDocument,
+    variables: () => ({}),
+    data: (r) => r.signInProviders,
+    response: z.array(z.object({ id: z.string(), name: z.string(), signInUrl: z.string() })),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/auth/identities',
+    summary: 'The provider accounts linked to the signed-in user’s',
+    tags: ['Accounts'],
+    access: 'session',
+    operation: MyIdentitiesDocument,
+    variables: () => ({}),
+    data: (r) => r.myIdentities,
+    response: z.array(identity),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/auth/identities/{id}',
+    summary: 'Unlink a provider account; refused (409) when it is the last way to sign in',
+    tags: ['Accounts'],
+    access: 'session',
+    params: z.object({ id: z.string().max(100) }),
+    operation: UnlinkIdentityDocument,
+    variables: ({ params }) => ({ id: params.id }),
+    data: (r) => ({ unlinked: r.unlinkIdentity }),
+    response: z.object({ unlinked: z.boolean() }),
   }),
 ];

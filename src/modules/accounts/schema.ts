@@ -1,7 +1,7 @@
 // GraphQL face of accounts: `signup`, `login`, `logout`, `me`, passwords (reset by e-mailed link,
 // change) and the caller's sessions. The session cookie is set here, at the edge; the rules live in the
 // services.
-import { clearedSessionCookie, sessionCookie } from '../../auth/session-cookie.js';
+import { clearedSessionCookie, secureCookies, sessionCookie } from '../../auth/session-cookie.js';
 import type { Context } from '../../graphql/context.js';
 import { builder } from '../../graphql/builder.js';
 import { parseInput } from '../../shared/validation.js';
@@ -21,6 +21,8 @@ import {
 } from './inputs.js';
 import * as passwords from './passwords.js';
 import * as accounts from './service.js';
+import * as identities from './identities.js';
+import type { IdentityView, SignInProviderView } from './identities.js';
 import * as sessions from './sessions.js';
 import * as twoFactor from './two-factor.js';
 import * as verification from './verification.js';
@@ -136,6 +138,26 @@ const SessionRef = builder.objectRef<SessionView>('Session').implement({
   }),
 });
 
+const SignInProviderRef = builder.objectRef<SignInProviderView>('SignInProvider').implement({
+  description: 'A provider users can sign in with (OIDC_PROVIDERS).',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name', { description: 'What a sign-in button shows.' }),
+    signInUrl: t.exposeString('signInUrl', { description: 'Where the button sends the browser (a GET; add `?redirectTo=` for where it comes back).' }),
+  }),
+});
+
+const IdentityRef = builder.objectRef<IdentityView>('Identity').implement({
+  description: 'An account at a sign-in provider, linked to the caller’s.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    provider: t.exposeString('provider', { description: 'The provider’s id.' }),
+    email: t.exposeString('email', { description: 'The e-mail the provider gave at the last sign-in.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    lastSignInAt: t.expose('lastSignInAt', { type: 'DateTime' }),
+  }),
+});
+
 const LoginResultRef = builder
   .objectRef<{ user: UserView | null; activeTeamId: string | null; twoFactorRequired: boolean; challenge: string | null; challengeExpiresAt: Date | null }>('LoginResult')
   .implement({
@@ -182,10 +204,6 @@ const TwoFactorConfirmationRef = builder.objectRef<{ recoveryCodes: string[]; en
   }),
 });
 
-function secureCookies(ctx: Context): boolean {
-  return ctx.config.cookieSecure === 'auto' ? ctx.client.secure : ctx.config.cookieSecure;
-}
-
 /** Sets the session cookie of a just-started session and returns the rest of the answer. */
 function withCookie<T extends StartedSession>(ctx: Context, started: T): Omit<T, 'token' | 'expiresAt'> {
   ctx.setCookies.push(sessionCookie(started.token, started.expiresAt, secureCookies(ctx)));
@@ -205,6 +223,17 @@ builder.queryFields((t) => ({
     description: 'Where the caller is signed in: live sessions, most recently seen first.',
     authScopes: { session: true },
     resolve: (_root, _args, ctx) => sessions.mySessions(ctx),
+  }),
+  signInProviders: t.field({
+    type: [SignInProviderRef],
+    description: 'The providers users can sign in with, besides e-mail and password.',
+    resolve: (_root, _args, ctx) => identities.signInProviders(ctx.config),
+  }),
+  myIdentities: t.field({
+    type: [IdentityRef],
+    description: 'The provider accounts linked to the caller’s (signing in there signs in here).',
+    authScopes: { session: true },
+    resolve: (_root, _args, ctx) => identities.myIdentities(ctx),
   }),
 }));
 
@@ -318,6 +347,12 @@ builder.mutationFields((t) => ({
       if (current) ctx.setCookies.push(clearedSessionCookie(secureCookies(ctx)));
       return true;
     },
+  }),
+  unlinkIdentity: t.boolean({
+    description: 'Unlinks a provider account from the caller’s; refused (409) when it is their last way to sign in.',
+    authScopes: { session: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, { id }, ctx) => (await identities.unlinkIdentity(ctx, String(id)), true),
   }),
   revokeOtherSessions: t.int({
     description: 'Ends every session of the caller but this one; how many ended.',

@@ -51,33 +51,81 @@ export interface StartedSignup extends SessionInfo {
   emailVerificationRequired: boolean;
 }
 
+/** A new account's row; its id is chosen first, as the unit of work that inserts it runs as that user. */
+export interface NewAccount {
+  id: string;
+  email: string;
+  passwordHash: string;
+  firstName: string;
+  lastName: string;
+  emailVerifiedAt?: Date;
+}
+
+/** What a public signup made: the user, their team, and whether they are the platform's first. */
+export interface PublicAccount {
+  user: UserView;
+  team: { id: string; name: string };
+  isFirstUser: boolean;
+}
+
 /**
- * Public signup, per TEAMS_MODE: `multi-tenant` and `single-user` give the new user a personal team;
- * `single-tenant` lets only the first account sign up publicly, as owner of the one global team
- * (an advisory lock makes two simultaneous first signups create one team), and refuses later ones.
- * With REQUIRE_EMAIL_VERIFICATION, no session starts: a verification link is mailed after the answer.
+ * Creates an account as public signups do, per TEAMS_MODE, and runs `then` in its unit of work:
+ * `multi-tenant` and `single-user` give the new user a personal team; `single-tenant` lets only the
+ * first account sign up publicly, as owner of the one global team (an advisory lock makes two
+ * simultaneous first signups create one team), and refuses later ones. A taken e-mail is EMAIL_EXISTS.
  */
-export async function signup(scope: ThrottledScope, input: SignupInput): Promise<StartedSignup> {
-  await scope.signIns.assertSignupAllowed(scope.client.ip);
+export async function openPublicAccount<T>(scope: RequestScope, account: NewAccount, then: (tx: Tx, made: PublicAccount) => Promise<T>): Promise<T> {
   const singleTenant = scope.config.teams.mode === 'single-tenant';
-  const verify = scope.config.requireEmailVerification;
-  const passwordHash = await hashPassword(input.password);
-  const id = randomUUID();
   try {
-    const started = await scope.runAs(id, async (tx) => {
+    return await scope.runAs(account.id, async (tx) => {
       if (singleTenant) await tx.$executeRaw`SELECT pg_advisory_xact_lock(7242001)`;
       const [{ has }] = await tx.$queryRaw<[{ has: boolean }]>`SELECT app_platform_has_users() AS has`;
       if (singleTenant && has) throw new AppError('PUBLIC_SIGNUP_RESTRICTED', 'Public signup is closed: ask a team admin for an invitation');
-      const user = await repo.insertUser(tx, { id, email: input.email, firstName: input.firstName, lastName: input.lastName, passwordHash, role: 'member' });
+      const user = await repo.insertUser(tx, { ...account, role: 'member' });
       const team = singleTenant ? await createGlobalTeam(tx, user.id, scope.config.teams.globalTeamName) : await createPersonalTeam(tx, user);
-      const session = verify ? null : await startSession(scope, tx, user, team.id);
-      return { user, activeTeamId: team.id, session, team: { id: team.id, name: team.name }, isFirstUser: !has, teamCreated: true, emailVerificationRequired: verify };
+      return then(tx, { user, team: { id: team.id, name: team.name }, isFirstUser: !has });
     });
-    if (verify) scope.afterAnswer(() => mailVerificationLink(scope, started.user));
-    return started;
   } catch (error) {
     throw repo.isUniqueViolation(error) ? emailTaken() : error;
   }
+}
+
+/**
+ * Creates the account an invitation was sent for (it counts as verified: the invitation reached that
+ * address), joins the invitation's team with its role, and runs `then` in the same unit of work.
+ */
+export async function openInvitedAccount<T>(scope: RequestScope, account: NewAccount, invitation: Awaited<ReturnType<typeof openInvitationForSignup>>, then: (tx: Tx, user: UserView) => Promise<T>): Promise<T> {
+  try {
+    return await scope.runAs(account.id, async (tx) => {
+      const user = await repo.insertUser(tx, { ...account, role: 'member', emailVerifiedAt: scope.now() });
+      await joinByInvitation(scope, tx, invitation, user.id);
+      return then(tx, user);
+    });
+  } catch (error) {
+    throw repo.isUniqueViolation(error) ? emailTaken() : error;
+  }
+}
+
+/**
+ * Public signup (openPublicAccount's rules). With REQUIRE_EMAIL_VERIFICATION, no session starts: a
+ * verification link is mailed after the answer.
+ */
+export async function signup(scope: ThrottledScope, input: SignupInput): Promise<StartedSignup> {
+  await scope.signIns.assertSignupAllowed(scope.client.ip);
+  const verify = scope.config.requireEmailVerification;
+  const { password, ...profile } = input;
+  const account = { id: randomUUID(), ...profile, passwordHash: await hashPassword(password) };
+  const started = await openPublicAccount(scope, account, async (tx, { user, team, isFirstUser }) => ({
+    user,
+    activeTeamId: team.id,
+    session: verify ? null : await startSession(scope, tx, user, team.id),
+    team,
+    isFirstUser,
+    teamCreated: true,
+    emailVerificationRequired: verify,
+  }));
+  if (verify) scope.afterAnswer(() => mailVerificationLink(scope, started.user));
+  return started;
 }
 
 /**
@@ -87,17 +135,9 @@ export async function signup(scope: ThrottledScope, input: SignupInput): Promise
 export async function signupWithInvite(scope: ThrottledScope, input: SignupWithInviteInput): Promise<StartedSession & { teamId: string }> {
   await scope.signIns.assertSignupAllowed(scope.client.ip);
   const invitation = await openInvitationForSignup(scope, input.inviteToken, input.email);
-  const passwordHash = await hashPassword(input.password);
-  const id = randomUUID();
-  try {
-    return await scope.runAs(id, async (tx) => {
-      const user = await repo.insertUser(tx, { id, email: input.email, firstName: input.firstName, lastName: input.lastName, passwordHash, role: 'member', emailVerifiedAt: scope.now() });
-      await joinByInvitation(scope, tx, invitation, user.id);
-      return { ...(await startSession(scope, tx, user, invitation.teamId)), teamId: invitation.teamId };
-    });
-  } catch (error) {
-    throw repo.isUniqueViolation(error) ? emailTaken() : error;
-  }
+  const { password, inviteToken: _token, ...profile } = input;
+  const account = { id: randomUUID(), ...profile, passwordHash: await hashPassword(password) };
+  return openInvitedAccount(scope, account, invitation, async (tx, user) => ({ ...(await startSession(scope, tx, user, invitation.teamId)), teamId: invitation.teamId }));
 }
 
 /**

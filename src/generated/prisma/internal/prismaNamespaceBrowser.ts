@@ -58,6 +58,8 @@ export const ModelName = {
   User: 'User',
   Session: 'Session',
   UserTotp: 'UserTotp',
+  UserIdentity: 'UserIdentity',
+  SignInFlow: 'SignInFlow',
   AccountToken: 'AccountToken',
   Team: 'Team',
   TeamMember: 'TeamMember',
@@ -202,6 +204,34 @@ export const UserTotpScalarFieldEnum = {
 } as const
 
 export type UserTotpScalarFieldEnum = (typeof UserTotpScalarFieldEnum)[keyof typeof UserTotpScalarFieldEnum]
+
+
+export const UserIdentityScalarFieldEnum = {
+  id: 'id',
+  userId: 'userId',
+  provider: 'provider',
+  subject: 'subject',
+  email: 'email',
+  createdAt: 'createdAt',
+  lastSignInAt: 'lastSignInAt'
+} as const
+
+export type UserIdentityScalarFieldEnum = (typeof UserIdentityScalarFieldEnum)[keyof typeof UserIdentityScalarFieldEnum]
+
+
+export const SignInFlowScalarFieldEnum = {
+  idHash: 'idHash',
+  provider: 'provider',
+  state: 'state',
+  codeVerifier: 'codeVerifier',
+  nonce: 'nonce',
+  callbackUrl: 'callbackUrl',
+  redirectTo: 'redirectTo',
+  inviteToken: 'inviteToken',
+  expiresAt: 'expiresAt'
+} as const
+
+export type SignInFlowScalarFieldEnum = (typeof SignInFlowScalarFieldEnum)[keyof typeof SignInFlowScalarFieldEnum]
 
 
 export const AccountTokenScalarFieldEnum = {

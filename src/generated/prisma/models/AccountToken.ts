@@ -14,8 +14,7 @@ import type * as Prisma from "../internal/prismaNamespace.ts"
 
 /**
  * Model AccountToken
- * The token of a link mailed to a user (a password reset, an e-mail verification): only its hash is
- * kept; single use, short-lived.
+ * 
  */
 export type AccountTokenModel = runtime.Types.Result.DefaultSelection<Prisma.$AccountTokenPayload>
 
