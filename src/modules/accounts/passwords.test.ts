@@ -194,17 +194,22 @@ describe('password change', () => {
   });
 });
 
+const iPad = 'Mozilla/5.0 (iPad; CPU OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1';
+
 describe('sessions', () => {
   it('lists where the user is signed in, and ends one, all others, or this one', async () => {
     const user = await signUp(t);
     const phone = cookieFrom((await t.json('POST', '/api/auth/login', { email: user.email, password: user.password }, { 'user-agent': 'PhoneBrowser/1.0' })).headers);
-    const tablet = cookieFrom((await signIn(user)).headers);
+    const tablet = cookieFrom((await t.json('POST', '/api/auth/login', { email: user.email, password: user.password }, { 'user-agent': iPad })).headers);
     const list = await t.json('GET', '/api/auth/sessions', undefined, { cookie: phone });
     expect(list.status).toBe(200);
     expect(list.body.data).toHaveLength(3);
     const mine = list.body.data.find((s: { current: boolean }) => s.current);
     expect(mine).toMatchObject({ userAgent: 'PhoneBrowser/1.0', ipAddress: expect.any(String), lastSeenAt: expect.any(String), expiresAt: expect.any(String) });
     expect(list.body.data.filter((s: { current: boolean }) => s.current)).toHaveLength(1);
+    // A known browser's user agent in words; a client that is none, none.
+    expect(mine.device).toBeNull();
+    expect(list.body.data.map((s: { device: string | null }) => s.device)).toContain('Safari 17 on iOS (iPad)');
 
     // Another user cannot end these sessions, nor see that they exist.
     const stranger = await signUp(t);

@@ -5,6 +5,7 @@
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cookieFrom, signUp } from '../../testkit/accounts.js';
+import { bearer, createKey } from '../../testkit/api-keys.js';
 import { startFakeGitHub, type FakeGitHub } from '../../testkit/github-oauth.js';
 import { startOidcProvider, type TestOidcProvider } from '../../testkit/oidc-provider.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
@@ -217,6 +218,16 @@ describe('flows that are not this browser’s', () => {
     expect((await callback(t, changed, mine.flowCookie)).status).toBe(400);
   });
 
+  it('refuses a flow that expired while the user was at the provider', async () => {
+    const { providerUrl, flowCookie } = await begin(t);
+    const back = await idp.signIn(providerUrl, uniqueLogin('slow'));
+    // Ten minutes later: the flow's expiry has passed.
+    await t.database.prisma.signInFlow.updateMany({ where: { expiresAt: { gt: new Date() } }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const response = await callback(t, back, flowCookie);
+    expect(response.status).toBe(400);
+    expect((await response.json()).code).toBe('SIGN_IN_FLOW_INVALID');
+  });
+
   it('does not sign in with a forged code: the provider refuses it, and the flow is used up', async () => {
     const { providerUrl, flowCookie } = await begin(t);
     const back = await idp.signIn(providerUrl, uniqueLogin('forged'));
@@ -279,6 +290,10 @@ describe('linked identities', () => {
     idp.accounts.set(linked, { email: user.email });
     await signInWith(t, linked);
     const [mine] = (await t.json('GET', '/api/auth/identities', undefined, { cookie: user.cookie })).body.data;
+    const forged = await t.json('DELETE', `/api/auth/identities/${mine.id}`, undefined, { cookie: user.cookie, origin: 'https://evil.example' });
+    expect(forged.body.code).toBe('CSRF_REJECTED');
+    const key = await createKey(t, user, { scopes: ['teams:read', 'teams:write'] });
+    expect((await t.json('GET', '/api/auth/identities', undefined, bearer(key.key))).status).toBe(403);
     const gql = await t.graphql('mutation($id: ID!) { unlinkIdentity(id: $id) }', { id: mine.id }, { cookie: user.cookie });
     expect(gql.body).toEqual({ data: { unlinkIdentity: true } });
     expect((await t.json('GET', '/api/auth/identities', undefined, { cookie: user.cookie })).body.data).toEqual([]);

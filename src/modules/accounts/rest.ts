@@ -45,6 +45,7 @@ const session = z.object({
   current: z.boolean(),
   ipAddress: z.string().nullable(),
   userAgent: z.string().nullable(),
+  device: z.string().nullable(),
   createdAt: z.string(),
   lastSeenAt: z.string(),
   expiresAt: z.string(),

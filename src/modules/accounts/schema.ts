@@ -132,6 +132,7 @@ const SessionRef = builder.objectRef<SessionView>('Session').implement({
     current: t.exposeBoolean('current', { description: 'The session of this request.' }),
     ipAddress: t.exposeString('ipAddress', { nullable: true }),
     userAgent: t.exposeString('userAgent', { nullable: true, description: 'The browser or client that signed in.' }),
+    device: t.exposeString('device', { nullable: true, description: 'The user agent in words (`Chrome 120 on macOS`); null for a client that is not a known browser.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     lastSeenAt: t.expose('lastSeenAt', { type: 'DateTime', description: 'Last request (to the minute).' }),
     expiresAt: t.expose('expiresAt', { type: 'DateTime' }),

@@ -1,5 +1,6 @@
 // A signed-in user's sessions: where they are signed in (browser, address, last seen), and ending one
 // or all others. Sessions are never cached, so an ended session fails its very next request.
+import Bowser from 'bowser';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
@@ -12,6 +13,8 @@ export interface SessionView {
   current: boolean;
   ipAddress: string | null;
   userAgent: string | null;
+  /** The user agent in words (`Chrome 120 on macOS`), null when it names no known browser. */
+  device: string | null;
   createdAt: Date;
   lastSeenAt: Date;
   expiresAt: Date;
@@ -20,7 +23,17 @@ export interface SessionView {
 export async function mySessions(scope: RequestScope): Promise<SessionView[]> {
   const { userId, sessionId } = signedInBySession(scope);
   const sessions = await repo.liveSessions(await scope.db.tx(), userId, scope.now());
-  return sessions.map((s) => ({ ...s, current: s.id === sessionId }));
+  return sessions.map((s) => ({ ...s, current: s.id === sessionId, device: deviceName(s.userAgent) }));
+}
+
+/** `Chrome 120 on macOS`, `Safari 17 on iOS (iPhone)`; null for what is not a known browser (curl, an SDK). */
+export function deviceName(userAgent: string | null): string | null {
+  if (!userAgent) return null;
+  const { browser, os, platform } = Bowser.parse(userAgent);
+  if (!browser.name) return null;
+  const version = browser.version?.split('.')[0];
+  const system = os.name ? ` on ${os.name}${platform.model ? ` (${platform.model})` : ''}` : '';
+  return `${browser.name}${version ? ` ${version}` : ''}${system}`;
 }
 
 /** Ends one of the caller's sessions (this one included); another user's is not found (RLS). */
