@@ -24,6 +24,8 @@ export interface SignInThrottleLimits {
   maxMailLinksPerAccount: number;
   /** Requests for a mailed link from one address (any e-mails) within the window. */
   maxMailLinksPerIp: number;
+  /** Sign-ins with a provider started from one address within the window (each stores a flow). */
+  maxProviderSignInsPerIp: number;
   /** How long failures and signups are counted. */
   windowSeconds: number;
   /** How long sign-ins are refused once a failure limit is reached. */
@@ -41,6 +43,8 @@ export interface SignInThrottle {
   assertSignupAllowed(ip: string | null): Promise<void>;
   /** Counts a request for a mailed link (reset, verification) for this e-mail from this address; throws 429 RATE_LIMITED past either limit. */
   assertMailLinkAllowed(email: string, ip: string | null): Promise<void>;
+  /** Counts a provider sign-in started from this address; throws 429 RATE_LIMITED past the limit. */
+  assertProviderSignInAllowed(ip: string | null): Promise<void>;
 }
 
 /** A 429 the client can act on: the message, and when to try again. */
@@ -82,6 +86,7 @@ export function createSignInThrottle(redis: Redis | null, limits: SignInThrottle
   const signups = limiter('signup:ip', limits.maxSignupsPerIp);
   const mailLinksByAccount = limiter('maillink:account', limits.maxMailLinksPerAccount);
   const mailLinksByIp = limiter('maillink:ip', limits.maxMailLinksPerIp);
+  const providerSignIns = limiter('provider:ip', limits.maxProviderSignInsPerIp);
 
   /** Milliseconds until a counter at or over its limit lets sign-ins through again; 0 when under it. */
   const blockedFor = (res: RateLimiterRes | null, limit: number) => (res && res.consumedPoints >= limit ? res.msBeforeNext : 0);
@@ -115,6 +120,7 @@ export function createSignInThrottle(redis: Redis | null, limits: SignInThrottle
       await byAccount.delete(accountKey(email, ip));
     },
     assertSignupAllowed: (ip) => consume(signups, addressGroup(ip), 'Too many signups from this address: try again later'),
+    assertProviderSignInAllowed: (ip) => consume(providerSignIns, addressGroup(ip), 'Too many sign-ins from this address: try again later'),
     async assertMailLinkAllowed(email, ip) {
       const message = 'Too many e-mail requests: try again later';
       await consume(mailLinksByIp, addressGroup(ip), message);

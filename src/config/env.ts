@@ -67,6 +67,7 @@ const envSchema = z.object({
   SIGNUP_MAX_PER_IP: z.coerce.number().int().min(1).default(30),
   MAIL_LINK_MAX_PER_EMAIL: z.coerce.number().int().min(1).default(5),
   MAIL_LINK_MAX_PER_IP: z.coerce.number().int().min(1).default(30),
+  PROVIDER_SIGNIN_MAX_PER_IP: z.coerce.number().int().min(1).default(300),
   REQUIRE_EMAIL_VERIFICATION: flag.optional(),
   TWO_FACTOR_ISSUER: z.string().trim().min(1).max(100).default('Platform'),
   TWO_FACTOR_SECRET_KEY: sealingKey,
@@ -206,6 +207,7 @@ export type Config = {
     maxSignupsPerIp: number;
     maxMailLinksPerAccount: number;
     maxMailLinksPerIp: number;
+    maxProviderSignInsPerIp: number;
     windowSeconds: number;
     blockSeconds: number;
   };
@@ -319,6 +321,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       maxSignupsPerIp: e.SIGNUP_MAX_PER_IP,
       maxMailLinksPerAccount: e.MAIL_LINK_MAX_PER_EMAIL,
       maxMailLinksPerIp: e.MAIL_LINK_MAX_PER_IP,
+      maxProviderSignInsPerIp: e.PROVIDER_SIGNIN_MAX_PER_IP,
       windowSeconds: e.SIGNIN_WINDOW_SECONDS,
       blockSeconds: e.SIGNIN_BLOCK_SECONDS,
     },

@@ -26,7 +26,12 @@ export function respondingWith(dispatch: (request: HttpRequest, requestId: strin
   function answerError(thrown: unknown, requestId: string): Handled {
     // A value the database cannot hold, a record already gone: the request's fault (db/errors.ts).
     const error = databaseRefusal(thrown) ?? thrown;
-    if (error instanceof AppError) return { response: failure(error.status, error.code, error.message, error.details), route: 'error' };
+    if (error instanceof AppError) {
+      const response = failure(error.status, error.code, error.message, error.details);
+      // A throttle's refusal (sign-ins, signups, mailed links) says when to come back, as GraphQL's does.
+      if (error.code === 'RATE_LIMITED' && typeof error.details?.retryAfter === 'number') response.headers['retry-after'] = String(error.details.retryAfter);
+      return { response, route: 'error' };
+    }
     if (isDatabaseUnavailable(error)) {
       reportDatabaseOutage(logger, error);
       const unavailable = databaseUnavailable();

@@ -306,7 +306,7 @@ describe('GitHub (OAuth2 without OpenID Connect: the github preset)', () => {
   beforeAll(async () => {
     github = await startFakeGitHub({ id: 4242, login: 'octocat', name: 'Mona Lisa Octocat', emails: [] });
     const setting = { id: 'github', preset: 'github', clientId: github.clientId, clientSecret: github.clientSecret, webUrl: github.webUrl, apiUrl: github.apiUrl };
-    app = await createTestApp({ OIDC_PROVIDERS: JSON.stringify([setting]) });
+    app = await createTestApp({ OIDC_PROVIDERS: JSON.stringify([setting]), PROVIDER_SIGNIN_MAX_PER_IP: '5' });
   }, 60_000);
   afterAll(async () => {
     await app?.close();
@@ -332,5 +332,14 @@ describe('GitHub (OAuth2 without OpenID Connect: the github preset)', () => {
     github.user = { ...github.user, emails: [{ email: 'new@octo.test', primary: true, verified: true }] };
     const again = await viaGitHub();
     expect((await me(app, again.session!)).user.email).toBe('mona@octo.test');
+  });
+
+  it('throttles sign-ins started from one address (each stores a flow)', async () => {
+    // Three started above; two more are allowed, then 429 with Retry-After.
+    for (let i = 0; i < 2; i++) expect((await app.fetch('/api/auth/oidc/github', { redirect: 'manual' })).status).toBe(303);
+    const refused = await app.json('GET', '/api/auth/oidc/github');
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('RATE_LIMITED');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });

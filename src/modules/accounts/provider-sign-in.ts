@@ -65,11 +65,12 @@ export interface BegunSignIn {
 
 /** Starts a sign-in at `provider`: a new flow, and the provider's URL to send the browser to. */
 export async function beginProviderSignIn(
-  scope: RequestScope,
+  scope: ThrottledScope,
   provider: Provider,
   request: { redirectTo: string | null; inviteToken: string | null; selfOrigin: string },
 ): Promise<BegunSignIn> {
   const redirectTo = redirectTarget(scope.config, request.redirectTo, request.selfOrigin);
+  await scope.signIns.assertProviderSignInAllowed(scope.client.ip);
   if (request.inviteToken !== null && request.inviteToken.length > 100) throw new AppError('VALIDATION_ERROR', 'inviteToken is too long', { inviteToken: 'at most 100 characters' });
   const checks = newFlowChecks();
   const callbackUrl = callbackUrlOf(scope.config, request.selfOrigin, provider.setting.id);
