@@ -77,6 +77,11 @@ function redisBroadcast(publisher: Redis, logger: Logger): Broadcast {
     for (const handler of resumeHandlers) handler();
   }
 
+  function keep(channel: string, message: string): void {
+    unsent.push([channel, message]);
+    if (unsent.length > maxUnsent) unsent = unsent.slice(-maxUnsent);
+  }
+
   async function send(channel: string, message: string): Promise<boolean> {
     try {
       await publisher.publish(prefix + channel, message);
@@ -93,7 +98,19 @@ function redisBroadcast(publisher: Redis, logger: Logger): Broadcast {
       unsent.shift();
     }
   }
-  publisher.on('ready', () => void sendUnsent());
+  /**
+   * Sends what waits, in order, one pass at a time; resolves once nothing waits (or Redis fails
+   * again). A caller that arrives during a pass waits for it, then starts another if its own message
+   * came too late for it: awaiting `draining` resumes only after it was cleared.
+   */
+  let draining: Promise<void> | null = null;
+  async function drain(): Promise<void> {
+    while (draining) await draining;
+    if (unsent.length === 0 || publisher.status !== 'ready') return;
+    draining = sendUnsent().finally(() => (draining = null));
+    await draining;
+  }
+  publisher.on('ready', () => void drain());
 
   return {
     async publish(channel, message) {
@@ -105,9 +122,14 @@ function redisBroadcast(publisher: Redis, logger: Logger): Broadcast {
       // other instances may be listening already, trusting their caches, so the message waits for it
       // (at most a connect timeout). With Redis down for everyone nobody trusts a cache: no wait.
       if (publisher.status !== 'ready' && subscriber.status === 'ready') await whenReady(publisher, redisTimeouts.connectTimeoutMs);
-      if (unsent.length === 0 && publisher.status === 'ready' && (await send(channel, message))) return;
-      unsent.push([channel, message]);
-      if (unsent.length > maxUnsent) unsent = unsent.slice(-maxUnsent);
+      if (unsent.length === 0 && publisher.status === 'ready') {
+        if (!(await send(channel, message))) keep(channel, message); // not answering: it waits
+        return;
+      }
+      keep(channel, message);
+      // Redis is back and the messages that waited are being sent: this one goes after them, before
+      // this request answers (else another instance could still trust its cache on the next request).
+      if (publisher.status === 'ready') await drain();
     },
     subscribe(channel, handler) {
       local.subscribe(channel, handler);
