@@ -122,6 +122,17 @@ class OwnRedis {
     }
   }
 
+  /** How many ordinary (not subscribing) connections other than this probe: the instances' own clients. */
+  async publishers(): Promise<number> {
+    const probe = new Redis(this.url);
+    try {
+      const list = String(await probe.call('CLIENT', 'LIST', 'TYPE', 'normal'));
+      return list.split('\n').filter(Boolean).length - 1;
+    } finally {
+      probe.disconnect();
+    }
+  }
+
   /** Closes every subscriber connection (CLIENT KILL TYPE pubsub); publishers stay connected. */
   async killSubscribers(): Promise<void> {
     const probe = new Redis(this.url);
@@ -193,6 +204,9 @@ describe('a bus that stops and comes back (two instances)', () => {
 
     await redis.start();
     await bothListening();
+    // And both instances' own clients are back (each reconnects on its own schedule, up to 2 s apart;
+    // a revocation on an instance whose client is not back yet waits for it, bounded, see broadcast.ts).
+    for (let i = 0; i < 200 && (await redis.publishers()) < 2; i++) await sleep(50);
     expect((await b.json('GET', '/api/auth/session', undefined, bearer(revoked.key))).status).toBe(401);
     expect((await b.json('GET', '/api/auth/session', undefined, bearer(kept.key))).status).toBe(200);
     // Evictions travel again: a key cached on b since the bus came back is refused there after its revocation on a.

@@ -7,7 +7,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 
 /** Bounds on every Redis call: a request never waits longer than this for Redis. */
-export const redisTimeouts = { connectTimeoutMs: 2_000, commandTimeoutMs: 1_000 } as const;
+export const redisTimeouts = { connectTimeoutMs: 2_000, commandTimeoutMs: 1_000, reconnectMaxDelayMs: 2_000 } as const;
 
 const options: RedisOptions = {
   connectTimeout: redisTimeouts.connectTimeoutMs,
@@ -16,7 +16,7 @@ const options: RedisOptions = {
   enableOfflineQueue: false,
   maxRetriesPerRequest: 1,
   // Reconnect attempts every 100 ms growing to every 2 s, for ever: it comes back by itself.
-  retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
+  retryStrategy: (attempt) => Math.min(attempt * 100, redisTimeouts.reconnectMaxDelayMs),
 };
 
 /** A Redis client for `url` with the bounds above; its connection state is logged by `watchRedis`. */
