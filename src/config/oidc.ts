@@ -9,8 +9,7 @@ const httpsOrLoopback = z
   .string()
   .url()
   .refine((v) => {
-    const url = new URL(v);
-    return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname));
+    return new URL(v).protocol === 'https:' || isLoopbackHttp(v);
   }, 'must be an https:// URL (http:// only on a loopback address, for development)');
 
 const common = {
@@ -40,8 +39,10 @@ export type SignInProvider =
   | { kind: 'oidc'; id: string; name: string; issuer: string; scopes: string; clientId: string; clientSecret: string; trustEmail: boolean }
   | { kind: 'github'; id: string; name: string; webUrl: string; apiUrl: string; clientId: string; clientSecret: string; trustEmail: boolean };
 
-export function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+/** An http:// URL on a loopback address: allowed for providers in development and tests only. */
+export function isLoopbackHttp(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return protocol === 'http:' && (hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname));
 }
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');

@@ -22,8 +22,8 @@ export function toClientError(error: unknown, log: Logger | undefined): GraphQLE
   if (original instanceof AppError) {
     const extensions: ErrorExtensions = { code: original.code, http: { status: original.status } };
     if (original.details) extensions.details = original.details;
-    // A 429's wait (details.retryAfter, seconds) is also a Retry-After header: yoga and the REST envelope send http.headers.
-    if (original.code === 'RATE_LIMITED' && typeof original.details?.retryAfter === 'number') extensions.http.headers = { 'retry-after': String(original.details.retryAfter) };
+    // A 429's Retry-After: yoga and the REST envelope send http.headers.
+    if (original.headers) extensions.http.headers = original.headers;
     return new GraphQLError(original.message, { path: asGraphQLError(error)?.path, extensions: { ...extensions } });
   }
   // A variable of the wrong type: before execution (no path), the executor wraps the scalar's or input's

@@ -29,7 +29,7 @@ export function respondingWith(dispatch: (request: HttpRequest, requestId: strin
     if (error instanceof AppError) {
       const response = failure(error.status, error.code, error.message, error.details);
       // A throttle's refusal (sign-ins, signups, mailed links) says when to come back, as GraphQL's does.
-      if (error.code === 'RATE_LIMITED' && typeof error.details?.retryAfter === 'number') response.headers['retry-after'] = String(error.details.retryAfter);
+      Object.assign(response.headers, error.headers);
       return { response, route: 'error' };
     }
     if (isDatabaseUnavailable(error)) {

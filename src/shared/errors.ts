@@ -59,6 +59,11 @@ export class AppError extends Error {
   get status(): number {
     return statusByCode[this.code];
   }
+
+  /** Headers its answer carries: a 429's wait (details.retryAfter, seconds) as Retry-After. */
+  get headers(): Record<string, string> | undefined {
+    return this.code === 'RATE_LIMITED' && typeof this.details?.retryAfter === 'number' ? { 'retry-after': String(this.details.retryAfter) } : undefined;
+  }
 }
 
 /** The answer to a caller who is not authenticated. */

@@ -5,6 +5,7 @@ import type { Config } from '../../config/env.js';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
+import { signInPath } from './provider-sign-in.js';
 import * as repo from './repository.js';
 import { signedInBySession } from './session-start.js';
 
@@ -16,7 +17,7 @@ export interface SignInProviderView {
 }
 
 export function signInProviders(config: Config): SignInProviderView[] {
-  return config.signIn.providers.map(({ id, name }) => ({ id, name, signInUrl: `/api/auth/oidc/${id}` }));
+  return config.signIn.providers.map(({ id, name }) => ({ id, name, signInUrl: signInPath(id) }));
 }
 
 export interface IdentityView {

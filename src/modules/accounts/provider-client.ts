@@ -4,7 +4,7 @@
 // library). OpenID Connect providers are discovered once from their issuer; GitHub is plain OAuth2, so
 // its user and verified e-mails come from its API.
 import * as oidc from 'openid-client';
-import { isLoopback, type SignInProvider } from '../../config/oidc.js';
+import { isLoopbackHttp, type SignInProvider } from '../../config/oidc.js';
 
 /** Who signed in at the provider. */
 export interface ProviderIdentity {
@@ -34,7 +34,7 @@ const timeoutSeconds = 10;
 
 /** http:// is allowed for loopback issuers only (a provider in development and tests). */
 function requestOptions(url: string): oidc.DiscoveryRequestOptions {
-  return { timeout: timeoutSeconds, ...(new URL(url).protocol === 'http:' && isLoopback(new URL(url).hostname) && { execute: [oidc.allowInsecureRequests] }) };
+  return { timeout: timeoutSeconds, ...(isLoopbackHttp(url) && { execute: [oidc.allowInsecureRequests] }) };
 }
 
 function splitName(name: string | undefined): [string, string] {
@@ -110,7 +110,7 @@ function gitHubClient(provider: Extract<SignInProvider, { kind: 'github' }>): Pr
     provider.clientSecret,
   );
   config.timeout = timeoutSeconds;
-  if (requestOptions(provider.webUrl).execute || requestOptions(provider.apiUrl).execute) oidc.allowInsecureRequests(config);
+  if (isLoopbackHttp(provider.webUrl) || isLoopbackHttp(provider.apiUrl)) oidc.allowInsecureRequests(config);
   const api = async <T>(accessToken: string, path: string): Promise<T> => {
     const response = await oidc.fetchProtectedResource(config, accessToken, new URL(`${provider.apiUrl}${path}`), 'GET', undefined, new Headers({ accept: 'application/vnd.github+json' }));
     if (!response.ok) throw new Error(`GitHub API ${path} answered ${response.status}`);
@@ -134,9 +134,15 @@ function gitHubClient(provider: Extract<SignInProvider, { kind: 'github' }>): Pr
   };
 }
 
-/** The clients of the configured providers, by id (made once per app; discovery happens on first use). */
-export function providerClients(providers: readonly SignInProvider[]): Map<string, ProviderClient> {
-  return new Map(providers.map((p) => [p.id, p.kind === 'github' ? gitHubClient(p) : openIdClient(p)]));
+/** A configured provider and its client. */
+export interface Provider {
+  setting: SignInProvider;
+  client: ProviderClient;
+}
+
+/** The configured providers with their clients, by id (made once per app; discovery happens on first use). */
+export function providersWithClients(settings: readonly SignInProvider[]): Map<string, Provider> {
+  return new Map(settings.map((setting) => [setting.id, { setting, client: setting.kind === 'github' ? gitHubClient(setting) : openIdClient(setting) }]));
 }
 
 export const newFlowChecks = (): FlowChecks => ({ state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier: oidc.randomPKCECodeVerifier() });

@@ -10,19 +10,18 @@ import type { Context } from '../../graphql/context.js';
 import { reply, type HttpRequest, type HttpResponse } from '../../http/exchange.js';
 import { defineHttpRoute } from '../../rest/http-route.js';
 import { AppError } from '../../shared/errors.js';
-import { providerClients } from './provider-client.js';
-import { beginProviderSignIn, finishProviderSignIn, flowTtlMs, type Provider } from './provider-sign-in.js';
+import { providersWithClients, type Provider } from './provider-client.js';
+import { beginProviderSignIn, finishProviderSignIn, flowTtlMs, signInPath } from './provider-sign-in.js';
 
 const flowCookieName = 'sign_in_flow';
-const flowCookiePath = '/api/auth/oidc/';
+const flowCookiePath = signInPath('');
 
 /** The providers of an app's configuration with their clients: made once per configuration (discovery is cached in them). */
 const providersByConfig = new WeakMap<Config, Map<string, Provider>>();
 function providersOf(config: Config): Map<string, Provider> {
   let providers = providersByConfig.get(config);
   if (!providers) {
-    const clients = providerClients(config.signIn.providers);
-    providers = new Map(config.signIn.providers.map((setting) => [setting.id, { setting, client: clients.get(setting.id)! }]));
+    providers = providersWithClients(config.signIn.providers);
     providersByConfig.set(config, providers);
   }
   return providers;
@@ -66,7 +65,7 @@ async function callback(request: HttpRequest, ctx: Context, providerId: string |
 export const providerSignInRoutes = [
   defineHttpRoute({
     methods: ['GET'],
-    path: '/api/auth/oidc/{provider}',
+    path: signInPath('{provider}'),
     pipeline: true,
     openApi: {
       get: {
@@ -86,7 +85,7 @@ export const providerSignInRoutes = [
   }),
   defineHttpRoute({
     methods: ['GET'],
-    path: '/api/auth/oidc/{provider}/callback',
+    path: `${signInPath('{provider}')}/callback`,
     pipeline: true,
     openApi: {
       get: {

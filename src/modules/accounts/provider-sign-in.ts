@@ -18,20 +18,13 @@ import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { openInvitationForSignup } from '../teams/service.js';
-import { newFlowChecks, type ProviderClient, type ProviderIdentity } from './provider-client.js';
+import { newFlowChecks, type Provider, type ProviderIdentity } from './provider-client.js';
 import * as repo from './repository.js';
 import { openInvitedAccount, openPublicAccount, type NewAccount } from './service.js';
 import { startSession, type StartedSession, type ThrottledScope } from './session-start.js';
 import { challengeFor, removeTwoFactor, type TwoFactorChallenge } from './two-factor.js';
 
 export const flowTtlMs = 10 * 60_000;
-
-/** A configured provider and its client. */
-export interface Provider {
-  setting: SignInProvider;
-  client: ProviderClient;
-}
-
 
 /**
  * Where a browser goes after signing in: `requested` as a path of the app (APP_URL, else this server)
@@ -53,8 +46,11 @@ export function redirectTarget(config: Config, requested: string | null, selfOri
   return url.href;
 }
 
+/** Where the browser starts a sign-in at a provider (a sign-in button's link); `${path}/callback` is where it comes back. */
+export const signInPath = (providerId: string) => `/api/auth/oidc/${providerId}`;
+
 /** The provider's callback URL: on PUBLIC_URL, else this request's origin. */
-const callbackUrlOf = (config: Config, selfOrigin: string, providerId: string) => `${config.signIn.publicUrl ?? selfOrigin}/api/auth/oidc/${providerId}/callback`;
+const callbackUrlOf = (config: Config, selfOrigin: string, providerId: string) => `${config.signIn.publicUrl ?? selfOrigin}${signInPath(providerId)}/callback`;
 
 export interface BegunSignIn {
   /** The provider's authorization URL, where the browser goes now. */
