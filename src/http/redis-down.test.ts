@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisConnectionNames } from '../shared/redis-connection.js';
 import { signUp } from '../testkit/accounts.js';
 import { bearer, createKey } from '../testkit/api-keys.js';
 import { collectLogs } from '../testkit/logs.js';
@@ -122,15 +123,19 @@ class OwnRedis {
     }
   }
 
-  /** How many ordinary (not subscribing) connections other than this probe: the instances' own clients. */
-  async publishers(): Promise<number> {
+  /** The server's connections, one line each (CLIENT LIST): names, types, subscriptions. */
+  async clients(): Promise<string[]> {
     const probe = new Redis(this.url);
     try {
-      const list = String(await probe.call('CLIENT', 'LIST', 'TYPE', 'normal'));
-      return list.split('\n').filter(Boolean).length - 1;
+      return String(await probe.call('CLIENT', 'LIST')).split('\n').filter(Boolean);
     } finally {
       probe.disconnect();
     }
+  }
+
+  /** How many of the instances' own clients (named by the platform, not subscribing) are connected. */
+  async publishers(): Promise<number> {
+    return (await this.clients()).filter((line) => line.includes(` name=${redisConnectionNames.client} `)).length;
   }
 
   /** Closes every subscriber connection (CLIENT KILL TYPE pubsub); publishers stay connected. */
@@ -207,12 +212,15 @@ describe('a bus that stops and comes back (two instances)', () => {
     // And both instances' own clients are back (each reconnects on its own schedule, up to 2 s apart;
     // a revocation on an instance whose client is not back yet waits for it, bounded, see broadcast.ts).
     for (let i = 0; i < 200 && (await redis.publishers()) < 2; i++) await sleep(50);
+    expect(await redis.publishers()).toBe(2);
     expect((await b.json('GET', '/api/auth/session', undefined, bearer(revoked.key))).status).toBe(401);
     expect((await b.json('GET', '/api/auth/session', undefined, bearer(kept.key))).status).toBe(200);
     // Evictions travel again: a key cached on b since the bus came back is refused there after its revocation on a.
     expect((await b.json('GET', '/api/auth/session', undefined, bearer(later.key))).status).toBe(200);
     expect((await a.json('DELETE', `/api/v1/api-keys/${later.id}`, undefined, { cookie: owner.cookie })).status).toBe(200);
-    expect((await b.json('GET', '/api/auth/session', undefined, bearer(later.key))).status).toBe(401);
+    const after = await b.json('GET', '/api/auth/session', undefined, bearer(later.key));
+    // Should it fail again (it did, rarely, under a loaded CI run), the connections say who was where.
+    expect(after.status, `connections: ${(await redis.clients()).join('\n')}`).toBe(401);
   });
 
   it('stops trusting the key cache when Redis stops answering (connections open), within the heartbeat', async () => {

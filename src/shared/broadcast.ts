@@ -6,7 +6,7 @@
 // (bounded) and is sent when Redis is back. Publishing never fails: the local handlers always run.
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { closeRedis, redisTimeouts, watchRedis } from './redis-connection.js';
+import { closeRedis, redisConnectionNames, redisTimeouts, watchRedis } from './redis-connection.js';
 
 export interface Broadcast {
   /**
@@ -49,7 +49,7 @@ const maxUnsent = 10_000;
 function redisBroadcast(publisher: Redis, logger: Logger): Broadcast {
   const local = localBroadcast();
   // Subscriptions wait for the connection (its offline queue holds only SUBSCRIBEs) and never give up.
-  const subscriber = publisher.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined });
+  const subscriber = publisher.duplicate({ connectionName: redisConnectionNames.subscriber, enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined });
   watchRedis(subscriber, 'redis subscriber', logger);
   const channels = new Set<string>();
   const resumeHandlers: (() => void)[] = [];

@@ -9,7 +9,11 @@ import type { Logger } from 'pino';
 /** Bounds on every Redis call: a request never waits longer than this for Redis. */
 export const redisTimeouts = { connectTimeoutMs: 2_000, commandTimeoutMs: 1_000, reconnectMaxDelayMs: 2_000 } as const;
 
+/** The names this platform's connections carry in CLIENT LIST (CLIENT SETNAME): operators, and tests, can tell them from others. */
+export const redisConnectionNames = { client: 'platform', subscriber: 'platform-bus' } as const;
+
 const options: RedisOptions = {
+  connectionName: redisConnectionNames.client,
   connectTimeout: redisTimeouts.connectTimeoutMs,
   commandTimeout: redisTimeouts.commandTimeoutMs,
   // While disconnected, commands are refused at once instead of queued until a reconnection.
