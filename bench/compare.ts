@@ -1,9 +1,10 @@
-// `npx tsx bench/compare.ts <checkoutA> <checkoutB> [seconds] [pairs]` (ONLY=list,read,c20,c100,gql; CONC=8):
+// `npx tsx bench/compare.ts <checkoutA> <checkoutB> [seconds] [pairs]` (ONLY=list,read,c20,c100,gql,me,meRest; CONC=8):
 // both builds (dist/) served on the seeded bench database at once, runs alternated A/B per path so that
 // machine drift hits both alike; medians of req/s and server CPU per request. Run `npm run bench` first
 // (it seeds bench_platform) and `npm run build` in both checkouts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { currentSessionQuery } from './scenarios.js';
 import { obtainSessionCookie } from './session.js';
 import { tasksListPath, tasksListQuery, tasksListVariables } from './tasks.js';
 import { customersWithChildrenPath } from './customers.js';
@@ -40,6 +41,8 @@ async function main() {
       read: (cookie) => [`/api/v1/tasks/${id}`, { headers: { cookie } }],
       c20: (cookie) => [customersWithChildrenPath(20), { headers: { cookie } }],
       c100: (cookie) => [customersWithChildrenPath(100), { headers: { cookie } }],
+      me: (cookie) => ['/graphql', { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ query: currentSessionQuery }) }],
+      meRest: (cookie) => ['/api/auth/session', { headers: { cookie } }],
       gql: (cookie) => ['/graphql', { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ query: tasksListQuery, variables: tasksListVariables }) }],
     };
     for (const name of (process.env.ONLY ?? 'list,read,c20,c100').split(',')) {
