@@ -112,25 +112,25 @@ class OwnRedis {
     throw new Error('redis-server did not start');
   }
 
-  /** How many connections subscribe to `channel`. */
-  async subscribers(channel: string): Promise<number> {
+  /** Runs `work` on a connection of its own, closed after. */
+  private async probe<T>(work: (probe: Redis) => Promise<T>): Promise<T> {
     const probe = new Redis(this.url);
     try {
-      const [, count] = (await probe.pubsub('NUMSUB', channel)) as [string, number];
-      return Number(count);
+      return await work(probe);
     } finally {
       probe.disconnect();
     }
   }
 
+  /** How many connections subscribe to `channel`. */
+  async subscribers(channel: string): Promise<number> {
+    const [, count] = (await this.probe((p) => p.pubsub('NUMSUB', channel))) as [string, number];
+    return Number(count);
+  }
+
   /** The server's connections, one line each (CLIENT LIST): names, types, subscriptions. */
   async clients(): Promise<string[]> {
-    const probe = new Redis(this.url);
-    try {
-      return String(await probe.call('CLIENT', 'LIST')).split('\n').filter(Boolean);
-    } finally {
-      probe.disconnect();
-    }
+    return String(await this.probe((p) => p.call('CLIENT', 'LIST'))).split('\n').filter(Boolean);
   }
 
   /** How many of the instances' own clients (named by the platform, not subscribing) are connected. */
@@ -140,12 +140,7 @@ class OwnRedis {
 
   /** Closes every subscriber connection (CLIENT KILL TYPE pubsub); publishers stay connected. */
   async killSubscribers(): Promise<void> {
-    const probe = new Redis(this.url);
-    try {
-      await probe.client('KILL', 'TYPE', 'pubsub');
-    } finally {
-      probe.disconnect();
-    }
+    await this.probe((p) => p.client('KILL', 'TYPE', 'pubsub'));
   }
 
   /** The server stops answering but keeps its connections (SIGSTOP), until resume(). */
