@@ -37,7 +37,9 @@ import {
   type ValidationContext,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { AppError } from '../shared/errors.js';
 import type { Context } from './context.js';
+import { toClientError } from './errors.js';
 import { operationScopes } from './operation-scopes.js';
 
 export interface OperationLimits {
@@ -172,9 +174,7 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, ope
 
 /** A keyed request whose cost its key's rate limit cannot pay (see Context.chargeCost). */
 function rateLimitedError(retryAfter: number): GraphQLError {
-  return new GraphQLError('Rate limit exceeded', {
-    extensions: { code: 'RATE_LIMITED', http: { status: 429, headers: { 'retry-after': String(retryAfter) } }, details: { retryAfter } },
-  });
+  return toClientError(new AppError('RATE_LIMITED', 'Rate limit exceeded', { retryAfter }), undefined);
 }
 
 /**
