@@ -123,10 +123,14 @@ function redisBroadcast(publisher: Redis, logger: Logger): Broadcast {
       // caches, so the message waits for it (at most one retry delay and a connect timeout). With
       // Redis down for everyone nobody trusts a cache: no wait.
       if (publisher.status !== 'ready' && subscriber.status === 'ready') await whenReady(publisher, redisTimeouts.reconnectMaxDelayMs + redisTimeouts.connectTimeoutMs);
-      // It goes after any that still wait, before this request answers (else another instance could
-      // still trust its cache on the next request); Redis down or not answering: it waits with them.
+      if (unsent.length === 0 && publisher.status === 'ready') {
+        if (!(await send(channel, message))) keep(channel, message); // not answering: it waits
+        return;
+      }
       keep(channel, message);
-      await drain();
+      // Redis is back and the messages that waited are being sent: this one goes after them, before
+      // this request answers (else another instance could still trust its cache on the next request).
+      if (publisher.status === 'ready') await drain();
     },
     subscribe(channel, handler) {
       local.subscribe(channel, handler);
