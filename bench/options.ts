@@ -1,4 +1,5 @@
 // Command-line options of `npm run bench`: the full run by default, `--quick` for a few minutes.
+import path from 'node:path';
 export interface BenchOptions {
   quick: boolean;
   warmupSeconds: number;
@@ -13,6 +14,12 @@ export interface BenchOptions {
    * Seeding is the same; goals without figures are left out of the report.
    */
   only: string[] | null;
+  /**
+   * `--against=<checkout>`: another checkout of this repository (its dependencies installed), built
+   * and measured as the `*-prev` targets in the same interleaved rounds, on the same databases, so
+   * that "this build / previous" is a ratio of servers measured side by side, not of two runs.
+   */
+  against: string | null;
 }
 
 /** Whether `--only` (if given) asks for the scenario or check `id`. */
@@ -24,15 +31,22 @@ const defaultDatabaseUrl = 'postgresql://postgres@127.0.0.1:5432/bench_platform'
 
 export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
   let only: string[] | null = null;
+  let against: string | null = null;
   const unknown: string[] = [];
+  /** The value of `--name=value` or `--name value` at `argv[i]`, if that is the option. */
+  const valueOf = (name: string, i: number) => (argv[i]!.startsWith(`--${name}=`) ? argv[i]!.slice(name.length + 3) : argv[i] === `--${name}` ? (argv[i + 1] ?? '') : undefined);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--quick') continue;
-    const value = arg.startsWith('--only=') ? arg.slice('--only='.length) : arg === '--only' ? argv[++i] : undefined;
-    if (value === undefined) unknown.push(arg);
-    else only = value.split(',').map((id) => id.trim()).filter(Boolean);
+    const onlyValue = valueOf('only', i);
+    const againstValue = valueOf('against', i);
+    if (!arg.includes('=') && (onlyValue ?? againstValue) !== undefined) i++;
+    if (onlyValue !== undefined) only = onlyValue.split(',').map((id) => id.trim()).filter(Boolean);
+    else if (againstValue !== undefined) against = againstValue ? path.resolve(againstValue) : '';
+    else unknown.push(arg);
   }
-  if (unknown.length) throw new Error(`Unknown arguments: ${unknown.join(' ')} (accepted: --quick, --only=<scenario or check>,...)`);
+  if (unknown.length) throw new Error(`Unknown arguments: ${unknown.join(' ')} (accepted: --quick, --only=<scenario or check>,..., --against=<checkout>)`);
+  if (against === '') throw new Error('--against needs the path of another checkout');
   if (only && !only.length) throw new Error('--only needs at least one scenario or check');
   const quick = argv.includes('--quick');
   return {
@@ -43,5 +57,6 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     connections: 50,
     databaseUrl: env.BENCH_DATABASE_URL || defaultDatabaseUrl,
     only,
+    against,
   };
 }

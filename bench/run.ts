@@ -6,7 +6,7 @@
 // request once, and prints medians, ratios and goals. Uploaded files go to a temporary directory.
 // See /work/shared/BENCHMARKS.md for the method. Progress goes to stderr, the table to stdout.
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,6 +45,7 @@ import {
   type PostgresSeed,
   type ServerKind,
 } from './scenarios.js';
+import type { GraphqlTasks } from './tasks.js';
 import { benchUser, fetchSessionData, obtainSessionCookie, type Account, type SessionData } from './session.js';
 import { startStatementCounter, statementsPerRequest, type StatementCount } from './statements.js';
 import { measureTaskCreates, renderTaskCreates, reportTaskCreatesAlone, taskCreatesGoal, type CreateRun } from './task-creates.js';
@@ -85,13 +86,23 @@ interface UploadDirs {
 /** The product as production runs it: compiled by `npm run build` (main() builds it first). */
 const productEntry = 'dist/main.js';
 
-function serverSpecs(databaseUrl: string, pgliteDir: string, uploads: UploadDirs): Record<ServerKind, ServerSpec> {
-  return {
+function serverSpecs(databaseUrl: string, pgliteDir: string, uploads: UploadDirs, against: string | null): Record<ServerKind, ServerSpec> {
+  const product = {
     raw: { name: 'raw', entry: 'bench/raw-server.ts', env: { DATABASE_URL: databaseUrl, UPLOAD_DIR: uploads.raw } },
     // Pool of 8 like the raw baseline, so the comparison is about the code, not the pool.
     'product-pg': { name: 'product (PostgreSQL)', entry: productEntry, env: { DATABASE_URL: databaseUrl, DB_POOL_SIZE: '8', UPLOAD_DIR: uploads.product, ...productEnv } },
     'product-pglite': { name: 'product (PGlite)', entry: productEntry, env: { DATABASE_URL: undefined, DATA_DIR: pgliteDir, UPLOAD_DIR: uploads.product, ...productEnv } },
-  };
+  } satisfies Record<string, ServerSpec>;
+  // The previous build as the same servers: same databases, same environment, its own checkout.
+  const previous = (spec: ServerSpec): ServerSpec => ({ ...spec, name: `previous build ${spec.name} (${against})`, root: against ?? undefined });
+  return { ...product, 'previous-pg': previous(product['product-pg']), 'previous-pglite': previous(product['product-pglite']) };
+}
+
+/** Builds the checkout `--against` names and tells how its GraphQL speaks of tasks (enums since the typed schema). */
+function prepareAgainst(against: string): GraphqlTasks {
+  log(`building the previous build (npm run build in ${against})`);
+  execFileSync('npm', ['run', '-s', 'build'], { cwd: against, stdio: ['ignore', 'ignore', 'inherit'] });
+  return /^enum TaskStatus /m.test(readFileSync(path.join(against, 'schema', 'schema.graphql'), 'utf8')) ? 'typed' : 'strings';
 }
 
 /** The product on PostgreSQL with a free tier low enough for the rate-limit check to exceed it. */
@@ -102,7 +113,7 @@ function rateLimitedSpec(databaseUrl: string): ServerSpec {
 
 /** S9: the product on PostgreSQL with the cron route enabled (CRON_SECRET) and batches of 100. */
 function queueSpec(databaseUrl: string, pgliteDir: string, uploads: UploadDirs): ServerSpec {
-  const spec = serverSpecs(databaseUrl, pgliteDir, uploads)['product-pg'];
+  const spec = serverSpecs(databaseUrl, pgliteDir, uploads, null)['product-pg'];
   return { ...spec, name: 'product (PostgreSQL, cron route)', env: { ...spec.env, ...queueEnv } };
 }
 
@@ -203,7 +214,7 @@ const countedRequests = 20;
 async function countStatements(databaseUrl: string, pgliteDir: string, uploads: UploadDirs, seed: PostgresSeed): Promise<StatementCount[]> {
   const counter = await startStatementCounter(databaseUrl);
   try {
-    const spec = { ...serverSpecs(counter.url, pgliteDir, uploads)['product-pg'], name: 'product (PostgreSQL, statements counted)' };
+    const spec = { ...serverSpecs(counter.url, pgliteDir, uploads, null)['product-pg'], name: 'product (PostgreSQL, statements counted)' };
     return await withServer(spec, async (server) => {
       const counts: StatementCount[] = [];
       for (const m of statementCountMeasurements(seed)) {
@@ -293,6 +304,7 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   log('building the product (npm run build)');
   execFileSync('npm', ['run', '-s', 'build'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  const previousTasks = options.against ? prepareAgainst(options.against) : 'typed';
   const pgliteDir = await mkdtemp(path.join(os.tmpdir(), 'bench-pglite-'));
   const uploadRoot = await mkdtemp(path.join(os.tmpdir(), 'bench-uploads-'));
   const uploads: UploadDirs = { product: path.join(uploadRoot, 'product'), raw: path.join(uploadRoot, 'raw') };
@@ -309,7 +321,7 @@ async function main(): Promise<void> {
     log(`upload files: JPEGs of ${Object.values(files).map((f) => `${f.bytes} bytes (${f.width}×${f.height})`).join(', ')} made in ${seconds(filesStarted)}`);
     log(`recreating ${new URL(options.databaseUrl).pathname.slice(1)} at ${new URL(options.databaseUrl).host}`);
     await recreateDatabase(options.databaseUrl);
-    const specs = serverSpecs(options.databaseUrl, pgliteDir, uploads);
+    const specs = serverSpecs(options.databaseUrl, pgliteDir, uploads, options.against);
     // S14 seeds its own account, teams and tasks, so it runs first, and alone needs nothing else seeded.
     let taskCreates: CreateRun[] = [];
     if (selected(options, 'tasks-create')) {
@@ -336,10 +348,12 @@ async function main(): Promise<void> {
     const uploadDrift: UploadDriftCheck[] = [];
     const notMeasured: NotMeasured[] = [];
     const queueChecks: QueueCheck[] = [];
-    const kinds: ServerKind[] = ['raw', 'product-pg', 'product-pglite'];
     for (let round = 1; round <= options.rounds; round++) {
+      // With --against, this build and the previous one take turns going first, round by round.
+      const pairs: ServerKind[][] = options.against ? [['product-pg', 'previous-pg'], ['product-pglite', 'previous-pglite']] : [['product-pg'], ['product-pglite']];
+      const kinds: ServerKind[] = ['raw', ...pairs.flatMap((pair) => (round % 2 ? pair : [...pair].reverse()))];
       for (const kind of kinds) {
-        const measurements = measurementsFor(kind, pgCredentials, pgliteCredentials).filter((m) => selected(options, m.scenario));
+        const measurements = measurementsFor(kind, pgCredentials, pgliteCredentials, previousTasks).filter((m) => selected(options, m.scenario));
         if (!measurements.length) continue;
         await withServer(specs[kind], async (server) => {
           for (const m of measurements) samples.push(...(await measure(server, m, round, options, notMeasured)));

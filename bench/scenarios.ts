@@ -11,7 +11,7 @@ import { takeFresh } from './load.js';
 import { checkRendition, isWebp, mediaSearchPath, uploadProblem, uploadRequest, uploadVerifier, type UploadFiles, type UploadSize } from './media.js';
 import type { SessionData } from './session.js';
 import { teamMembersPath, teamMembersProblem, teamsListPath, teamsListProblem, type BenchTeams } from './teams.js';
-import { graphqlTask, taskPath, taskQuery, tasksListPath, tasksListQuery, tasksListVariables, uncountedListPath, type TaskDataset, type TaskSize } from './tasks.js';
+import { graphqlTask, taskPath, taskQuery, tasksListGraphqlRequest, tasksListPath, uncountedListPath, type GraphqlTasks, type TaskDataset, type TaskSize } from './tasks.js';
 
 export type ScenarioId =
   | 'healthz'
@@ -29,7 +29,9 @@ export type ScenarioId =
   | 'media-search'
   | 'media-render-cached'
   | UploadScenarioId;
-export type TargetId = 'raw' | 'rest' | 'graphql' | 'rest-pglite';
+/** The product's faces; with `--against`, a previous build's the same with `-prev`. */
+type ProductTarget = 'rest' | 'graphql' | 'rest-pglite';
+export type TargetId = 'raw' | ProductTarget | `${ProductTarget}-prev`;
 
 export interface HttpRequest {
   method: 'GET' | 'POST';
@@ -212,14 +214,15 @@ function tasksListUncounted(tasks: TaskDataset): Measurement {
 }
 
 /** The same LIST as a GraphQL query selecting every field REST answers. */
-function tasksListGraphql(tasks: TaskDataset): Measurement {
+function tasksListGraphql(tasks: TaskDataset, dialect: GraphqlTasks): Measurement {
   const { data, pagination } = tasks.expected.list;
+  const { query, variables } = tasksListGraphqlRequest(dialect);
   return {
     scenario: `tasks-list-${tasks.size}`,
     target: 'graphql',
-    requests: [graphqlRequest(tasks.cookie, tasksListQuery, tasksListVariables)],
+    requests: [graphqlRequest(tasks.cookie, query, variables)],
     latencyRun: false,
-    ...answering({ data: { tasks: { items: data.map(graphqlTask), ...pagination } } }, '{"data":{"tasks":{"items":[{'),
+    ...answering({ data: { tasks: { items: data.map((r) => graphqlTask(r, dialect)), ...pagination } } }, '{"data":{"tasks":{"items":[{'),
   };
 }
 
@@ -235,14 +238,14 @@ function taskRead(target: 'raw' | 'rest', tasks: TaskDataset): Measurement {
   };
 }
 
-function taskReadGraphql(tasks: TaskDataset): Measurement {
+function taskReadGraphql(tasks: TaskDataset, dialect: GraphqlTasks): Measurement {
   const { record } = tasks.expected;
   return {
     scenario: `task-read-${tasks.size}`,
     target: 'graphql',
     requests: [graphqlRequest(tasks.cookie, taskQuery, { id: record.id })],
     latencyRun: false,
-    ...answering({ data: { task: graphqlTask(record) } }, '{"data":{"task":{'),
+    ...answering({ data: { task: graphqlTask(record, dialect) } }, '{"data":{"task":{'),
   };
 }
 
@@ -325,8 +328,8 @@ function renditionCached(media: MediaSeed): Measurement {
   };
 }
 
-/** A server process and what is measured against it. */
-export type ServerKind = 'raw' | 'product-pg' | 'product-pglite';
+/** A server process and what is measured against it; `previous-*`: the build `--against` names, on the same databases. */
+export type ServerKind = 'raw' | 'product-pg' | 'product-pglite' | 'previous-pg' | 'previous-pglite';
 
 export interface Credentials {
   cookie: string;
@@ -346,7 +349,8 @@ export interface PostgresSeed extends KeyedCredentials {
   media: MediaSeed;
 }
 
-export function measurementsFor(server: ServerKind, pg: PostgresSeed, pglite: Credentials): Measurement[] {
+/** `previous`: how the previous build's GraphQL speaks of tasks (only read for the `previous-*` kinds). */
+export function measurementsFor(server: ServerKind, pg: PostgresSeed, pglite: Credentials, previous: GraphqlTasks = 'typed'): Measurement[] {
   switch (server) {
     case 'raw':
       return [
@@ -356,26 +360,43 @@ export function measurementsFor(server: ServerKind, pg: PostgresSeed, pglite: Cr
         ...uploadScenarios.map((spec) => upload('raw', pg.media, spec)),
       ];
     case 'product-pg':
-      // One process serves both faces and both credentials: all measured against the same server.
-      // The flood comes last: nothing measured after it on this server can feel its aftermath.
-      return [
-        healthz('rest'),
-        session('session-rest', 'rest', [{ cookie: pg.cookie }], pg.session),
-        sessionGraphql(pg.cookie, pg.session),
-        session('session-key', 'rest', [bearer(pg.keys.warm)], pg.session),
-        { ...session('session-key-rotating', 'rest', pg.keys.rotating.map(bearer), pg.session), latencyRun: false },
-        teamsList(pg.cookie, pg.teams),
-        teamMembers(pg.cookie, pg.teams),
-        ...pg.tasks.flatMap((tasks) => [tasksList('rest', tasks), tasksListGraphql(tasks), tasksListUncounted(tasks), taskRead('rest', tasks), taskReadGraphql(tasks)]),
-        ...childPageSizes.map((limit) => customersWithChildren(pg.cookie, limit, pg.customerPages[limit])),
-        mediaSearch(pg.media),
-        renditionCached(pg.media),
-        ...uploadScenarios.map((spec) => upload('rest', pg.media, spec)),
-        invalidKeyFlood(pg.keys.warm, pg.session),
-      ];
+      return productPg(pg, 'typed');
     case 'product-pglite':
-      return [healthz('rest-pglite'), session('session-rest', 'rest-pglite', [{ cookie: pglite.cookie }], pglite.session)];
+      return productPglite(pglite);
+    case 'previous-pg':
+      return productPg(pg, previous).map(asPrevious);
+    case 'previous-pglite':
+      return productPglite(pglite).map(asPrevious);
   }
+}
+
+/** The same measurement, of the previous build. */
+function asPrevious(m: Measurement): Measurement {
+  return { ...m, target: `${m.target as ProductTarget}-prev` };
+}
+
+function productPg(pg: PostgresSeed, dialect: GraphqlTasks): Measurement[] {
+  // One process serves both faces and both credentials: all measured against the same server.
+  // The flood comes last: nothing measured after it on this server can feel its aftermath.
+  return [
+    healthz('rest'),
+    session('session-rest', 'rest', [{ cookie: pg.cookie }], pg.session),
+    sessionGraphql(pg.cookie, pg.session),
+    session('session-key', 'rest', [bearer(pg.keys.warm)], pg.session),
+    { ...session('session-key-rotating', 'rest', pg.keys.rotating.map(bearer), pg.session), latencyRun: false },
+    teamsList(pg.cookie, pg.teams),
+    teamMembers(pg.cookie, pg.teams),
+    ...pg.tasks.flatMap((tasks) => [tasksList('rest', tasks), tasksListGraphql(tasks, dialect), tasksListUncounted(tasks), taskRead('rest', tasks), taskReadGraphql(tasks, dialect)]),
+    ...childPageSizes.map((limit) => customersWithChildren(pg.cookie, limit, pg.customerPages[limit])),
+    mediaSearch(pg.media),
+    renditionCached(pg.media),
+    ...uploadScenarios.map((spec) => upload('rest', pg.media, spec)),
+    invalidKeyFlood(pg.keys.warm, pg.session),
+  ];
+}
+
+function productPglite(pglite: Credentials): Measurement[] {
+  return [healthz('rest-pglite'), session('session-rest', 'rest-pglite', [{ cookie: pglite.cookie }], pglite.session)];
 }
 
 /** What S8 counts statements of: customers with children at both page sizes, and for context the large tasks dataset's LIST and READ. */

@@ -11,8 +11,10 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 /** One process to start: the product on PostgreSQL or PGlite, or the raw baseline. */
 export interface ServerSpec {
   name: string;
-  /** Entry point, relative to the repository root. */
+  /** Entry point, relative to `root`. */
   entry: string;
+  /** The checkout it runs from (its working directory): this repository unless given. */
+  root?: string;
   /** Added to the bench's environment; `undefined` removes a variable (e.g. DATABASE_URL for PGlite). */
   env: Record<string, string | undefined>;
 }
@@ -88,7 +90,7 @@ export async function startServer(spec: ServerSpec): Promise<RunningServer> {
   // BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) goes to every server's node, for profiling.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, ...(spec.entry.endsWith('.js') ? [spec.entry] : ['--import', 'tsx', spec.entry])], {
-    cwd: repoRoot,
+    cwd: spec.root ?? repoRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so that stop() reaches anything the server itself spawns.

@@ -35,12 +35,28 @@ export const uncountedListPath = (n: number) => `${tasksListPath}&estimatedHours
 
 /** Every field REST answers, so that both faces return the same data. */
 const taskFields = 'id title description status priority tags dueDate estimatedHours completed createdAt updatedAt userId teamId';
-export const tasksListQuery = `query TasksList($f: TaskFilter) { tasks(filter: $f, sortBy: ${listSort.sortBy}, sortOrder: ${listSort.sortOrder}, limit: ${listLimit}) { items { ${taskFields} } page limit total totalPages } }`;
-export const tasksListVariables = { f: { status: enumValueName(listFilter.status) } };
 export const taskQuery = `query Task($id: ID!) { task(id: $id) { ${taskFields} } }`;
 
-/** A task as GraphQL shows it: select fields as enum value names (`in-progress` → `IN_PROGRESS`). */
-export const graphqlTask = (r: TaskRecord): TaskRecord => ({ ...r, status: r.status && enumValueName(r.status), priority: r.priority && enumValueName(r.priority) });
+/**
+ * How a build's GraphQL speaks of tasks: `typed` (select fields as enums: `sortBy: title`,
+ * `status: IN_PROGRESS`), or `strings` as before the typed schema (8df4d50 and earlier), which
+ * `npm run bench -- --against` may measure beside this build.
+ */
+export type GraphqlTasks = 'typed' | 'strings';
+
+export function tasksListGraphqlRequest(dialect: GraphqlTasks): { query: string; variables: Record<string, unknown> } {
+  const typed = dialect === 'typed';
+  const literal = (value: string) => (typed ? value : JSON.stringify(value));
+  return {
+    query: `query TasksList($f: TaskFilter) { tasks(filter: $f, sortBy: ${literal(listSort.sortBy)}, sortOrder: ${literal(listSort.sortOrder)}, limit: ${listLimit}) { items { ${taskFields} } page limit total totalPages } }`,
+    variables: { f: { status: typed ? enumValueName(listFilter.status) : listFilter.status } },
+  };
+}
+
+/** A task as GraphQL shows it: with the typed schema, select fields as enum value names (`in-progress` → `IN_PROGRESS`). */
+export function graphqlTask(r: TaskRecord, dialect: GraphqlTasks): TaskRecord {
+  return dialect === 'typed' ? { ...r, status: r.status && enumValueName(r.status), priority: r.priority && enumValueName(r.priority) } : r;
+}
 
 /** A task as the API shows it. */
 export interface TaskRecord {
