@@ -118,11 +118,14 @@ function redisBroadcast(publisher: Redis, logger: Logger): Broadcast {
       // in one pass, so they have it before this request's answer reaches its client.
       await local.publish(channel, message);
       if (closed) return;
-      // Redis reachable but this client still reconnecting (it retries on its own schedule, up to
-      // reconnectMaxDelayMs apart): the other instances may be listening already, trusting their
-      // caches, so the message waits for it (at most one retry delay and a connect timeout). With
-      // Redis down for everyone nobody trusts a cache: no wait.
-      if (publisher.status !== 'ready' && subscriber.status === 'ready') await whenReady(publisher, redisTimeouts.reconnectMaxDelayMs + redisTimeouts.connectTimeoutMs);
+      // Redis reachable (the subscription is up, or this client is connected and being set up) but
+      // this client not ready yet (it retries on its own schedule, up to reconnectMaxDelayMs apart):
+      // the other instances may be listening already, trusting their caches, so the message waits
+      // for it (at most one retry delay and a connect timeout). With Redis down for everyone nobody
+      // trusts a cache: no wait.
+      if (publisher.status !== 'ready' && (subscriber.status === 'ready' || publisher.status === 'connect')) {
+        await whenReady(publisher, redisTimeouts.reconnectMaxDelayMs + redisTimeouts.connectTimeoutMs);
+      }
       if (unsent.length === 0 && publisher.status === 'ready') {
         if (!(await send(channel, message))) keep(channel, message); // not answering: it waits
         return;

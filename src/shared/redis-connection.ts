@@ -57,14 +57,19 @@ export function watchRedis(redis: Redis, name: string, logger: Logger): void {
     if (down) logger.warn({ connection: name }, 'redis available again');
     down = false;
   });
+  // Which connection a PING went out on: one sent just before a reconnection may be answered (or
+  // time out) on the next; only the connection that stayed silent is dropped, never a fresh one.
+  let connection = 0;
+  redis.on('ready', () => void connection++);
   const heartbeat = setInterval(() => {
     if (redis.status !== 'ready' || probing) return;
     probing = true;
+    const pinged = connection;
     let timer: NodeJS.Timeout | undefined;
     const silent = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer to PING within ${redisTimeouts.commandTimeoutMs} ms`)), redisTimeouts.commandTimeoutMs)));
     Promise.race([redis.ping(), silent])
       .catch((error: Error) => {
-        if (redis.status !== 'ready') return;
+        if (redis.status !== 'ready' || connection !== pinged) return;
         wentDown(error);
         redis.disconnect(true);
       })
