@@ -1,5 +1,6 @@
 // Command-line options of `npm run bench`: the full run by default, `--quick` for a few minutes.
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 export interface BenchOptions {
   quick: boolean;
   warmupSeconds: number;
@@ -30,25 +31,16 @@ export function selected(options: BenchOptions, id: string): boolean {
 const defaultDatabaseUrl = 'postgresql://postgres@127.0.0.1:5432/bench_platform';
 
 export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
-  let only: string[] | null = null;
-  let against: string | null = null;
-  const unknown: string[] = [];
-  /** The value of `--name=value` or `--name value` at `argv[i]`, if that is the option. */
-  const valueOf = (name: string, i: number) => (argv[i]!.startsWith(`--${name}=`) ? argv[i]!.slice(name.length + 3) : argv[i] === `--${name}` ? (argv[i + 1] ?? '') : undefined);
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--quick') continue;
-    const onlyValue = valueOf('only', i);
-    const againstValue = valueOf('against', i);
-    if (!arg.includes('=') && (onlyValue ?? againstValue) !== undefined) i++;
-    if (onlyValue !== undefined) only = onlyValue.split(',').map((id) => id.trim()).filter(Boolean);
-    else if (againstValue !== undefined) against = againstValue ? path.resolve(againstValue) : '';
-    else unknown.push(arg);
+  let values: { quick?: boolean; only?: string; against?: string };
+  try {
+    ({ values } = parseArgs({ args: [...argv], options: { quick: { type: 'boolean' }, only: { type: 'string' }, against: { type: 'string' } }, strict: true }));
+  } catch (error) {
+    throw new Error(`${(error as Error).message} (accepted: --quick, --only=<scenario or check>,..., --against=<checkout>)`);
   }
-  if (unknown.length) throw new Error(`Unknown arguments: ${unknown.join(' ')} (accepted: --quick, --only=<scenario or check>,..., --against=<checkout>)`);
-  if (against === '') throw new Error('--against needs the path of another checkout');
+  const only = values.only === undefined ? null : values.only.split(',').map((id) => id.trim()).filter(Boolean);
   if (only && !only.length) throw new Error('--only needs at least one scenario or check');
-  const quick = argv.includes('--quick');
+  if (values.against === '') throw new Error('--against needs the path of another checkout');
+  const quick = values.quick ?? false;
   return {
     quick,
     warmupSeconds: quick ? 1 : 5,
@@ -57,6 +49,6 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     connections: 50,
     databaseUrl: env.BENCH_DATABASE_URL || defaultDatabaseUrl,
     only,
-    against,
+    against: values.against === undefined ? null : path.resolve(values.against),
   };
 }

@@ -144,13 +144,32 @@ const order: [ScenarioId, TargetId][] = [
   ]),
 ];
 
+const previousOf = (target: TargetId) => `${target}-prev` as TargetId;
+
 /** The rows a run has: with `--against`, each of the product's rows followed by the previous build's. */
 function orderOf(samples: readonly Sample[]): [ScenarioId, TargetId][] {
   if (!samples.some((s) => s.target.endsWith('-prev'))) return order;
   return order.flatMap(([scenario, target]): [ScenarioId, TargetId][] => (target === 'raw' ? [[scenario, target]] : [[scenario, target], [scenario, previousOf(target)]]));
 }
 
-const previousOf = (target: TargetId) => `${target}-prev` as TargetId;
+/** With `--against`: this build / the previous one, per scenario and face measured on both. */
+function previousRatios(samples: readonly Sample[]): Ratio[] {
+  return order.flatMap(([scenario, target]) => (target === 'raw' ? [] : (ratio(samples, `${target} / previous build`, scenario, [scenario, target], [scenario, previousOf(target)]) ?? [])));
+}
+
+/** No scenario of this build below `previousThreshold` of the previous build's req/s. */
+function previousGoal(againstPrevious: readonly Ratio[]): Goal {
+  const worst = againstPrevious.reduce((a, b) => (b.median < a.median ? b : a));
+  const losing = againstPrevious.filter((r) => r.median < previousThreshold);
+  return {
+    text: `no scenario below ${previousThreshold}× the previous build's req/s (${againstPrevious.length} measured side by side)`,
+    threshold: previousThreshold,
+    value: worst.median,
+    shown: `lowest ${x(worst.median)} (${worst.scenario}, ${worst.label})${losing.length > 1 ? `; ${losing.length} below` : ''}`,
+    pass: !losing.length,
+    kind: 'performance',
+  };
+}
 
 /** No scenario of this build below this fraction of the previous build's req/s (issue 15). */
 const previousThreshold = 0.9;
@@ -324,6 +343,7 @@ export function summarize(samples: readonly Sample[], checks: Checks): Summary {
   const { rateLimit, statements, verification, largeUploads, uploadDrift, notMeasured, queue } = checks;
   const medians = queueMedians(queue);
   const rows = orderOf(samples).flatMap(([scenario, target]) => row(samples, scenario, target) ?? []);
+  const againstPrevious = previousRatios(samples);
   const ratios = [
     ratio(samples, 'rest / graphql', 'session', ['session-rest', 'rest'], ['session-graphql', 'graphql']),
     ratio(samples, 'graphql / raw', 'session', ['session-graphql', 'graphql'], ['session-rest', 'raw']),
@@ -338,7 +358,7 @@ export function summarize(samples: readonly Sample[], checks: Checks): Summary {
     ...taskScenarios.map((scenario) => ratio(samples, 'rest / raw', scenario, [scenario, 'rest'], [scenario, 'raw'])),
     ratio(samples, 'limit 100 / limit 20', 'customers-child', ['customers-child-100', 'rest'], ['customers-child-20', 'rest']),
     ...uploadScenarios.map(({ id }) => ratio(samples, 'rest / raw', id, [id, 'rest'], [id, 'raw'])),
-    ...order.flatMap(([scenario, target]) => (target === 'raw' ? [] : [ratio(samples, `${target} / previous build`, scenario, [scenario, target], [scenario, previousOf(target)])])),
+    ...againstPrevious,
   ].filter((r): r is Ratio => r !== undefined);
   const latencyRatios = [
     latencyRatio(samples, 'rest 100k / 1k', 'tasks-list', ['tasks-list-100k', 'rest'], ['tasks-list-1k', 'rest']),
@@ -380,19 +400,7 @@ export function summarize(samples: readonly Sample[], checks: Checks): Summary {
     queueCorrectnessGoal(queue),
     queueThroughputGoal(medians),
   ];
-  const againstPrevious = ratios.filter((r) => r.label.endsWith(' / previous build'));
-  if (againstPrevious.length) {
-    const worst = againstPrevious.reduce((a, b) => (b.median < a.median ? b : a));
-    const losing = againstPrevious.filter((r) => r.median < previousThreshold);
-    goals.push({
-      text: `no scenario below ${previousThreshold}× the previous build's req/s (${againstPrevious.length} measured side by side)`,
-      threshold: previousThreshold,
-      value: worst.median,
-      shown: `lowest ${x(worst.median)} (${worst.scenario} on ${worst.label.replace(' / previous build', '')})${losing.length > 1 ? `; ${losing.length} below` : ''}`,
-      pass: !losing.length,
-      kind: 'performance',
-    });
-  }
+  if (againstPrevious.length) goals.push(previousGoal(againstPrevious));
   if (verification) {
     const value = verification.hit.cpuMicros;
     goals.push({ text: 'API-key verification on a cache hit < 50 µs CPU', threshold: 50, value, shown: `${value.toFixed(1)} µs`, pass: value < 50, kind: 'performance' });

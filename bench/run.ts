@@ -86,7 +86,7 @@ interface UploadDirs {
 /** The product as production runs it: compiled by `npm run build` (main() builds it first). */
 const productEntry = 'dist/main.js';
 
-function serverSpecs(databaseUrl: string, pgliteDir: string, uploads: UploadDirs, against: string | null): Record<ServerKind, ServerSpec> {
+function serverSpecs(databaseUrl: string, pgliteDir: string, uploads: UploadDirs, against: string | null = null): Record<ServerKind, ServerSpec> {
   const product = {
     raw: { name: 'raw', entry: 'bench/raw-server.ts', env: { DATABASE_URL: databaseUrl, UPLOAD_DIR: uploads.raw } },
     // Pool of 8 like the raw baseline, so the comparison is about the code, not the pool.
@@ -113,7 +113,7 @@ function rateLimitedSpec(databaseUrl: string): ServerSpec {
 
 /** S9: the product on PostgreSQL with the cron route enabled (CRON_SECRET) and batches of 100. */
 function queueSpec(databaseUrl: string, pgliteDir: string, uploads: UploadDirs): ServerSpec {
-  const spec = serverSpecs(databaseUrl, pgliteDir, uploads, null)['product-pg'];
+  const spec = serverSpecs(databaseUrl, pgliteDir, uploads)['product-pg'];
   return { ...spec, name: 'product (PostgreSQL, cron route)', env: { ...spec.env, ...queueEnv } };
 }
 
@@ -214,7 +214,7 @@ const countedRequests = 20;
 async function countStatements(databaseUrl: string, pgliteDir: string, uploads: UploadDirs, seed: PostgresSeed): Promise<StatementCount[]> {
   const counter = await startStatementCounter(databaseUrl);
   try {
-    const spec = { ...serverSpecs(counter.url, pgliteDir, uploads, null)['product-pg'], name: 'product (PostgreSQL, statements counted)' };
+    const spec = { ...serverSpecs(counter.url, pgliteDir, uploads)['product-pg'], name: 'product (PostgreSQL, statements counted)' };
     return await withServer(spec, async (server) => {
       const counts: StatementCount[] = [];
       for (const m of statementCountMeasurements(seed)) {
