@@ -6,7 +6,7 @@
 // request once, and prints medians, ratios and goals. Uploaded files go to a temporary directory.
 // See /work/shared/BENCHMARKS.md for the method. Progress goes to stderr, the table to stdout.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -93,9 +93,11 @@ function serverSpecs(databaseUrl: string, pgliteDir: string, uploads: UploadDirs
     'product-pg': { name: 'product (PostgreSQL)', entry: productEntry, env: { DATABASE_URL: databaseUrl, DB_POOL_SIZE: '8', UPLOAD_DIR: uploads.product, ...productEnv } },
     'product-pglite': { name: 'product (PGlite)', entry: productEntry, env: { DATABASE_URL: undefined, DATA_DIR: pgliteDir, UPLOAD_DIR: uploads.product, ...productEnv } },
   } satisfies Record<string, ServerSpec>;
-  // The previous build as the same servers: same databases, same environment, its own checkout.
-  const previous = (spec: ServerSpec): ServerSpec => ({ ...spec, name: `previous build ${spec.name} (${against})`, root: against ?? undefined });
-  return { ...product, 'previous-pg': previous(product['product-pg']), 'previous-pglite': previous(product['product-pglite']) };
+  // The previous build as the same servers: same databases, same environment, its own checkout. Each
+  // pair runs side by side (see the rounds), so on PGlite, which one process owns, the previous build
+  // opens a copy of the data directory (previousPgliteDir).
+  const previous = (spec: ServerSpec, env: Record<string, string | undefined> = {}): ServerSpec => ({ ...spec, name: `previous build ${spec.name} (${against})`, root: against ?? undefined, env: { ...spec.env, ...env } });
+  return { ...product, 'previous-pg': previous(product['product-pg']), 'previous-pglite': previous(product['product-pglite'], { DATA_DIR: previousPgliteDir(pgliteDir) }) };
 }
 
 /** Builds the checkout `--against` names and tells how its GraphQL speaks of tasks (enums since the typed schema). */
@@ -115,6 +117,16 @@ function rateLimitedSpec(databaseUrl: string): ServerSpec {
 function queueSpec(databaseUrl: string, pgliteDir: string, uploads: UploadDirs): ServerSpec {
   const spec = serverSpecs(databaseUrl, pgliteDir, uploads)['product-pg'];
   return { ...spec, name: 'product (PostgreSQL, cron route)', env: { ...spec.env, ...queueEnv } };
+}
+
+/** The previous build's copy of the seeded PGlite data directory. */
+const previousPgliteDir = (pgliteDir: string) => `${pgliteDir}-previous`;
+
+/** Runs `work` with every server of `specs` up at once (started in turn, stopped together). */
+async function withServers<T>(specs: readonly ServerSpec[], work: (servers: RunningServer[]) => Promise<T>): Promise<T> {
+  const [first, ...rest] = specs;
+  if (!first) return work([]);
+  return withServer(first, (server) => withServers(rest, (others) => work([server, ...others])));
 }
 
 async function withServer<T>(spec: ServerSpec, work: (server: RunningServer) => Promise<T>): Promise<T> {
@@ -311,6 +323,7 @@ async function main(): Promise<void> {
   // Also on SIGINT, where process.exit skips the finally below.
   process.on('exit', () => {
     rmSync(pgliteDir, { recursive: true, force: true });
+    rmSync(previousPgliteDir(pgliteDir), { recursive: true, force: true });
     rmSync(uploadRoot, { recursive: true, force: true });
   });
   try {
@@ -340,6 +353,7 @@ async function main(): Promise<void> {
       postgres: await datasetSizes(options.databaseUrl),
       pglite: await preparePglite(pgliteDir),
     };
+    if (options.against) cpSync(pgliteDir, previousPgliteDir(pgliteDir), { recursive: true });
 
     // Interleaved rounds: slow drift of the machine spreads over all targets instead of one.
     const samples: Sample[] = [];
@@ -349,14 +363,18 @@ async function main(): Promise<void> {
     const notMeasured: NotMeasured[] = [];
     const queueChecks: QueueCheck[] = [];
     for (let round = 1; round <= options.rounds; round++) {
-      // With --against, this build and the previous one take turns going first, round by round.
-      const pairs: ServerKind[][] = options.against ? [['product-pg', 'previous-pg'], ['product-pglite', 'previous-pglite']] : [['product-pg'], ['product-pglite']];
-      const kinds: ServerKind[] = ['raw', ...pairs.flatMap((pair) => (round % 2 ? pair : [...pair].reverse()))];
-      for (const kind of kinds) {
-        const measurements = measurementsFor(kind, pgCredentials, pgliteCredentials, previousTasks).filter((m) => selected(options, m.scenario));
-        if (!measurements.length) continue;
-        await withServer(specs[kind], async (server) => {
-          for (const m of measurements) samples.push(...(await measure(server, m, round, options, notMeasured)));
+      // With --against, this build and the previous one run side by side: both servers up, each
+      // scenario measured on one and at once on the other (taking turns going first, round by round),
+      // so that the machine's drift over minutes falls on both alike.
+      const groups: ServerKind[][] = options.against ? [['raw'], ['product-pg', 'previous-pg'], ['product-pglite', 'previous-pglite']] : [['raw'], ['product-pg'], ['product-pglite']];
+      for (const group of groups.map((kinds) => (round % 2 ? kinds : [...kinds].reverse()))) {
+        const lists = group.map((kind) => measurementsFor(kind, pgCredentials, pgliteCredentials, previousTasks).filter((m) => selected(options, m.scenario)));
+        if (!lists[0]!.length) continue;
+        await withServers(group.map((kind) => specs[kind]), async (servers) => {
+          // The builds' lists hold the same scenarios in the same order (scenarios.ts asPrevious).
+          for (let i = 0; i < lists[0]!.length; i++) {
+            for (const [s, server] of servers.entries()) samples.push(...(await measure(server, lists[s]![i]!, round, options, notMeasured)));
+          }
         });
       }
       const { cookie, media } = pgCredentials;
@@ -430,6 +448,7 @@ async function main(): Promise<void> {
   } finally {
     killAllServers();
     await rm(pgliteDir, { recursive: true, force: true });
+    await rm(previousPgliteDir(pgliteDir), { recursive: true, force: true });
     await rm(uploadRoot, { recursive: true, force: true });
   }
 }

@@ -177,7 +177,7 @@ export function listVariables(d: EntityDefinition, params: Params): Values {
   }
   set('filter', filterOf(d, params, problems));
   if (problems.length) refuse(problems);
-  return { ...vars, ...flags };
+  return Object.assign(vars, flags);
 }
 
 /** Variables of the READ document: the record's id and the selection (`fields`, `metas`, `child`). */
