@@ -40,7 +40,8 @@ export function parseInputExactly<S extends z.ZodType>(schema: S, value: unknown
  * may come from imports or SQL, not only from our generator). Anything else names no record (callers
  * answer 404 without reaching the database).
  */
-export const isUuid = (id: string): boolean => z.guid().safeParse(id).success;
+const guid = z.guid();
+export const isUuid = (id: string): boolean => guid.safeParse(id).success;
 
 /** An e-mail address as accounts and invitations take it: trimmed, checked, stored lower-cased. */
 export const emailAddress = z
