@@ -18,6 +18,8 @@ export type Phase = 'warmup' | 'throughput' | 'latency' | 'background';
 
 export interface Sample extends LoadResult {
   round: number;
+  /** A slice of a round's throughput run, taken in turn with the other build's (--against; run.ts measurePair). */
+  slice?: number;
   scenario: ScenarioId;
   target: TargetId;
   phase: Phase;
@@ -181,13 +183,18 @@ function pick(samples: readonly Sample[], scenario: ScenarioId, target: TargetId
 function row(samples: readonly Sample[], scenario: ScenarioId, target: TargetId): Row | undefined {
   const runs = pick(samples, scenario, target, 'throughput');
   if (!runs.length) return undefined;
-  const spread = spreadPercent(runs.map((s) => s.reqPerSec));
+  // A round's throughput, whether measured whole or in slices (--against).
+  const perRoundRates = [...new Set(runs.map((s) => s.round))].map((round) => {
+    const ofRound = runs.filter((s) => s.round === round);
+    return ofRound.reduce((sum, s) => sum + s.requests, 0) / ofRound.reduce((sum, s) => sum + s.seconds, 0);
+  });
+  const spread = spreadPercent(perRoundRates);
   const latencyRuns = pick(samples, scenario, target, 'latency');
   return {
     scenario,
     target,
     connections: runs[0]!.connections,
-    reqPerSec: median(runs.map((s) => s.reqPerSec)),
+    reqPerSec: median(perRoundRates),
     p50Ms: median(runs.map((s) => s.p50Ms)),
     p99Ms: median(runs.map((s) => s.p99Ms)),
     spreadPercent: spread,
@@ -208,9 +215,16 @@ function row(samples: readonly Sample[], scenario: ScenarioId, target: TargetId)
 function perRound(samples: readonly Sample[], label: string, scenario: string, top: [ScenarioId, TargetId], bottom: [ScenarioId, TargetId], phase: Phase, metric: 'reqPerSec' | 'p50Ms'): Ratio | undefined {
   const tops = pick(samples, ...top, phase);
   const bottoms = pick(samples, ...bottom, phase);
-  const values = tops.flatMap((t) => {
-    const b = bottoms.find((s) => s.round === t.round);
-    return b ? [t[metric] / b[metric]] : [];
+  const rounds = [...new Set(tops.map((s) => s.round))];
+  const values = rounds.flatMap((round) => {
+    const t = tops.filter((s) => s.round === round);
+    const b = bottoms.filter((s) => s.round === round);
+    if (!b.length) return [];
+    // Two sides measured in slices (--against, run.ts measurePair) pair slice by slice; otherwise a round's median with the other's.
+    if (t.every((s) => s.slice !== undefined) && b.every((s) => s.slice !== undefined)) {
+      return t.flatMap((ts) => b.filter((bs) => bs.slice === ts.slice).map((bs) => ts[metric] / bs[metric]));
+    }
+    return [median(t.map((s) => s[metric])) / median(b.map((s) => s[metric]))];
   });
   if (!values.length) return undefined;
   return { label, scenario, median: median(values), min: Math.min(...values), max: Math.max(...values) };

@@ -283,32 +283,80 @@ async function measureChecked(server: RunningServer, m: Measurement, round: numb
 }
 
 async function measureRuns(server: RunningServer, m: Measurement, round: number, options: BenchOptions): Promise<Sample[]> {
-  const label = `round ${round} ${m.scenario} on ${m.target}`;
-  const base = { baseUrl: server.baseUrl, requests: m.requests, verify: m.verify, fresh: m.fresh, freshBody: m.freshBody };
-  const connections = m.connections ?? options.connections;
-  const settle = async (after: string) => {
-    if (!m.settle) return;
-    const waited = await waitForIdleDatabase(options.databaseUrl);
-    if (waited > 500) log(`${label}: waited ${(waited / 1000).toFixed(1)} s after the ${after} for the database to go idle`);
-  };
+  const samples = [await warmupRun(server, m, round, options)];
+  await settle(m, options, `round ${round} ${m.scenario} on ${m.target}`, 'warm-up');
+  samples.push(await throughputRun(server, m, round, options, options.measureSeconds));
+  const latency = await latencyRun(server, m, round, options);
+  return latency ? [...samples, latency] : samples;
+}
+
+/**
+ * One scenario on the two builds of a pair (--against), side by side: both warmed up, then the
+ * throughput run cut into slices taken in turn (A B, B A, A B…), so that a slice of one build is never
+ * more than one slice away from the other's, then each build's latency run. Each slice is a sample of
+ * its own (`slice`); report.ts pairs "this / previous build" slice by slice. Measurements with
+ * preparation, background load, fresh requests or settling run whole, one build after the other.
+ */
+async function measurePair(servers: RunningServer[], ms: Measurement[], round: number, options: BenchOptions, notMeasured: NotMeasured[]): Promise<Sample[]> {
+  if (!ms.every(sliceable)) return (await mapSequential(servers, (server, i) => measure(server, ms[i]!, round, options, notMeasured))).flat();
   const samples: Sample[] = [];
-  const warmup = await runLoad({ ...base, connections, seconds: options.warmupSeconds, warmup: true });
-  samples.push({ ...warmup, round, scenario: m.scenario, target: m.target, phase: 'warmup' });
-  await settle('warm-up');
-  const cpuBefore = await cpuMs(server.pid);
-  const throughput = await runLoad({ ...base, connections, seconds: options.measureSeconds });
-  const serverCpuMsPerRequest = ((await cpuMs(server.pid)) - cpuBefore) / Math.max(1, throughput.requests);
-  samples.push({ ...throughput, round, scenario: m.scenario, target: m.target, phase: 'throughput', serverCpuMsPerRequest });
-  log(`${label}: ${Math.round(throughput.reqPerSec)} req/s, p50 ${throughput.p50Ms.toFixed(2)} ms, p99 ${throughput.p99Ms.toFixed(2)} ms, server CPU ${serverCpuMsPerRequest.toFixed(3)} ms/request`);
-  await settle('throughput run');
-  if (m.latencyRun) {
-    // No separate warm-up: the 50-connection run just before has warmed this server and route.
-    const latency = await runLoad({ ...base, connections: 1, seconds: options.measureSeconds });
-    samples.push({ ...latency, round, scenario: m.scenario, target: m.target, phase: 'latency' });
-    log(`${label} (1 connection): ${Math.round(latency.reqPerSec)} req/s, p50 ${latency.p50Ms.toFixed(3)} ms, p99 ${latency.p99Ms.toFixed(3)} ms`);
-    await settle('latency run');
+  for (const [i, server] of servers.entries()) {
+    await checkOnce(server.baseUrl, ms[i]!);
+    samples.push(await warmupRun(server, ms[i]!, round, options));
+  }
+  const slices = options.quick ? 3 : 5;
+  for (let slice = 0; slice < slices; slice++) {
+    const order = slice % 2 ? [...servers.keys()].reverse() : [...servers.keys()];
+    for (const i of order) samples.push(await throughputRun(servers[i]!, ms[i]!, round, options, options.measureSeconds / slices, slice));
+  }
+  for (const [i, server] of servers.entries()) {
+    const latency = await latencyRun(server, ms[i]!, round, options);
+    if (latency) samples.push(latency);
   }
   return samples;
+}
+
+const sliceable = (m: Measurement) => !m.prepare && !m.after && !m.background && !m.fresh && !m.freshBody && !m.settle;
+
+async function mapSequential<T, R>(items: readonly T[], work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (const [i, item] of items.entries()) results.push(await work(item, i));
+  return results;
+}
+
+const loadOf = (server: RunningServer, m: Measurement) => ({ baseUrl: server.baseUrl, requests: m.requests, verify: m.verify, fresh: m.fresh, freshBody: m.freshBody });
+
+/** Slow paths (`settle`): wait until the database has no active statement before the next run. */
+async function settle(m: Measurement, options: BenchOptions, label: string, after: string): Promise<void> {
+  if (!m.settle) return;
+  const waited = await waitForIdleDatabase(options.databaseUrl);
+  if (waited > 500) log(`${label}: waited ${(waited / 1000).toFixed(1)} s after the ${after} for the database to go idle`);
+}
+
+async function warmupRun(server: RunningServer, m: Measurement, round: number, options: BenchOptions): Promise<Sample> {
+  const warmup = await runLoad({ ...loadOf(server, m), connections: m.connections ?? options.connections, seconds: options.warmupSeconds, warmup: true });
+  return { ...warmup, round, scenario: m.scenario, target: m.target, phase: 'warmup' };
+}
+
+/** A throughput run of `seconds` (a slice of one when `slice` is given), with the server's CPU per request. */
+async function throughputRun(server: RunningServer, m: Measurement, round: number, options: BenchOptions, seconds: number, slice?: number): Promise<Sample> {
+  const label = `round ${round}${slice === undefined ? '' : ` slice ${slice + 1}`} ${m.scenario} on ${m.target}`;
+  const cpuBefore = await cpuMs(server.pid);
+  const throughput = await runLoad({ ...loadOf(server, m), connections: m.connections ?? options.connections, seconds });
+  const serverCpuMsPerRequest = ((await cpuMs(server.pid)) - cpuBefore) / Math.max(1, throughput.requests);
+  log(`${label}: ${Math.round(throughput.reqPerSec)} req/s, p50 ${throughput.p50Ms.toFixed(2)} ms, p99 ${throughput.p99Ms.toFixed(2)} ms, server CPU ${serverCpuMsPerRequest.toFixed(3)} ms/request`);
+  await settle(m, options, label, 'throughput run');
+  return { ...throughput, round, ...(slice === undefined ? {} : { slice }), scenario: m.scenario, target: m.target, phase: 'throughput', serverCpuMsPerRequest };
+}
+
+/** The one-connection run of a measurement that has one (no separate warm-up: a throughput run just warmed this route). */
+async function latencyRun(server: RunningServer, m: Measurement, round: number, options: BenchOptions): Promise<Sample | undefined> {
+  if (!m.latencyRun) return undefined;
+  const label = `round ${round} ${m.scenario} on ${m.target}`;
+  const latency = await runLoad({ ...loadOf(server, m), connections: 1, seconds: options.measureSeconds });
+  log(`${label} (1 connection): ${Math.round(latency.reqPerSec)} req/s, p50 ${latency.p50Ms.toFixed(3)} ms, p99 ${latency.p99Ms.toFixed(3)} ms`);
+  await settle(m, options, label, 'latency run');
+  return { ...latency, round, scenario: m.scenario, target: m.target, phase: 'latency' };
 }
 
 async function main(): Promise<void> {
@@ -373,7 +421,8 @@ async function main(): Promise<void> {
         await withServers(group.map((kind) => specs[kind]), async (servers) => {
           // The builds' lists hold the same scenarios in the same order (scenarios.ts asPrevious).
           for (let i = 0; i < lists[0]!.length; i++) {
-            for (const [s, server] of servers.entries()) samples.push(...(await measure(server, lists[s]![i]!, round, options, notMeasured)));
+            const ms = lists.map((list) => list[i]!);
+            samples.push(...(servers.length === 2 ? await measurePair(servers, ms, round, options, notMeasured) : await measure(servers[0]!, ms[0]!, round, options, notMeasured)));
           }
         });
       }
