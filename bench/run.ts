@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createBenchKeys } from './api-keys.js';
+import { mapLimited } from './concurrency.js';
 import { cpuMs } from './cpu.js';
 import { expectedCustomerPages, seedCustomers } from './customers.js';
 import { uploadLargeVideos, type LargeUploadCheck } from './large-uploads.js';
@@ -298,7 +299,7 @@ async function measureRuns(server: RunningServer, m: Measurement, round: number,
  * preparation, background load, fresh requests or settling run whole, one build after the other.
  */
 async function measurePair(servers: RunningServer[], ms: Measurement[], round: number, options: BenchOptions, notMeasured: NotMeasured[]): Promise<Sample[]> {
-  if (!ms.every(sliceable)) return (await mapSequential(servers, (server, i) => measure(server, ms[i]!, round, options, notMeasured))).flat();
+  if (!ms.every(sliceable)) return (await mapLimited(servers, 1, (server, i) => measure(server, ms[i]!, round, options, notMeasured))).flat();
   const samples: Sample[] = [];
   for (const [i, server] of servers.entries()) {
     await checkOnce(server.baseUrl, ms[i]!);
@@ -317,12 +318,6 @@ async function measurePair(servers: RunningServer[], ms: Measurement[], round: n
 }
 
 const sliceable = (m: Measurement) => !m.prepare && !m.after && !m.background && !m.fresh && !m.freshBody && !m.settle;
-
-async function mapSequential<T, R>(items: readonly T[], work: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = [];
-  for (const [i, item] of items.entries()) results.push(await work(item, i));
-  return results;
-}
 
 const loadOf = (server: RunningServer, m: Measurement) => ({ baseUrl: server.baseUrl, requests: m.requests, verify: m.verify, fresh: m.fresh, freshBody: m.freshBody });
 

@@ -9,15 +9,14 @@ export const rolledBackAtCommit = 'The request transaction was rolled back at CO
 
 /** `target` with some members replaced, the others its own (methods bound to it, once: Prisma reads them per statement). */
 function overriding<T extends object>(target: T, overrides: Partial<T>): T {
-  const bound = new Map<PropertyKey, { method: unknown; bound: unknown }>();
+  const bound = new WeakMap<object, unknown>();
   return new Proxy(target, {
     get: (object, key) => {
       if (Object.hasOwn(overrides, key)) return overrides[key as keyof T];
       const value: unknown = Reflect.get(object, key);
       if (typeof value !== 'function') return value;
-      let entry = bound.get(key);
-      if (entry?.method !== value) bound.set(key, (entry = { method: value, bound: value.bind(object) }));
-      return entry.bound;
+      if (!bound.has(value)) bound.set(value, value.bind(object));
+      return bound.get(value);
     },
   });
 }
