@@ -5,6 +5,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { beginWithCaller } from './begin-with-caller.js';
 import { refusingCommitAfterFailure } from './commit-guard.js';
 import { lockDataDir, pgliteOpenError, type DataDirHolder } from './data-dir-lock.js';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -111,7 +112,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   // An idle connection the server ends (a restart, DROP DATABASE … WITH (FORCE) after tests) is dropped
   // by the pool, which connects anew on next use; unheard, its 'error' event would end the process.
   pool.on('error', () => {});
-  const clientFactory = new PrismaPg(pool, { statementNameGenerator: statementName });
+  const clientFactory = new PrismaPg(beginWithCaller(pool), { statementNameGenerator: statementName });
   const prisma = new PrismaClient({ adapter: refusingCommitAfterFailure(clientFactory) });
   return {
     kind: 'postgres',

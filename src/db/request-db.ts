@@ -8,6 +8,7 @@
 // orphaned) is queued with afterCommit and runs when the request commits, never when it rolls back.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
+import { enterCallerSql } from './begin-with-caller.js';
 import type { Database } from './database.js';
 
 export type Tx = Prisma.TransactionClient;
@@ -21,10 +22,10 @@ const transactionOptions = { maxWait: 30_000, timeout: 30_000 } as const;
 
 const rollback = Symbol('rollback');
 
-/** The caller's set_config ($1 the user id, $2 the role), prepared once per connection on PostgreSQL. */
-const enterCallerSql = `SELECT set_config('app.user_id', $1, true), set_config('role', $2, true)`;
-
-/** The first statement of every RLS transaction: who the caller is, and the role that cannot bypass RLS. */
+/**
+ * The first statement of every RLS transaction: who the caller is, and the role that cannot bypass RLS.
+ * On PostgreSQL it travels in one message with the transaction's BEGIN (begin-with-caller.ts).
+ */
 function enterAs(tx: Tx, userId: string | null): Promise<number> {
   return tx.$executeRawUnsafe(enterCallerSql, userId ?? '', appRole);
 }
