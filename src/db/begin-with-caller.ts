@@ -7,7 +7,7 @@
 // other statement is preceded by the held `BEGIN` as usual, and a transaction that ends before any
 // statement sends nothing at all. PostgreSQL sees exactly the statements it would see without it: this
 // saves a round trip, it is not a second kind of transaction. Measured under the bench's load (50
-// connections, pool of 8), entity READ and LIST ran 4–8% slower without it.
+// connections, pool of 8), entity READs ran 3–5% slower without it (LISTs about the same).
 import type pg from 'pg';
 
 /** The caller's set_config, exactly as request-db.ts sends it ($1 the user id, $2 the role). */
