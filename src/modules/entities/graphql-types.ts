@@ -79,10 +79,7 @@ type FieldMap = Record<string, never>;
 function recordFields(t: Loose, fields: readonly FieldDefinition[], enums: Map<string, AnyRef>): Record<string, unknown> {
   const out: Record<string, unknown> = { id: t.expose('id', { type: 'ID' }) };
   for (const f of fields) {
-    out[f.name] =
-      f.type === 'multiselect'
-        ? t.field({ type: [valueType(f, enums)], resolve: (r: Values) => (r[f.name] as string[] | null) ?? [] })
-        : t.expose(f.name, { type: valueType(f, enums), nullable: !f.required });
+    out[f.name] = f.type === 'multiselect' ? t.expose(f.name, { type: [valueType(f, enums)] }) : t.expose(f.name, { type: valueType(f, enums), nullable: !f.required });
   }
   out.createdAt = t.expose('createdAt', { type: 'DateTime' });
   out.updatedAt = t.expose('updatedAt', { type: 'DateTime' });

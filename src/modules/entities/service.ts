@@ -74,7 +74,8 @@ function shown(field: FieldDefinition | undefined, value: unknown): unknown {
 
 function present(d: { fields: FieldDefinition[] }, row: Row, caller: Pick<Caller, 'kind'>, pick: string[] | null): Values {
   const out: Values = { id: row.id };
-  for (const f of d.fields) out[f.name] = shown(f, row[f.name] ?? null);
+  // A multiselect is always a list (none chosen: empty), as its GraphQL field promises.
+  for (const f of d.fields) out[f.name] = f.type === 'multiselect' ? (row[f.name] ?? []) : shown(f, row[f.name] ?? null);
   out.createdAt = shown(undefined, row.createdAt);
   out.updatedAt = shown(undefined, row.updatedAt);
   if (caller.kind === 'user') {
