@@ -79,7 +79,8 @@ type FieldMap = Record<string, never>;
 function recordFields(t: Loose, fields: readonly FieldDefinition[], enums: Map<string, AnyRef>): Record<string, unknown> {
   const out: Record<string, unknown> = { id: t.expose('id', { type: 'ID' }) };
   for (const f of fields) {
-    out[f.name] = f.type === 'multiselect' ? t.expose(f.name, { type: [valueType(f, enums)] }) : t.expose(f.name, { type: valueType(f, enums), nullable: !f.required });
+    // A multiselect is a non-null list (service `present` gives [] for none chosen).
+    out[f.name] = t.expose(f.name, f.type === 'multiselect' ? { type: [valueType(f, enums)] } : { type: valueType(f, enums), nullable: !f.required });
   }
   out.createdAt = t.expose('createdAt', { type: 'DateTime' });
   out.updatedAt = t.expose('updatedAt', { type: 'DateTime' });
