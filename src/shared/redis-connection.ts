@@ -61,18 +61,32 @@ export function watchRedis(redis: Redis, name: string, logger: Logger): void {
   // time out) on the next; only the connection that stayed silent is dropped, never a fresh one.
   let connection = 0;
   redis.on('ready', () => void connection++);
+  // When the server last sent anything on the current connection.
+  let heard = 0;
+  redis.on('connect', () => redis.stream.on('data', () => void (heard = performance.now())));
   const heartbeat = setInterval(() => {
     if (redis.status !== 'ready' || probing) return;
     probing = true;
     const pinged = connection;
+    const sent = performance.now();
     let timer: NodeJS.Timeout | undefined;
     const silent = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer to PING within ${redisTimeouts.commandTimeoutMs} ms`)), redisTimeouts.commandTimeoutMs)));
     Promise.race([redis.ping(), silent])
-      .catch((error: Error) => {
-        if (redis.status !== 'ready' || connection !== pinged) return;
-        wentDown(error);
-        redis.disconnect(true);
-      })
+      .catch(
+        (error: Error) =>
+          // Judged once the loop has read its sockets (setImmediate runs after the poll phase): after
+          // a pause of this process (CPU starved, a long GC) the timeout and the answer are due
+          // together, and a server that sent anything since the PING is alive, not silent.
+          new Promise<void>((resolve) =>
+            setImmediate(() => {
+              if (redis.status === 'ready' && connection === pinged && heard < sent) {
+                wentDown(error);
+                redis.disconnect(true);
+              }
+              resolve();
+            }),
+          ),
+      )
       .finally(() => {
         clearTimeout(timer);
         probing = false;
