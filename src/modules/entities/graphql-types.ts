@@ -160,7 +160,7 @@ export function entityTypes(b: Builder, d: EntityDefinition, shared: SharedTypes
     fields: (t) => {
       const loose = t as unknown as Loose;
       const out = recordFields(loose, d.fields, enums);
-      if (d.metas) out.metas = loose.field({ type: 'StringMap', resolve: (r: Values) => r.metas ?? {} });
+      if (d.metas) out.metas = loose.expose('metas', { type: 'StringMap' }); // set by every producer (service.ts decorate and written)
       if (d.softDelete) out.deletedAt = loose.expose('deletedAt', { type: 'DateTime', nullable: true });
       for (const c of children) {
         out[childField(c.child)] = loose.field({
