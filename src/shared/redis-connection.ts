@@ -57,17 +57,13 @@ export function watchRedis(redis: Redis, name: string, logger: Logger): void {
     if (down) logger.warn({ connection: name }, 'redis available again');
     down = false;
   });
-  // Which connection a PING went out on: one sent just before a reconnection may be answered (or
-  // time out) on the next; only the connection that stayed silent is dropped, never a fresh one.
-  let connection = 0;
-  redis.on('ready', () => void connection++);
-  // When the server last sent anything on the current connection.
+  // When the server last sent anything on the current connection. A PING is judged by it, so a fresh
+  // connection (which has answered its own setup since) is never dropped for a PING sent on the last.
   let heard = 0;
   redis.on('connect', () => redis.stream.on('data', () => void (heard = performance.now())));
   const heartbeat = setInterval(() => {
     if (redis.status !== 'ready' || probing) return;
     probing = true;
-    const pinged = connection;
     const sent = performance.now();
     let timer: NodeJS.Timeout | undefined;
     const silent = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer to PING within ${redisTimeouts.commandTimeoutMs} ms`)), redisTimeouts.commandTimeoutMs)));
@@ -79,7 +75,7 @@ export function watchRedis(redis: Redis, name: string, logger: Logger): void {
           // together, and a server that sent anything since the PING is alive, not silent.
           new Promise<void>((resolve) =>
             setImmediate(() => {
-              if (redis.status === 'ready' && connection === pinged && heard < sent) {
+              if (redis.status === 'ready' && heard < sent) {
                 wentDown(error);
                 redis.disconnect(true);
               }
