@@ -17,6 +17,8 @@ import { collectLogs } from '../testkit/logs.js';
 import { createTestApp, type TestApp } from '../testkit/test-app.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The log lines about Redis connections (down, back). */
+const redisLogLines = (lines: Record<string, unknown>[]) => lines.filter((line) => /redis/i.test(String(line.msg)));
 
 /** The app on a fresh database with Redis at a port nothing listens on, its log lines collected. */
 async function bootWithDeadRedis(): Promise<{ t: TestApp; logs: Record<string, unknown>[]; close(): Promise<void> }> {
@@ -71,7 +73,7 @@ describe('Redis refusing connections', () => {
 
   it('logs the outage once per connection, not per reconnection attempt', async () => {
     await sleep(2_500); // a dozen reconnection attempts
-    const redisLines = booted.logs.filter((line) => /redis/i.test(String(line.msg)));
+    const redisLines = redisLogLines(booted.logs);
     expect(redisLines.length).toBeGreaterThan(0);
     expect(redisLines.length).toBeLessThanOrEqual(2); // the app's client and the broadcast's subscriber
     expect(JSON.stringify(redisLines)).not.toContain('redis://');
@@ -165,7 +167,7 @@ describe('a bus that stops and comes back (two instances)', () => {
   // Their Redis lines (connections going down and coming back), told should a step fail.
   const logsOfA = collectLogs();
   const logsOfB = collectLogs();
-  const redisLines = () => JSON.stringify({ a: logsOfA.lines.filter((l) => /redis/i.test(String(l.msg))), b: logsOfB.lines.filter((l) => /redis/i.test(String(l.msg))) });
+  const redisLines = () => JSON.stringify({ a: redisLogLines(logsOfA.lines), b: redisLogLines(logsOfB.lines) });
   const channel = 'platform:api-keys:forget';
   const bothListening = async () => {
     for (let i = 0; i < 200 && (await redis.subscribers(channel)) < 2; i++) await sleep(50);
@@ -289,7 +291,7 @@ describe('a bus that stops and comes back (two instances)', () => {
       for (let i = 0; i < 50 && !paused; i++) await sleep(100);
       expect(paused).toBe(true);
       await sleep(1_500); // the heartbeat's verdict, and a reconnection had it dropped the connection
-      expect(logs.lines.filter((l) => /redis/i.test(String(l.msg)))).toEqual([]);
+      expect(redisLogLines(logs.lines)).toEqual([]);
       expect(await client.client('ID')).toBe(id); // the same connection
     } finally {
       client.disconnect();
