@@ -294,30 +294,38 @@ async function measureRuns(server: RunningServer, m: Measurement, round: number,
 /**
  * One scenario on the two builds of a pair (--against), side by side: both warmed up, then the
  * throughput run cut into slices taken in turn (A B, B A, A B…), so that a slice of one build is never
- * more than one slice away from the other's, then each build's latency run. Each slice is a sample of
- * its own (`slice`); report.ts pairs "this / previous build" slice by slice. Measurements with
- * preparation, background load, fresh requests or settling run whole, one build after the other.
+ * more than one slice away from the other's, then each build's latency run, then each one's clean-up.
+ * Each slice is a sample of its own (`slice`); report.ts pairs "this / previous build" slice by slice.
+ * A measurement that settles waits for an idle database before each slice. Measurements with
+ * preparation or background load run whole, one build after the other.
  */
 async function measurePair(servers: RunningServer[], ms: Measurement[], round: number, options: BenchOptions, notMeasured: NotMeasured[]): Promise<Sample[]> {
   if (!ms.every(sliceable)) return (await mapLimited(servers, 1, (server, i) => measure(server, ms[i]!, round, options, notMeasured))).flat();
   const samples: Sample[] = [];
-  for (const [i, server] of servers.entries()) {
-    await checkOnce(server.baseUrl, ms[i]!);
-    samples.push(await warmupRun(server, ms[i]!, round, options));
-  }
-  const slices = options.quick ? 3 : 5;
-  for (let slice = 0; slice < slices; slice++) {
-    const order = slice % 2 ? [...servers.keys()].reverse() : [...servers.keys()];
-    for (const i of order) samples.push(await throughputRun(servers[i]!, ms[i]!, round, options, options.measureSeconds / slices, slice));
-  }
-  for (const [i, server] of servers.entries()) {
-    const latency = await latencyRun(server, ms[i]!, round, options);
-    if (latency) samples.push(latency);
+  try {
+    for (const [i, server] of servers.entries()) {
+      await checkOnce(server.baseUrl, ms[i]!);
+      samples.push(await warmupRun(server, ms[i]!, round, options));
+    }
+    const slices = options.quick ? 3 : 5;
+    for (let slice = 0; slice < slices; slice++) {
+      const order = slice % 2 ? [...servers.keys()].reverse() : [...servers.keys()];
+      for (const i of order) {
+        await settle(ms[i]!, options, `round ${round} slice ${slice + 1} ${ms[i]!.scenario} on ${ms[i]!.target}`, 'last run');
+        samples.push(await throughputRun(servers[i]!, ms[i]!, round, options, options.measureSeconds / slices, slice));
+      }
+    }
+    for (const [i, server] of servers.entries()) {
+      const latency = await latencyRun(server, ms[i]!, round, options);
+      if (latency) samples.push(latency);
+    }
+  } finally {
+    for (const m of ms) await m.after?.();
   }
   return samples;
 }
 
-const sliceable = (m: Measurement) => !m.prepare && !m.after && !m.background && !m.fresh && !m.freshBody && !m.settle;
+const sliceable = (m: Measurement) => !m.prepare && !m.background;
 
 const loadOf = (server: RunningServer, m: Measurement) => ({ baseUrl: server.baseUrl, requests: m.requests, verify: m.verify, fresh: m.fresh, freshBody: m.freshBody });
 

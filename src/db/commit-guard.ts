@@ -8,7 +8,7 @@ import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction }
 export const rolledBackAtCommit = 'The request transaction was rolled back at COMMIT: one of its statements had failed';
 
 /** `target` with some members replaced, the others its own (methods bound to it, once: Prisma reads them per statement). */
-function overriding<T extends object>(target: T, overrides: Partial<T>): T {
+export function overriding<T extends object>(target: T, overrides: Partial<T>): T {
   const bound = new WeakMap<object, unknown>();
   return new Proxy(target, {
     get: (object, key) => {

@@ -8,7 +8,8 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { beginWithCaller } from './begin-with-caller.js';
 import { refusingCommitAfterFailure } from './commit-guard.js';
 import { lockDataDir, pgliteOpenError, type DataDirHolder } from './data-dir-lock.js';
-import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { joinable } from './join-transaction.js';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
@@ -26,6 +27,11 @@ export interface PoolStats {
 export interface Database {
   kind: DatabaseKind;
   prisma: PrismaClient;
+  /**
+   * The driver adapter request transactions are opened on (request-db.ts), over the same connections as
+   * Prisma's; its transactions refuse to commit after a failed statement (commit-guard.ts).
+   */
+  adapter: SqlDriverAdapter;
   /**
    * Runs `work` with an adapter factory for the schema engine (scripts run whole; see script-runner.ts).
    * On PostgreSQL it is a dedicated single connection, closed afterwards: the engine takes an advisory
@@ -58,6 +64,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return options.url ? openPostgres(options.url, options.poolSize) : openPglite(options.dataDir, options.holder ?? 'server');
 }
 
+/** Prisma's client and the request transactions' adapter, on one driver (the same guard on both; Prisma may join). */
+async function clientOn(factory: SqlDriverAdapterFactory): Promise<Pick<Database, 'prisma' | 'adapter'>> {
+  const guarded = refusingCommitAfterFailure(factory);
+  return { prisma: new PrismaClient({ adapter: joinable(guarded) }), adapter: await guarded.connect() };
+}
+
 /**
  * PGlite is single-process: the data directory is locked before anything in it is created or opened
  * (data-dir-lock.ts), and released when the database closes.
@@ -73,10 +85,11 @@ async function openPglite(dataDir: string, holder: DataDirHolder): Promise<Datab
     throw pgliteOpenError(dataDir, error);
   }
   const clientFactory = new PrismaPGlite(pglite);
-  const prisma = new PrismaClient({ adapter: refusingCommitAfterFailure(clientFactory) });
+  const { prisma, adapter } = await clientOn(clientFactory);
   return {
     kind: 'pglite',
     prisma,
+    adapter,
     withMigrationAdapter: (work) => work(wholeScriptFactory(clientFactory, (script) => pglite.exec(script))),
     hotQuery: async <Row>(_name: string, sql: string, values: unknown[]) => (await pglite.query<Row>(sql, values)).rows,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
@@ -113,10 +126,11 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   // by the pool, which connects anew on next use; unheard, its 'error' event would end the process.
   pool.on('error', () => {});
   const clientFactory = new PrismaPg(beginWithCaller(pool), { statementNameGenerator: statementName });
-  const prisma = new PrismaClient({ adapter: refusingCommitAfterFailure(clientFactory) });
+  const { prisma, adapter } = await clientOn(clientFactory);
   return {
     kind: 'postgres',
     prisma,
+    adapter,
     withMigrationAdapter: async (work) => {
       const single = new pg.Pool({ connectionString: url, max: 1 });
       try {

@@ -3,7 +3,7 @@
 // caller is passed as a value; a COMMIT after a failed statement fails the request (commit-guard.ts);
 // Prisma's own transactions outside requests stay atomic (begin-with-caller.ts holds their BEGIN on
 // PostgreSQL until their first statement); and every connection goes back to the pool.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../testkit/database.js';
 import { rolledBackAtCommit } from './commit-guard.js';
 import { appRole, RequestDb } from './request-db.js';
@@ -25,6 +25,7 @@ const seen = async (request: RequestDb): Promise<Seen> => {
   return row!;
 };
 const insert = async (request: RequestDb, note: string) => (await request.tx()).$executeRaw`INSERT INTO begin_probe VALUES (${note})`;
+const insertRaw = (request: RequestDb, note: string) => request.query('INSERT INTO begin_probe VALUES ($1) RETURNING note', [note]);
 const notes = async () => (await db.database.prisma.$queryRaw<{ note: string }[]>`SELECT note FROM begin_probe ORDER BY note`).map((r) => r.note);
 
 describe('request transactions', () => {
@@ -89,6 +90,58 @@ describe('request transactions', () => {
     expect(await notes()).toEqual(['committed', 'next']);
   });
 
+  it('run raw statements (query) and Prisma\'s client in the same transaction, in any order, ended as one', async () => {
+    const request = new RequestDb(db.database, 'ann');
+    expect(await insertRaw(request, 'raw first')).toEqual([{ note: 'raw first' }]);
+    const [caller] = await request.query<{ user_id: string; role: string; xid: string }>(
+      `SELECT current_setting('app.user_id') AS user_id, current_user::text AS role, txid_current()::text AS xid`,
+      [],
+    );
+    expect(caller).toMatchObject({ user_id: 'ann', role: appRole });
+    expect((await seen(request)).xid).toBe(caller!.xid);
+    await insert(request, 'prisma second');
+    await insertRaw(request, 'raw third');
+    expect((await request.query<{ note: string }>('SELECT note FROM begin_probe WHERE note = ANY($1::text[]) ORDER BY note', [['prisma second', 'raw first']])).map((r) => r.note)).toEqual(['prisma second', 'raw first']);
+    await request.finish(false);
+    expect(await notes()).toEqual(['committed', 'next']);
+
+    const kept = new RequestDb(db.database, 'ann');
+    await insertRaw(kept, 'raw only');
+    await kept.finish(true);
+    await expect(insertRaw(kept, 'too late')).rejects.toThrow('after the request transaction ended');
+    const both = new RequestDb(db.database, 'ann');
+    await insert(both, 'prisma then');
+    await insertRaw(both, 'raw now');
+    await both.finish(true);
+    expect(await notes()).toEqual(['committed', 'next', 'prisma then', 'raw now', 'raw only']);
+    await db.database.prisma.$executeRawUnsafe(`DELETE FROM begin_probe WHERE note NOT IN ('committed', 'next')`);
+  });
+
+  it('fail a request whose raw statement failed and that went on to commit, keeping nothing', async () => {
+    const request = new RequestDb(db.database, 'someone');
+    await insertRaw(request, 'lost too');
+    await expect(insertRaw(request, 'committed')).rejects.toThrow();
+    await expect(request.finish(true)).rejects.toThrow(rolledBackAtCommit);
+    expect(await notes()).toEqual(['committed', 'next']);
+  });
+
+  it('roll back a transaction still open after 30 s (a request with a bug), so that the connection serves others, and fail that request', async () => {
+    const request = new RequestDb(db.database, 'someone');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      await insertRaw(request, 'held too long');
+      vi.advanceTimersByTime(30_000);
+    } finally {
+      vi.useRealTimers();
+    }
+    await expect(request.finish(true)).rejects.toThrow('still open after 30 s');
+    const next = new RequestDb(db.database, 'someone');
+    await insertRaw(next, 'served');
+    await next.finish(true);
+    expect(await notes()).toEqual(['committed', 'next', 'served']);
+    await db.database.prisma.$executeRawUnsafe(`DELETE FROM begin_probe WHERE note = 'served'`);
+  });
+
   // PGlite has one connection: its transactions queue, so two requests are never open at once there.
   it.runIf(testDatabaseUrl !== undefined)('on PostgreSQL, keep two requests at once apart, and return every connection to the pool', async () => {
     const [ann, bob] = [new RequestDb(db.database, 'ann'), new RequestDb(db.database, 'bob')];
@@ -101,6 +154,7 @@ describe('request transactions', () => {
       requests.map(async (request, i) => {
         if (i % 3 !== 2) await seen(request);
         if (i % 4 === 1) await (await request.tx()).$queryRawUnsafe('SELECT 1 / 0').catch(() => {});
+        if (i % 3 === 2) await request.query('SELECT 1', []).catch(() => {});
         await request.finish(i % 2 === 0).catch(() => {});
       }),
     );

@@ -1,39 +1,55 @@
-// Row-level security per request: one transaction, Prisma's interactive transaction on PGlite and
-// PostgreSQL alike, opened by the request's first statement, that first sets the caller (app.user_id)
-// and drops to the app role, which does not bypass RLS. Every statement of the request runs in it,
-// through its client (tx(), raw SQL included); the request ends it (finish). Nothing opens it before its
+// Row-level security per request: one transaction, the same on PGlite and PostgreSQL, opened on the
+// driver adapter by the request's first statement, which first sets the caller (app.user_id) and drops
+// to the app role, which does not bypass RLS. Every statement of the request runs in it: raw SQL through
+// query() straight on the adapter, and Prisma's client (tx()) by joining it (join-transaction.ts): the
+// first tx() runs Prisma's interactive transaction on this open transaction rather than a new one, and
+// Prisma then ends it. A request may use both, in any order. Nothing opens the transaction before its
 // first statement, so a request that waits on something else first (an upload moving its files into
 // storage, possibly over the network) holds no connection meanwhile. A COMMIT after a failed statement
-// fails the request (commit-guard.ts). Work that must follow only a committed change (removing files a deletion
-// orphaned) is queued with afterCommit and runs when the request commits, never when it rolls back.
+// fails the request (commit-guard.ts). Work that must follow only a committed change (removing files a
+// deletion orphaned) is queued with afterCommit and runs when the request commits, never when it rolls back.
+import type { ArgType, Transaction } from '@prisma/driver-adapter-utils';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { enterCallerSql } from './begin-with-caller.js';
+import { overriding } from './commit-guard.js';
 import type { Database } from './database.js';
+import { joinTransaction } from './join-transaction.js';
 
 export type Tx = Prisma.TransactionClient;
+
+/** A raw statement run as the caller; rows as the driver adapter gives them (timestamps as ISO strings, int8 as strings). */
+export type RawQuery = <Row>(sql: string, values: unknown[]) => Promise<Row[]>;
 
 /** The PostgreSQL role requests run as (created by the init migration). */
 export const appRole = 'app_user';
 
 // On PGlite requests queue for its one connection, so waiting for a transaction may take a while
-// under load; a request that holds one longer than this has a bug.
-const transactionOptions = { maxWait: 30_000, timeout: 30_000 } as const;
+// under load; a request that holds one longer than this has a bug, and its transaction is rolled back.
+const transactionTimeoutMs = 30_000;
+const prismaOptions = { maxWait: transactionTimeoutMs, timeout: transactionTimeoutMs } as const;
 
 const rollback = Symbol('rollback');
 
-/**
- * The first statement of every RLS transaction: who the caller is, and the role that cannot bypass RLS.
- * On PostgreSQL it travels in one message with the transaction's BEGIN (begin-with-caller.ts).
- */
-function enterAs(tx: Tx, userId: string | null): Promise<number> {
-  return tx.$executeRawUnsafe(enterCallerSql, userId ?? '', appRole);
+/** What a request's transaction is opened on. */
+export type TransactionSource = Pick<Database, 'prisma' | 'adapter'>;
+
+/** Arguments as the adapters take them: lists and scalars, each passed on as it is. */
+const argTypes = (values: unknown[]): ArgType[] => values.map((v) => ({ scalarType: 'unknown', arity: Array.isArray(v) ? 'list' : 'scalar' }));
+
+/** Ends an adapter transaction as Prisma ends its own: the statement unless the driver ends it itself, then the release. */
+async function endTransaction(tx: Transaction, commit: boolean): Promise<void> {
+  if (tx.options.usePhantomQuery) return commit ? tx.commit() : tx.rollback();
+  try {
+    await tx.executeRaw({ sql: commit ? 'COMMIT' : 'ROLLBACK', args: [], argTypes: [] });
+  } catch (error) {
+    await tx.rollback();
+    throw error;
+  }
+  await (commit ? tx.commit() : tx.rollback());
 }
 
-/** What a request's transaction is opened on. */
-export type TransactionSource = Pick<Database, 'prisma'>;
-
-interface OpenTransaction {
+interface PrismaJoined {
   tx: Promise<Tx>;
   decide: (commit: boolean) => void;
   done: Promise<void>;
@@ -41,7 +57,12 @@ interface OpenTransaction {
 
 /** The database as one request sees it: through RLS, as its caller. */
 export class RequestDb {
-  private open: OpenTransaction | undefined;
+  private open: Promise<Transaction> | undefined;
+  private prisma: PrismaJoined | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  /** Whether the open transaction has been committed or rolled back (by this, or by Prisma once joined). */
+  private closed = false;
+  private expired = false;
   private finished = false;
   private ending: Promise<void> | undefined;
   private readonly committed: (() => Promise<void>)[] = [];
@@ -54,12 +75,19 @@ export class RequestDb {
     private readonly lateFailure: (error: unknown) => void = (error) => console.error('work after commit failed', error),
   ) {}
 
-  /** The request's transaction client, opening the transaction on first use. */
+  /** The request's Prisma client, in its transaction (opened on first use). */
   tx(): Promise<Tx> {
-    if (this.finished && !this.open) return Promise.reject(new Error('RequestDb.tx after the request transaction ended'));
-    this.open ??= this.begin();
-    return this.open.tx;
+    if (this.finished && !this.prisma) return Promise.reject(new Error('RequestDb.tx after the request transaction ended'));
+    this.prisma ??= this.joinPrisma();
+    return this.prisma.tx;
   }
+
+  /** One raw statement in the request's transaction, straight on the driver adapter (no Prisma client on the way). */
+  readonly query: RawQuery = async <Row>(sql: string, values: unknown[]): Promise<Row[]> => {
+    if (this.finished) throw new Error('RequestDb.query after the request transaction ended');
+    const result = await (await this.transaction()).queryRaw({ sql, args: values, argTypes: argTypes(values) });
+    return result.rows.map((row) => Object.fromEntries(result.columnNames.map((name, i) => [name, row[i]])) as Row);
+  };
 
   /** Queues `work` to run once the request's changes are committed (dropped if they roll back). */
   afterCommit(work: () => Promise<void>): void {
@@ -73,30 +101,67 @@ export class RequestDb {
   finish(commit: boolean): Promise<void> {
     this.finished = true;
     this.ending ??= this.end(commit);
+    if (commit && this.expired) return this.ending.then(() => Promise.reject(new Error(`The request transaction was rolled back: it was still open after ${transactionTimeoutMs / 1000} s`)));
     return this.ending;
   }
 
   private async end(commit: boolean): Promise<void> {
-    if (this.open) {
-      this.open.decide(commit);
-      await this.open.done;
+    clearTimeout(this.timer);
+    try {
+      if (this.prisma) {
+        // Prisma ends the transaction it joined.
+        this.prisma.decide(commit);
+        await this.prisma.done;
+      }
+    } finally {
+      // Ended here if Prisma did not join it, or failed before it took it (then nothing is kept).
+      const tx = await this.open?.catch(() => undefined);
+      if (tx && !this.closed) await endTransaction(tx, commit && !this.prisma);
     }
     const work = this.committed.splice(0);
     if (commit) await Promise.all(work.map((run) => Promise.resolve().then(run).catch(this.lateFailure)));
   }
 
-  private begin(): OpenTransaction {
+  /** The open transaction, begun as the caller on first use. */
+  private transaction(): Promise<Transaction> {
+    this.open ??= this.begin();
+    return this.open;
+  }
+
+  private async begin(): Promise<Transaction> {
+    const started = await this.source.adapter.startTransaction();
+    const closing = (close: () => Promise<void>) => () => ((this.closed = true), close());
+    const tx = overriding(started, { commit: closing(() => started.commit()), rollback: closing(() => started.rollback()) });
+    try {
+      await tx.executeRaw({ sql: enterCallerSql, args: [this.userId ?? '', appRole], argTypes: argTypes([0, 0]) });
+    } catch (error) {
+      await endTransaction(tx, false).catch(() => {});
+      throw error;
+    }
+    // A request still holding its transaction this late has a bug: roll back, so that others get the connection.
+    this.timer = setTimeout(() => {
+      this.expired = true;
+      this.finish(false).catch(() => {});
+    }, transactionTimeoutMs);
+    this.timer.unref();
+    return tx;
+  }
+
+  private joinPrisma(): PrismaJoined {
     let decide!: (commit: boolean) => void;
     const decision = new Promise<boolean>((resolve) => (decide = resolve));
     let ready!: (tx: Tx) => void;
     let failed!: (error: unknown) => void;
     const tx = new Promise<Tx>((resolve, reject) => ((ready = resolve), (failed = reject)));
-    const done = this.source.prisma
-      .$transaction(async (client) => {
-        await enterAs(client, this.userId);
-        ready(client);
-        if (!(await decision)) throw rollback;
-      }, transactionOptions)
+    const done = this.transaction()
+      .then((open) =>
+        joinTransaction(open, () =>
+          this.source.prisma.$transaction(async (client) => {
+            ready(client);
+            if (!(await decision)) throw rollback;
+          }, prismaOptions),
+        ),
+      )
       .catch((error: unknown) => {
         failed(error);
         if (error !== rollback) throw error;

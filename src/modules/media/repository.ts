@@ -2,7 +2,7 @@
 // system context only to serve stored files). Every query names the teams it may reach and, for media,
 // `status = 'active'`: the service's filter comes first, the policies back it up.
 import { Prisma } from '../../generated/prisma/client.js';
-import type { SystemDb, Tx } from '../../db/request-db.js';
+import type { RawQuery, SystemDb, Tx } from '../../db/request-db.js';
 
 export const mediaView = {
   id: true,
@@ -45,7 +45,10 @@ export interface ContentMatch {
   sha256: string;
 }
 
-interface UploadResultRow extends Omit<MediaListRow, 'total'> {
+/** As the driver adapter gives it (RequestDb.query): timestamps as ISO strings. */
+interface UploadResultRow extends Omit<MediaListRow, 'total' | 'created_at' | 'updated_at'> {
+  created_at: string;
+  updated_at: string;
   earlier: boolean;
   sha256: string;
 }
@@ -55,10 +58,9 @@ interface UploadResultRow extends Omit<MediaListRow, 'total'> {
  * in one statement (the upload's whole database work: one round trip whatever the number of files).
  * The earlier records are read from the statement's snapshot, so they never include the new ones.
  */
-export async function insertUploads(tx: Tx, userId: string, teamId: string, files: UploadRow[]): Promise<{ inserted: MediaRow[]; earlier: ContentMatch[] }> {
+export async function insertUploads(query: RawQuery, userId: string, teamId: string, files: UploadRow[]): Promise<{ inserted: MediaRow[]; earlier: ContentMatch[] }> {
   const column = <K extends keyof UploadRow>(key: K) => files.map((f) => f[key] ?? null);
-  const rows = await tx.$queryRawUnsafe<UploadResultRow[]>(
-    insertUploadsSql,
+  const rows = await query<UploadResultRow>(insertUploadsSql, [
     teamId,
     userId,
     [...new Set(column('sha256'))],
@@ -71,7 +73,7 @@ export async function insertUploads(tx: Tx, userId: string, teamId: string, file
     column('sha256'),
     column('storageDriver'),
     column('storageKey'),
-  );
+  ]);
   return {
     inserted: rows.filter((r) => !r.earlier).map(mediaRowOf),
     earlier: rows.filter((r) => r.earlier).map((r) => ({ id: r.id, url: r.url, createdAt: new Date(r.created_at), sha256: r.sha256 })),
@@ -173,7 +175,7 @@ export async function listMedia(tx: Tx, q: MediaQuery): Promise<{ rows: MediaRow
 }
 
 /** A record as SQL gives it (snake case, ids as text), as Prisma would. */
-function mediaRowOf(r: Omit<MediaListRow, 'total'>): MediaRow {
+function mediaRowOf(r: Omit<MediaListRow, 'total' | 'created_at' | 'updated_at'> & { created_at: Date | string; updated_at: Date | string }): MediaRow {
   return {
     id: r.id,
     userId: r.user_id,

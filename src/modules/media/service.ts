@@ -171,7 +171,7 @@ export interface ContentDuplicate {
 export async function recordUploads(scope: RequestScope, teamId: string, files: StoredUpload[]): Promise<{ media: MediaView[]; duplicates: ContentDuplicate[] }> {
   const actor = caller(scope);
   writableTeam(actor, teamId);
-  const { inserted, earlier } = await repo.insertUploads(await scope.db.tx(), actor.userId, teamId, files);
+  const { inserted, earlier } = await repo.insertUploads(scope.db.query, actor.userId, teamId, files);
   // In the order of the files (each stored file has its own URL).
   const byUrl = new Map(inserted.map((m) => [m.url, m]));
   const media = files.map((f) => byUrl.get(f.url)!);
