@@ -150,14 +150,19 @@ describe('request transactions', () => {
     expect(annSeen.xid).not.toBe(bobSeen.xid);
     await Promise.all([ann.finish(true), bob.finish(false)]);
     const requests = Array.from({ length: 12 }, (_, i) => new RequestDb(db.database, `caller ${i}`));
+    // Prisma's own transactions at the same moment never land in a request's, nor a request in another's.
+    const system = Array.from({ length: 4 }, () =>
+      db.database.prisma.$transaction(async (tx) => (await tx.$queryRaw<{ role: string; user_id: string | null }[]>`SELECT current_user::text AS role, current_setting('app.user_id', true) AS user_id`)[0]!),
+    );
     await Promise.all(
       requests.map(async (request, i) => {
-        if (i % 3 !== 2) await seen(request);
+        if (i % 3 !== 2) expect((await seen(request)).user_id).toBe(`caller ${i}`);
         if (i % 4 === 1) await (await request.tx()).$queryRawUnsafe('SELECT 1 / 0').catch(() => {});
         if (i % 3 === 2) await request.query('SELECT 1', []).catch(() => {});
         await request.finish(i % 2 === 0).catch(() => {});
       }),
     );
+    for (const seenBySystem of await Promise.all(system)) expect(seenBySystem.role).not.toBe(appRole);
     expect(db.database.poolStats()).toMatchObject({ idle: db.database.poolStats().total, waiting: 0 });
   });
 });

@@ -14,7 +14,7 @@ import type { Prisma } from '../generated/prisma/client.js';
 import { enterCallerSql } from './begin-with-caller.js';
 import { overriding } from './commit-guard.js';
 import type { Database } from './database.js';
-import { joinTransaction } from './join-transaction.js';
+import { endTransaction, joinTransaction } from './join-transaction.js';
 
 export type Tx = Prisma.TransactionClient;
 
@@ -36,18 +36,6 @@ export type TransactionSource = Pick<Database, 'prisma' | 'adapter'>;
 
 /** Arguments as the adapters take them: lists and scalars, each passed on as it is. */
 const argTypes = (values: unknown[]): ArgType[] => values.map((v) => ({ scalarType: 'unknown', arity: Array.isArray(v) ? 'list' : 'scalar' }));
-
-/** Ends an adapter transaction as Prisma ends its own: the statement unless the driver ends it itself, then the release. */
-async function endTransaction(tx: Transaction, commit: boolean): Promise<void> {
-  if (tx.options.usePhantomQuery) return commit ? tx.commit() : tx.rollback();
-  try {
-    await tx.executeRaw({ sql: commit ? 'COMMIT' : 'ROLLBACK', args: [], argTypes: [] });
-  } catch (error) {
-    await tx.rollback();
-    throw error;
-  }
-  await (commit ? tx.commit() : tx.rollback());
-}
 
 interface PrismaJoined {
   tx: Promise<Tx>;
@@ -155,11 +143,14 @@ export class RequestDb {
     const tx = new Promise<Tx>((resolve, reject) => ((ready = resolve), (failed = reject)));
     const done = this.transaction()
       .then((open) =>
-        joinTransaction(open, () =>
-          this.source.prisma.$transaction(async (client) => {
+        joinTransaction(
+          this.source.prisma,
+          open,
+          async (client) => {
             ready(client);
             if (!(await decision)) throw rollback;
-          }, prismaOptions),
+          },
+          prismaOptions,
         ),
       )
       .catch((error: unknown) => {
