@@ -31,7 +31,8 @@ export async function endTransaction(tx: Transaction, commit: boolean): Promise<
 
 /**
  * Runs Prisma's interactive transaction on `tx`, an open transaction of `prisma`'s driver, with `work`
- * given the transaction client; Prisma ends `tx` (commits when `work` resolves, rolls back when it throws).
+ * given the transaction client. `tx` is always ended: by Prisma (committed when `work` resolves, rolled
+ * back when it throws), or rolled back here if Prisma failed before it took it.
  */
 export async function joinTransaction<T>(
   prisma: PrismaClient,
@@ -47,7 +48,8 @@ export async function joinTransaction<T>(
       return work(client);
     }, options);
   } finally {
-    offered.delete(key);
+    // Never claimed (Prisma failed before its first statement): nothing else would end it.
+    if (offered.delete(key)) await endTransaction(tx, false).catch(() => {});
   }
 }
 

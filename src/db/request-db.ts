@@ -12,7 +12,6 @@ import type { ArgType, Transaction } from '@prisma/driver-adapter-utils';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { enterCallerSql } from './begin-with-caller.js';
-import { overriding } from './commit-guard.js';
 import type { Database } from './database.js';
 import { endTransaction, joinTransaction } from './join-transaction.js';
 
@@ -48,8 +47,6 @@ export class RequestDb {
   private open: Promise<Transaction> | undefined;
   private prisma: PrismaJoined | undefined;
   private timer: NodeJS.Timeout | undefined;
-  /** Whether the open transaction has been committed or rolled back (by this, or by Prisma once joined). */
-  private closed = false;
   private expired = false;
   private finished = false;
   private ending: Promise<void> | undefined;
@@ -95,16 +92,13 @@ export class RequestDb {
 
   private async end(commit: boolean): Promise<void> {
     clearTimeout(this.timer);
-    try {
-      if (this.prisma) {
-        // Prisma ends the transaction it joined.
-        this.prisma.decide(commit);
-        await this.prisma.done;
-      }
-    } finally {
-      // Ended here if Prisma did not join it, or failed before it took it (then nothing is kept).
+    if (this.prisma) {
+      // The transaction Prisma joined is ended by it (join-transaction.ts).
+      this.prisma.decide(commit);
+      await this.prisma.done;
+    } else {
       const tx = await this.open?.catch(() => undefined);
-      if (tx && !this.closed) await endTransaction(tx, commit && !this.prisma);
+      if (tx) await endTransaction(tx, commit);
     }
     const work = this.committed.splice(0);
     if (commit) await Promise.all(work.map((run) => Promise.resolve().then(run).catch(this.lateFailure)));
@@ -117,11 +111,10 @@ export class RequestDb {
   }
 
   private async begin(): Promise<Transaction> {
-    const started = await this.source.adapter.startTransaction();
-    const closing = (close: () => Promise<void>) => () => ((this.closed = true), close());
-    const tx = overriding(started, { commit: closing(() => started.commit()), rollback: closing(() => started.rollback()) });
+    const tx = await this.source.adapter.startTransaction();
+    const caller = [this.userId ?? '', appRole];
     try {
-      await tx.executeRaw({ sql: enterCallerSql, args: [this.userId ?? '', appRole], argTypes: argTypes([0, 0]) });
+      await tx.executeRaw({ sql: enterCallerSql, args: caller, argTypes: argTypes(caller) });
     } catch (error) {
       await endTransaction(tx, false).catch(() => {});
       throw error;
