@@ -12,10 +12,11 @@ import { isUuid } from '../../shared/validation.js';
 import { tagSlug, type CheckDuplicatesInput, type CreateMediaInput, type CreateTagInput, type ListMediaQuery, type UpdateMediaInput } from './inputs.js';
 import { assertCanWriteTeamData } from '../teams/service.js';
 import * as repo from './repository.js';
+import * as tags from './tag-repository.js';
 import { removeStoredFiles } from './storage.js';
 
 export type MediaView = repo.MediaRow;
-export type TagView = repo.TagRow;
+export type TagView = tags.TagRow;
 
 export interface MediaPage {
   items: MediaView[];
@@ -242,7 +243,7 @@ async function removeRenditions(scope: RequestScope, userId: string, mediaId: st
 
 export async function listTags(scope: RequestScope): Promise<TagView[]> {
   const actor = caller(scope);
-  return repo.listTags(await scope.db.tx(), teamIdsOf(actor));
+  return tags.listTags(await scope.db.tx(), teamIdsOf(actor));
 }
 
 /** Creates a tag in the caller's active team, or updates the team's tag with the same slug. */
@@ -250,8 +251,8 @@ export async function createTag(scope: RequestScope, input: CreateTagInput): Pro
   const actor = caller(scope);
   const teamId = writableTeam(actor, actor.activeTeamId);
   const { order, isActive, ...rest } = input;
-  const fields: repo.TagFields = { ...rest, ...(order === undefined ? {} : { order }), ...(isActive === undefined ? {} : { isActive }) };
-  return repo.upsertTag(await scope.db.tx(), teamId, tagSlug(input.name), fields);
+  const fields: tags.TagFields = { ...rest, ...(order === undefined ? {} : { order }), ...(isActive === undefined ? {} : { isActive }) };
+  return tags.upsertTag(await scope.db.tx(), teamId, tagSlug(input.name), fields);
 }
 
 /**
@@ -262,7 +263,7 @@ export async function createTag(scope: RequestScope, input: CreateTagInput): Pro
  */
 export async function tagsOfHeldMedia(scope: RequestScope, mediaIds: readonly string[]): Promise<TagView[][]> {
   if (!mediaIds.length) return [];
-  const byMedia = await repo.tagsOfMediaIds(await scope.db.tx(), [...new Set(mediaIds)], teamIdsOf(caller(scope)));
+  const byMedia = await tags.tagsOfMediaIds(await scope.db.tx(), [...new Set(mediaIds)], teamIdsOf(caller(scope)));
   return mediaIds.map((id) => byMedia.get(id) ?? []);
 }
 
@@ -273,7 +274,7 @@ async function taggable(scope: RequestScope, mediaId: string, tagIds: string[]) 
   writableTeam(actor, record.teamId);
   const wanted = [...new Set(tagIds)];
   if (wanted.some((id) => !isUuid(id))) throw tagNotFound();
-  const found = wanted.length ? await repo.findTeamTags(await scope.db.tx(), record.teamId, wanted) : [];
+  const found = wanted.length ? await tags.findTeamTags(await scope.db.tx(), record.teamId, wanted) : [];
   if (found.length !== wanted.length) throw tagNotFound();
   return { record, tagIds: wanted };
 }
@@ -282,22 +283,22 @@ async function taggable(scope: RequestScope, mediaId: string, tagIds: string[]) 
 export async function addTag(scope: RequestScope, mediaId: string, tagId: string): Promise<TagView[]> {
   const { record, tagIds } = await taggable(scope, mediaId, [tagId]);
   const tx = await scope.db.tx();
-  await repo.linkTags(tx, record.id, record.teamId, tagIds);
-  return repo.tagsOfMedia(tx, record.id, record.teamId);
+  await tags.linkTags(tx, record.id, record.teamId, tagIds);
+  return tags.tagsOfMedia(tx, record.id, record.teamId);
 }
 
 /** Replaces the record's tags with exactly `tagIds`; returns them. */
 export async function setTags(scope: RequestScope, mediaId: string, tagIds: string[]): Promise<TagView[]> {
   const { record, tagIds: wanted } = await taggable(scope, mediaId, tagIds);
   const tx = await scope.db.tx();
-  await repo.unlinkTagsExcept(tx, record.id, wanted);
-  await repo.linkTags(tx, record.id, record.teamId, wanted);
-  return repo.tagsOfMedia(tx, record.id, record.teamId);
+  await tags.unlinkTagsExcept(tx, record.id, wanted);
+  await tags.linkTags(tx, record.id, record.teamId, wanted);
+  return tags.tagsOfMedia(tx, record.id, record.teamId);
 }
 
 /** Removes a tag from a record (a tag of the team that is not on it: nothing to do). */
 export async function removeTag(scope: RequestScope, mediaId: string, tagId: string): Promise<boolean> {
   const { record } = await taggable(scope, mediaId, [tagId]);
-  await repo.unlinkTag(await scope.db.tx(), record.id, tagId);
+  await tags.unlinkTag(await scope.db.tx(), record.id, tagId);
   return true;
 }
