@@ -307,7 +307,9 @@ async function measurePair(servers: RunningServer[], ms: Measurement[], round: n
       await checkOnce(server.baseUrl, ms[i]!);
       samples.push(await warmupRun(server, ms[i]!, round, options));
     }
-    const slices = options.quick ? 3 : 5;
+    // Slices of at least 2 s: autocannon samples once a second, and a slow route (600 ms at 50
+    // connections) answers nothing in a 1 s slice. --quick (3 s) then runs one slice per build.
+    const slices = Math.max(1, Math.min(5, Math.floor(options.measureSeconds / 2)));
     for (let slice = 0; slice < slices; slice++) {
       const order = slice % 2 ? [...servers.keys()].reverse() : [...servers.keys()];
       for (const i of order) {
