@@ -52,7 +52,8 @@ export function operationsOf(doc: OpenApiDocument): ApiOperation[] {
     for (const [name, op] of Object.entries(methods)) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(name)) continue;
       const [type, media] = Object.entries(op.requestBody?.content ?? {})[0] ?? [];
-      const parameters = (op.parameters ?? []).map((p) => ({ ...p, schema: p.schema && resolveRefs(p.schema, doc) }));
+      // A parameter carried as JSON text (`filter`, declared by `content`) is text here; entity-requests.ts makes its JSON.
+      const parameters = (op.parameters ?? []).map((p) => ({ ...p, schema: p.schema ? resolveRefs(p.schema, doc) : 'content' in p ? { type: 'string' } : undefined }));
       operations.push({ method: name.toUpperCase(), path, parameters, body: type ? { type, schema: resolveRefs(media?.schema ?? {}, doc) } : undefined, public: op.security?.length === 0 });
     }
   }

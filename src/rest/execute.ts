@@ -2,8 +2,16 @@
 // HTTP hop, no second copy of the business logic. Each document is validated and compiled once, at
 // start-up, by graphql-jit (a REST route's document is known at start-up; /graphql runs
 // clients' documents with yoga's executor and graphql-js's messages).
+// graphql-jit inlines the coercion of every variable, which never ends for a recursive input type
+// (`TaskWhere` holds `AND: [TaskWhere!]`; graphql-jit issues #81 and #175): such a variable is
+// coerced by graphql-js (`coerceInputValue`, the same rules and messages as /graphql) and the
+// compiled query receives it declared as the pass-through `JSON` scalar, after the document, as
+// written, has been validated against the schema.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { validate, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import {
+  coerceInputValue, getNamedType, GraphQLError, isInputObjectType, Kind, typeFromAST, validate, visit,
+  type DocumentNode, type ExecutionResult, type GraphQLInputType, type GraphQLNamedType, type GraphQLSchema,
+} from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Context } from '../graphql/context.js';
 import { toClientError } from '../graphql/errors.js';
@@ -23,12 +31,69 @@ export type CompiledOperation<TData = unknown, TVars = unknown> = (variables: TV
 export function compileOperation<TData, TVars>(schema: GraphQLSchema, document: TypedDocumentNode<TData, TVars>, where: string, storedValues = false): CompiledOperation<TData, TVars> {
   const errors = validate(schema, document);
   if (errors.length) throw new Error(`REST route ${where}: operation does not match the schema: ${errors.map((e) => e.message).join('; ')}`);
-  const compiled = compileQuery(schema, document as DocumentNode, undefined, { disableLeafSerialization: storedValues });
+  const recursive = recursiveVariables(schema, document as DocumentNode);
+  const compiled = compileQuery(schema, passedThrough(document as DocumentNode, recursive), undefined, { disableLeafSerialization: storedValues });
   if (!isCompiledQuery(compiled)) throw new Error(`REST route ${where}: operation does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
   return async (variables, ctx) => {
-    const result = (await compiled.query(undefined, ctx, variables as Record<string, unknown>)) as ExecutionResult<TData>;
+    let given = variables as Record<string, unknown>;
+    if (recursive.size) {
+      const coerced = coerceRecursive(given, recursive);
+      if ('errors' in coerced) {
+        ctx.fail();
+        return { data: undefined, errors: coerced.errors.map((error) => toClientError(error, ctx.log)) };
+      }
+      given = coerced.variables;
+    }
+    const result = (await compiled.query(undefined, ctx, given)) as ExecutionResult<TData>;
     if (!result.errors?.length) return { data: result.data, errors: undefined };
     ctx.fail();
     return { data: result.data, errors: result.errors.map((error) => toClientError(error, ctx.log)) };
   };
+}
+
+/** Whether an input object type reaches itself through its fields (lists and non-nulls included). */
+function isRecursive(type: GraphQLNamedType): boolean {
+  if (!isInputObjectType(type)) return false;
+  const seen = new Set<GraphQLNamedType>();
+  const reaches = (from: GraphQLNamedType): boolean => {
+    if (!isInputObjectType(from) || seen.has(from)) return false;
+    seen.add(from);
+    return Object.values(from.getFields()).some((f) => getNamedType(f.type) === type || reaches(getNamedType(f.type)));
+  };
+  return reaches(type);
+}
+
+/** The document's variables whose type is (a list of) a recursive input type, with their types. */
+function recursiveVariables(schema: GraphQLSchema, document: DocumentNode): Map<string, GraphQLInputType> {
+  const out = new Map<string, GraphQLInputType>();
+  for (const definition of document.definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+    for (const v of definition.variableDefinitions ?? []) {
+      const type = typeFromAST(schema, v.type as never) as GraphQLInputType | undefined;
+      if (type && isRecursive(getNamedType(type))) out.set(v.variable.name.value, type);
+    }
+  }
+  return out;
+}
+
+/** `document` with the recursive variables declared as `JSON` (coerced beforehand, see coerceRecursive). */
+function passedThrough(document: DocumentNode, recursive: Map<string, GraphQLInputType>): DocumentNode {
+  if (!recursive.size) return document;
+  return visit(document, {
+    VariableDefinition: (node) => (recursive.has(node.variable.name.value) ? { ...node, type: { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: 'JSON' } } } : undefined),
+  });
+}
+
+/** The recursive variables coerced as graphql-js coerces variables, or their errors (400 BAD_REQUEST). */
+function coerceRecursive(variables: Record<string, unknown>, recursive: Map<string, GraphQLInputType>): { variables: Record<string, unknown> } | { errors: GraphQLError[] } {
+  const out = { ...variables };
+  const errors: GraphQLError[] = [];
+  for (const [name, type] of recursive) {
+    if (variables[name] === undefined) continue;
+    out[name] = coerceInputValue(variables[name], type, (path, _invalid, error) => {
+      const at = path.length ? ` at "${name}.${path.join('.')}"` : '';
+      errors.push(new GraphQLError(`Variable "$${name}" got invalid value${at}; ${error.message}`, { originalError: error }));
+    });
+  }
+  return errors.length ? { errors } : { variables: out };
 }

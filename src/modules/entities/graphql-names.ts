@@ -47,6 +47,7 @@ export function graphqlNames(owner: EntityDefinition | ChildDefinition) {
     createInput: `Create${name}Input`,
     updateInput: `Update${name}Input`,
     filter: `${name}Filter`,
+    where: `${name}Where`,
     page: `${name}Page`,
     sortField: `${name}SortField`,
     dateField: `${name}DateField`,

@@ -9,6 +9,7 @@ import { enumTypeName, enumValueNames, graphqlNames, hasEnum } from './graphql-n
 import { childField } from './prisma-model.js';
 import type { ListResult } from './service.js';
 import type { Values } from './validate.js';
+import { whereType } from './where.js';
 
 type RecordRef = ReturnType<Builder['objectRef']>;
 type AnyRef = RecordRef | ReturnType<Builder['enumType']> | ReturnType<Builder['inputType']>;
@@ -123,6 +124,7 @@ export interface EntityTypes {
   createInput: AnyRef | null;
   updateInput: AnyRef | null;
   filter: AnyRef | null;
+  where: AnyRef | null;
   page: RecordRef | null;
   deletion: RecordRef | null;
   sortField: AnyRef | null;
@@ -180,7 +182,7 @@ export function entityTypes(b: Builder, d: EntityDefinition, shared: SharedTypes
         fields: (t) => inputFields(t as unknown as Loose, d.fields, enums, true, d.metas) as FieldMap,
       }) as unknown as AnyRef)
     : null;
-  return { record, createInput, updateInput, ...(on.list ? listTypes(b, d, enums, record, shared) : { filter: null, page: null, sortField: null, dateField: null, fieldName: null }), deletion: on.delete ? deletionType(b, d, record) : null, children };
+  return { record, createInput, updateInput, ...(on.list ? listTypes(b, d, enums, record, shared) : { filter: null, where: null, page: null, sortField: null, dateField: null, fieldName: null }), deletion: on.delete ? deletionType(b, d, record) : null, children };
 }
 
 /** LIST's types: the filter input, the argument enums, the page. */
@@ -225,7 +227,7 @@ function listTypes(b: Builder, d: EntityDefinition, enums: Map<string, AnyRef>, 
     }),
   }) as unknown as RecordRef;
 
-  return { filter, sortField, dateField, fieldName, page };
+  return { filter, where: whereType(b, d, enums) as unknown as AnyRef, sortField, dateField, fieldName, page };
 }
 
 function deletionType(b: Builder, d: EntityDefinition, record: RecordRef): RecordRef {

@@ -8,16 +8,15 @@
 import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
 import { AppError } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
-import { enumValueName, hasEnum } from './graphql-names.js';
 import { childFlag, fieldFlag, metasFlag, pickableFields, wholeFlag, type Values } from './rest-documents.js';
-import { int32, isStorableTime } from './validate.js';
+import { filterValue, isDay, operatorParameter, restWhere } from './rest-where.js';
+import { int32 } from './validate.js';
 
 type Params = Record<string, string | undefined>;
 type Problems = { path: string; message: string }[];
 
-const listParams = new Set(['page', 'limit', 'sortBy', 'sortOrder', 'fields', 'distinct', 'ids', 'search', 'from', 'to', 'dateField', 'metas', 'child']);
+const listParams = new Set(['page', 'limit', 'sortBy', 'sortOrder', 'fields', 'distinct', 'ids', 'search', 'from', 'to', 'dateField', 'metas', 'child', 'filter']);
 const readParams = new Set(['fields', 'metas', 'child']);
-const day = /^\d{4}-\d{2}-\d{2}$/;
 const ranged = (f: FieldDefinition) => ['number', 'integer', 'date', 'datetime'].includes(f.type);
 
 /** What the parser reads of a definition, worked out once per definition (the parser runs per request). */
@@ -63,37 +62,6 @@ function int(value: string | undefined, min: number, max: number, name: string, 
   return Number(value);
 }
 
-function isDay(value: string): boolean {
-  return day.test(value) && isStorableTime(Date.parse(`${value}T00:00:00Z`));
-}
-
-/** A filter's string as the value of its field's GraphQL type, or a problem. */
-function filterValue(field: FieldDefinition, raw: string, name: string, problems: Problems): unknown {
-  const bad = (message: string) => (problems.push({ path: name, message }), undefined);
-  switch (field.type) {
-    case 'number':
-    case 'integer': {
-      const n = Number(raw);
-      if (raw.trim() === '' || !Number.isFinite(n) || (field.type === 'integer' && !Number.isInteger(n))) return bad(`must be ${field.type === 'integer' ? 'an integer' : 'a number'}`);
-      if (field.type === 'integer' && (n < int32.min || n > int32.max)) return bad(`must be an integer from ${int32.min} to ${int32.max}`);
-      return n;
-    }
-    case 'boolean':
-      return raw === 'true' ? true : raw === 'false' ? false : bad('must be true or false');
-    case 'date':
-      return isDay(raw) ? raw : bad('must be a date (YYYY-MM-DD, years 0001 to 9999)');
-    case 'datetime': {
-      const time = Date.parse(raw);
-      return isStorableTime(time) ? new Date(time).toISOString() : bad('must be an ISO 8601 date-time (years 0001 to 9999)');
-    }
-    case 'select':
-    case 'multiselect':
-      if (!hasEnum(field)) break;
-      return field.enum!.includes(raw) ? enumValueName(raw) : bad(`must be one of ${field.enum!.join(', ')}`);
-  }
-  return raw.length > 500 ? bad('is too long') : raw;
-}
-
 /** `fields`, `metas` and `child` as the document's `@include` flags. */
 function selectionFlags(d: EntityDefinition, params: Params, problems: Problems): { flags: Values; fields: string[] | null } {
   const { pickable, flags: names, slugs } = vocabulary(d);
@@ -122,7 +90,7 @@ function filterOf(d: EntityDefinition, params: Params, problems: Problems): Valu
   const { byName } = vocabulary(d);
   const filter: Values = {};
   for (const [name, raw] of Object.entries(params)) {
-    if (listParams.has(name) || raw === undefined) continue;
+    if (listParams.has(name) || raw === undefined || operatorParameter.test(name)) continue;
     const suffix = /_(min|max)$/.exec(name)?.[1];
     const field = byName.get(suffix ? name.slice(0, -4) : name);
     if (!field || !field.filterable) {
@@ -176,6 +144,7 @@ export function listVariables(d: EntityDefinition, params: Params): Values {
     else set(name, value);
   }
   set('filter', filterOf(d, params, problems));
+  set('where', restWhere(d, params, problems));
   if (problems.length) refuse(problems);
   return Object.assign(vars, flags);
 }

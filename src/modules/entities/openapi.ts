@@ -8,6 +8,7 @@ import type { ChildDefinition, EntityDefinition, FieldDefinition, Operation } fr
 import { entitySchemas, exampleCreate, exampleRecord, exampleUpdate, ref, schemaNames, type Schema } from './openapi-schemas.js';
 import { graphqlNames } from './graphql-names.js';
 import { int32 } from './validate.js';
+import { flagOperators, listOperators, operatorsOf, takesMode, whereFields, whereLimits } from './where.js';
 
 /** What a route's declaration carries into the document (see RestRoute.openapi). */
 export interface EntityOpenApi {
@@ -73,6 +74,54 @@ function filterParameters(d: EntityDefinition): Schema[] {
   return out;
 }
 
+/** A field's conditions in `filter`'s JSON: each operator of its type with its value's schema. */
+function conditionSchema(field: FieldDefinition): Schema {
+  const value = filterSchema(field);
+  const properties: Record<string, Schema> = {};
+  for (const op of operatorsOf(field)) {
+    properties[op] = flagOperators.has(op) ? { type: 'boolean' } : listOperators.has(op) ? { type: 'array', items: value, minItems: 1, maxItems: whereLimits.listValues } : value;
+  }
+  if (takesMode(field)) properties.mode = { type: 'string', enum: ['default', 'insensitive'], description: '`insensitive`: comparisons ignore case.' };
+  return { type: 'object', additionalProperties: false, properties };
+}
+
+/** `TaskWhere`: the JSON of `filter` (GraphQL's `where`), recursive through AND, OR and NOT. */
+export function whereSchema(d: EntityDefinition): Schema {
+  const self = ref(graphqlNames(d).where);
+  return {
+    type: 'object',
+    additionalProperties: false,
+    description: `Conditions on ${d.slug} (the fields' conditions and the groups combine with AND); at most ${whereLimits.depth} levels of groups and ${whereLimits.conditions} conditions.`,
+    properties: {
+      ...Object.fromEntries(whereFields(d).map((f) => [f.name, conditionSchema(f)])),
+      AND: { type: 'array', items: self, description: 'Every one of these holds.' },
+      OR: { type: 'array', items: self, description: 'At least one of these holds.' },
+      NOT: self,
+    },
+  };
+}
+
+/** `{field}[op]` for each filterable field's operators, and `filter` for AND/OR/NOT. */
+function operatorParameters(d: EntityDefinition): Schema[] {
+  const out: Schema[] = [];
+  for (const field of d.fields.filter((f) => f.filterable)) {
+    const conditions = conditionSchema(field).properties as Record<string, Schema>;
+    for (const [op, schema] of Object.entries(conditions)) {
+      const listed = schema.type === 'array';
+      out.push(query(`${field.name}[${op}]`, schema, op === 'mode' ? `How the text operators on ${field.name} compare.` : `${field.name} ${op}${listed ? ' (comma-separated values)' : ''}.`, listed ? { style: 'form', explode: false } : {}));
+    }
+  }
+  const names = graphqlNames(d);
+  out.push({
+    name: 'filter',
+    in: 'query',
+    required: false,
+    description: `The JSON of GraphQL's \`where\` (${names.where}), for AND, OR and NOT: \`{"OR":[{"status":{"eq":"done"}},{"priority":{"in":["high","urgent"]}}]}\`. Values as REST gives them (stored values of selects). Combined with the other filters by AND.`,
+    content: { 'application/json': { schema: ref(names.where) } },
+  });
+  return out;
+}
+
 /** `fields`, `metas` and `child`: what LIST and READ answer with. */
 function shapeParameters(d: EntityDefinition): Schema[] {
   const names = ['id', ...d.fields.map((f) => f.name), ...systemDates];
@@ -99,6 +148,7 @@ function listParameters(d: EntityDefinition): Schema[] {
     query('to', { type: 'string', format: 'date' }, 'Last day of the range on `dateField` (inclusive), YYYY-MM-DD.'),
     query('dateField', { type: 'string', enum: dateFields, default: 'createdAt' }, 'The field `from` and `to` apply to.'),
     ...filterParameters(d),
+    ...operatorParameters(d),
   ];
 }
 
@@ -245,5 +295,5 @@ export function entityOpenApi(definition: EntityDefinition, operation: Operation
   const childDefinition = typeof child === 'string' ? definition.children.find((c) => c.slug === child) : child;
   if (child !== undefined && !childDefinition) throw new Error(`Entity ${definition.slug} has no child ${String(child)}`);
   const fragment = childDefinition ? childOperation(definition, childDefinition, operation) : entityOperation(definition, operation);
-  return { ...fragment, schemas: entitySchemas(definition) };
+  return { ...fragment, schemas: { ...entitySchemas(definition), ...(operation === 'list' ? { [graphqlNames(definition).where]: whereSchema(definition) } : {}) } };
 }

@@ -8,6 +8,7 @@ import type { EntityDefinition, FieldDefinition } from '../../config/entity-defi
 import { AppError } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
 import { isStorableTime } from './validate.js';
+import { checkWhere } from './where.js';
 
 /** The arguments of an entity's LIST field (`tasks(…)`), as GraphQL coerced them. */
 export interface ListQuery {
@@ -28,6 +29,8 @@ export interface ListQuery {
   filter?: Record<string, unknown> | null;
   /** Distinct mode: the values of this filterable field instead of records. */
   distinct?: string | null;
+  /** Conditions with operators and AND/OR/NOT groups (where.ts), combined with the filters by AND. */
+  where?: Record<string, unknown> | null;
 }
 
 /** What the service runs: the query checked against the definition. */
@@ -44,6 +47,8 @@ export interface ParsedQuery {
   range: { field: string; from: Date | null; until: Date | null } | null;
   equals: { field: FieldDefinition; value: unknown }[];
   bounds: { field: FieldDefinition; min: unknown; max: unknown }[];
+  /** `where` as Prisma's where, or null. */
+  where: Record<string, unknown> | null;
   metas: boolean;
   /** Child slugs to include. */
   children: string[];
@@ -177,6 +182,7 @@ export function checkListQuery(d: EntityDefinition, q: ListQuery, view: View): P
   const range = checkRange(d, q, problems);
   const given = Object.entries(q.filter ?? {}).filter(([, v]) => v !== null && v !== undefined);
   const { equals, bounds } = filters(d, given, problems);
+  const where = checkWhere(d, q.where, problems);
   refuse(problems);
-  return { page, limit, sortBy, sortOrder: q.sortOrder ?? 'desc', fields, distinct, ids, search, range, equals, bounds, metas: view.metas, children: view.children };
+  return { page, limit, sortBy, sortOrder: q.sortOrder ?? 'desc', fields, distinct, ids, search, range, equals, bounds, where, metas: view.metas, children: view.children };
 }

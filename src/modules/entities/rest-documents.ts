@@ -66,7 +66,7 @@ export function listDocument(d: EntityDefinition): EntityDocument {
   const hasFilter = d.fields.some((f) => f.filterable);
   const args: [string, string][] = [
     ['page', 'Int'], ['limit', 'Int'], ['sortBy', n.sortField], ['sortOrder', 'SortOrder'], ['search', 'String'], ['ids', '[ID!]'],
-    ['from', 'Date'], ['to', 'Date'], ['dateField', n.dateField], ...(hasFilter ? [['filter', n.filter] as [string, string]] : []), ['distinct', fieldNameEnum(d)],
+    ['from', 'Date'], ['to', 'Date'], ['dateField', n.dateField], ...(hasFilter ? [['filter', n.filter] as [string, string]] : []), ['where', n.where], ['distinct', fieldNameEnum(d)],
   ];
   const declarations = [...args.map(([name, type]) => `$${name}: ${type}`), ...flagDeclarations(d)];
   return document(`query ${n.type}List(${declarations.join(', ')}) {

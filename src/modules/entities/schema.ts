@@ -95,6 +95,7 @@ function registerQueries(b: Builder, d: EntityDefinition, types: EntityTypes): v
               to: t.arg({ type: 'Date', description: 'Last day of the range on dateField (included).' }),
               dateField: t.arg({ type: types.dateField as never }),
               ...(types.filter ? { filter: t.arg({ type: types.filter as never }) } : {}),
+              where: t.arg({ type: types.where as never, description: 'Conditions with operators, grouped with AND/OR/NOT; combined with the other arguments by AND.' }),
               distinct: t.arg({ type: types.fieldName as never, description: 'The distinct values of this filterable field (in `values`) instead of records.' }),
             },
             resolve: (_root, args, ctx, info) => records.list(ctx, d, args as ListQuery, view(d, childrenSelected(d, info, 'items'))) as never,

@@ -63,6 +63,7 @@ function filterWhere(d: EntityDefinition, q: ParsedQuery): Values[] {
   if (q.range) where.push({ [q.range.field]: { ...(q.range.from ? { gte: q.range.from } : {}), ...(q.range.until ? { lt: q.range.until } : {}) } });
   for (const { field, value } of q.equals) where.push({ [field.name]: field.type === 'multiselect' ? { has: value } : value });
   for (const { field, min, max } of q.bounds) where.push({ [field.name]: { ...(min !== undefined ? { gte: min } : {}), ...(max !== undefined ? { lte: max } : {}) } });
+  if (q.where) where.push(q.where);
   return where;
 }
 

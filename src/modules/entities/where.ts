@@ -1,0 +1,227 @@
+// LIST's `where`: conditions with operators on an entity's filterable fields (and its createdAt and
+// updatedAt), grouped with AND, OR and NOT. Operators by field type:
+//   text (string, text, email, url): eq ne in notIn lt lte gt gte contains startsWith endsWith isNull,
+//     with `mode: INSENSITIVE` for case-insensitive comparison;
+//   number, integer, date, datetime: eq ne in notIn lt lte gt gte isNull;
+//   select: eq ne in notIn isNull;   boolean: eq ne isNull;
+//   multiselect: has hasSome hasEvery isEmpty.
+// Conditions of one field, and the fields of one `where`, combine with AND; `ne` and `notIn` never
+// match an empty field (SQL's comparison: ask for `isNull: true` in an OR for those).
+// GraphQL types them (`TaskWhere`, `StringCondition`, `TaskStatusCondition`…, registered here), REST
+// builds the same value from its query string (rest-where.ts); `checkWhere` turns the coerced value
+// into Prisma's where, refusing what types cannot say: depth, number of conditions, list sizes, texts
+// and instants that cannot be stored. Field names come from the definition, never from the request.
+import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
+import type { Builder } from '../../graphql/builder.js';
+import { escapeLike } from '../../db/like.js';
+import { enumTypeName, graphqlNames, hasEnum } from './graphql-names.js';
+import { isStorableTime } from './validate.js';
+
+type Values = Record<string, unknown>;
+type Problems = { path: string; message: string }[];
+
+/** Nesting of AND/OR/NOT groups, conditions (operators) in all, values in one `in`-like list. */
+export const whereLimits = { depth: 4, conditions: 32, listValues: 100 } as const;
+
+export type Operator = 'eq' | 'ne' | 'in' | 'notIn' | 'lt' | 'lte' | 'gt' | 'gte' | 'contains' | 'startsWith' | 'endsWith' | 'isNull' | 'has' | 'hasSome' | 'hasEvery' | 'isEmpty';
+
+/** The stamps every record has, usable in `where` like datetime fields. */
+const stamps: FieldDefinition[] = ['createdAt', 'updatedAt'].map((name) => ({ name, type: 'datetime' }) as FieldDefinition);
+
+/** The fields a `where` may name: the filterable ones, then the stamps. */
+export const whereFields = (d: EntityDefinition): FieldDefinition[] => [...d.fields.filter((f) => f.filterable), ...stamps];
+
+const comparisons: readonly Operator[] = ['eq', 'ne', 'in', 'notIn', 'lt', 'lte', 'gt', 'gte', 'isNull'];
+
+export function operatorsOf(field: Pick<FieldDefinition, 'type'>): readonly Operator[] {
+  switch (field.type) {
+    case 'multiselect':
+      return ['has', 'hasSome', 'hasEvery', 'isEmpty'];
+    case 'boolean':
+      return ['eq', 'ne', 'isNull'];
+    case 'select':
+      return ['eq', 'ne', 'in', 'notIn', 'isNull'];
+    case 'number':
+    case 'integer':
+    case 'date':
+    case 'datetime':
+      return comparisons;
+    default:
+      return [...comparisons, 'contains', 'startsWith', 'endsWith'];
+  }
+}
+
+/** Operators whose value is a list of the field's values. */
+export const listOperators: ReadonlySet<Operator> = new Set(['in', 'notIn', 'hasSome', 'hasEvery']);
+/** Operators whose value is a Boolean (is / is not). */
+export const flagOperators: ReadonlySet<Operator> = new Set(['isNull', 'isEmpty']);
+/** Whether a field's conditions take `mode` (case-insensitive text comparison). */
+export const takesMode = (field: Pick<FieldDefinition, 'type'>) => operatorsOf(field).includes('contains');
+
+const prismaOperator: Record<Exclude<Operator, 'isNull'>, string> = {
+  eq: 'equals', ne: 'not', in: 'in', notIn: 'notIn', lt: 'lt', lte: 'lte', gt: 'gt', gte: 'gte',
+  contains: 'contains', startsWith: 'startsWith', endsWith: 'endsWith', has: 'has', hasSome: 'hasSome', hasEvery: 'hasEvery', isEmpty: 'isEmpty',
+};
+
+// --- GraphQL types -------------------------------------------------------------------------------
+
+type Ref = ReturnType<Builder['inputType']>;
+type Loose = { field: (options: object) => unknown };
+
+/** The scalar a field's values have in conditions (enums are per field). */
+function scalarOf(field: Pick<FieldDefinition, 'type'>): string {
+  switch (field.type) {
+    case 'number':
+      return 'Float';
+    case 'integer':
+      return 'Int';
+    case 'boolean':
+      return 'Boolean';
+    case 'date':
+      return 'Date';
+    case 'datetime':
+      return 'DateTime';
+    default:
+      return 'String';
+  }
+}
+
+/** Condition inputs shared by every entity, by name (`StringCondition`…), built on first use. */
+const conditionCache = new WeakMap<Builder, Map<string, Ref>>();
+
+function conditionType(b: Builder, field: FieldDefinition, owner: { name: string }, enums: Map<string, unknown>): Ref {
+  let cache = conditionCache.get(b);
+  if (!cache) conditionCache.set(b, (cache = new Map()));
+  const enumRef = hasEnum(field) ? enums.get(field.name) : undefined;
+  const valueName = enumRef ? enumTypeName(owner, field) : scalarOf(field);
+  const name = `${valueName}${field.type === 'multiselect' ? 'List' : ''}Condition`;
+  let ref = cache.get(name);
+  if (!ref) {
+    const value = enumRef ?? valueName;
+    const withMode = takesMode(field);
+    if (withMode && !cache.has('TextMatchMode')) {
+      cache.set('TextMatchMode', b.enumType('TextMatchMode', { description: 'How text conditions compare: exactly, or ignoring case.', values: { DEFAULT: { value: 'default' }, INSENSITIVE: { value: 'insensitive' } } }) as unknown as Ref);
+    }
+    ref = b.inputType(name, {
+      description: `Conditions on a ${field.type === 'multiselect' ? 'list of ' : ''}${valueName} value, combined with AND.`,
+      fields: (t) => {
+        const loose = t as unknown as Loose;
+        const out: Record<string, unknown> = {};
+        for (const op of operatorsOf(field)) out[op] = loose.field({ type: flagOperators.has(op) ? 'Boolean' : listOperators.has(op) ? [value] : value, required: false });
+        if (withMode) out.mode = loose.field({ type: 'TextMatchMode', required: false, description: 'INSENSITIVE: eq, in, contains… ignore case.' });
+        return out as never;
+      },
+    }) as unknown as Ref;
+    cache.set(name, ref);
+  }
+  return ref;
+}
+
+/** `TaskWhere`: a condition per filterable field and stamp, and AND/OR/NOT groups; null when LIST is off. */
+export function whereType(b: Builder, d: EntityDefinition, enums: Map<string, unknown>): Ref {
+  const conditions = whereFields(d).map((f) => [f.name, conditionType(b, f, d, enums)] as const);
+  const where: Ref = b.inputType(graphqlNames(d).where, {
+    description: `Conditions on ${d.slug}: the fields' conditions and the groups combine with AND. At most ${whereLimits.depth} levels of groups and ${whereLimits.conditions} conditions.`,
+    fields: (t) => {
+      const loose = t as unknown as Loose;
+      const out: Record<string, unknown> = Object.fromEntries(conditions.map(([name, type]) => [name, loose.field({ type, required: false })]));
+      out.AND = loose.field({ type: [where], required: false, description: 'Every one of these holds.' });
+      out.OR = loose.field({ type: [where], required: false, description: 'At least one of these holds.' });
+      out.NOT = loose.field({ type: where, required: false, description: 'This does not hold.' });
+      return out as never;
+    },
+  }) as unknown as Ref;
+  return where;
+}
+
+// --- Checking, into Prisma's where ---------------------------------------------------------------
+
+/** One value of a condition as GraphQL coerced it, checked and in the form Prisma stores. */
+function storable(field: FieldDefinition, value: unknown, path: string, problems: Problems): unknown {
+  const bad = (message: string) => (problems.push({ path, message }), undefined);
+  switch (field.type) {
+    case 'date': {
+      const time = Date.parse(`${String(value)}T00:00:00Z`);
+      return isStorableTime(time) ? new Date(time) : bad('must be a date (YYYY-MM-DD, years 0001 to 9999)');
+    }
+    case 'datetime':
+      return value instanceof Date && isStorableTime(value.getTime()) ? value : bad('must be an ISO 8601 date-time (years 0001 to 9999)');
+    case 'number':
+    case 'integer':
+    case 'boolean':
+      return value;
+    default: {
+      const text = String(value);
+      return text.length > 500 ? bad('is too long (500 characters at most)') : text.includes('\u0000') ? bad('cannot contain NUL (\\u0000) characters') : text;
+    }
+  }
+}
+
+/** Prisma conditions (ANDed) for one field's condition object. */
+function fieldConditions(field: FieldDefinition, given: Values, path: string, problems: Problems, counted: { n: number }): Values[] {
+  const insensitive = given.mode === 'insensitive' ? { mode: 'insensitive' } : {};
+  const out: Values[] = [];
+  for (const [op, raw] of Object.entries(given) as [Operator | 'mode', unknown][]) {
+    if (op === 'mode' || raw === null || raw === undefined) continue;
+    counted.n++;
+    const at = `${path}.${op}`;
+    if (op === 'isNull') {
+      out.push(raw ? { [field.name]: null } : { NOT: { [field.name]: null } });
+      continue;
+    }
+    let value: unknown;
+    if (listOperators.has(op)) {
+      const items = raw as unknown[];
+      if (items.length > whereLimits.listValues) problems.push({ path: at, message: `must hold at most ${whereLimits.listValues} values` });
+      value = items.map((item, i) => storable(field, item, `${at}[${i}]`, problems));
+    } else if (op === 'isEmpty') value = raw;
+    else value = storable(field, raw, at, problems);
+    if (op === 'contains' || op === 'startsWith' || op === 'endsWith') value = escapeLike(String(value));
+    out.push({ [field.name]: { [prismaOperator[op]]: value, ...insensitive } });
+  }
+  return out;
+}
+
+// Prisma drops empty groups (`OR: []`, `NOT: { AND: [] }`) as if they were not there; logic wants an
+// OR of nothing to hold for no record, and a NOT of nothing for none either. Both are said explicitly.
+const nothing: Values = { id: { in: [] } };
+const everything: Values = { NOT: nothing };
+/** Conditions that must all hold; none: every record. */
+const all = (conditions: Values[]): Values => (conditions.length ? { AND: conditions } : everything);
+
+function group(d: EntityDefinition, fields: Map<string, FieldDefinition>, given: Values, path: string, depth: number, problems: Problems, counted: { n: number }): Values[] {
+  if (depth > whereLimits.depth) {
+    problems.push({ path, message: `nests groups deeper than ${whereLimits.depth} levels` });
+    return [];
+  }
+  const out: Values[] = [];
+  for (const [key, value] of Object.entries(given)) {
+    if (value === null || value === undefined) continue;
+    const nested = (w: Values, at: string) => all(group(d, fields, w, at, depth + 1, problems, counted));
+    if (key === 'OR' && !(value as Values[]).length) out.push(nothing);
+    else if (key === 'AND' || key === 'OR') out.push({ [key]: (value as Values[]).map((w, i) => nested(w, `${path}.${key}[${i}]`)) });
+    else if (key === 'NOT') out.push({ NOT: nested(value as Values, `${path}.NOT`) });
+    else {
+      const field = fields.get(key);
+      if (field) out.push(...fieldConditions(field, value as Values, `${path}.${key}`, problems, counted));
+      else problems.push({ path: `${path}.${key}`, message: 'is not a filterable field' });
+    }
+  }
+  return out;
+}
+
+const fieldMaps = new WeakMap<EntityDefinition, Map<string, FieldDefinition>>();
+
+/**
+ * A `where` (GraphQL-coerced: enums as stored strings, days as YYYY-MM-DD, instants as Date) as
+ * Prisma's where, or null when it has no condition; problems (paths from `where`) are pushed.
+ */
+export function checkWhere(d: EntityDefinition, given: Values | null | undefined, problems: Problems): Values | null {
+  if (!given) return null;
+  let fields = fieldMaps.get(d);
+  if (!fields) fieldMaps.set(d, (fields = new Map(whereFields(d).map((f) => [f.name, f]))));
+  const counted = { n: 0 };
+  const conditions = group(d, fields, given, 'where', 1, problems, counted);
+  if (counted.n > whereLimits.conditions) problems.push({ path: 'where', message: `holds ${counted.n} conditions; at most ${whereLimits.conditions}` });
+  return conditions.length ? { AND: conditions } : null;
+}
