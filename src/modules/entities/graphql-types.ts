@@ -12,7 +12,7 @@ import type { Values } from './validate.js';
 import { whereType } from './where.js';
 
 type RecordRef = ReturnType<Builder['objectRef']>;
-type AnyRef = RecordRef | ReturnType<Builder['enumType']> | ReturnType<Builder['inputType']>;
+export type AnyRef = RecordRef | ReturnType<Builder['enumType']> | ReturnType<Builder['inputType']>;
 /** A GraphQL type of a field value: a scalar's name or an enum. */
 type ValueType = 'String' | 'Float' | 'Int' | 'Boolean' | 'Date' | 'DateTime' | 'JSON' | AnyRef;
 
@@ -46,7 +46,7 @@ function fieldEnums(b: Builder, owner: EntityDefinition | ChildDefinition): Map<
 }
 
 /** The GraphQL type of one value of `f` (a multiselect's item). */
-function valueType(f: FieldDefinition, enums: Map<string, AnyRef>): ValueType {
+export function valueType(f: FieldDefinition, enums: Map<string, AnyRef>): ValueType {
   const enumRef = enums.get(f.name);
   if (enumRef) return enumRef;
   switch (f.type) {
@@ -131,6 +131,8 @@ export interface EntityTypes {
   dateField: AnyRef | null;
   fieldName: AnyRef | null;
   children: ChildTypes[];
+  /** The enums of select and enumerated multiselect fields, by field name. */
+  enums: Map<string, AnyRef>;
 }
 
 /** The children's field on a parent record: included with the parent when the query asked for them, else loaded by `load`. */
@@ -182,7 +184,7 @@ export function entityTypes(b: Builder, d: EntityDefinition, shared: SharedTypes
         fields: (t) => inputFields(t as unknown as Loose, d.fields, enums, true, d.metas) as FieldMap,
       }) as unknown as AnyRef)
     : null;
-  return { record, createInput, updateInput, ...(on.list ? listTypes(b, d, enums, record, shared) : { filter: null, where: null, page: null, sortField: null, dateField: null, fieldName: null }), deletion: on.delete ? deletionType(b, d, record) : null, children };
+  return { record, createInput, updateInput, enums, ...(on.list ? listTypes(b, d, enums, record, shared) : { filter: null, where: null, page: null, sortField: null, dateField: null, fieldName: null }), deletion: on.delete ? deletionType(b, d, record) : null, children };
 }
 
 /** LIST's types: the filter input, the argument enums, the page. */

@@ -8,7 +8,8 @@
 import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
 import { AppError } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
-import { childFlag, fieldFlag, metasFlag, pickableFields, wholeFlag, type Values } from './rest-documents.js';
+import { extremeFields, groupFields, numberFields } from './aggregate.js';
+import { aggregateFlag, childFlag, fieldFlag, metasFlag, pickableFields, wholeFlag, type Values } from './rest-documents.js';
 import { filterValue, isDay, operatorParameter, restWhere } from './rest-where.js';
 import { int32 } from './validate.js';
 
@@ -86,11 +87,11 @@ function selectionFlags(d: EntityDefinition, params: Params, problems: Problems)
 }
 
 /** `{field}=` and `{field}_min=`/`_max=` as the `filter` input; anything else unknown is a problem. */
-function filterOf(d: EntityDefinition, params: Params, problems: Problems): Values | undefined {
+function filterOf(d: EntityDefinition, params: Params, known: ReadonlySet<string>, problems: Problems): Values | undefined {
   const { byName } = vocabulary(d);
   const filter: Values = {};
   for (const [name, raw] of Object.entries(params)) {
-    if (listParams.has(name) || raw === undefined || operatorParameter.test(name)) continue;
+    if (known.has(name) || raw === undefined || operatorParameter.test(name)) continue;
     const suffix = /_(min|max)$/.exec(name)?.[1];
     const field = byName.get(suffix ? name.slice(0, -4) : name);
     if (!field || !field.filterable) {
@@ -107,28 +108,11 @@ function filterOf(d: EntityDefinition, params: Params, problems: Problems): Valu
   return Object.keys(filter).length ? filter : undefined;
 }
 
-/** Variables of the LIST document for a query string; throws 400 listing every problem. */
-export function listVariables(d: EntityDefinition, params: Params): Values {
-  const problems: Problems = [];
-  const vars: Values = {};
-  const set = (name: string, value: unknown) => value !== undefined && (vars[name] = value);
-  set('page', int(params.page, 1, 1_000_000, 'page', problems));
-  set('limit', int(params.limit, 1, 100, 'limit', problems));
+type Setter = (name: string, value: unknown) => unknown;
 
-  const { sortable, dateFields } = vocabulary(d);
-  if (params.sortBy !== undefined && !sortable.includes(params.sortBy)) problems.push({ path: 'sortBy', message: `must be one of ${sortable.join(', ')}` });
-  else set('sortBy', params.sortBy);
-  if (params.sortOrder !== undefined && params.sortOrder !== 'asc' && params.sortOrder !== 'desc') problems.push({ path: 'sortOrder', message: 'must be asc or desc' });
-  else set('sortOrder', params.sortOrder);
-
-  const { flags, fields } = selectionFlags(d, params, problems);
-  if (params.distinct !== undefined && params.distinct !== 'true' && params.distinct !== 'false') problems.push({ path: 'distinct', message: 'must be true or false' });
-  if (params.distinct === 'true') {
-    const field = fields?.length === 1 ? d.fields.find((f) => f.name === fields[0]) : undefined;
-    if (!field?.filterable) problems.push({ path: 'distinct', message: 'needs exactly one filterable field in fields' });
-    else set('distinct', field.name);
-  }
-
+/** The filters LIST and aggregate share: ids, search, the day range, `{field}=`, `_min`/`_max`, operators and `filter`. */
+function filterVariables(d: EntityDefinition, params: Params, known: ReadonlySet<string>, problems: Problems, set: Setter): void {
+  const { dateFields } = vocabulary(d);
   if (params.ids !== undefined) {
     const ids = params.ids.split(',').map((s) => s.trim()).filter(Boolean);
     if (!ids.length || ids.length > 100 || !ids.every(isUuid)) problems.push({ path: 'ids', message: 'must be 1 to 100 comma-separated ids' });
@@ -143,10 +127,75 @@ export function listVariables(d: EntityDefinition, params: Params): Values {
     if (value !== undefined && !isDay(value)) problems.push({ path: name, message: 'must be a date (YYYY-MM-DD, years 0001 to 9999)' });
     else set(name, value);
   }
-  set('filter', filterOf(d, params, problems));
+  set('filter', filterOf(d, params, known, problems));
   set('where', restWhere(d, params, problems));
+}
+
+/** Variables of the LIST document for a query string; throws 400 listing every problem. */
+export function listVariables(d: EntityDefinition, params: Params): Values {
+  const problems: Problems = [];
+  const vars: Values = {};
+  const set = (name: string, value: unknown) => value !== undefined && (vars[name] = value);
+  set('page', int(params.page, 1, 1_000_000, 'page', problems));
+  set('limit', int(params.limit, 1, 100, 'limit', problems));
+
+  const { sortable } = vocabulary(d);
+  if (params.sortBy !== undefined && !sortable.includes(params.sortBy)) problems.push({ path: 'sortBy', message: `must be one of ${sortable.join(', ')}` });
+  else set('sortBy', params.sortBy);
+  if (params.sortOrder !== undefined && params.sortOrder !== 'asc' && params.sortOrder !== 'desc') problems.push({ path: 'sortOrder', message: 'must be asc or desc' });
+  else set('sortOrder', params.sortOrder);
+
+  const { flags, fields } = selectionFlags(d, params, problems);
+  if (params.distinct !== undefined && params.distinct !== 'true' && params.distinct !== 'false') problems.push({ path: 'distinct', message: 'must be true or false' });
+  if (params.distinct === 'true') {
+    const field = fields?.length === 1 ? d.fields.find((f) => f.name === fields[0]) : undefined;
+    if (!field?.filterable) problems.push({ path: 'distinct', message: 'needs exactly one filterable field in fields' });
+    else set('distinct', field.name);
+  }
+
+  filterVariables(d, params, listParams, problems, set);
   if (problems.length) refuse(problems);
   return Object.assign(vars, flags);
+}
+
+const measures = ['sum', 'avg', 'min', 'max'] as const;
+const listOnly = ['page', 'limit', 'sortBy', 'sortOrder', 'fields', 'distinct', 'metas', 'child'];
+const aggregateParams = new Set(['ids', 'search', 'from', 'to', 'dateField', 'filter', 'groupBy', 'count', ...measures, ...listOnly]);
+
+/** A comma-separated list of field names among `allowed`, or a problem. */
+function names(raw: string | undefined, allowed: string[], path: string, problems: Problems): string[] {
+  if (raw === undefined) return [];
+  const given = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!given.length || given.some((n) => !allowed.includes(n))) problems.push({ path, message: allowed.length ? `must name fields among ${allowed.join(', ')}` : 'this entity has no such field' });
+  return given.filter((n) => allowed.includes(n));
+}
+
+/**
+ * Variables of the aggregate document: LIST's filters, `groupBy`, and what each group answers
+ * (`count`, true unless `count=false`; `sum`/`avg`/`min`/`max` naming fields) as its `@include` flags.
+ */
+export function aggregateVariables(d: EntityDefinition, params: Params): Values {
+  const problems: Problems = [];
+  const vars: Values = {};
+  const set = (name: string, value: unknown) => value !== undefined && (vars[name] = value);
+  for (const name of listOnly) {
+    if (params[name] !== undefined) problems.push({ path: name, message: 'is not a parameter of aggregate' });
+  }
+  const grouped = names(params.groupBy, groupFields(d).map((f) => f.name), 'groupBy', problems);
+  if (grouped.length) set('groupBy', grouped);
+  for (const f of groupFields(d)) vars[aggregateFlag('key', f.name)] = grouped.includes(f.name);
+  if (groupFields(d).length) vars.key = grouped.length > 0;
+  if (params.count !== undefined && params.count !== 'true' && params.count !== 'false') problems.push({ path: 'count', message: 'must be true or false' });
+  vars.count = params.count !== 'false';
+  for (const measure of measures) {
+    const allowed = (measure === 'sum' || measure === 'avg' ? numberFields(d) : extremeFields(d)).map((f) => f.name);
+    const picked = names(params[measure], allowed, measure, problems);
+    for (const name of allowed) vars[aggregateFlag(measure, name)] = picked.includes(name);
+    if (measure === 'sum' || measure === 'avg' ? numberFields(d).length : true) vars[measure] = picked.length > 0;
+  }
+  filterVariables(d, params, aggregateParams, problems, set);
+  if (problems.length) refuse(problems);
+  return vars;
 }
 
 /** Variables of the READ document: the record's id and the selection (`fields`, `metas`, `child`). */

@@ -8,6 +8,8 @@ import type { ChildDefinition, EntityDefinition, FieldDefinition, Operation } fr
 import { entitySchemas, exampleCreate, exampleRecord, exampleUpdate, ref, schemaNames, type Schema } from './openapi-schemas.js';
 import { graphqlNames } from './graphql-names.js';
 import { int32 } from './validate.js';
+import { extremeFields, groupFields, maxGroups, numberFields } from './aggregate.js';
+import { aggregateNames } from './aggregate-schema.js';
 import { flagOperators, listOperators, operatorsOf, takesMode, whereFields, whereLimits } from './where.js';
 
 /** What a route's declaration carries into the document (see RestRoute.openapi). */
@@ -150,6 +152,52 @@ function listParameters(d: EntityDefinition): Schema[] {
     ...filterParameters(d),
     ...operatorParameters(d),
   ];
+}
+
+/** A group's values of `fields` (key, sums, minimums…): each field's value, or null. */
+const valuesSchema = (fields: FieldDefinition[], value: (f: FieldDefinition) => Schema): Schema => ({
+  type: 'object',
+  properties: Object.fromEntries(fields.map((f) => [f.name, { anyOf: [value(f), { type: 'null' }] }])),
+});
+
+/** GET /api/v1/{entity}/aggregate: LIST's filters, groupBy and the measures; groups with what was asked for. */
+export function aggregateOpenApi(d: EntityDefinition): EntityOpenApi {
+  const a = aggregateNames(d);
+  const grouped = groupFields(d).map((f) => f.name);
+  const numbers = numberFields(d).map((f) => f.name);
+  const extremes = extremeFields(d).map((f) => f.name);
+  const fieldList = (names: string[]) => commaList({ type: 'string', enum: names });
+  const list = { style: 'form', explode: false };
+  const parameters = [
+    ...(grouped.length ? [query('groupBy', { ...fieldList(grouped), maxItems: 3 }, 'Up to 3 comma-separated fields to group by; none: one group of every matching record.', list)] : []),
+    query('count', { type: 'boolean', default: true }, 'Each group’s number of records (false leaves it out).'),
+    ...(numbers.length ? [query('sum', fieldList(numbers), 'Sums of these number fields.', list), query('avg', fieldList(numbers), 'Averages of these number fields.', list)] : []),
+    query('min', fieldList(extremes), 'Minimums of these fields.', list),
+    query('max', fieldList(extremes), 'Maximums of these fields.', list),
+    ...listParameters(d).filter((p) => !['page', 'limit', 'sortBy', 'sortOrder', 'fields', 'distinct', 'metas', 'child'].includes(p.name as string)),
+  ];
+  const numberValue: Schema = { type: 'number' };
+  const group: Schema = {
+    type: 'object',
+    required: ['count'],
+    properties: {
+      ...(grouped.length ? { key: valuesSchema(groupFields(d), filterSchema) } : {}),
+      count: { type: 'integer', minimum: 0 },
+      ...(numbers.length ? { sum: valuesSchema(numberFields(d), () => numberValue), avg: valuesSchema(numberFields(d), () => numberValue) } : {}),
+      min: valuesSchema(extremeFields(d), filterSchema),
+      max: valuesSchema(extremeFields(d), filterSchema),
+    },
+  };
+  const example = { success: true, data: [{ ...(grouped[0] ? { key: { [grouped[0]]: exampleRecord(d)[grouped[0]] ?? null } } : {}), count: 3, ...(numbers[0] ? { sum: { [numbers[0]]: 9 } } : {}) }] };
+  const scopes = d.permissions.list;
+  return {
+    operationId: `aggregate${upperFirst(graphqlNames(d).list)}`,
+    summary: `Aggregate ${d.pluralName}`,
+    description: `Counts, sums, averages, minimums and maximums over the records LIST would answer for the same filters, per group (sorted by key, empty values last, at most ${maxGroups}). ${scopes.length ? `Scope: ${scopes.join(' or ')}.` : 'No scope grants this operation.'}`,
+    parameters,
+    responses: { '200': json(`Groups of ${d.slug}`, ref(a.result), example), ...errors(d, scopes[0], ['query'], {}) },
+    schemas: { ...entitySchemas(d), [graphqlNames(d).where]: whereSchema(d), [a.result]: { type: 'object', required: ['success', 'data'], properties: { success: { const: true }, data: { type: 'array', items: group } } } },
+  };
 }
 
 /** The errors an operation can answer, with the contract's envelopes and messages. */

@@ -10,6 +10,8 @@ export interface Delegate {
   findMany(args: object): Promise<Row[]>;
   findFirst(args: object): Promise<Row | null>;
   count(args: object): Promise<number>;
+  aggregate(args: object): Promise<Record<string, unknown>>;
+  groupBy(args: object): Promise<Record<string, unknown>[]>;
   create(args: object): Promise<Row>;
   update(args: object): Promise<Row>;
   delete(args: object): Promise<Row>;

@@ -7,6 +7,8 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { parse } from 'graphql';
 import type { ChildDefinition, EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
 import { graphqlNames } from './graphql-names.js';
+import { extremeFields, groupFields, numberFields } from './aggregate.js';
+import { aggregateNames } from './aggregate-schema.js';
 import { childField } from './prisma-model.js';
 import { typedDistinctAlias, typedDistinctFields } from './rest-answers.js';
 
@@ -25,6 +27,9 @@ export const metasFlag = 'metas';
 
 /** The names `fields=` may pick: the system fields, then the definition's own. */
 export const pickableFields = (owner: { fields: FieldDefinition[] }) => ['id', ...owner.fields.map((f) => f.name), 'createdAt', 'updatedAt'];
+
+/** The variable that includes one value of an aggregate group (`$sum_estimatedHours`, `$key_status`). */
+export const aggregateFlag = (part: 'key' | 'sum' | 'avg' | 'min' | 'max', field: string) => `${part}_${field}`;
 
 /** Per-entity type names the REST documents need beyond graphqlNames (the LIST's `distinct` argument). */
 export const fieldNameEnum = (d: EntityDefinition) => `${d.name}FieldName`;
@@ -75,6 +80,31 @@ export function listDocument(d: EntityDefinition): EntityDocument {
     values { value label entityType }
     page limit total totalPages${typedDistinctFields(d).map((f) => ` ${typedDistinctAlias(f)}: __typename @include(if: $${fieldFlag(f.name)})`).join('')}
   }
+}`);
+}
+
+/** Aggregate: LIST's filters and groupBy; each part of a group (`key`, `count`, `sum`…) and each of its fields behind a flag. */
+export function aggregateDocument(d: EntityDefinition): EntityDocument {
+  const n = graphqlNames(d);
+  const a = aggregateNames(d);
+  const hasFilter = d.fields.some((f) => f.filterable);
+  const grouped = groupFields(d);
+  const args: [string, string][] = [
+    ...(grouped.length ? [['groupBy', `[${a.groupField}!]`] as [string, string]] : []),
+    ['search', 'String'], ['ids', '[ID!]'], ['from', 'Date'], ['to', 'Date'], ['dateField', n.dateField],
+    ...(hasFilter ? [['filter', n.filter] as [string, string]] : []), ['where', n.where],
+  ];
+  const part = (name: 'key' | 'sum' | 'avg' | 'min' | 'max', fields: { name: string }[]) =>
+    fields.length ? `${name} @include(if: $${name}) { ${fields.map((f) => `${f.name} @include(if: $${aggregateFlag(name, f.name)})`).join(' ')} }` : '';
+  const parts = [part('key', grouped), 'count @include(if: $count)', part('sum', numberFields(d)), part('avg', numberFields(d)), part('min', extremeFields(d)), part('max', extremeFields(d))].filter(Boolean);
+  const flags = ['count', ...(grouped.length ? ['key', ...grouped.map((f) => aggregateFlag('key', f.name))] : [])];
+  for (const measure of ['sum', 'avg', 'min', 'max'] as const) {
+    const fields = measure === 'sum' || measure === 'avg' ? numberFields(d) : extremeFields(d);
+    if (fields.length) flags.push(measure, ...fields.map((f) => aggregateFlag(measure, f.name)));
+  }
+  const declarations = [...args.map(([name, type]) => `$${name}: ${type}`), ...flags.map((flag) => `$${flag}: Boolean!`)];
+  return document(`query ${a.result}(${declarations.join(', ')}) {
+  result: ${a.field}(${args.map(([name]) => `${name}: $${name}`).join(', ')}) { groups { ${parts.join(' ')} } }
 }`);
 }
 

@@ -6,9 +6,9 @@
 import { z } from 'zod';
 import type { ChildDefinition, EntityDefinition, Operation } from '../../config/entity-definition.js';
 import { defineRoute, type HttpMethod, type RestRoute, type RouteAccess } from '../../rest/route.js';
-import { listVariables, readVariables } from './list-params.js';
+import { aggregateVariables, listVariables, readVariables } from './list-params.js';
 import { listAnswer, recordMapper, refuseDisabled } from './rest-answers.js';
-import { entityOpenApi } from './openapi.js';
+import { aggregateOpenApi, entityOpenApi } from './openapi.js';
 import { bodyInput } from './rest-bodies.js';
 import * as documents from './rest-documents.js';
 
@@ -82,7 +82,19 @@ function recordRoutes(d: EntityDefinition): RestRoute[] {
       extras: (r): { message?: string } => (result(r).record ? {} : { message: result(r).message as string }),
     }),
   };
-  return [...enabled(d, routes, { GET: 'list', POST: 'create' }, base), ...enabled(d, routes, { GET: 'read', PATCH: 'update', DELETE: 'delete' }, item)];
+  const aggregate = () => defineRoute({
+    method: 'GET', path: `${base}/aggregate`, tags, access: access('list'), openapi: aggregateOpenApi(d),
+    summary: `AGGREGATE ${d.slug}: groupBy, count, sum, avg, min, max, and LIST's filters`,
+    query,
+    operation: documents.aggregateDocument(d),
+    variables: ({ query: q }) => aggregateVariables(d, q),
+    data: (r) => result(r).groups,
+  });
+  return [
+    ...enabled(d, routes, { GET: 'list', POST: 'create' }, base),
+    ...(d.operations.list ? [aggregate()] : []),
+    ...enabled(d, routes, { GET: 'read', PATCH: 'update', DELETE: 'delete' }, item),
+  ];
 }
 
 /** Children follow their parent: listed under its read operation, written under its update operation. */

@@ -11,6 +11,7 @@ import type { ChildDefinition, EntityDefinition, Operation } from '../../config/
 import { entityDefinitions } from '../../config/entities/index.js';
 import { builder, type Builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
+import { registerAggregate } from './aggregate-schema.js';
 import { graphqlNames } from './graphql-names.js';
 import { entityTypes, sharedTypes, type EntityTypes } from './graphql-types.js';
 import { childField } from './prisma-model.js';
@@ -25,6 +26,7 @@ export function registerEntities(b: Builder, definitions: readonly EntityDefinit
   for (const d of definitions) {
     const types = entityTypes(b, d, shared, (r, child, ctx) => records.listChildren(ctx as Context, d, String(r.id), child.slug));
     registerQueries(b, d, types);
+    if (d.operations.list) registerAggregate(b, d, types, authScopesFor(d, 'list'));
     registerMutations(b, d, types);
   }
 }

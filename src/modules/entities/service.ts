@@ -30,7 +30,7 @@ function requireOperation(d: EntityDefinition, op: Operation): void {
 }
 
 /** Who is asking, checked against the definition for `op` (the field already checked the scopes). */
-function callerFor(scope: RequestScope, d: EntityDefinition, op: Operation): Caller {
+export function callerFor(scope: RequestScope, d: EntityDefinition, op: Operation): Caller {
   requireOperation(d, op);
   const { actor } = scope;
   if (actor.kind !== 'user') {
@@ -45,7 +45,7 @@ function callerFor(scope: RequestScope, d: EntityDefinition, op: Operation): Cal
 }
 
 /** Rows the caller may reach, before any filter of the request. */
-function baseWhere(d: EntityDefinition, caller: Caller): Values[] {
+export function baseWhere(d: EntityDefinition, caller: Caller): Values[] {
   const where: Values[] = [];
   if (d.softDelete) where.push({ deletedAt: null });
   if (caller.kind === 'public') where.push(...Object.entries(d.publicFilter ?? {}).map(([k, v]) => ({ [k]: v })));
@@ -56,7 +56,7 @@ function baseWhere(d: EntityDefinition, caller: Caller): Values[] {
   return where;
 }
 
-function filterWhere(d: EntityDefinition, q: ParsedQuery): Values[] {
+export function filterWhere(d: EntityDefinition, q: ParsedQuery): Values[] {
   const where: Values[] = [];
   if (q.ids) where.push({ id: { in: q.ids } });
   if (q.search) where.push({ OR: d.fields.filter((f) => f.searchable).map((f) => ({ [f.name]: { contains: escapeLike(q.search!), mode: 'insensitive' } })) });
@@ -68,7 +68,7 @@ function filterWhere(d: EntityDefinition, q: ParsedQuery): Values[] {
 }
 
 /** A stored value as the API shows it: dates as YYYY-MM-DD, instants as ISO strings. */
-function shown(field: FieldDefinition | undefined, value: unknown): unknown {
+export function shown(field: FieldDefinition | undefined, value: unknown): unknown {
   if (value instanceof Date) return field?.type === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();
   return value;
 }

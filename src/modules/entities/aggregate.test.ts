@@ -1,0 +1,139 @@
+// Aggregation (aggregate.ts) as clients see it, through GraphQL (`tasksAggregate`) and REST
+// (`/api/v1/tasks/aggregate`): counts, sums, averages, minimums and maximums equal to what a plain
+// computation over the caller's records gives, per group and with LIST's filters; never over
+// records the caller cannot list (another user's private tasks, another team's, unpublished posts
+// for anonymous callers); refused parameters are 400 with their path.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
+import { createTestApp, type TestApp } from '../../testkit/test-app.js';
+
+type Row = Record<string, any>;
+let t: TestApp;
+let owner: SignedUpUser;
+const tasks: Row[] = [];
+const as = () => ({ cookie: owner.cookie });
+
+const inputs = [
+  { title: 'a', status: 'todo', estimatedHours: 1, dueDate: '2026-01-10', completed: false },
+  { title: 'b', status: 'todo', estimatedHours: 2.5, dueDate: '2026-03-01' },
+  { title: 'c', status: 'done', estimatedHours: 4, completed: true },
+  { title: 'd', status: 'done', dueDate: '2026-02-01', completed: true },
+  { title: 'e', status: 'review', estimatedHours: 8, dueDate: '2026-01-05' },
+];
+
+beforeAll(async () => {
+  t = await createTestApp();
+  owner = await signUp(t);
+  for (const input of inputs) tasks.push((await t.json('POST', '/api/v1/tasks', input, as())).body.data);
+  // Another user's tasks (another team, and private anyway) never count.
+  const other = await signUp(t);
+  await t.json('POST', '/api/v1/tasks', { title: 'x', status: 'todo', estimatedHours: 100, dueDate: '2020-01-01' }, { cookie: other.cookie });
+});
+afterAll(() => t?.close());
+
+/** What a group of `rows` should answer. */
+function expected(rows: Row[]) {
+  const hours = rows.map((r) => r.estimatedHours).filter((h): h is number => h !== null);
+  const days = rows.map((r) => r.dueDate).filter((d): d is string => d !== null).sort();
+  return {
+    count: rows.length,
+    sum: { estimatedHours: hours.length ? hours.reduce((a, b) => a + b, 0) : null },
+    avg: { estimatedHours: hours.length ? hours.reduce((a, b) => a + b, 0) / hours.length : null },
+    min: { estimatedHours: hours.length ? Math.min(...hours) : null, dueDate: days[0] ?? null },
+    max: { estimatedHours: hours.length ? Math.max(...hours) : null, dueDate: days.at(-1) ?? null },
+  };
+}
+
+const selection = 'count sum { estimatedHours } avg { estimatedHours } min { estimatedHours dueDate } max { estimatedHours dueDate }';
+
+describe('GraphQL', () => {
+  it('aggregates every record the caller can list, in one group without groupBy', async () => {
+    const res = await t.graphql(`{ tasksAggregate { groups { ${selection} } } }`, {}, as());
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.tasksAggregate.groups).toEqual([expected(tasks)]);
+  });
+
+  it('groups by a field, sorted by key, with the filters LIST takes', async () => {
+    const res = await t.graphql(`{ tasksAggregate(groupBy: [status]) { groups { key { status } ${selection} } } }`, {}, as());
+    const statuses = ['todo', 'done', 'review'].sort();
+    expect(res.body.data.tasksAggregate.groups).toEqual(
+      statuses.map((status) => ({ key: { status: status.toUpperCase() }, ...expected(tasks.filter((r) => r.status === status)) })),
+    );
+    const filtered = await t.graphql('query($w: TaskWhere) { tasksAggregate(groupBy: [completed, status], where: $w) { groups { key { completed status } count } } }', { w: { dueDate: { isNull: false } } }, as());
+    const dated = tasks.filter((r) => r.dueDate !== null);
+    expect(filtered.body.data.tasksAggregate.groups).toEqual([
+      { key: { completed: false, status: 'REVIEW' }, count: dated.filter((r) => !r.completed && r.status === 'review').length },
+      { key: { completed: false, status: 'TODO' }, count: dated.filter((r) => !r.completed && r.status === 'todo').length },
+      { key: { completed: true, status: 'DONE' }, count: dated.filter((r) => r.completed && r.status === 'done').length },
+    ]);
+  });
+
+  it('asks the list scope, and counts only published posts for anonymous callers', async () => {
+    const key = (await t.json('POST', '/api/v1/api-keys', { name: 'writer', scopes: ['tasks:write'] }, as())).body.data.key as string;
+    const refused = await t.graphql('{ tasksAggregate { groups { count } } }', {}, { authorization: `Bearer ${key}` });
+    expect(refused.body.errors[0].message).toBe('Insufficient permissions - tasks:read scope required');
+    await t.json('POST', '/api/v1/posts', { title: 'Draft', slug: 'draft' }, as());
+    await t.json('POST', '/api/v1/posts', { title: 'Out', slug: 'out', status: 'published' }, as());
+    const anonymous = await t.graphql('{ postsAggregate(groupBy: [status]) { groups { key { status } count } } }');
+    expect(anonymous.body.data.postsAggregate.groups).toEqual([{ key: { status: 'PUBLISHED' }, count: 1 }]);
+    const member = await t.graphql('{ postsAggregate { groups { count } } }', {}, as());
+    expect(member.body.data.postsAggregate.groups).toEqual([{ count: 2 }]);
+  });
+});
+
+describe('REST', () => {
+  it('answers only what was asked for, values as REST gives them', async () => {
+    const res = await t.json('GET', '/api/v1/tasks/aggregate?groupBy=status&sum=estimatedHours&status[ne]=review', undefined, as());
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      data: ['done', 'todo'].map((status) => ({ key: { status }, count: expected(tasks.filter((r) => r.status === status)).count, sum: expected(tasks.filter((r) => r.status === status)).sum })),
+    });
+    const bare = await t.json('GET', '/api/v1/tasks/aggregate?count=false&min=dueDate&max=dueDate,createdAt&completed=true', undefined, as());
+    const done = tasks.filter((r) => r.completed);
+    expect(bare.body.data).toEqual([{ min: { dueDate: expected(done).min.dueDate }, max: { dueDate: expected(done).max.dueDate, createdAt: done.map((r) => r.createdAt).sort().at(-1) } }]);
+  });
+
+  it.each([
+    ['groupBy=title', 'groupBy'],
+    ['groupBy=status,priority,completed,dueDate', 'groupBy'],
+    ['sum=status', 'sum'],
+    ['avg=dueDate', 'avg'],
+    ['min=title', 'min'],
+    ['count=maybe', 'count'],
+    ['page=1', 'page'],
+    ['nope=1', 'nope'],
+    ['status[like]=x', 'status[like]'],
+  ])('refuses %s with 400 naming %s', async (query, path) => {
+    const res = await t.json('GET', `/api/v1/tasks/aggregate?${query}`, undefined, as());
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body).toMatchObject({ success: false, error: 'Invalid query parameters', code: 'VALIDATION_ERROR' });
+    expect(res.body.details.errors.map((e: { path: string }) => e.path)).toEqual([path]);
+  });
+
+  it('asks the list scope, and answers 401 to nobody on a private entity', async () => {
+    expect((await t.json('GET', '/api/v1/tasks/aggregate')).status).toBe(401);
+    const key = (await t.json('POST', '/api/v1/api-keys', { name: 'deleter', scopes: ['tasks:delete'] }, as())).body.data.key as string;
+    expect((await t.json('GET', '/api/v1/tasks/aggregate', undefined, { authorization: `Bearer ${key}` })).status).toBe(403);
+  });
+});
+
+describe('bounded', () => {
+  it('refuses more than 1,000 groups with 400 rather than cut them, and answers 1,000', async () => {
+    const user = await signUp(t);
+    const teamId = (await t.json('POST', '/api/v1/tasks', { title: 'first', estimatedHours: 0 }, { cookie: user.cookie })).body.data.teamId as string;
+    await t.database.prisma.$executeRaw`
+      INSERT INTO tasks (id, team_id, user_id, title, status, priority, estimated_hours, completed, updated_at)
+      SELECT gen_random_uuid(), ${teamId}::uuid, ${user.id}::uuid, 'g' || i, 'todo', 'medium', i, false, now() FROM generate_series(1, 999) AS i`;
+    const query = '{ tasksAggregate(groupBy: [estimatedHours]) { groups { key { estimatedHours } count } } }';
+    const fine = await t.graphql(query, {}, { cookie: user.cookie });
+    expect(fine.body.data.tasksAggregate.groups).toHaveLength(1000);
+    expect(fine.body.data.tasksAggregate.groups.slice(0, 2)).toEqual([{ key: { estimatedHours: 0 }, count: 1 }, { key: { estimatedHours: 1 }, count: 1 }]);
+    // Past the free plan's 100 tasks: straight in SQL, as an import would.
+    await t.database.prisma.$executeRaw`
+      INSERT INTO tasks (id, team_id, user_id, title, status, priority, estimated_hours, completed, updated_at)
+      VALUES (gen_random_uuid(), ${teamId}::uuid, ${user.id}::uuid, 'one more', 'todo', 'medium', 5000, false, now())`;
+    const refused = await t.json('GET', '/api/v1/tasks/aggregate?groupBy=estimatedHours', undefined, { cookie: user.cookie });
+    expect(refused).toMatchObject({ status: 400, body: { error: 'Invalid query parameters', details: { errors: [{ path: 'groupBy', message: expect.stringMatching(/more than 1000 groups/) }] } } });
+  });
+});

@@ -1,0 +1,87 @@
+// Aggregation over the records a LIST would answer (the same caller rules, filters and RLS): the
+// count, sums and averages of number fields, minimums and maximums of numbers, dates and the stamps,
+// for all matching records or per group of up to three fields' values (`groupBy`). Groups come
+// sorted by their key (empty values last); more than `maxGroups` is refused with 400 rather than cut.
+import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
+import { AppError } from '../../shared/errors.js';
+import type { RequestScope } from '../../shared/request-scope.js';
+import { checkListQuery, type ListQuery } from './query.js';
+import { delegateOf } from './repository.js';
+import { baseWhere, callerFor, filterWhere, shown } from './service.js';
+import type { Values } from './validate.js';
+
+export const maxGroups = 1000;
+const maxGroupFields = 3;
+
+/** Fields records may be grouped by: filterable ones with one value each (not multiselects). */
+export const groupFields = (d: EntityDefinition) => d.fields.filter((f) => f.filterable && f.type !== 'multiselect');
+/** Fields with sums and averages. */
+export const numberFields = (d: EntityDefinition) => d.fields.filter((f) => f.type === 'number' || f.type === 'integer');
+/** Fields with minimums and maximums: numbers, dates and the stamps. */
+export const extremeFields = (d: EntityDefinition): FieldDefinition[] => [
+  ...d.fields.filter((f) => ['number', 'integer', 'date', 'datetime'].includes(f.type)),
+  ...['createdAt', 'updatedAt'].map((name) => ({ name, type: 'datetime' }) as FieldDefinition),
+];
+
+/** LIST's filters (where, filter, search, ids, from/to) and the fields to group by. */
+export type AggregateQuery = Pick<ListQuery, 'where' | 'filter' | 'search' | 'ids' | 'from' | 'to' | 'dateField'> & { groupBy?: readonly string[] | null };
+
+export interface AggregateGroup {
+  /** The group's value of each groupBy field (as LIST shows values); empty without groupBy. */
+  key: Values;
+  count: number;
+  sum: Values;
+  avg: Values;
+  min: Values;
+  max: Values;
+}
+
+const flags = (fields: FieldDefinition[]) => Object.fromEntries(fields.map((f) => [f.name, true]));
+
+function checkGroupBy(d: EntityDefinition, given: readonly string[]): FieldDefinition[] {
+  const allowed = groupFields(d);
+  const fields = [...new Set(given)].map((name) => allowed.find((f) => f.name === name));
+  if (fields.length > maxGroupFields || fields.some((f) => !f)) {
+    const message = fields.length > maxGroupFields ? `at most ${maxGroupFields} fields` : `must name fields among ${allowed.map((f) => f.name).join(', ') || '(none: no filterable field)'}`;
+    throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: [{ path: 'groupBy', code: 'invalid', message }] });
+  }
+  return fields as FieldDefinition[];
+}
+
+/** Prisma's aggregate of one row or group as an AggregateGroup (values shown as LIST shows them). */
+function groupOf(d: EntityDefinition, by: FieldDefinition[], row: Values): AggregateGroup {
+  const part = (name: string, fields: FieldDefinition[]) => {
+    const values = (row[name] ?? {}) as Values;
+    return Object.fromEntries(fields.map((f) => [f.name, shown(f, values[f.name] ?? null)]));
+  };
+  return {
+    key: Object.fromEntries(by.map((f) => [f.name, shown(f, row[f.name] ?? null)])),
+    count: Number((row._count as { _all: number })._all),
+    sum: part('_sum', numberFields(d)),
+    avg: part('_avg', numberFields(d)),
+    min: part('_min', extremeFields(d)),
+    max: part('_max', extremeFields(d)),
+  };
+}
+
+export async function aggregate(scope: RequestScope, d: EntityDefinition, query: AggregateQuery): Promise<AggregateGroup[]> {
+  const caller = callerFor(scope, d, 'list');
+  const { groupBy, ...filters } = query;
+  const q = checkListQuery(d, filters, { fields: null, metas: false, children: [] });
+  const by = checkGroupBy(d, groupBy ?? []);
+  const where = { AND: [...baseWhere(d, caller), ...filterWhere(d, q)] };
+  const numbers = numberFields(d);
+  const measures = {
+    _count: { _all: true },
+    ...(numbers.length ? { _sum: flags(numbers), _avg: flags(numbers) } : {}),
+    _min: flags(extremeFields(d)),
+    _max: flags(extremeFields(d)),
+  };
+  const model = delegateOf(await scope.db.tx(), d.name);
+  if (!by.length) return [groupOf(d, by, await model.aggregate({ where, ...measures }))];
+  const rows = await model.groupBy({ by: by.map((f) => f.name), where, ...measures, orderBy: by.map((f) => ({ [f.name]: { sort: 'asc', nulls: 'last' } })), take: maxGroups + 1 });
+  if (rows.length > maxGroups) {
+    throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: [{ path: 'groupBy', code: 'invalid', message: `makes more than ${maxGroups} groups: filter the records or group by fewer fields` }] });
+  }
+  return rows.map((row) => groupOf(d, by, row));
+}
