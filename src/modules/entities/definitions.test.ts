@@ -68,7 +68,7 @@ describe('entity definitions', () => {
     expect(linesOf(sdl, 'enum ReceiptDateField {')).toEqual(['createdAt', 'issuedOn', 'paidAt', 'updatedAt']);
     const list = sdl.slice(sdl.indexOf('  receipts('), sdl.indexOf('): ReceiptPage!', sdl.indexOf('  receipts(')));
     for (const arg of ['first: Int', 'after: String', 'filter: ReceiptFilter', 'sortBy: ReceiptSortField', 'sortOrder: SortOrder', 'dateField: ReceiptDateField', 'from: Date', 'distinct: ReceiptFieldName', 'search: String']) expect(list).toContain(arg);
-    expect(linesOf(sdl, 'type ReceiptPage {')).toEqual(['endCursor: String', 'items: [Receipt!]!', 'limit: Int!', 'page: Int!', 'total: Int!', 'totalPages: Int!', 'values: [DistinctValue!]!']);
+    expect(linesOf(sdl, 'type ReceiptPage {')).toEqual(['edges: [ReceiptEdge!]!', 'endCursor: String', 'items: [Receipt!]!', 'limit: Int!', 'page: Int', 'pageInfo: PageInfo!', 'total: Int!', 'totalPages: Int!', 'values: [DistinctValue!]!']);
     expect(sdl).toContain('receipt(id: ID!): Receipt!');
     expect(sdl).toContain('createReceipt(input: CreateReceiptInput!): Receipt!');
     expect(sdl).toContain('updateReceipt(id: ID!, input: UpdateReceiptInput!): Receipt!');

@@ -146,7 +146,7 @@ describe('LIST query language', () => {
   it('pages, sorts and reports pagination', async () => {
     const res = await list('limit=2&sortBy=title&sortOrder=asc');
     expect(titles(res)).toEqual(['Alpha report', 'Beta review']);
-    expect(res.body.pagination).toEqual({ page: 1, limit: 2, total: 4, totalPages: 2 });
+    expect(res.body.pagination).toEqual({ page: 1, limit: 2, total: 4, totalPages: 2, nextCursor: expect.any(String) });
     expect(titles(await list('limit=2&page=2&sortBy=title&sortOrder=asc'))).toEqual(['Delta', 'Gamma 100% done_now']);
     expect((await list('')).body.pagination.limit).toBe(10);
   });

@@ -20,6 +20,10 @@ type ValueType = 'String' | 'Float' | 'Int' | 'Boolean' | 'Date' | 'DateTime' | 
 export interface SharedTypes {
   sortOrder: ReturnType<Builder['enumType']>;
   distinctValue: RecordRef;
+  /** Relay's PageInfo, of a LIST page. */
+  pageInfo: RecordRef;
+  /** `TaskEdge` for a record type, made once per type. */
+  edge: (record: RecordRef, typeName: string) => RecordRef;
 }
 
 export function sharedTypes(b: Builder): SharedTypes {
@@ -32,7 +36,26 @@ export function sharedTypes(b: Builder): SharedTypes {
       entityType: t.string({ resolve: (v) => String(v.entityType) }),
     }),
   });
-  return { sortOrder, distinctValue: distinctValue as unknown as RecordRef };
+  const pageInfo = b.objectRef<ListResult>('PageInfo').implement({
+    description: 'Where a page lies in its list (Relay connections).',
+    fields: (t) => {
+      const end = (p: ListResult, i: number) => (p.distinct || !p.data.length ? null : p.cursors.of(i));
+      return {
+        hasNextPage: t.boolean({ resolve: (p) => p.cursors.hasNext }),
+        hasPreviousPage: t.boolean({ resolve: (p) => p.cursors.hasPrevious }),
+        startCursor: t.string({ nullable: true, resolve: (p) => end(p, 0) }),
+        endCursor: t.string({ nullable: true, resolve: (p) => end(p, p.data.length - 1) }),
+      };
+    },
+  });
+  const edge = (record: RecordRef, typeName: string) =>
+    b.objectRef<{ node: Values; cursor: () => string }>(`${typeName}Edge`).implement({
+      fields: (t) => ({
+        cursor: t.string({ description: 'Pass as `after` (or `before`) to page from this record.', resolve: (e) => e.cursor() }),
+        node: t.field({ type: record as never, resolve: (e) => e.node as never }),
+      }),
+    }) as unknown as RecordRef;
+  return { sortOrder, distinctValue: distinctValue as unknown as RecordRef, pageInfo: pageInfo as unknown as RecordRef, edge };
 }
 
 /** The enums of an owner's select and enumerated multiselect fields, by field name. */
@@ -221,11 +244,16 @@ function listTypes(b: Builder, d: EntityDefinition, enums: Map<string, AnyRef>, 
     fields: (t) => ({
       items: t.field({ type: [record] as never, description: 'The records (empty in distinct mode).', resolve: (p) => (p.distinct ? [] : p.data) as never }),
       values: t.field({ type: [shared.distinctValue] as never, description: 'The distinct values (distinct mode only).', resolve: (p) => (p.distinct ? p.data : []) as never }),
-      page: t.int({ resolve: (p) => p.pagination.page }),
+      edges: t.field({
+        type: [shared.edge(record, names.type)] as never,
+        resolve: (p) => (p.distinct ? [] : p.data.map((node, i) => ({ node, cursor: () => p.cursors.of(i) }))) as never,
+      }),
+      pageInfo: t.field({ type: shared.pageInfo as never, resolve: (p) => p as never }),
+      page: t.int({ nullable: true, description: 'Null in cursor mode (first/after, last/before).', resolve: (p) => p.pagination.page }),
       limit: t.int({ resolve: (p) => p.pagination.limit }),
       total: t.int({ resolve: (p) => p.pagination.total }),
       totalPages: t.int({ resolve: (p) => p.pagination.totalPages }),
-      endCursor: t.string({ nullable: true, description: 'Pass as `after` for the next page; null on the last.', resolve: (p) => (p.pagination.page < p.pagination.totalPages ? Buffer.from(String(p.pagination.page)).toString('base64url') : null) }),
+      endCursor: t.string({ nullable: true, description: 'Pass as `after` for the next page; null on the last.', resolve: (p) => (p.cursors.hasNext && p.data.length && !p.distinct ? p.cursors.of(p.data.length - 1) : null) }),
     }),
   }) as unknown as RecordRef;
 

@@ -16,7 +16,7 @@ import { int32 } from './validate.js';
 type Params = Record<string, string | undefined>;
 type Problems = { path: string; message: string }[];
 
-const listParams = new Set(['page', 'limit', 'sortBy', 'sortOrder', 'fields', 'distinct', 'ids', 'search', 'from', 'to', 'dateField', 'metas', 'child', 'filter']);
+const listParams = new Set(['page', 'limit', 'cursor', 'sortBy', 'sortOrder', 'fields', 'distinct', 'ids', 'search', 'from', 'to', 'dateField', 'metas', 'child', 'filter']);
 const readParams = new Set(['fields', 'metas', 'child']);
 const ranged = (f: FieldDefinition) => ['number', 'integer', 'date', 'datetime'].includes(f.type);
 
@@ -138,6 +138,9 @@ export function listVariables(d: EntityDefinition, params: Params): Values {
   const set = (name: string, value: unknown) => value !== undefined && (vars[name] = value);
   set('page', int(params.page, 1, 1_000_000, 'page', problems));
   set('limit', int(params.limit, 1, 100, 'limit', problems));
+  // Cursor mode: `limit` records after the cursor (`pagination.nextCursor` of the previous page).
+  if (params.cursor !== undefined && (!params.cursor || params.cursor.length > 2000)) problems.push({ path: 'cursor', message: 'must be a nextCursor of this list' });
+  else set('after', params.cursor);
 
   const { sortable } = vocabulary(d);
   if (params.sortBy !== undefined && !sortable.includes(params.sortBy)) problems.push({ path: 'sortBy', message: `must be one of ${sortable.join(', ')}` });
@@ -159,7 +162,7 @@ export function listVariables(d: EntityDefinition, params: Params): Values {
 }
 
 const measures = ['sum', 'avg', 'min', 'max'] as const;
-const listOnly = ['page', 'limit', 'sortBy', 'sortOrder', 'fields', 'distinct', 'metas', 'child'];
+const listOnly = ['page', 'limit', 'cursor', 'sortBy', 'sortOrder', 'fields', 'distinct', 'metas', 'child'];
 const aggregateParams = new Set(['ids', 'search', 'from', 'to', 'dateField', 'filter', 'groupBy', 'count', ...measures, ...listOnly]);
 
 /** A comma-separated list of field names among `allowed`, or a problem. */

@@ -205,8 +205,14 @@ function inputSchema(owner: Owner, entity: EntityDefinition | null, update: bool
 export const sharedSchemas: Record<string, Schema> = {
   Pagination: {
     type: 'object',
-    required: ['page', 'limit', 'total', 'totalPages'],
-    properties: { page: { type: 'integer', minimum: 1 }, limit: { type: 'integer', minimum: 1, maximum: 100 }, total: { type: 'integer', minimum: 0 }, totalPages: { type: 'integer', minimum: 0 } },
+    required: ['page', 'limit', 'total', 'totalPages', 'nextCursor'],
+    properties: {
+      page: { type: ['integer', 'null'], minimum: 1, description: 'Null in cursor mode (`cursor`).' },
+      limit: { type: 'integer', minimum: 1, maximum: 100 },
+      total: { type: 'integer', minimum: 0 },
+      totalPages: { type: 'integer', minimum: 0 },
+      nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the records after this page (keyset: stable under inserts and deletes); null on the last page.' },
+    },
   },
   DistinctValue: {
     type: 'object',

@@ -140,6 +140,7 @@ function listParameters(d: EntityDefinition): Schema[] {
   return [
     query('page', { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 }, 'Page number, from 1.'),
     query('limit', { type: 'integer', minimum: 1, maximum: 100, default: 10 }, 'Records per page.'),
+    query('cursor', { type: 'string', maxLength: 2000 }, 'Cursor mode: the records after this `pagination.nextCursor` of a previous page (same sort and filters; not with `page`).'),
     query('sortBy', { type: 'string', enum: sortable, default: 'createdAt' }, 'Field to sort by (ties broken by id).'),
     query('sortOrder', { type: 'string', enum: ['asc', 'desc'], default: 'desc' }, 'Sort direction.'),
     ...shapeParameters(d),
@@ -174,7 +175,7 @@ export function aggregateOpenApi(d: EntityDefinition): EntityOpenApi {
     ...(numbers.length ? [query('sum', fieldList(numbers), 'Sums of these number fields.', list), query('avg', fieldList(numbers), 'Averages of these number fields.', list)] : []),
     query('min', fieldList(extremes), 'Minimums of these fields.', list),
     query('max', fieldList(extremes), 'Maximums of these fields.', list),
-    ...listParameters(d).filter((p) => !['page', 'limit', 'sortBy', 'sortOrder', 'fields', 'distinct', 'metas', 'child'].includes(p.name as string)),
+    ...listParameters(d).filter((p) => !['page', 'limit', 'cursor', 'sortBy', 'sortOrder', 'fields', 'distinct', 'metas', 'child'].includes(p.name as string)),
   ];
   const numberValue: Schema = { type: 'number' };
   const group: Schema = {
@@ -242,7 +243,7 @@ function entityOperation(d: EntityDefinition, operation: Operation): Omit<Entity
         summary: `List ${d.pluralName}`,
         description: `A page of ${d.slug}, filtered, searched and sorted. ${scopeText}`,
         parameters: listParameters(d),
-        responses: { '200': json(`A page of ${d.slug}`, ref(s.list), { success: true, data: [record], pagination: { page: 1, limit: 10, total: 1, totalPages: 1 } }), ...errors(d, scopes[0], ['query'], {}) },
+        responses: { '200': json(`A page of ${d.slug}`, ref(s.list), { success: true, data: [record], pagination: { page: 1, limit: 10, total: 1, totalPages: 1, nextCursor: null } }), ...errors(d, scopes[0], ['query'], {}) },
       };
     case 'read':
       return {

@@ -14,9 +14,11 @@ import { checkWhere } from './where.js';
 export interface ListQuery {
   page?: number | null;
   limit?: number | null;
-  /** Cursor pagination: the page size, and the `endCursor` of the previous page. */
+  /** Cursor pagination (keyset, cursor.ts): `first` records after `after`, or `last` records before `before`. */
   first?: number | null;
   after?: string | null;
+  last?: number | null;
+  before?: string | null;
   sortBy?: string | null;
   sortOrder?: 'asc' | 'desc' | null;
   search?: string | null;
@@ -52,6 +54,8 @@ export interface ParsedQuery {
   metas: boolean;
   /** Child slugs to include. */
   children: string[];
+  /** Cursor mode: which way from which cursor (null: from the start, or the end going back); null in page mode. */
+  keyset: { backward: boolean; cursor: string | null } | null;
 }
 
 /** What a record answer carries beyond its fields: a pick of fields, metas, children (by slug). */
@@ -148,6 +152,16 @@ function checkRange(d: EntityDefinition, given: { dateField?: string | null; fro
   return { field, from, until: to ? new Date(to.getTime() + 86_400_000) : null };
 }
 
+/** Cursor mode: forward (`first`/`after`) or backward (`last`/`before`), never both, never with `page`. */
+function checkKeyset(q: ListQuery, problems: Problems): ParsedQuery['keyset'] {
+  const forward = q.first != null || q.after != null;
+  const backward = q.last != null || q.before != null;
+  if (forward && backward) problems.push({ path: q.before != null ? 'before' : 'last', message: 'cannot be combined with first or after: page one way' });
+  if ((forward || backward) && q.page != null) problems.push({ path: 'page', message: 'cannot be combined with cursors (first, after, last, before)' });
+  if (!forward && !backward) return null;
+  return { backward: backward && !forward, cursor: (backward && !forward ? q.before : q.after) ?? null };
+}
+
 /**
  * Checks a typed LIST query for `d` (what its types cannot say: page bounds, cursor, distinct on a
  * filterable field, ids, search, storable days); `view` says what each record carries. Throws 400
@@ -161,17 +175,14 @@ export function checkListQuery(d: EntityDefinition, q: ListQuery, view: View): P
     problems.push({ path: name, message: `must be an integer from 1 to ${max}` });
     return fallback;
   };
-  const limit = q.first != null ? bounded(q.first, 10, 100, 'first') : bounded(q.limit, 10, 100, 'limit');
-  let page = bounded(q.page, 1, 1_000_000, 'page');
-  if (q.after != null) {
-    const previous = Buffer.from(q.after, 'base64url').toString();
-    if (/^\d{1,7}$/.test(previous) && Number(previous) < 1_000_000) page = Number(previous) + 1;
-    else problems.push({ path: 'after', message: 'must be the endCursor of a page of this list' });
-  }
+  const limit = q.first != null ? bounded(q.first, 10, 100, 'first') : q.last != null ? bounded(q.last, 10, 100, 'last') : bounded(q.limit, 10, 100, 'limit');
+  const page = bounded(q.page, 1, 1_000_000, 'page');
+  const keyset = checkKeyset(q, problems);
   const sortBy = q.sortBy ?? 'createdAt';
   checkSortBy(d, sortBy, problems);
   let fields = view.fields;
   let distinct = false;
+  if (q.distinct != null && keyset) problems.push({ path: 'distinct', message: 'cannot be combined with cursors' });
   if (q.distinct != null) {
     const field = d.fields.find((f) => f.name === q.distinct);
     if (field?.filterable) [fields, distinct] = [[field.name], true];
@@ -184,5 +195,5 @@ export function checkListQuery(d: EntityDefinition, q: ListQuery, view: View): P
   const { equals, bounds } = filters(d, given, problems);
   const where = checkWhere(d, q.where, problems);
   refuse(problems);
-  return { page, limit, sortBy, sortOrder: q.sortOrder ?? 'desc', fields, distinct, ids, search, range, equals, bounds, where, metas: view.metas, children: view.children };
+  return { page, limit, sortBy, sortOrder: q.sortOrder ?? 'desc', fields, distinct, ids, search, range, equals, bounds, where, metas: view.metas, children: view.children, keyset };
 }

@@ -51,7 +51,7 @@ export function listAnswer(d: EntityDefinition) {
       const as = (v: string): unknown => (field.type === 'boolean' ? v === 'true' : Number(v));
       return values.map((entry) => ({ ...entry, value: as(entry.value as string) }));
     },
-    pagination: (page: Values) => ({ page: page.page, limit: page.limit, total: page.total, totalPages: page.totalPages }),
+    pagination: (page: Values) => ({ page: page.page, limit: page.limit, total: page.total, totalPages: page.totalPages, nextCursor: page.endCursor ?? null }),
   };
 }
 

@@ -70,7 +70,7 @@ export function listDocument(d: EntityDefinition): EntityDocument {
   const n = graphqlNames(d);
   const hasFilter = d.fields.some((f) => f.filterable);
   const args: [string, string][] = [
-    ['page', 'Int'], ['limit', 'Int'], ['sortBy', n.sortField], ['sortOrder', 'SortOrder'], ['search', 'String'], ['ids', '[ID!]'],
+    ['page', 'Int'], ['limit', 'Int'], ['after', 'String'], ['sortBy', n.sortField], ['sortOrder', 'SortOrder'], ['search', 'String'], ['ids', '[ID!]'],
     ['from', 'Date'], ['to', 'Date'], ['dateField', n.dateField], ...(hasFilter ? [['filter', n.filter] as [string, string]] : []), ['where', n.where], ['distinct', fieldNameEnum(d)],
   ];
   const declarations = [...args.map(([name, type]) => `$${name}: ${type}`), ...flagDeclarations(d)];
@@ -78,7 +78,7 @@ export function listDocument(d: EntityDefinition): EntityDocument {
   result: ${n.list}(${args.map(([name]) => `${name}: $${name}`).join(', ')}) {
     items ${flaggedRecord(d)}
     values { value label entityType }
-    page limit total totalPages${typedDistinctFields(d).map((f) => ` ${typedDistinctAlias(f)}: __typename @include(if: $${fieldFlag(f.name)})`).join('')}
+    page limit total totalPages endCursor${typedDistinctFields(d).map((f) => ` ${typedDistinctAlias(f)}: __typename @include(if: $${fieldFlag(f.name)})`).join('')}
   }
 }`);
 }

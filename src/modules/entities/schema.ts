@@ -87,8 +87,10 @@ function registerQueries(b: Builder, d: EntityDefinition, types: EntityTypes): v
             args: {
               page: t.arg.int(),
               limit: t.arg.int({ description: '1 to 100 (default 10).' }),
-              first: t.arg.int({ description: 'Cursor pagination: page size.' }),
-              after: t.arg.string({ description: 'Cursor pagination: `endCursor` of the previous page.' }),
+              first: t.arg.int({ description: 'Cursor pagination: the first records after `after` (1 to 100, default 10).' }),
+              after: t.arg.string({ description: 'Cursor pagination: a cursor of this list (an edge’s, or `endCursor`).' }),
+              last: t.arg.int({ description: 'Cursor pagination backwards: the last records before `before`.' }),
+              before: t.arg.string({ description: 'Cursor pagination backwards: a cursor of this list (`startCursor`).' }),
               sortBy: t.arg({ type: types.sortField as never }),
               sortOrder: t.arg({ type: 'SortOrder' as never }),
               search: t.arg.string(),

@@ -18,7 +18,8 @@ import { assertCanWriteTeamData } from '../teams/service.js';
 import { recordEntityEvent, type EntityChange } from '../webhooks/service.js';
 import { childField } from './prisma-model.js';
 import { checkListQuery, type ListQuery, type ParsedQuery, type View } from './query.js';
-import { delegateOf, escapeLike, isUniqueViolation, type Row } from './repository.js';
+import { after, decodeCursor, encodeCursor, fingerprint, reversed, type Cursor, type Sort } from './cursor.js';
+import { delegateOf, escapeLike, isUniqueViolation, type Delegate, type Row } from './repository.js';
 import { exactTotal } from './totals.js';
 import { validateRecord, type Values } from './validate.js';
 
@@ -93,7 +94,10 @@ export interface ListResult {
   /** Records, or in distinct mode the `{value, label, entityType}` of each distinct value. */
   data: Values[];
   distinct: boolean;
-  pagination: Pagination;
+  /** `page` is null in cursor mode: a page read from a cursor starts at no page boundary. */
+  pagination: Omit<Pagination, 'page'> & { page: number | null };
+  /** Each record's cursor (made when asked for), and whether records lie beyond either end of the page. */
+  cursors: { of: (index: number) => string; hasNext: boolean; hasPrevious: boolean };
 }
 
 /** LIST with a typed query (the GraphQL field's arguments); `view` says what each record carries. */
@@ -112,12 +116,57 @@ async function listRows(scope: RequestScope, d: EntityDefinition, caller: Caller
     const values = field.type === 'multiselect' ? [...new Set(rows.flatMap((r) => r[field.name] as string[]))].sort() : rows.map((r) => r[field.name]).filter((v) => v !== null);
     const data = values.map((v) => ({ value: shown(field, v), label: String(shown(field, v)), entityType: d.slug }));
     const page = data.slice((q.page - 1) * q.limit, q.page * q.limit);
-    return { data: page, distinct: true, pagination: paginationOf(q.page, q.limit, data.length) };
+    const pagination = paginationOf(q.page, q.limit, data.length);
+    return { data: page, distinct: true, pagination, cursors: { of: () => '', hasNext: q.page < pagination.totalPages, hasPrevious: q.page > 1 } };
   }
-  const rows = await model.findMany({ where, orderBy: [{ [q.sortBy]: q.sortOrder }, { id: q.sortOrder }], skip: (q.page - 1) * q.limit, take: q.limit, ...childInclude(d, q.children) });
-  const total = await exactTotal(tx, d.tableName, caller.kind === 'user' ? caller.teamId : null, where, () => model.count({ where }));
-  const data = rows.map((row) => decorate(d, row, caller, q));
-  return { data, distinct: false, pagination: paginationOf(q.page, q.limit, total) };
+  const sort: Sort = { field: sortField(d, q.sortBy), order: q.sortOrder };
+  const print = fingerprint(filterWhere(d, q));
+  const total = () => exactTotal(tx, d.tableName, caller.kind === 'user' ? caller.teamId : null, where, () => model.count({ where }));
+  if (q.keyset) return keysetRows(d, caller, q, { model, where, sort, print, total });
+  const rows = await model.findMany({ where, orderBy: orderOf(sort), skip: (q.page - 1) * q.limit, take: q.limit, ...childInclude(d, q.children) });
+  const pagination = paginationOf(q.page, q.limit, await total());
+  const cursors = { of: (i: number) => encodeCursor(rows[i]!, sort, print), hasNext: q.page < pagination.totalPages, hasPrevious: q.page > 1 };
+  return { data: rows.map((row) => decorate(d, row, caller, q)), distinct: false, pagination, cursors };
+}
+
+/** The field LIST sorts by (the stamps are required datetimes). */
+function sortField(d: EntityDefinition, name: string): Sort['field'] {
+  return d.fields.find((f) => f.name === name) ?? { name, type: 'datetime', required: true };
+}
+
+const orderOf = (sort: Sort) => [{ [sort.field.name]: sort.order }, { id: sort.order }];
+
+interface KeysetQuery {
+  model: Delegate;
+  where: { AND: Values[] };
+  sort: Sort;
+  print: string;
+  total: () => Promise<number>;
+}
+
+/**
+ * A page in cursor mode: the records after the cursor in the list's order (before it, going back),
+ * read from the cursor's place through the order's index; one more record tells whether the page has
+ * a successor that way, and one indexed lookup whether records lie on the other side.
+ */
+async function keysetRows(d: EntityDefinition, caller: Caller, q: ParsedQuery, k: KeysetQuery): Promise<ListResult> {
+  const { backward, cursor: given } = q.keyset!;
+  const cursor = given === null ? null : decodeCursor(given, k.sort, k.print);
+  if (given !== null && !cursor) {
+    throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: [{ path: backward ? 'before' : 'after', code: 'invalid', message: 'is not a cursor of this list (made for its sort and filters)' }] });
+  }
+  const walk = backward ? reversed(k.sort) : k.sort;
+  const from = (c: Cursor | null, sort: Sort) => ({ AND: [...k.where.AND, ...(c ? [after(sort, c)] : [])] });
+  const read = await k.model.findMany({ where: from(cursor, walk), orderBy: orderOf(walk), take: q.limit + 1, ...childInclude(d, q.children) });
+  const more = read.length > q.limit;
+  const rows = read.slice(0, q.limit);
+  // The other side: any record before the page's first (going forward), after its last (going back)?
+  const edge = rows[0] ? { value: rows[0][k.sort.field.name] ?? null, id: rows[0].id } : cursor;
+  const beyond = cursor && edge ? await k.model.findFirst({ where: from(edge, reversed(walk)), select: { id: true }, orderBy: orderOf(reversed(walk)) }) : null;
+  if (backward) rows.reverse();
+  const pagination = { ...paginationOf(1, q.limit, await k.total()), page: null };
+  const cursors = { of: (i: number) => encodeCursor(rows[i]!, k.sort, k.print), hasNext: backward ? beyond !== null : more, hasPrevious: backward ? more : beyond !== null };
+  return { data: rows.map((row) => decorate(d, row, caller, q)), distinct: false, pagination, cursors };
 }
 
 /** Prisma's `include` for the requested children (oldest first), or nothing when none is asked for. */
