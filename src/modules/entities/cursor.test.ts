@@ -127,7 +127,7 @@ describe('while records come and go', () => {
       if (!p.pageInfo.hasNextPage) break;
       after = p.pageInfo.endCursor;
     }
-    expect(seen).toEqual(newestFirst.filter((id) => id !== gone[0]));
+    expect(seen).toEqual(newestFirst.filter((id: string) => id !== gone[0]));
     expect(seen.filter((id: string) => newer.includes(id))).toEqual([]);
     // Back from the first page's start: the three newer records, newest first.
     const back = (await t.graphql(listQuery, { last: 10, before: one.pageInfo.startCursor }, mine)).body.data.tasks;
