@@ -46,7 +46,10 @@ type Json = Record<string, unknown>;
 const instants = <T extends Json>(row: T): T => ({ ...row, createdAt: (row.createdAt as Date).toISOString(), updatedAt: (row.updatedAt as Date).toISOString() });
 
 /** The answer to customersWithChildrenPath(limit): the newest customers first, each with its metas and notes (oldest first). */
-async function expectedPage(c: pg.Client, owner: RecordOwner, limit: number): Promise<Json> {
+/** A LIST answer as the bench expects it (scenarios.ts answeringList). */
+export type CustomerPage = { success: true; data: Json[]; pagination: { page: number; limit: number; total: number; totalPages: number } };
+
+async function expectedPage(c: pg.Client, owner: RecordOwner, limit: number): Promise<CustomerPage> {
   const customers = await c.query<Json>(
     `SELECT id::text AS id, name, account, office, phone, sales_rep AS "salesRep", visit_days AS "visitDays", contact_days AS "contactDays",
             created_at AS "createdAt", updated_at AS "updatedAt", user_id::text AS "userId", team_id::text AS "teamId", metas
@@ -65,7 +68,7 @@ async function expectedPage(c: pg.Client, owner: RecordOwner, limit: number): Pr
 }
 
 /** The answer of each page size, read as the database owner. */
-export function expectedCustomerPages(url: string, owner: RecordOwner): Promise<Record<ChildPageSize, Json>> {
+export function expectedCustomerPages(url: string, owner: RecordOwner): Promise<Record<ChildPageSize, CustomerPage>> {
   return withClient(url, async (c) => {
     return { 20: await expectedPage(c, owner, 20), 100: await expectedPage(c, owner, 100) };
   });
