@@ -3,8 +3,11 @@
 // permissions meaning deny). Generators and the runtime read only the sanitized form.
 import { z } from 'zod';
 
-export const fieldTypes = ['string', 'text', 'number', 'integer', 'boolean', 'date', 'datetime', 'select', 'multiselect', 'json', 'email', 'url'] as const;
+export const fieldTypes = ['string', 'text', 'number', 'integer', 'boolean', 'date', 'datetime', 'select', 'multiselect', 'json', 'email', 'url', 'relation'] as const;
 export type FieldType = (typeof fieldTypes)[number];
+/** What deleting a related record does to the records that name it (enforced by the foreign key). */
+export const onDeleteActions = ['restrict', 'setNull', 'cascade'] as const;
+export type OnDelete = (typeof onDeleteActions)[number];
 export const operations = ['list', 'create', 'read', 'update', 'delete'] as const;
 export type Operation = (typeof operations)[number];
 
@@ -38,6 +41,10 @@ const fieldSchema = z.strictObject({
   searchable: z.boolean().default(false),
   sortable: z.boolean().default(false),
   filterable: z.boolean().default(false),
+  /** A relation's target entity (its slug). */
+  to: z.string().regex(slugName).optional(),
+  /** A relation's rule when its target is deleted: refuse (default when required), clear (default otherwise), or delete along. */
+  onDelete: z.enum(onDeleteActions).optional(),
 });
 
 const permissionsSchema = z.strictObject(Object.fromEntries(operations.map((op) => [op, z.array(z.string().min(1)).optional()])) as Record<Operation, z.ZodOptional<z.ZodArray<z.ZodString>>>);
@@ -74,7 +81,12 @@ const definitionSchema = z.strictObject({
 });
 
 export type EntityDefinitionInput = z.input<typeof definitionSchema>;
-export type FieldDefinition = z.output<typeof fieldSchema>;
+/**
+ * A field as the runtime reads it. A relation `{ name: 'customer', type: 'relation', to: 'customers' }`
+ * is sanitized into the field holding the target's id, `customerId`, with `relation` naming the
+ * related record (`Task.customer`, `expand=customer`) and `onDelete` filled in.
+ */
+export type FieldDefinition = z.output<typeof fieldSchema> & { relation?: string };
 export type ChildDefinition = z.output<typeof childSchema>;
 export type EntityDefinition = Omit<z.output<typeof definitionSchema>, 'permissions' | 'pluralName'> & {
   pluralName: string;
@@ -112,6 +124,12 @@ function fieldProblems(field: FieldDefinition, where: string): string[] {
     problems.push(`${at}: type ${field.type} cannot be ${field.searchable ? 'searchable' : 'sortable'}`);
   }
   if (field.filterable && field.type === 'json') problems.push(`${at}: json fields cannot be filterable`);
+  if (field.type === 'relation') {
+    if (!field.to) problems.push(`${at}: a relation needs "to" (the related entity's slug)`);
+    if (field.searchable || field.sortable) problems.push(`${at}: a relation cannot be ${field.searchable ? 'searchable' : 'sortable'}`);
+    if (field.default !== undefined || field.validation) problems.push(`${at}: a relation takes no default or validation`);
+    if (field.required && field.onDelete === 'setNull') problems.push(`${at}: a required relation cannot be cleared (onDelete: setNull)`);
+  } else if (field.to || field.onDelete) problems.push(`${at}: "to" and "onDelete" apply to relation fields only`);
   if (field.default !== undefined) {
     const d = field.default;
     const ok =
@@ -139,6 +157,47 @@ function indexProblems(d: { fields: FieldDefinition[] }, names: string[], where:
   return problems;
 }
 
+/** A slug as a field name (`customer-notes` → `customerNotes`): a child's field on its parent, a relation's other side. */
+export const camelSlug = (slug: string) => slug.replace(/-([a-z0-9])/g, (_m, ch: string) => ch.toUpperCase());
+
+/** A relation field as the runtime reads it: the id field (`customer` → `customerId`), with its onDelete rule. */
+function relationField(f: FieldDefinition): FieldDefinition {
+  if (f.type !== 'relation') return f;
+  return { ...f, name: `${f.name}Id`, relation: f.name, onDelete: f.onDelete ?? (f.required ? 'restrict' : 'setNull') };
+}
+
+/** The entity each relation field names, set by sanitizeEntities. */
+const targets = new WeakMap<FieldDefinition, EntityDefinition>();
+
+/** The entity a relation field points to. */
+export function relationTarget(f: FieldDefinition): EntityDefinition {
+  const target = targets.get(f);
+  if (!target) throw new Error(`${f.name} is not a sanitized relation field`);
+  return target;
+}
+
+/** The relation fields of a definition. */
+export const relationFields = (d: { fields: readonly FieldDefinition[] }) => d.fields.filter((f): f is FieldDefinition & { relation: string; to: string } => f.type === 'relation');
+
+/** The relations whose related record can be read (the target's READ is on): `Task.customer`, `expand=customer`. */
+export const readableRelations = (d: { fields: readonly FieldDefinition[] }) => relationFields(d).filter((f) => relationTarget(f).operations.read);
+
+/** Relations name an entity of the list and a name free on their record (not a field, child, or owner). */
+function relationProblems(definitions: EntityDefinition[]): string[] {
+  const problems: string[] = [];
+  for (const d of definitions) {
+    const taken = new Set([...d.fields.map((f) => f.name), ...d.children.map((c) => camelSlug(c.slug)), ...reservedFieldNames, 'team', 'user', 'parent', 'metas']);
+    for (const f of relationFields(d)) {
+      const at = `entity ${d.slug}.fields.${f.relation}`;
+      const target = definitions.find((t) => t.slug === f.to);
+      if (!target) problems.push(`${at}: "to" names no entity ("${f.to}")`);
+      else targets.set(f, target);
+      if (taken.has(f.relation)) problems.push(`${at}: "${f.relation}" is already a name of ${d.name}`);
+    }
+  }
+  return problems;
+}
+
 function duplicates(names: string[]): string[] {
   return [...new Set(names.filter((n, i) => names.indexOf(n) !== i))];
 }
@@ -157,11 +216,12 @@ export function sanitizeEntities(inputs: readonly unknown[]): EntityDefinition[]
       for (const issue of parsed.error.issues) problems.push(`entity ${String(label)}: ${issue.path.join('.') || '(definition)'}: ${issue.message}`);
       return;
     }
-    const d = parsed.data;
+    const d = { ...parsed.data, fields: parsed.data.fields.map(relationField) };
     const where = `entity ${d.slug}`;
     for (const dup of duplicates(d.fields.map((f) => f.name))) problems.push(`${where}: duplicate field "${dup}"`);
     for (const f of d.fields) problems.push(...fieldProblems(f, `${where}.fields`));
     for (const child of d.children) {
+      for (const f of child.fields) if (f.type === 'relation') problems.push(`${where}.children.${child.slug}.${f.name}: relations belong to entities, not to children`);
       for (const dup of duplicates(child.fields.map((f) => f.name))) problems.push(`${where}.children.${child.slug}: duplicate field "${dup}"`);
       for (const f of child.fields) problems.push(...fieldProblems(f, `${where}.children.${child.slug}`));
     }
@@ -181,6 +241,7 @@ export function sanitizeEntities(inputs: readonly unknown[]): EntityDefinition[]
     for (const table of [d.tableName, ...d.children.map((c) => c.tableName)]) if (reservedTableNames.includes(table)) problems.push(`entity ${d.slug}: table name "${table}" belongs to the platform`);
     for (const type of [d.name, d.pluralName, ...d.children.map((c) => c.name)]) if (reservedTypeNames.includes(type)) problems.push(`entity ${d.slug}: type name "${type}" belongs to the platform`);
   }
+  problems.push(...relationProblems(out));
   if (problems.length) throw new Error(`Invalid entity definitions:\n  - ${problems.join('\n  - ')}`);
   return out;
 }

@@ -6,6 +6,15 @@ export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: string }).code === 'P2002';
 }
 
+/**
+ * A foreign key refused the write: a related record that is gone (Prisma P2003, SQLSTATE 23503), or a
+ * deletion of a record that a restricting key still names (23001 restrict_violation; 23503 for NO ACTION).
+ */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = postgresCode(error);
+  return (typeof error === 'object' && error !== null && (error as { code?: string }).code === 'P2003') || code === '23503' || code === '23001';
+}
+
 /** The PostgreSQL error code (SQLSTATE) behind a failed raw query, as the driver adapters report it. */
 export function postgresCode(error: unknown): string | undefined {
   const meta = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | null)?.meta;

@@ -27,6 +27,9 @@ function sampleValue(field: FieldDefinition, n: number): unknown {
       return `seed${n}@example.com`;
     case 'url':
       return `https://example.com/${n}`;
+    case 'relation':
+      // No record to relate to in a seed: the id of none (a required relation's seed is refused with 422).
+      return '00000000-0000-4000-8000-000000000000';
     default:
       return `seed-${n}-${Math.random().toString(36).slice(2, 8)}`;
   }
@@ -62,6 +65,8 @@ export function fieldValue(field: FieldDefinition): fc.Arbitrary<unknown> {
       return fc.emailAddress();
     case 'url':
       return fc.webUrl();
+    case 'relation':
+      return fc.uuid();
     default:
       return fc.string({ minLength: Math.max(min ?? 0, 0), maxLength: Math.min(max ?? 40, 40) });
   }

@@ -33,6 +33,11 @@ export type Note = Prisma.NoteModel
  */
 export type Post = Prisma.PostModel
 /**
+ * Model Project
+ * Generated from src/config/entities (projects): do not edit, run `npm run generate`.
+ */
+export type Project = Prisma.ProjectModel
+/**
  * Model Task
  * Generated from src/config/entities (tasks): do not edit, run `npm run generate`.
  */

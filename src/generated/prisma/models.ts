@@ -11,6 +11,7 @@
 export type * from './models/Customer.ts'
 export type * from './models/Note.ts'
 export type * from './models/Post.ts'
+export type * from './models/Project.ts'
 export type * from './models/Task.ts'
 export type * from './models/User.ts'
 export type * from './models/Session.ts'

@@ -117,6 +117,38 @@ describe('entity definitions', () => {
   });
 });
 
+describe('relations', () => {
+  const client = { name: 'Client', slug: 'clients', tableName: 'clients', fields: [{ name: 'name', type: 'string', required: true }], permissions: { read: ['clients:read'] }, access: { shared: true } };
+  const withRelation = (field: object) => ({ ...fixture, fields: [...fixture.fields, { name: 'client', type: 'relation', to: 'clients', ...field }] });
+
+  it('stores a relation as the related id, with its onDelete rule, foreign key and index', () => {
+    const definitions = sanitizeEntities([withRelation({ filterable: true }), client]);
+    expect(definitions[0]!.fields.at(-1)).toMatchObject({ name: 'clientId', relation: 'client', to: 'clients', onDelete: 'setNull' });
+    expect(sanitizeEntities([withRelation({ required: true }), client])[0]!.fields.at(-1)!.onDelete).toBe('restrict');
+    const prisma = entitiesPrisma(definitions);
+    expect(prisma).toContain('  clientId String? @db.Uuid @map("client_id")');
+    expect(prisma).toContain('  client Client? @relation("ReceiptClient", fields: [clientId], references: [id], onDelete: SetNull)');
+    expect(prisma).toContain('  receiptsByClient Receipt[] @relation("ReceiptClient")');
+    expect(prisma).toContain('  @@index([clientId])');
+  });
+
+  it.each([
+    [{ to: 'nowhere' }, /"to" names no entity \("nowhere"\)/],
+    [{ to: undefined }, /a relation needs "to"/],
+    [{ required: true, onDelete: 'setNull' }, /a required relation cannot be cleared/],
+    [{ sortable: true }, /a relation cannot be sortable/],
+    [{ name: 'team' }, /"team" is already a name of Receipt/],
+  ])('refuses a relation %j', (field, message) => {
+    expect(() => sanitizeEntities([withRelation(field), client])).toThrow(message);
+  });
+
+  it('refuses "to" on other fields and relations in children', () => {
+    expect(() => sanitizeEntities([{ ...fixture, fields: [...fixture.fields, { name: 'x', type: 'string', to: 'clients' }] }, client])).toThrow(/"to" and "onDelete" apply to relation fields only/);
+    const child = { name: 'Line', slug: 'lines', tableName: 'receipt_lines', fields: [{ name: 'client', type: 'relation', to: 'clients' }] };
+    expect(() => sanitizeEntities([{ ...fixture, children: [child] }, client])).toThrow(/relations belong to entities, not to children/);
+  });
+});
+
 describe('disabled operations', () => {
   it('answers 405 METHOD_NOT_ALLOWED before anything else when the definition disables an operation', async () => {
     const { remove, create, list } = await import('./service.js');

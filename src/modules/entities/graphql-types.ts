@@ -3,7 +3,7 @@
 // strings, so resolvers and the validator see `in-progress`, clients `IN_PROGRESS`), Date/DateTime/
 // JSON/StringMap scalars, Create/Update inputs, the filter input, the list's enums, the page and the
 // deletion result; children get their record type and inputs the same way.
-import type { ChildDefinition, EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
+import { readableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import type { Builder } from '../../graphql/builder.js';
 import { enumTypeName, enumValueNames, graphqlNames, hasEnum } from './graphql-names.js';
 import { childField } from './prisma-model.js';
@@ -14,7 +14,7 @@ import { whereType } from './where.js';
 type RecordRef = ReturnType<Builder['objectRef']>;
 export type AnyRef = RecordRef | ReturnType<Builder['enumType']> | ReturnType<Builder['inputType']>;
 /** A GraphQL type of a field value: a scalar's name or an enum. */
-type ValueType = 'String' | 'Float' | 'Int' | 'Boolean' | 'Date' | 'DateTime' | 'JSON' | AnyRef;
+type ValueType = 'String' | 'ID' | 'Float' | 'Int' | 'Boolean' | 'Date' | 'DateTime' | 'JSON' | AnyRef;
 
 /** Types shared by every entity (registered once per builder). */
 export interface SharedTypes {
@@ -85,6 +85,8 @@ export function valueType(f: FieldDefinition, enums: Map<string, AnyRef>): Value
       return 'DateTime';
     case 'json':
       return 'JSON';
+    case 'relation':
+      return 'ID';
     default:
       return 'String';
   }
@@ -158,6 +160,17 @@ export interface EntityTypes {
   enums: Map<string, AnyRef>;
 }
 
+/**
+ * The related records of relation fields: the target's record type (every entity's is built before
+ * the schema is), the target's read rule, and the loader answering records by id in one query for
+ * every record of the request's page (null for an id the caller cannot see).
+ */
+export interface Relations {
+  record: (target: EntityDefinition) => RecordRef | undefined;
+  authScopes: (target: EntityDefinition) => unknown;
+  load: (target: EntityDefinition, ids: readonly string[], ctx: unknown) => Promise<(Values | null)[]>;
+}
+
 /** The children's field on a parent record: included with the parent when the query asked for them, else loaded by `load`. */
 export type ChildLoader = (record: Values, child: ChildDefinition, ctx: unknown) => Promise<Values[]>;
 
@@ -177,7 +190,28 @@ function childTypes(b: Builder, d: EntityDefinition, child: ChildDefinition, wri
 const enumOf = (b: Builder, name: string, values: string[], description: string) =>
   b.enumType(name, { description, values: Object.fromEntries(values.map((v) => [v, { value: v }])) }) as unknown as AnyRef;
 
-export function entityTypes(b: Builder, d: EntityDefinition, shared: SharedTypes, loadChildren: ChildLoader): EntityTypes {
+/** A relation's related record (`Task.customer`), for targets that can be read. */
+function relatedFields(t: Loose, d: EntityDefinition, relations: Relations): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of readableRelations(d)) {
+    const target = relationTarget(f);
+    const type = relations.record(target);
+    if (!type) continue;
+    out[f.relation] = (t.loadable as (options: object) => unknown)({
+      type,
+      nullable: true,
+      description: `The ${target.name} of ${f.name}; null when none, or one the caller cannot see. Needs ${target.slug}' read scope.`,
+      authScopes: relations.authScopes(target),
+      // No cache: a write earlier in the same operation is seen by a later read (mutations run in turn).
+      loaderOptions: { cache: false },
+      resolve: (r: Values) => (r[f.name] as string | null | undefined) ?? null,
+      load: (ids: string[], ctx: unknown) => relations.load(target, ids, ctx),
+    });
+  }
+  return out;
+}
+
+export function entityTypes(b: Builder, d: EntityDefinition, shared: SharedTypes, loadChildren: ChildLoader, relations: Relations): EntityTypes {
   const names = graphqlNames(d);
   const enums = fieldEnums(b, d);
   const on = d.operations;
@@ -189,6 +223,7 @@ export function entityTypes(b: Builder, d: EntityDefinition, shared: SharedTypes
       const out = recordFields(loose, d.fields, enums);
       if (d.metas) out.metas = loose.expose('metas', { type: 'StringMap' }); // set by every producer (service.ts decorate and written)
       if (d.softDelete) out.deletedAt = loose.expose('deletedAt', { type: 'DateTime', nullable: true });
+      Object.assign(out, relatedFields(loose, d, relations));
       for (const c of children) {
         out[childField(c.child)] = loose.field({
           type: [c.record],

@@ -5,19 +5,19 @@
 // in the enum) is refused here with the contract's 400 `Invalid query parameters`; what typed values
 // can still get wrong (limit over 100, search length, a non-filterable `distinct`) is the service's to
 // refuse, for GraphQL callers as for REST ones.
-import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
+import { readableRelations, relationTarget, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import { AppError } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
 import { extremeFields, groupFields, numberFields } from './aggregate.js';
-import { aggregateFlag, childFlag, fieldFlag, metasFlag, pickableFields, wholeFlag, type Values } from './rest-documents.js';
+import { aggregateFlag, childFlag, fieldFlag, metasFlag, pickableFields, relatedFlags, wholeFlag, type Values } from './rest-documents.js';
 import { filterValue, isDay, operatorParameter, restWhere } from './rest-where.js';
 import { int32 } from './validate.js';
 
 type Params = Record<string, string | undefined>;
 type Problems = { path: string; message: string }[];
 
-const listParams = new Set(['page', 'limit', 'cursor', 'sortBy', 'sortOrder', 'fields', 'distinct', 'ids', 'search', 'from', 'to', 'dateField', 'metas', 'child', 'filter']);
-const readParams = new Set(['fields', 'metas', 'child']);
+const listParams = new Set(['page', 'limit', 'cursor', 'sortBy', 'sortOrder', 'fields', 'distinct', 'ids', 'search', 'from', 'to', 'dateField', 'metas', 'child', 'expand', 'filter']);
+const readParams = new Set(['fields', 'metas', 'child', 'expand']);
 const ranged = (f: FieldDefinition) => ['number', 'integer', 'date', 'datetime'].includes(f.type);
 
 /** What the parser reads of a definition, worked out once per definition (the parser runs per request). */
@@ -29,6 +29,8 @@ interface Vocabulary {
   sortable: string[];
   dateFields: string[];
   slugs: string[];
+  /** Relations `expand=` may name, with their related record's pickable fields. */
+  relations: { name: string; pickable: string[] }[];
 }
 const vocabularies = new WeakMap<EntityDefinition, Vocabulary>();
 
@@ -43,6 +45,7 @@ function vocabulary(d: EntityDefinition): Vocabulary {
       sortable: ['createdAt', 'updatedAt', ...d.fields.filter((f) => f.sortable).map((f) => f.name)],
       dateFields: ['createdAt', 'updatedAt', ...d.fields.filter((f) => f.type === 'date' || f.type === 'datetime').map((f) => f.name)],
       slugs: d.children.map((c) => c.slug),
+      relations: readableRelations(d).map((f) => ({ name: f.relation, pickable: pickableFields(relationTarget(f)) })),
     };
     vocabularies.set(d, v);
   }
@@ -63,14 +66,37 @@ function int(value: string | undefined, min: number, max: number, name: string, 
   return Number(value);
 }
 
-/** `fields`, `metas` and `child` as the document's `@include` flags. */
+/**
+ * `expand` (relations, comma-separated) and the related fields `fields=` names (`customer.name`, which
+ * expands `customer` too) as the flags of each relation's selection.
+ */
+function relatedFlagValues(d: EntityDefinition, params: Params, picked: string[], problems: Problems): Values {
+  const { relations } = vocabulary(d);
+  const expand = params.expand === undefined ? [] : params.expand.split(',').map((r) => r.trim()).filter(Boolean);
+  const unknown = expand.filter((r) => !relations.some((rel) => rel.name === r));
+  if (params.expand !== undefined && (!expand.length || unknown.length)) problems.push({ path: 'expand', message: relations.length ? `must name relations among ${relations.map((r) => r.name).join(', ')}` : 'this entity has no relations' });
+  const flags: Values = {};
+  for (const { name, pickable } of relations) {
+    const fields = picked.filter((p) => p.startsWith(`${name}.`)).map((p) => p.slice(name.length + 1));
+    const f = relatedFlags(name);
+    flags[f.record] = expand.includes(name) || fields.length > 0;
+    flags[f.whole] = !fields.length;
+    for (const field of pickable) flags[f.field(field)] = flags[f.record] === true && (!fields.length || fields.includes(field));
+  }
+  return flags;
+}
+
+/** `fields`, `metas`, `child` and `expand` as the document's `@include` flags; `fields` are the record's own picked fields. */
 function selectionFlags(d: EntityDefinition, params: Params, problems: Problems): { flags: Values; fields: string[] | null } {
-  const { pickable, flags: names, slugs } = vocabulary(d);
+  const { pickable, flags: names, slugs, relations } = vocabulary(d);
   let fields: string[] | null = null;
+  let picked: string[] = [];
   if (params.fields !== undefined) {
-    fields = params.fields.split(',').map((f) => f.trim()).filter(Boolean);
-    const unknown = fields.filter((f) => !pickable.includes(f));
-    if (!fields.length || unknown.length) problems.push({ path: 'fields', message: unknown.length ? `unknown field(s): ${unknown.join(', ')}` : 'must name at least one field' });
+    picked = params.fields.split(',').map((f) => f.trim()).filter(Boolean);
+    const related = (f: string) => relations.some((r) => f.startsWith(`${r.name}.`) && r.pickable.includes(f.slice(r.name.length + 1)));
+    const unknown = picked.filter((f) => !pickable.includes(f) && !related(f));
+    if (!picked.length || unknown.length) problems.push({ path: 'fields', message: unknown.length ? `unknown field(s): ${unknown.join(', ')}` : 'must name at least one field' });
+    fields = picked.filter((f) => pickable.includes(f));
   }
   const flags: Values = { [wholeFlag]: fields === null };
   for (const [name, flag] of names) flags[flag] = fields === null || fields.includes(name);
@@ -83,6 +109,7 @@ function selectionFlags(d: EntityDefinition, params: Params, problems: Problems)
   const wanted = params.child === undefined ? [] : params.child === 'all' ? slugs : slugs.filter((s) => s === params.child);
   if (params.child !== undefined && !wanted.length) problems.push({ path: 'child', message: slugs.length ? `must be all or one of ${slugs.join(', ')}` : 'this entity has no children' });
   slugs.forEach((slug, i) => (flags[childFlag(i)] = wanted.includes(slug)));
+  Object.assign(flags, relatedFlagValues(d, params, picked, problems));
   return { flags, fields };
 }
 
@@ -162,7 +189,7 @@ export function listVariables(d: EntityDefinition, params: Params): Values {
 }
 
 const measures = ['sum', 'avg', 'min', 'max'] as const;
-const listOnly = ['page', 'limit', 'cursor', 'sortBy', 'sortOrder', 'fields', 'distinct', 'metas', 'child'];
+const listOnly = ['page', 'limit', 'cursor', 'sortBy', 'sortOrder', 'fields', 'distinct', 'metas', 'child', 'expand'];
 const aggregateParams = new Set(['ids', 'search', 'from', 'to', 'dateField', 'filter', 'groupBy', 'count', ...measures, ...listOnly]);
 
 /** A comma-separated list of field names among `allowed`, or a problem. */

@@ -4,7 +4,7 @@
 // `required`, enums with the stored strings, min/max, patterns, formats, and `null` where a field
 // may be cleared. Examples are built from the same definition (and checked against its rules) so
 // that Swagger UI shows a record that the API would accept.
-import type { ChildDefinition, EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
+import { readableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import { graphqlNames } from './graphql-names.js';
 import { int32 } from './validate.js';
 
@@ -51,6 +51,8 @@ function valueSchema(field: FieldDefinition): Schema {
       return { type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 100, ...(field.enum ? { enum: [...field.enum] } : {}) } };
     case 'json':
       return { description: 'Any JSON value' };
+    case 'relation':
+      return { ...uuid, description: `The id of a ${field.to} record of the team (the related ${field.relation}).` };
   }
 }
 
@@ -109,6 +111,8 @@ export function exampleValue(field: FieldDefinition): unknown {
       return ['ana@example.com'].find((v) => matches(field, v));
     case 'url':
       return ['https://example.com'].find((v) => matches(field, v));
+    case 'relation':
+      return ids.relatedId;
     default:
       return [textSamples[field.name], `Example ${field.name}`, 'example', 'example-1', 'x'].find((v): v is string => v !== undefined && matches(field, v));
   }
@@ -124,7 +128,7 @@ function exampleFields(fields: readonly FieldDefinition[], only?: (f: FieldDefin
   return out;
 }
 
-const ids = { id: '7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10', userId: '1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed', teamId: '9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d', parentId: '3f2504e0-4f89-41d3-9a0c-0305e82c3301' };
+const ids = { id: '7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10', userId: '1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed', teamId: '9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d', parentId: '3f2504e0-4f89-41d3-9a0c-0305e82c3301', relatedId: '5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a' };
 
 /** A record as REST answers it (`written`: a write's answer, with metas when the entity has them). */
 export function exampleRecord(owner: Owner, options: { child?: boolean; written?: boolean } = {}): Record<string, unknown> {
@@ -179,6 +183,9 @@ function recordSchema(owner: Owner, parent: EntityDefinition | null): Schema {
   if (entity?.softDelete) properties.deletedAt = { type: ['string', 'null'], format: 'date-time', description: 'Set by a (soft) delete.' };
   if (entity?.metas) properties.metas = { ...metasSchema(false), description: 'With `metas=all`, and in write answers.' };
   for (const child of entity?.children ?? []) properties[child.slug] = { type: 'array', items: ref(child.name), description: `With \`child=${child.slug}\` or \`child=all\`: the ${child.slug}, oldest first.` };
+  for (const f of entity ? readableRelations(entity) : []) {
+    properties[f.relation] = { anyOf: [ref(relationTarget(f).name), { type: 'null' }], description: `With \`expand=${f.relation}\`: the ${relationTarget(f).name} of ${f.name}, null when none or one you cannot see.` };
+  }
   const required = ['id', ...owner.fields.map((f) => f.name), 'createdAt', 'updatedAt', ...(parent ? ['parentId'] : []), ...(entity?.softDelete ? ['deletedAt'] : [])];
   return { type: 'object', description: `A ${owner.name} record.${parent ? '' : ' With `fields`, only the named members are present.'}`, properties, required };
 }

@@ -4,7 +4,8 @@
 // REST declares one route per entity and operation (rest.ts) and attaches this fragment; the
 // document (rest/openapi.ts) puts it in place of what it would derive from the route's zod schemas
 // and merges `schemas` into `components.schemas`. A disabled operation has no route, so no fragment.
-import type { ChildDefinition, EntityDefinition, FieldDefinition, Operation } from '../../config/entity-definition.js';
+import { readableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition, type Operation } from '../../config/entity-definition.js';
+import { pickableFields } from './rest-documents.js';
 import { entitySchemas, exampleCreate, exampleRecord, exampleUpdate, ref, schemaNames, type Schema } from './openapi-schemas.js';
 import { graphqlNames } from './graphql-names.js';
 import { int32 } from './validate.js';
@@ -37,7 +38,7 @@ const path = (name: string, description: string): Schema => ({ name, in: 'path',
 const commaList = (items: Schema, maxItems?: number): Schema => ({ type: 'array', items, minItems: 1, ...(maxItems ? { maxItems } : {}) });
 
 const systemDates = ['createdAt', 'updatedAt'];
-const listParameterNames = new Set(['page', 'limit', 'sortBy', 'sortOrder', 'fields', 'distinct', 'ids', 'search', 'from', 'to', 'dateField', 'metas', 'child']);
+const listParameterNames = new Set(['page', 'limit', 'sortBy', 'sortOrder', 'fields', 'distinct', 'ids', 'search', 'from', 'to', 'dateField', 'metas', 'child', 'expand']);
 const isDateType = (f: FieldDefinition) => f.type === 'date' || f.type === 'datetime';
 const isRanged = (f: FieldDefinition) => ['number', 'integer', 'date', 'datetime'].includes(f.type);
 
@@ -124,13 +125,18 @@ function operatorParameters(d: EntityDefinition): Schema[] {
   return out;
 }
 
-/** `fields`, `metas` and `child`: what LIST and READ answer with. */
+/** `fields`, `metas`, `child` and `expand`: what LIST and READ answer with. */
 function shapeParameters(d: EntityDefinition): Schema[] {
-  const names = ['id', ...d.fields.map((f) => f.name), ...systemDates];
+  const relations = readableRelations(d);
+  const related = relations.flatMap((f) => pickableFields(relationTarget(f)).map((name) => `${f.relation}.${name}`));
+  const names = ['id', ...d.fields.map((f) => f.name), ...systemDates, ...related];
   return [
     query('fields', commaList({ type: 'string', enum: names }), 'Comma-separated names of the members to return.', { style: 'form', explode: false }),
     ...(d.metas ? [query('metas', { type: 'string', enum: ['all'] }, '`all` adds each record\'s `metas` object.')] : []),
     ...(d.children.length ? [query('child', { type: 'string', enum: ['all', ...d.children.map((c) => c.slug)] }, 'Adds the named child records (or all of them) as arrays under their slug.')] : []),
+    ...(relations.length
+      ? [query('expand', commaList({ type: 'string', enum: relations.map((f) => f.relation) }), 'Comma-separated relations whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope. `fields` may name its members (`customer.name`).', { style: 'form', explode: false })]
+      : []),
   ];
 }
 
@@ -175,7 +181,7 @@ export function aggregateOpenApi(d: EntityDefinition): EntityOpenApi {
     ...(numbers.length ? [query('sum', fieldList(numbers), 'Sums of these number fields.', list), query('avg', fieldList(numbers), 'Averages of these number fields.', list)] : []),
     query('min', fieldList(extremes), 'Minimums of these fields.', list),
     query('max', fieldList(extremes), 'Maximums of these fields.', list),
-    ...listParameters(d).filter((p) => !['page', 'limit', 'cursor', 'sortBy', 'sortOrder', 'fields', 'distinct', 'metas', 'child'].includes(p.name as string)),
+    ...listParameters(d).filter((p) => !['page', 'limit', 'cursor', 'sortBy', 'sortOrder', 'fields', 'distinct', 'metas', 'child', 'expand'].includes(p.name as string)),
   ];
   const numberValue: Schema = { type: 'number' };
   const group: Schema = {

@@ -3,7 +3,7 @@
 // and every sortable or filterable field, the definition's composite indexes, trigram search
 // indexes, and per-team uniqueness. Defaults are applied by the runtime validator (one source of
 // truth), not by the database.
-import type { ChildDefinition, EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
+import { camelSlug, relationFields, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition, type OnDelete } from '../../config/entity-definition.js';
 
 export const columnName = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
@@ -24,6 +24,8 @@ function prismaType(field: FieldDefinition): string {
       return 'String[] @default([])';
     case 'json':
       return `Json${optional}`;
+    case 'relation':
+      return `String${optional} @db.Uuid`;
     default:
       return `String${optional}`;
   }
@@ -51,6 +53,8 @@ function indexes(fields: FieldDefinition[], shared: boolean, composite: { fields
     if (f.unique) lines.push(`  @@unique([teamId, ${f.name}])`);
     else if (f.type === 'multiselect' && f.filterable) lines.push(`  @@index([${f.name}], type: Gin)`);
     else if ((f.sortable || f.filterable) && f.type !== 'multiselect') lines.push(`  @@index([${scope}, ${f.name}])`);
+    // A foreign key's own index: the target's delete finds the records naming it, and a target's records are read by it.
+    if (f.type === 'relation') lines.push(`  @@index([${f.name}])`);
   }
   return lines;
 }
@@ -66,36 +70,54 @@ const stampLines = [
   '  updatedAt DateTime @updatedAt @map("updated_at") @db.Timestamptz(3)',
 ];
 
-const relationLines = (model: string) => [
+const ownerRelationLines = (model: string) => [
   `  team      Team     @relation("${model}Team", fields: [teamId], references: [id], onDelete: Cascade)`,
   `  user      User     @relation("${model}User", fields: [userId], references: [id], onDelete: Cascade)`,
 ];
 
-function entityModel(d: EntityDefinition): string {
+const referentialActions: Record<OnDelete, string> = { restrict: 'Restrict', setNull: 'SetNull', cascade: 'Cascade' };
+
+/** Prisma's name of a relation (`TaskCustomer`), on both of its models. */
+const relationName = (d: EntityDefinition, f: FieldDefinition) => `${d.name}${f.relation!.charAt(0).toUpperCase()}${f.relation!.slice(1)}`;
+
+/** The related record of each relation field (`customer Customer? @relation(…)`), its foreign key enforcing onDelete. */
+const relationLines = (d: EntityDefinition) =>
+  relationFields(d).map((f) => `  ${f.relation} ${relationTarget(f).name}${f.required ? '' : '?'} @relation("${relationName(d, f)}", fields: [${f.name}], references: [id], onDelete: ${referentialActions[f.onDelete!]})`);
+
+/** The other side Prisma wants on a relation's target: `tasksByCustomer Task[]` on Customer. */
+function inverseLines(target: EntityDefinition, definitions: readonly EntityDefinition[]): string[] {
+  return definitions.flatMap((d) =>
+    relationFields(d)
+      .filter((f) => relationTarget(f) === target)
+      .map((f) => `  ${camelSlug(d.slug)}By${relationName(d, f).slice(d.name.length)} ${d.name}[] @relation("${relationName(d, f)}")`),
+  );
+}
+
+function entityModel(d: EntityDefinition, definitions: readonly EntityDefinition[]): string {
   const lines = [`/// Generated from src/config/entities (${d.slug}): do not edit, run \`npm run generate\`.`, `model ${d.name} {`, ...ownerLines];
   for (const f of d.fields) lines.push(fieldLine(f));
   if (d.metas) lines.push('  metas     Json     @default("{}")');
   if (d.softDelete) lines.push('  deletedAt DateTime? @map("deleted_at") @db.Timestamptz(3)');
-  lines.push(...stampLines, ...relationLines(d.name));
+  lines.push(...stampLines, ...ownerRelationLines(d.name), ...relationLines(d), ...inverseLines(d, definitions));
   for (const c of d.children) lines.push(`  ${childField(c)} ${c.name}[]`);
   lines.push('', ...indexes(d.fields, d.access.shared, d.indexes), `  @@map("${d.tableName}")`, '}');
   return lines.join('\n');
 }
 
 /** The parent's field holding a child's records: the child's slug in camelCase (`notes`). */
-export const childField = (c: ChildDefinition) => c.slug.replace(/-([a-z0-9])/g, (_m, ch: string) => ch.toUpperCase());
+export const childField = (c: ChildDefinition) => camelSlug(c.slug);
 
 function childModel(parent: EntityDefinition, c: ChildDefinition): string {
   const lines = [`/// Generated from src/config/entities (${parent.slug} → ${c.slug}): do not edit.`, `model ${c.name} {`, ...ownerLines, '  parentId  String   @map("parent_id") @db.Uuid'];
   for (const f of c.fields) lines.push(fieldLine(f));
-  lines.push(...stampLines, ...relationLines(c.name), `  parent    ${parent.name} @relation(fields: [parentId], references: [id], onDelete: Cascade)`);
+  lines.push(...stampLines, ...ownerRelationLines(c.name), `  parent    ${parent.name} @relation(fields: [parentId], references: [id], onDelete: Cascade)`);
   lines.push('', '  @@index([parentId, createdAt])', ...indexes(c.fields, true), `  @@map("${c.tableName}")`, '}');
   return lines.join('\n');
 }
 
 /** The whole generated schema file. */
 export function entitiesPrisma(definitions: readonly EntityDefinition[]): string {
-  const models = definitions.flatMap((d) => [entityModel(d), ...d.children.map((c) => childModel(d, c))]);
+  const models = definitions.flatMap((d) => [entityModel(d, definitions), ...d.children.map((c) => childModel(d, c))]);
   return `// Generated by \`npm run generate\` from src/config/entities: do not edit.\n\n${models.join('\n\n')}\n`;
 }
 

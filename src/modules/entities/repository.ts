@@ -24,7 +24,7 @@ export function delegateOf(tx: Tx, model: string): Delegate {
   return delegate;
 }
 
-export { isUniqueViolation } from '../../db/errors.js';
+export { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 export { escapeLike } from '../../db/like.js';
 
 /** The record version of a team's rows in `table` (see totals.ts), or null when the caller is not a member of the team. */

@@ -4,19 +4,27 @@
 // null (anonymous readers of public entities), children under their slug, distinct values in the
 // field's own JSON type. A field an `@include` left out may be present as undefined (graphql-jit): it
 // is absent from the answer all the same.
-import type { ChildDefinition, EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
+import { readableRelations, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import { AppError } from '../../shared/errors.js';
 import { childField } from './prisma-model.js';
 type Values = Record<string, unknown>;
 
 type Owner = EntityDefinition | ChildDefinition;
 
+/** The owner ids GraphQL gives as null (anonymous readers of public entities) are absent from REST's record. */
+function withoutHiddenOwners(record: Values): void {
+  if (record.userId === null) delete record.userId;
+  if (record.teamId === null) delete record.teamId;
+}
+
 /** A function turning one GraphQL record of `owner` (and its children) into its REST form, in place. */
 export function recordMapper(owner: Owner): (record: Values) => Values {
   const children = 'children' in owner ? owner.children.map((c) => ({ key: childField(c), slug: c.slug, map: recordMapper(c) })) : [];
+  const relations = 'children' in owner ? readableRelations(owner).map((f) => f.relation) : [];
   return (record) => {
-    if (record.userId === null) delete record.userId;
-    if (record.teamId === null) delete record.teamId;
+    withoutHiddenOwners(record);
+    // Expanded related records (one level: expand=customer), null when none or not the caller's to see.
+    for (const relation of relations) if (record[relation]) withoutHiddenOwners(record[relation] as Values);
     for (const child of children) {
       const rows = record[child.key] as Values[] | undefined;
       if (rows === undefined) continue;

@@ -5,7 +5,7 @@
 // each is an `@include(if: $…)` of the document, so what is not asked for is not resolved.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { parse } from 'graphql';
-import type { ChildDefinition, EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
+import { readableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import { graphqlNames } from './graphql-names.js';
 import { extremeFields, groupFields, numberFields } from './aggregate.js';
 import { aggregateNames } from './aggregate-schema.js';
@@ -24,6 +24,8 @@ export const childFlag = (index: number) => `child${index}`;
 /** Includes the stamps and owner ids that `fields=` cannot name (`userId`, `teamId`, `deletedAt`). */
 export const wholeFlag = 'whole';
 export const metasFlag = 'metas';
+/** The variables of an expanded relation (`expand=customer`): the related record, each of its fields (`fields=customer.name`), its stamps and owners. */
+export const relatedFlags = (relation: string) => ({ record: `x_${relation}`, field: (name: string) => `x_${relation}_${name}`, whole: `x_${relation}__whole` });
 
 /** The names `fields=` may pick: the system fields, then the definition's own. */
 export const pickableFields = (owner: { fields: FieldDefinition[] }) => ['id', ...owner.fields.map((f) => f.name), 'createdAt', 'updatedAt'];
@@ -36,15 +38,18 @@ export const fieldNameEnum = (d: EntityDefinition) => `${d.name}FieldName`;
 
 const document = (text: string) => parse(text, { noLocation: true }) as unknown as EntityDocument;
 
-/** A record's selection, in the order REST answers it (service `present`): id, fields, stamps, owners. */
-function recordSelection(owner: EntityDefinition | ChildDefinition, flags: boolean, extra: string[] = []): string {
-  const pick = (name: string) => (flags ? `${name} @include(if: $${fieldFlag(name)})` : name);
-  const whole = (name: string) => (flags ? `${name} @include(if: $${wholeFlag})` : name);
+type Flags = { field: (name: string) => string; whole: string };
+const ownFlags: Flags = { field: fieldFlag, whole: wholeFlag };
+
+/** A record's selection, in the order REST answers it (service `present`): id, fields, stamps, owners; each behind its flag when `flags` are given. */
+function recordSelection(owner: EntityDefinition | ChildDefinition, flags: Flags | null, extra: string[] = []): string {
+  const pick = (name: string) => (flags ? `${name} @include(if: $${flags.field(name)})` : name);
+  const whole = (name: string) => (flags ? `${name} @include(if: $${flags.whole})` : name);
   const softDelete = 'softDelete' in owner && owner.softDelete;
   return [...pickableFields(owner).map(pick), ...['userId', 'teamId', ...(softDelete ? ['deletedAt'] : [])].map(whole), ...extra].join(' ');
 }
 
-const childSelection = (child: ChildDefinition) => `{ ${recordSelection(child, false, ['parentId'])} }`;
+const childSelection = (child: ChildDefinition) => `{ ${recordSelection(child, null, ['parentId'])} }`;
 
 /** Declarations of the selection variables of a READ/LIST document. */
 function flagDeclarations(d: EntityDefinition): string[] {
@@ -53,18 +58,29 @@ function flagDeclarations(d: EntityDefinition): string[] {
     ...pickableFields(d).map((name) => `$${fieldFlag(name)}: Boolean!`),
     ...(d.metas ? [`$${metasFlag}: Boolean!`] : []),
     ...d.children.map((_c, i) => `$${childFlag(i)}: Boolean!`),
+    ...readableRelations(d).flatMap((f) => {
+      const flags = relatedFlags(f.relation);
+      return [flags.record, flags.whole, ...pickableFields(relationTarget(f)).map(flags.field)].map((name) => `$${name}: Boolean!`);
+    }),
   ];
+}
+
+/** An expanded relation: the related record, its fields behind their flags (metas with the whole record). */
+function relatedSelection(f: FieldDefinition & { relation: string }): string {
+  const target = relationTarget(f);
+  const flags = relatedFlags(f.relation);
+  return `${f.relation} @include(if: $${flags.record}) { ${recordSelection(target, flags, target.metas ? [`metas @include(if: $${flags.whole})`] : [])} }`;
 }
 
 /** The READ/LIST record selection: picked fields, then metas and children when asked for. */
 function flaggedRecord(d: EntityDefinition): string {
   const metas = d.metas ? [`metas @include(if: $${metasFlag})`] : [];
   const children = d.children.map((c, i) => `${childField(c)} @include(if: $${childFlag(i)}) ${childSelection(c)}`);
-  return `{ ${recordSelection(d, true, [...metas, ...children])} }`;
+  return `{ ${recordSelection(d, ownFlags, [...metas, ...children, ...readableRelations(d).map(relatedSelection)])} }`;
 }
 
 /** What a write answers: every field, and the metas when the entity has them (service `written`). */
-const writtenRecord = (d: EntityDefinition) => `{ ${recordSelection(d, false, d.metas ? ['metas'] : [])} }`;
+const writtenRecord = (d: EntityDefinition) => `{ ${recordSelection(d, null, d.metas ? ['metas'] : [])} }`;
 
 export function listDocument(d: EntityDefinition): EntityDocument {
   const n = graphqlNames(d);
@@ -126,7 +142,7 @@ export function updateDocument(d: EntityDefinition): EntityDocument {
 /** DELETE: the message, or for soft deletes the record as it now is (service `present`: no metas). */
 export function deleteDocument(d: EntityDefinition): EntityDocument {
   const n = graphqlNames(d);
-  const record = d.softDelete ? ` record { ${recordSelection(d, false)} }` : '';
+  const record = d.softDelete ? ` record { ${recordSelection(d, null)} }` : '';
   return document(`mutation ${n.delete}($id: ID!) { result: ${n.delete}(id: $id) { message${record} } }`);
 }
 

@@ -6,10 +6,11 @@
 // name `IN_PROGRESS` is taken too). The two forms and the other filters combine with AND. What a
 // value or a name cannot be is refused here, with the parameter as path; the limits (depth, number of
 // conditions) are the service's, as for GraphQL callers.
-import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
+import { relationTarget, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import { enumValueName, hasEnum } from './graphql-names.js';
+import { isUuid } from '../../shared/validation.js';
 import { int32, isStorableTime } from './validate.js';
-import { flagOperators, listOperators, operatorsOf, takesMode, whereFields, whereLimits, type Operator } from './where.js';
+import { flagOperators, listOperators, operatorsOf, relationsOf, takesMode, whereFields, whereLimits, type Operator } from './where.js';
 
 type Values = Record<string, unknown>;
 type Problems = { path: string; message: string }[];
@@ -42,6 +43,8 @@ export function filterValue(field: FieldDefinition, raw: string, name: string, p
       const time = Date.parse(raw);
       return isStorableTime(time) ? new Date(time).toISOString() : bad('must be an ISO 8601 date-time (years 0001 to 9999)');
     }
+    case 'relation':
+      return isUuid(raw) ? raw : bad('must be a record id (UUID)');
     case 'select':
     case 'multiselect':
       if (!hasEnum(field)) break;
@@ -109,6 +112,7 @@ function fromJson(d: EntityDefinition, given: unknown, path: string, depth: numb
       if (Array.isArray(value)) out[key] = value.map((w, i) => fromJson(d, w, `${at}[${i}]`, depth + 1, problems));
       else problems.push({ path: at, message: 'must be a list of conditions' });
     } else if (key === 'NOT') out.NOT = fromJson(d, value, at, depth + 1, problems);
+    else if (relationsOf(d).has(key)) out[key] = fromJson(relationTarget(relationsOf(d).get(key)!), value, at, depth + 1, problems);
     else {
       const field = fieldOf(d, key);
       if (!field) problems.push({ path: at, message: 'is not a filterable field' });

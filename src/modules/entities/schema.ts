@@ -13,7 +13,7 @@ import { builder, type Builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
 import { registerAggregate } from './aggregate-schema.js';
 import { graphqlNames } from './graphql-names.js';
-import { entityTypes, sharedTypes, type EntityTypes } from './graphql-types.js';
+import { entityTypes, sharedTypes, type EntityTypes, type Relations } from './graphql-types.js';
 import { childField } from './prisma-model.js';
 import type { ListQuery } from './query.js';
 import * as records from './service.js';
@@ -23,8 +23,15 @@ type Values = Record<string, unknown>;
 /** Registers the entities' types and fields on `b` (the platform's builder, or a test's own). */
 export function registerEntities(b: Builder, definitions: readonly EntityDefinition[]): void {
   const shared = sharedTypes(b);
-  for (const d of definitions) {
-    const types = entityTypes(b, d, shared, (r, child, ctx) => records.listChildren(ctx as Context, d, String(r.id), child.slug));
+  const built = new Map<EntityDefinition, EntityTypes>();
+  // A relation's field reads its target's record type, built in this same loop (fields are built with the schema).
+  const relations: Relations = {
+    record: (target) => built.get(target)?.record,
+    authScopes: (target) => authScopesFor(target, 'read'),
+    load: (target, ids, ctx) => records.related(ctx as Context, target, ids),
+  };
+  for (const d of definitions) built.set(d, entityTypes(b, d, shared, (r, child, ctx) => records.listChildren(ctx as Context, d, String(r.id), child.slug), relations));
+  for (const [d, types] of built) {
     registerQueries(b, d, types);
     if (d.operations.list) registerAggregate(b, d, types, authScopesFor(d, 'list'));
     registerMutations(b, d, types);

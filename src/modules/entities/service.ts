@@ -6,7 +6,7 @@
 // Every create, update and delete (soft deletes and children's changes included) records its webhook
 // event (`<slug>:created|updated|deleted`) in the same transaction as the change.
 import type { AuthenticatedActor } from '../../auth/actor.js';
-import type { ChildDefinition, EntityDefinition, FieldDefinition, Operation } from '../../config/entity-definition.js';
+import { relationFields, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition, type Operation } from '../../config/entity-definition.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import { paginationOf, type Pagination } from '../../shared/pagination.js';
@@ -19,7 +19,7 @@ import { recordEntityEvent, type EntityChange } from '../webhooks/service.js';
 import { childField } from './prisma-model.js';
 import { checkListQuery, type ListQuery, type ParsedQuery, type View } from './query.js';
 import { after, decodeCursor, encodeCursor, fingerprint, reversed, type Cursor, type Sort } from './cursor.js';
-import { delegateOf, escapeLike, isUniqueViolation, type Delegate, type Row } from './repository.js';
+import { delegateOf, escapeLike, isForeignKeyViolation, isUniqueViolation, type Delegate, type Row } from './repository.js';
 import { exactTotal } from './totals.js';
 import { validateRecord, type Values } from './validate.js';
 
@@ -194,6 +194,46 @@ async function visible(scope: RequestScope, d: EntityDefinition, caller: Caller,
   return row;
 }
 
+/**
+ * The related records of a relation (`Task.customer`, `expand=customer`) for every id a page names,
+ * in one query: each as READ answers it, or null for an id the caller cannot read (another team's,
+ * another user's private record, soft-deleted). Scopes are the relation field's (the target's read).
+ */
+export async function related(scope: RequestScope, d: EntityDefinition, ids: readonly string[]): Promise<(Values | null)[]> {
+  const caller = callerFor(scope, d, 'read');
+  const rows = await delegateOf(await scope.db.tx(), d.name).findMany({ where: { AND: [{ id: { in: [...new Set(ids)] } }, ...baseWhere(d, caller)] } });
+  const byId = new Map(rows.map((row) => [row.id, decorate(d, row, caller, { fields: null, metas: d.metas, children: [] })]));
+  return ids.map((id) => byId.get(id) ?? null);
+}
+
+const unrelatable = (f: FieldDefinition) => `must be the id of a ${f.to} record you can see in this team`;
+
+/**
+ * A write's relation ids must name records the caller can see in its team (the target's rules: the
+ * creator's own for a private entity, not soft-deleted): 422 otherwise, the same answer whether such a
+ * record exists in another team or nowhere. A target deleted at the same moment is the foreign key's
+ * to refuse (`relationGone`).
+ */
+async function checkRelated(scope: RequestScope, d: EntityDefinition, caller: Caller, values: Values): Promise<void> {
+  const problems: Record<string, string> = {};
+  for (const f of relationFields(d)) {
+    const id = values[f.name];
+    if (typeof id !== 'string') continue;
+    const target = relationTarget(f);
+    const found = await delegateOf(await scope.db.tx(), target.name).findFirst({ where: { AND: [{ id }, ...baseWhere(target, caller)] }, select: { id: true } });
+    if (!found) problems[f.name] = unrelatable(f);
+  }
+  if (Object.keys(problems).length) throw new AppError('VALIDATION_FAILED', 'Validation failed', problems);
+}
+
+/** A write refused by a foreign key: a related record deleted since checkRelated saw it. */
+function relationGone(d: EntityDefinition, values: Values) {
+  return (error: unknown): never => {
+    if (!isForeignKeyViolation(error)) return conflict(error);
+    throw new AppError('VALIDATION_FAILED', 'Validation failed', Object.fromEntries(relationFields(d).filter((f) => values[f.name]).map((f) => [f.name, unrelatable(f)])));
+  };
+}
+
 /** READ; `view` says what the record carries (children by slug, loaded with it). */
 export async function read(scope: RequestScope, d: EntityDefinition, id: string, view: View = { fields: null, metas: d.metas, children: [] }): Promise<Values> {
   const caller = callerFor(scope, d, 'read');
@@ -231,8 +271,9 @@ export async function create(scope: RequestScope, d: EntityDefinition, body: unk
   const { values, metas } = validateRecord(d.fields, body, { partial: false, metas: d.metas });
   const tx = await scope.db.tx();
   if (d.planLimit) await assertPlanAllows(scope, tx, caller.teamId, d.planLimit);
+  await checkRelated(scope, d, caller, values);
   const data = { ...values, teamId: caller.teamId, userId: caller.actor.userId, ...(d.metas ? { metas: mergedMetas({}, metas ?? {}) } : {}) };
-  const record = written(d, await delegateOf(tx, d.name).create({ data }).catch(conflict), caller);
+  const record = written(d, await delegateOf(tx, d.name).create({ data }).catch(relationGone(d, values)), caller);
   await changed(scope, tx, d, d.slug, 'created', record);
   return record;
 }
@@ -241,9 +282,10 @@ export async function update(scope: RequestScope, d: EntityDefinition, id: strin
   const caller = callerFor(scope, d, 'update');
   const { values, metas } = validateRecord(d.fields, body, { partial: true, metas: d.metas });
   const current = await visible(scope, d, caller, id);
+  await checkRelated(scope, d, caller, values);
   const data = { ...values, ...(metas ? { metas: mergedMetas(current.metas, metas) } : {}) };
   const tx = await scope.db.tx();
-  const record = written(d, await delegateOf(tx, d.name).update({ where: { id }, data }).catch(conflict), caller);
+  const record = written(d, await delegateOf(tx, d.name).update({ where: { id }, data }).catch(relationGone(d, values)), caller);
   await changed(scope, tx, d, d.slug, 'updated', record);
   return record;
 }
@@ -261,7 +303,10 @@ export async function remove(scope: RequestScope, d: EntityDefinition, id: strin
     await changed(scope, tx, d, d.slug, 'deleted', record);
     return { deleted: record };
   }
-  await model.delete({ where: { id } });
+  await model.delete({ where: { id } }).catch((error: unknown) => {
+    if (!isForeignKeyViolation(error)) throw error;
+    throw new AppError('CONFLICT', `${d.name} is still related to records that keep it (onDelete: restrict): change or delete those first`);
+  });
   await changed(scope, tx, d, d.slug, 'deleted', written(d, current, caller));
   return { deleted: null };
 }

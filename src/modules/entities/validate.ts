@@ -3,6 +3,7 @@
 // VALIDATION_FAILED with `details` mapping each bad field to a message; defaults fill a create.
 import type { FieldDefinition } from '../../config/entity-definition.js';
 import { AppError } from '../../shared/errors.js';
+import { isUuid } from '../../shared/validation.js';
 
 export type Values = Record<string, unknown>;
 
@@ -64,6 +65,9 @@ export function coerceField(field: FieldDefinition, value: unknown): { value: un
     }
     case 'json':
       return { value };
+    case 'relation':
+      // Whether the id names a record the caller may relate to is the service's to check (service.ts related).
+      return typeof value === 'string' && isUuid(value) ? { value: value.toLowerCase() } : { error: `must be the id of a ${field.to} record` };
   }
 }
 

@@ -4,17 +4,20 @@
 //     with `mode: INSENSITIVE` for case-insensitive comparison;
 //   number, integer, date, datetime: eq ne in notIn lt lte gt gte isNull;
 //   select: eq ne in notIn isNull;   boolean: eq ne isNull;
-//   multiselect: has hasSome hasEvery isEmpty.
+//   multiselect: has hasSome hasEvery isEmpty;   relation (the related record's id): eq ne in notIn isNull.
+// A filterable relation also takes the related entity's where (`customer: { office: { eq: "Madrid" } }`):
+// records whose related record is one the caller can see (RLS) and meets it; it counts as a level.
 // Conditions of one field, and the fields of one `where`, combine with AND; `ne` and `notIn` never
 // match an empty field (SQL's comparison: ask for `isNull: true` in an OR for those).
 // GraphQL types them (`TaskWhere`, `StringCondition`, `TaskStatusCondition`…, registered here), REST
 // builds the same value from its query string (rest-where.ts); `checkWhere` turns the coerced value
 // into Prisma's where, refusing what types cannot say: depth, number of conditions, list sizes, texts
 // and instants that cannot be stored. Field names come from the definition, never from the request.
-import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
+import { relationFields, relationTarget, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import type { Builder } from '../../graphql/builder.js';
 import { escapeLike } from '../../db/like.js';
 import { enumTypeName, graphqlNames, hasEnum } from './graphql-names.js';
+import { isUuid } from '../../shared/validation.js';
 import { isStorableTime } from './validate.js';
 
 type Values = Record<string, unknown>;
@@ -40,6 +43,7 @@ export function operatorsOf(field: Pick<FieldDefinition, 'type'>): readonly Oper
     case 'boolean':
       return ['eq', 'ne', 'isNull'];
     case 'select':
+    case 'relation':
       return ['eq', 'ne', 'in', 'notIn', 'isNull'];
     case 'number':
     case 'integer':
@@ -81,6 +85,8 @@ function scalarOf(field: Pick<FieldDefinition, 'type'>): string {
       return 'Date';
     case 'datetime':
       return 'DateTime';
+    case 'relation':
+      return 'ID';
     default:
       return 'String';
   }
@@ -117,20 +123,36 @@ function conditionType(b: Builder, field: FieldDefinition, owner: { name: string
   return ref;
 }
 
-/** `TaskWhere`: a condition per filterable field and stamp, and AND/OR/NOT groups; null when LIST is off. */
+/** The where types of a builder, by entity: a relation's condition is its target's where. */
+const whereRefs = new WeakMap<Builder, Map<EntityDefinition, Ref>>();
+
+/** Filterable relations whose target has a where (its LIST is on), with that where. */
+function relationWheres(b: Builder, d: EntityDefinition): [FieldDefinition & { relation: string }, Ref][] {
+  return relationFields(d).flatMap((f) => {
+    const target = whereRefs.get(b)?.get(relationTarget(f));
+    return f.filterable && target ? [[f, target] as [FieldDefinition & { relation: string }, Ref]] : [];
+  });
+}
+
+/** `TaskWhere`: a condition per filterable field and stamp, the related records' wheres, and AND/OR/NOT groups. */
 export function whereType(b: Builder, d: EntityDefinition, enums: Map<string, unknown>): Ref {
   const conditions = whereFields(d).map((f) => [f.name, conditionType(b, f, d, enums)] as const);
+  let refs = whereRefs.get(b);
+  if (!refs) whereRefs.set(b, (refs = new Map()));
   const where: Ref = b.inputType(graphqlNames(d).where, {
     description: `Conditions on ${d.slug}: the fields' conditions and the groups combine with AND. At most ${whereLimits.depth} levels of groups and ${whereLimits.conditions} conditions.`,
     fields: (t) => {
       const loose = t as unknown as Loose;
       const out: Record<string, unknown> = Object.fromEntries(conditions.map(([name, type]) => [name, loose.field({ type, required: false })]));
+      // Built when the schema is: every entity's where exists by then.
+      for (const [f, type] of relationWheres(b, d)) out[f.relation] = loose.field({ type, required: false, description: `Its ${f.relation} (a ${relationTarget(f).name} the caller can see) meets these.` });
       out.AND = loose.field({ type: [where], required: false, description: 'Every one of these holds.' });
       out.OR = loose.field({ type: [where], required: false, description: 'At least one of these holds.' });
       out.NOT = loose.field({ type: where, required: false, description: 'This does not hold.' });
       return out as never;
     },
   }) as unknown as Ref;
+  refs.set(d, where);
   return where;
 }
 
@@ -150,6 +172,8 @@ function storable(field: FieldDefinition, value: unknown, path: string, problems
     case 'integer':
     case 'boolean':
       return value;
+    case 'relation':
+      return isUuid(String(value)) ? String(value).toLowerCase() : bad('must be a record id (UUID)');
     default: {
       const text = String(value);
       return text.length > 500 ? bad('is too long (500 characters at most)') : text.includes('\u0000') ? bad('cannot contain NUL (\\u0000) characters') : text;
@@ -189,7 +213,7 @@ const everything: Values = { NOT: nothing };
 /** Conditions that must all hold; none: every record. */
 const all = (conditions: Values[]): Values => (conditions.length ? { AND: conditions } : everything);
 
-function group(d: EntityDefinition, fields: Map<string, FieldDefinition>, given: Values, path: string, depth: number, problems: Problems, counted: { n: number }): Values[] {
+function group(d: EntityDefinition, given: Values, path: string, depth: number, problems: Problems, counted: { n: number }): Values[] {
   if (depth > whereLimits.depth) {
     problems.push({ path, message: `nests groups deeper than ${whereLimits.depth} levels` });
     return [];
@@ -197,20 +221,40 @@ function group(d: EntityDefinition, fields: Map<string, FieldDefinition>, given:
   const out: Values[] = [];
   for (const [key, value] of Object.entries(given)) {
     if (value === null || value === undefined) continue;
-    const nested = (w: Values, at: string) => all(group(d, fields, w, at, depth + 1, problems, counted));
+    const nested = (w: Values, at: string, of = d) => all(group(of, w, at, depth + 1, problems, counted));
     if (key === 'OR' && !(value as Values[]).length) out.push(nothing);
     else if (key === 'AND' || key === 'OR') out.push({ [key]: (value as Values[]).map((w, i) => nested(w, `${path}.${key}[${i}]`)) });
     else if (key === 'NOT') out.push({ NOT: nested(value as Values, `${path}.NOT`) });
     else {
-      const field = fields.get(key);
+      const field = fieldsOf(d).get(key);
+      const relation = field ? undefined : relationsOf(d).get(key);
       if (field) out.push(...fieldConditions(field, value as Values, `${path}.${key}`, problems, counted));
-      else problems.push({ path: `${path}.${key}`, message: 'is not a filterable field' });
+      else if (relation) {
+        const target = relationTarget(relation);
+        const met = nested(value as Values, `${path}.${key}`, target);
+        out.push({ [key]: { is: target.softDelete ? { AND: [{ deletedAt: null }, met] } : met } });
+      } else problems.push({ path: `${path}.${key}`, message: 'is not a filterable field' });
     }
   }
   return out;
 }
 
 const fieldMaps = new WeakMap<EntityDefinition, Map<string, FieldDefinition>>();
+const relationMaps = new WeakMap<EntityDefinition, Map<string, FieldDefinition>>();
+
+/** The fields a where of `d` may name, by name. */
+function fieldsOf(d: EntityDefinition): Map<string, FieldDefinition> {
+  let fields = fieldMaps.get(d);
+  if (!fields) fieldMaps.set(d, (fields = new Map(whereFields(d).map((f) => [f.name, f]))));
+  return fields;
+}
+
+/** The filterable relations of `d` whose target can be listed, by relation name (`customer`): a where may hold their target's where. */
+export function relationsOf(d: EntityDefinition): Map<string, FieldDefinition> {
+  let relations = relationMaps.get(d);
+  if (!relations) relationMaps.set(d, (relations = new Map(relationFields(d).filter((f) => f.filterable && relationTarget(f).operations.list).map((f) => [f.relation, f]))));
+  return relations;
+}
 
 /**
  * A `where` (GraphQL-coerced: enums as stored strings, days as YYYY-MM-DD, instants as Date) as
@@ -218,10 +262,8 @@ const fieldMaps = new WeakMap<EntityDefinition, Map<string, FieldDefinition>>();
  */
 export function checkWhere(d: EntityDefinition, given: Values | null | undefined, problems: Problems): Values | null {
   if (!given) return null;
-  let fields = fieldMaps.get(d);
-  if (!fields) fieldMaps.set(d, (fields = new Map(whereFields(d).map((f) => [f.name, f]))));
   const counted = { n: 0 };
-  const conditions = group(d, fields, given, 'where', 1, problems, counted);
+  const conditions = group(d, given, 'where', 1, problems, counted);
   if (counted.n > whereLimits.conditions) problems.push({ path: 'where', message: `holds ${counted.n} conditions; at most ${whereLimits.conditions}` });
   return conditions.length ? { AND: conditions } : null;
 }

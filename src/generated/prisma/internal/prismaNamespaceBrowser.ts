@@ -54,6 +54,7 @@ export const ModelName = {
   Customer: 'Customer',
   Note: 'Note',
   Post: 'Post',
+  Project: 'Project',
   Task: 'Task',
   User: 'User',
   Session: 'Session',
@@ -142,6 +143,23 @@ export const PostScalarFieldEnum = {
 } as const
 
 export type PostScalarFieldEnum = (typeof PostScalarFieldEnum)[keyof typeof PostScalarFieldEnum]
+
+
+export const ProjectScalarFieldEnum = {
+  id: 'id',
+  teamId: 'teamId',
+  userId: 'userId',
+  name: 'name',
+  status: 'status',
+  budget: 'budget',
+  customerId: 'customerId',
+  parentProjectId: 'parentProjectId',
+  milestoneId: 'milestoneId',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type ProjectScalarFieldEnum = (typeof ProjectScalarFieldEnum)[keyof typeof ProjectScalarFieldEnum]
 
 
 export const TaskScalarFieldEnum = {

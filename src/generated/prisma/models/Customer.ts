@@ -270,6 +270,7 @@ export type CustomerWhereInput = {
   updatedAt?: Prisma.DateTimeFilter<"Customer"> | Date | string
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
+  projectsByCustomer?: Prisma.ProjectListRelationFilter
   notes?: Prisma.NoteListRelationFilter
 }
 
@@ -289,6 +290,7 @@ export type CustomerOrderByWithRelationInput = {
   updatedAt?: Prisma.SortOrder
   team?: Prisma.TeamOrderByWithRelationInput
   user?: Prisma.UserOrderByWithRelationInput
+  projectsByCustomer?: Prisma.ProjectOrderByRelationAggregateInput
   notes?: Prisma.NoteOrderByRelationAggregateInput
 }
 
@@ -312,6 +314,7 @@ export type CustomerWhereUniqueInput = Prisma.AtLeast<{
   updatedAt?: Prisma.DateTimeFilter<"Customer"> | Date | string
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
+  projectsByCustomer?: Prisma.ProjectListRelationFilter
   notes?: Prisma.NoteListRelationFilter
 }, "id" | "teamId_account">
 
@@ -369,6 +372,7 @@ export type CustomerCreateInput = {
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityCustomersInput
   user: Prisma.UserCreateNestedOneWithoutEntityCustomersInput
+  projectsByCustomer?: Prisma.ProjectCreateNestedManyWithoutCustomerInput
   notes?: Prisma.NoteCreateNestedManyWithoutParentInput
 }
 
@@ -386,6 +390,7 @@ export type CustomerUncheckedCreateInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  projectsByCustomer?: Prisma.ProjectUncheckedCreateNestedManyWithoutCustomerInput
   notes?: Prisma.NoteUncheckedCreateNestedManyWithoutParentInput
 }
 
@@ -403,6 +408,7 @@ export type CustomerUpdateInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityCustomersNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEntityCustomersNestedInput
+  projectsByCustomer?: Prisma.ProjectUpdateManyWithoutCustomerNestedInput
   notes?: Prisma.NoteUpdateManyWithoutParentNestedInput
 }
 
@@ -420,6 +426,7 @@ export type CustomerUncheckedUpdateInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  projectsByCustomer?: Prisma.ProjectUncheckedUpdateManyWithoutCustomerNestedInput
   notes?: Prisma.NoteUncheckedUpdateManyWithoutParentNestedInput
 }
 
@@ -537,6 +544,11 @@ export type CustomerScalarRelationFilter = {
   isNot?: Prisma.CustomerWhereInput
 }
 
+export type CustomerNullableScalarRelationFilter = {
+  is?: Prisma.CustomerWhereInput | null
+  isNot?: Prisma.CustomerWhereInput | null
+}
+
 export type CustomerListRelationFilter = {
   every?: Prisma.CustomerWhereInput
   some?: Prisma.CustomerWhereInput
@@ -597,6 +609,22 @@ export type CustomerUpdateOneRequiredWithoutNotesNestedInput = {
   upsert?: Prisma.CustomerUpsertWithoutNotesInput
   connect?: Prisma.CustomerWhereUniqueInput
   update?: Prisma.XOR<Prisma.XOR<Prisma.CustomerUpdateToOneWithWhereWithoutNotesInput, Prisma.CustomerUpdateWithoutNotesInput>, Prisma.CustomerUncheckedUpdateWithoutNotesInput>
+}
+
+export type CustomerCreateNestedOneWithoutProjectsByCustomerInput = {
+  create?: Prisma.XOR<Prisma.CustomerCreateWithoutProjectsByCustomerInput, Prisma.CustomerUncheckedCreateWithoutProjectsByCustomerInput>
+  connectOrCreate?: Prisma.CustomerCreateOrConnectWithoutProjectsByCustomerInput
+  connect?: Prisma.CustomerWhereUniqueInput
+}
+
+export type CustomerUpdateOneWithoutProjectsByCustomerNestedInput = {
+  create?: Prisma.XOR<Prisma.CustomerCreateWithoutProjectsByCustomerInput, Prisma.CustomerUncheckedCreateWithoutProjectsByCustomerInput>
+  connectOrCreate?: Prisma.CustomerCreateOrConnectWithoutProjectsByCustomerInput
+  upsert?: Prisma.CustomerUpsertWithoutProjectsByCustomerInput
+  disconnect?: Prisma.CustomerWhereInput | boolean
+  delete?: Prisma.CustomerWhereInput | boolean
+  connect?: Prisma.CustomerWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.CustomerUpdateToOneWithWhereWithoutProjectsByCustomerInput, Prisma.CustomerUpdateWithoutProjectsByCustomerInput>, Prisma.CustomerUncheckedUpdateWithoutProjectsByCustomerInput>
 }
 
 export type CustomerCreateNestedManyWithoutUserInput = {
@@ -697,6 +725,7 @@ export type CustomerCreateWithoutNotesInput = {
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityCustomersInput
   user: Prisma.UserCreateNestedOneWithoutEntityCustomersInput
+  projectsByCustomer?: Prisma.ProjectCreateNestedManyWithoutCustomerInput
 }
 
 export type CustomerUncheckedCreateWithoutNotesInput = {
@@ -713,6 +742,7 @@ export type CustomerUncheckedCreateWithoutNotesInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  projectsByCustomer?: Prisma.ProjectUncheckedCreateNestedManyWithoutCustomerInput
 }
 
 export type CustomerCreateOrConnectWithoutNotesInput = {
@@ -745,6 +775,7 @@ export type CustomerUpdateWithoutNotesInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityCustomersNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEntityCustomersNestedInput
+  projectsByCustomer?: Prisma.ProjectUpdateManyWithoutCustomerNestedInput
 }
 
 export type CustomerUncheckedUpdateWithoutNotesInput = {
@@ -761,6 +792,91 @@ export type CustomerUncheckedUpdateWithoutNotesInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  projectsByCustomer?: Prisma.ProjectUncheckedUpdateManyWithoutCustomerNestedInput
+}
+
+export type CustomerCreateWithoutProjectsByCustomerInput = {
+  id?: string
+  name: string
+  account: number
+  office: string
+  phone?: string | null
+  salesRep?: string | null
+  visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
+  contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  team: Prisma.TeamCreateNestedOneWithoutEntityCustomersInput
+  user: Prisma.UserCreateNestedOneWithoutEntityCustomersInput
+  notes?: Prisma.NoteCreateNestedManyWithoutParentInput
+}
+
+export type CustomerUncheckedCreateWithoutProjectsByCustomerInput = {
+  id?: string
+  teamId: string
+  userId: string
+  name: string
+  account: number
+  office: string
+  phone?: string | null
+  salesRep?: string | null
+  visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
+  contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  notes?: Prisma.NoteUncheckedCreateNestedManyWithoutParentInput
+}
+
+export type CustomerCreateOrConnectWithoutProjectsByCustomerInput = {
+  where: Prisma.CustomerWhereUniqueInput
+  create: Prisma.XOR<Prisma.CustomerCreateWithoutProjectsByCustomerInput, Prisma.CustomerUncheckedCreateWithoutProjectsByCustomerInput>
+}
+
+export type CustomerUpsertWithoutProjectsByCustomerInput = {
+  update: Prisma.XOR<Prisma.CustomerUpdateWithoutProjectsByCustomerInput, Prisma.CustomerUncheckedUpdateWithoutProjectsByCustomerInput>
+  create: Prisma.XOR<Prisma.CustomerCreateWithoutProjectsByCustomerInput, Prisma.CustomerUncheckedCreateWithoutProjectsByCustomerInput>
+  where?: Prisma.CustomerWhereInput
+}
+
+export type CustomerUpdateToOneWithWhereWithoutProjectsByCustomerInput = {
+  where?: Prisma.CustomerWhereInput
+  data: Prisma.XOR<Prisma.CustomerUpdateWithoutProjectsByCustomerInput, Prisma.CustomerUncheckedUpdateWithoutProjectsByCustomerInput>
+}
+
+export type CustomerUpdateWithoutProjectsByCustomerInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  account?: Prisma.IntFieldUpdateOperationsInput | number
+  office?: Prisma.StringFieldUpdateOperationsInput | string
+  phone?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
+  contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  team?: Prisma.TeamUpdateOneRequiredWithoutEntityCustomersNestedInput
+  user?: Prisma.UserUpdateOneRequiredWithoutEntityCustomersNestedInput
+  notes?: Prisma.NoteUpdateManyWithoutParentNestedInput
+}
+
+export type CustomerUncheckedUpdateWithoutProjectsByCustomerInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  teamId?: Prisma.StringFieldUpdateOperationsInput | string
+  userId?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  account?: Prisma.IntFieldUpdateOperationsInput | number
+  office?: Prisma.StringFieldUpdateOperationsInput | string
+  phone?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
+  contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  notes?: Prisma.NoteUncheckedUpdateManyWithoutParentNestedInput
 }
 
 export type CustomerCreateWithoutUserInput = {
@@ -776,6 +892,7 @@ export type CustomerCreateWithoutUserInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityCustomersInput
+  projectsByCustomer?: Prisma.ProjectCreateNestedManyWithoutCustomerInput
   notes?: Prisma.NoteCreateNestedManyWithoutParentInput
 }
 
@@ -792,6 +909,7 @@ export type CustomerUncheckedCreateWithoutUserInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  projectsByCustomer?: Prisma.ProjectUncheckedCreateNestedManyWithoutCustomerInput
   notes?: Prisma.NoteUncheckedCreateNestedManyWithoutParentInput
 }
 
@@ -853,6 +971,7 @@ export type CustomerCreateWithoutTeamInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   user: Prisma.UserCreateNestedOneWithoutEntityCustomersInput
+  projectsByCustomer?: Prisma.ProjectCreateNestedManyWithoutCustomerInput
   notes?: Prisma.NoteCreateNestedManyWithoutParentInput
 }
 
@@ -869,6 +988,7 @@ export type CustomerUncheckedCreateWithoutTeamInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  projectsByCustomer?: Prisma.ProjectUncheckedCreateNestedManyWithoutCustomerInput
   notes?: Prisma.NoteUncheckedCreateNestedManyWithoutParentInput
 }
 
@@ -926,6 +1046,7 @@ export type CustomerUpdateWithoutUserInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityCustomersNestedInput
+  projectsByCustomer?: Prisma.ProjectUpdateManyWithoutCustomerNestedInput
   notes?: Prisma.NoteUpdateManyWithoutParentNestedInput
 }
 
@@ -942,6 +1063,7 @@ export type CustomerUncheckedUpdateWithoutUserInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  projectsByCustomer?: Prisma.ProjectUncheckedUpdateManyWithoutCustomerNestedInput
   notes?: Prisma.NoteUncheckedUpdateManyWithoutParentNestedInput
 }
 
@@ -988,6 +1110,7 @@ export type CustomerUpdateWithoutTeamInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneRequiredWithoutEntityCustomersNestedInput
+  projectsByCustomer?: Prisma.ProjectUpdateManyWithoutCustomerNestedInput
   notes?: Prisma.NoteUpdateManyWithoutParentNestedInput
 }
 
@@ -1004,6 +1127,7 @@ export type CustomerUncheckedUpdateWithoutTeamInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  projectsByCustomer?: Prisma.ProjectUncheckedUpdateManyWithoutCustomerNestedInput
   notes?: Prisma.NoteUncheckedUpdateManyWithoutParentNestedInput
 }
 
@@ -1028,10 +1152,12 @@ export type CustomerUncheckedUpdateManyWithoutTeamInput = {
  */
 
 export type CustomerCountOutputType = {
+  projectsByCustomer: number
   notes: number
 }
 
 export type CustomerCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  projectsByCustomer?: boolean | CustomerCountOutputTypeCountProjectsByCustomerArgs
   notes?: boolean | CustomerCountOutputTypeCountNotesArgs
 }
 
@@ -1043,6 +1169,13 @@ export type CustomerCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Ext
    * Select specific fields to fetch from the CustomerCountOutputType
    */
   select?: Prisma.CustomerCountOutputTypeSelect<ExtArgs> | null
+}
+
+/**
+ * CustomerCountOutputType without action
+ */
+export type CustomerCountOutputTypeCountProjectsByCustomerArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.ProjectWhereInput
 }
 
 /**
@@ -1069,6 +1202,7 @@ export type CustomerSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs
   updatedAt?: boolean
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
+  projectsByCustomer?: boolean | Prisma.Customer$projectsByCustomerArgs<ExtArgs>
   notes?: boolean | Prisma.Customer$notesArgs<ExtArgs>
   _count?: boolean | Prisma.CustomerCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["customer"]>
@@ -1129,6 +1263,7 @@ export type CustomerOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs =
 export type CustomerInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
+  projectsByCustomer?: boolean | Prisma.Customer$projectsByCustomerArgs<ExtArgs>
   notes?: boolean | Prisma.Customer$notesArgs<ExtArgs>
   _count?: boolean | Prisma.CustomerCountOutputTypeDefaultArgs<ExtArgs>
 }
@@ -1146,6 +1281,7 @@ export type $CustomerPayload<ExtArgs extends runtime.Types.Extensions.InternalAr
   objects: {
     team: Prisma.$TeamPayload<ExtArgs>
     user: Prisma.$UserPayload<ExtArgs>
+    projectsByCustomer: Prisma.$ProjectPayload<ExtArgs>[]
     notes: Prisma.$NotePayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
@@ -1558,6 +1694,7 @@ export interface Prisma__CustomerClient<T, Null = never, ExtArgs extends runtime
   readonly [Symbol.toStringTag]: "PrismaPromise"
   team<T extends Prisma.TeamDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.TeamDefaultArgs<ExtArgs>>): Prisma.Prisma__TeamClient<runtime.Types.Result.GetResult<Prisma.$TeamPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   user<T extends Prisma.UserDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.UserDefaultArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
+  projectsByCustomer<T extends Prisma.Customer$projectsByCustomerArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Customer$projectsByCustomerArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ProjectPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   notes<T extends Prisma.Customer$notesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Customer$notesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$NotePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
@@ -1999,6 +2136,30 @@ export type CustomerDeleteManyArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * Limit how many Customers to delete.
    */
   limit?: number
+}
+
+/**
+ * Customer.projectsByCustomer
+ */
+export type Customer$projectsByCustomerArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Project
+   */
+  select?: Prisma.ProjectSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Project
+   */
+  omit?: Prisma.ProjectOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ProjectInclude<ExtArgs> | null
+  where?: Prisma.ProjectWhereInput
+  orderBy?: Prisma.ProjectOrderByWithRelationInput | Prisma.ProjectOrderByWithRelationInput[]
+  cursor?: Prisma.ProjectWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.ProjectScalarFieldEnum | Prisma.ProjectScalarFieldEnum[]
 }
 
 /**

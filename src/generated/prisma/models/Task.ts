@@ -282,6 +282,7 @@ export type TaskWhereInput = {
   updatedAt?: Prisma.DateTimeFilter<"Task"> | Date | string
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
+  projectsByMilestone?: Prisma.ProjectListRelationFilter
 }
 
 export type TaskOrderByWithRelationInput = {
@@ -301,6 +302,7 @@ export type TaskOrderByWithRelationInput = {
   updatedAt?: Prisma.SortOrder
   team?: Prisma.TeamOrderByWithRelationInput
   user?: Prisma.UserOrderByWithRelationInput
+  projectsByMilestone?: Prisma.ProjectOrderByRelationAggregateInput
 }
 
 export type TaskWhereUniqueInput = Prisma.AtLeast<{
@@ -323,6 +325,7 @@ export type TaskWhereUniqueInput = Prisma.AtLeast<{
   updatedAt?: Prisma.DateTimeFilter<"Task"> | Date | string
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
+  projectsByMilestone?: Prisma.ProjectListRelationFilter
 }, "id">
 
 export type TaskOrderByWithAggregationInput = {
@@ -382,6 +385,7 @@ export type TaskCreateInput = {
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityTasksInput
   user: Prisma.UserCreateNestedOneWithoutEntityTasksInput
+  projectsByMilestone?: Prisma.ProjectCreateNestedManyWithoutMilestoneInput
 }
 
 export type TaskUncheckedCreateInput = {
@@ -399,6 +403,7 @@ export type TaskUncheckedCreateInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  projectsByMilestone?: Prisma.ProjectUncheckedCreateNestedManyWithoutMilestoneInput
 }
 
 export type TaskUpdateInput = {
@@ -416,6 +421,7 @@ export type TaskUpdateInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityTasksNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEntityTasksNestedInput
+  projectsByMilestone?: Prisma.ProjectUpdateManyWithoutMilestoneNestedInput
 }
 
 export type TaskUncheckedUpdateInput = {
@@ -433,6 +439,7 @@ export type TaskUncheckedUpdateInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  projectsByMilestone?: Prisma.ProjectUncheckedUpdateManyWithoutMilestoneNestedInput
 }
 
 export type TaskCreateManyInput = {
@@ -482,6 +489,11 @@ export type TaskUncheckedUpdateManyInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+}
+
+export type TaskNullableScalarRelationFilter = {
+  is?: Prisma.TaskWhereInput | null
+  isNot?: Prisma.TaskWhereInput | null
 }
 
 export type TaskCountOrderByAggregateInput = {
@@ -549,6 +561,22 @@ export type TaskOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
 }
 
+export type TaskCreateNestedOneWithoutProjectsByMilestoneInput = {
+  create?: Prisma.XOR<Prisma.TaskCreateWithoutProjectsByMilestoneInput, Prisma.TaskUncheckedCreateWithoutProjectsByMilestoneInput>
+  connectOrCreate?: Prisma.TaskCreateOrConnectWithoutProjectsByMilestoneInput
+  connect?: Prisma.TaskWhereUniqueInput
+}
+
+export type TaskUpdateOneWithoutProjectsByMilestoneNestedInput = {
+  create?: Prisma.XOR<Prisma.TaskCreateWithoutProjectsByMilestoneInput, Prisma.TaskUncheckedCreateWithoutProjectsByMilestoneInput>
+  connectOrCreate?: Prisma.TaskCreateOrConnectWithoutProjectsByMilestoneInput
+  upsert?: Prisma.TaskUpsertWithoutProjectsByMilestoneInput
+  disconnect?: Prisma.TaskWhereInput | boolean
+  delete?: Prisma.TaskWhereInput | boolean
+  connect?: Prisma.TaskWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.TaskUpdateToOneWithWhereWithoutProjectsByMilestoneInput, Prisma.TaskUpdateWithoutProjectsByMilestoneInput>, Prisma.TaskUncheckedUpdateWithoutProjectsByMilestoneInput>
+}
+
 export type TaskCreatetagsInput = {
   set: string[]
 }
@@ -556,14 +584,6 @@ export type TaskCreatetagsInput = {
 export type TaskUpdatetagsInput = {
   set?: string[]
   push?: string | string[]
-}
-
-export type NullableFloatFieldUpdateOperationsInput = {
-  set?: number | null
-  increment?: number
-  decrement?: number
-  multiply?: number
-  divide?: number
 }
 
 export type NullableBoolFieldUpdateOperationsInput = {
@@ -654,6 +674,90 @@ export type TaskUncheckedUpdateManyWithoutTeamNestedInput = {
   deleteMany?: Prisma.TaskScalarWhereInput | Prisma.TaskScalarWhereInput[]
 }
 
+export type TaskCreateWithoutProjectsByMilestoneInput = {
+  id?: string
+  title: string
+  description?: string | null
+  status?: string | null
+  priority?: string | null
+  tags?: Prisma.TaskCreatetagsInput | string[]
+  dueDate?: Date | string | null
+  estimatedHours?: number | null
+  completed?: boolean | null
+  metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  team: Prisma.TeamCreateNestedOneWithoutEntityTasksInput
+  user: Prisma.UserCreateNestedOneWithoutEntityTasksInput
+}
+
+export type TaskUncheckedCreateWithoutProjectsByMilestoneInput = {
+  id?: string
+  teamId: string
+  userId: string
+  title: string
+  description?: string | null
+  status?: string | null
+  priority?: string | null
+  tags?: Prisma.TaskCreatetagsInput | string[]
+  dueDate?: Date | string | null
+  estimatedHours?: number | null
+  completed?: boolean | null
+  metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+}
+
+export type TaskCreateOrConnectWithoutProjectsByMilestoneInput = {
+  where: Prisma.TaskWhereUniqueInput
+  create: Prisma.XOR<Prisma.TaskCreateWithoutProjectsByMilestoneInput, Prisma.TaskUncheckedCreateWithoutProjectsByMilestoneInput>
+}
+
+export type TaskUpsertWithoutProjectsByMilestoneInput = {
+  update: Prisma.XOR<Prisma.TaskUpdateWithoutProjectsByMilestoneInput, Prisma.TaskUncheckedUpdateWithoutProjectsByMilestoneInput>
+  create: Prisma.XOR<Prisma.TaskCreateWithoutProjectsByMilestoneInput, Prisma.TaskUncheckedCreateWithoutProjectsByMilestoneInput>
+  where?: Prisma.TaskWhereInput
+}
+
+export type TaskUpdateToOneWithWhereWithoutProjectsByMilestoneInput = {
+  where?: Prisma.TaskWhereInput
+  data: Prisma.XOR<Prisma.TaskUpdateWithoutProjectsByMilestoneInput, Prisma.TaskUncheckedUpdateWithoutProjectsByMilestoneInput>
+}
+
+export type TaskUpdateWithoutProjectsByMilestoneInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  title?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  priority?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.TaskUpdatetagsInput | string[]
+  dueDate?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  estimatedHours?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  completed?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
+  metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  team?: Prisma.TeamUpdateOneRequiredWithoutEntityTasksNestedInput
+  user?: Prisma.UserUpdateOneRequiredWithoutEntityTasksNestedInput
+}
+
+export type TaskUncheckedUpdateWithoutProjectsByMilestoneInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  teamId?: Prisma.StringFieldUpdateOperationsInput | string
+  userId?: Prisma.StringFieldUpdateOperationsInput | string
+  title?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  priority?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.TaskUpdatetagsInput | string[]
+  dueDate?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  estimatedHours?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  completed?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
+  metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+}
+
 export type TaskCreateWithoutUserInput = {
   id?: string
   title: string
@@ -668,6 +772,7 @@ export type TaskCreateWithoutUserInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityTasksInput
+  projectsByMilestone?: Prisma.ProjectCreateNestedManyWithoutMilestoneInput
 }
 
 export type TaskUncheckedCreateWithoutUserInput = {
@@ -684,6 +789,7 @@ export type TaskUncheckedCreateWithoutUserInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  projectsByMilestone?: Prisma.ProjectUncheckedCreateNestedManyWithoutMilestoneInput
 }
 
 export type TaskCreateOrConnectWithoutUserInput = {
@@ -746,6 +852,7 @@ export type TaskCreateWithoutTeamInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   user: Prisma.UserCreateNestedOneWithoutEntityTasksInput
+  projectsByMilestone?: Prisma.ProjectCreateNestedManyWithoutMilestoneInput
 }
 
 export type TaskUncheckedCreateWithoutTeamInput = {
@@ -762,6 +869,7 @@ export type TaskUncheckedCreateWithoutTeamInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  projectsByMilestone?: Prisma.ProjectUncheckedCreateNestedManyWithoutMilestoneInput
 }
 
 export type TaskCreateOrConnectWithoutTeamInput = {
@@ -820,6 +928,7 @@ export type TaskUpdateWithoutUserInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityTasksNestedInput
+  projectsByMilestone?: Prisma.ProjectUpdateManyWithoutMilestoneNestedInput
 }
 
 export type TaskUncheckedUpdateWithoutUserInput = {
@@ -836,6 +945,7 @@ export type TaskUncheckedUpdateWithoutUserInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  projectsByMilestone?: Prisma.ProjectUncheckedUpdateManyWithoutMilestoneNestedInput
 }
 
 export type TaskUncheckedUpdateManyWithoutUserInput = {
@@ -884,6 +994,7 @@ export type TaskUpdateWithoutTeamInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneRequiredWithoutEntityTasksNestedInput
+  projectsByMilestone?: Prisma.ProjectUpdateManyWithoutMilestoneNestedInput
 }
 
 export type TaskUncheckedUpdateWithoutTeamInput = {
@@ -900,6 +1011,7 @@ export type TaskUncheckedUpdateWithoutTeamInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  projectsByMilestone?: Prisma.ProjectUncheckedUpdateManyWithoutMilestoneNestedInput
 }
 
 export type TaskUncheckedUpdateManyWithoutTeamInput = {
@@ -919,6 +1031,35 @@ export type TaskUncheckedUpdateManyWithoutTeamInput = {
 }
 
 
+/**
+ * Count Type TaskCountOutputType
+ */
+
+export type TaskCountOutputType = {
+  projectsByMilestone: number
+}
+
+export type TaskCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  projectsByMilestone?: boolean | TaskCountOutputTypeCountProjectsByMilestoneArgs
+}
+
+/**
+ * TaskCountOutputType without action
+ */
+export type TaskCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the TaskCountOutputType
+   */
+  select?: Prisma.TaskCountOutputTypeSelect<ExtArgs> | null
+}
+
+/**
+ * TaskCountOutputType without action
+ */
+export type TaskCountOutputTypeCountProjectsByMilestoneArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.ProjectWhereInput
+}
+
 
 export type TaskSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -937,6 +1078,8 @@ export type TaskSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   updatedAt?: boolean
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
+  projectsByMilestone?: boolean | Prisma.Task$projectsByMilestoneArgs<ExtArgs>
+  _count?: boolean | Prisma.TaskCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["task"]>
 
 export type TaskSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -998,6 +1141,8 @@ export type TaskOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = run
 export type TaskInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
+  projectsByMilestone?: boolean | Prisma.Task$projectsByMilestoneArgs<ExtArgs>
+  _count?: boolean | Prisma.TaskCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type TaskIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
@@ -1013,6 +1158,7 @@ export type $TaskPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   objects: {
     team: Prisma.$TeamPayload<ExtArgs>
     user: Prisma.$UserPayload<ExtArgs>
+    projectsByMilestone: Prisma.$ProjectPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1425,6 +1571,7 @@ export interface Prisma__TaskClient<T, Null = never, ExtArgs extends runtime.Typ
   readonly [Symbol.toStringTag]: "PrismaPromise"
   team<T extends Prisma.TeamDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.TeamDefaultArgs<ExtArgs>>): Prisma.Prisma__TeamClient<runtime.Types.Result.GetResult<Prisma.$TeamPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   user<T extends Prisma.UserDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.UserDefaultArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
+  projectsByMilestone<T extends Prisma.Task$projectsByMilestoneArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Task$projectsByMilestoneArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ProjectPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1866,6 +2013,30 @@ export type TaskDeleteManyArgs<ExtArgs extends runtime.Types.Extensions.Internal
    * Limit how many Tasks to delete.
    */
   limit?: number
+}
+
+/**
+ * Task.projectsByMilestone
+ */
+export type Task$projectsByMilestoneArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Project
+   */
+  select?: Prisma.ProjectSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Project
+   */
+  omit?: Prisma.ProjectOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ProjectInclude<ExtArgs> | null
+  where?: Prisma.ProjectWhereInput
+  orderBy?: Prisma.ProjectOrderByWithRelationInput | Prisma.ProjectOrderByWithRelationInput[]
+  cursor?: Prisma.ProjectWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.ProjectScalarFieldEnum | Prisma.ProjectScalarFieldEnum[]
 }
 
 /**

@@ -223,6 +223,7 @@ export type TeamWhereInput = {
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
   entityPosts?: Prisma.PostListRelationFilter
+  entityProjects?: Prisma.ProjectListRelationFilter
   entityTasks?: Prisma.TaskListRelationFilter
 }
 
@@ -249,6 +250,7 @@ export type TeamOrderByWithRelationInput = {
   entityCustomers?: Prisma.CustomerOrderByRelationAggregateInput
   entityNotes?: Prisma.NoteOrderByRelationAggregateInput
   entityPosts?: Prisma.PostOrderByRelationAggregateInput
+  entityProjects?: Prisma.ProjectOrderByRelationAggregateInput
   entityTasks?: Prisma.TaskOrderByRelationAggregateInput
 }
 
@@ -278,6 +280,7 @@ export type TeamWhereUniqueInput = Prisma.AtLeast<{
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
   entityPosts?: Prisma.PostListRelationFilter
+  entityProjects?: Prisma.ProjectListRelationFilter
   entityTasks?: Prisma.TaskListRelationFilter
 }, "id" | "slug">
 
@@ -333,6 +336,7 @@ export type TeamCreateInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
 }
 
@@ -358,6 +362,7 @@ export type TeamUncheckedCreateInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
 }
 
@@ -383,6 +388,7 @@ export type TeamUpdateInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
 }
 
@@ -408,6 +414,7 @@ export type TeamUncheckedUpdateInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
 }
 
@@ -540,6 +547,20 @@ export type TeamUpdateOneRequiredWithoutEntityPostsNestedInput = {
   upsert?: Prisma.TeamUpsertWithoutEntityPostsInput
   connect?: Prisma.TeamWhereUniqueInput
   update?: Prisma.XOR<Prisma.XOR<Prisma.TeamUpdateToOneWithWhereWithoutEntityPostsInput, Prisma.TeamUpdateWithoutEntityPostsInput>, Prisma.TeamUncheckedUpdateWithoutEntityPostsInput>
+}
+
+export type TeamCreateNestedOneWithoutEntityProjectsInput = {
+  create?: Prisma.XOR<Prisma.TeamCreateWithoutEntityProjectsInput, Prisma.TeamUncheckedCreateWithoutEntityProjectsInput>
+  connectOrCreate?: Prisma.TeamCreateOrConnectWithoutEntityProjectsInput
+  connect?: Prisma.TeamWhereUniqueInput
+}
+
+export type TeamUpdateOneRequiredWithoutEntityProjectsNestedInput = {
+  create?: Prisma.XOR<Prisma.TeamCreateWithoutEntityProjectsInput, Prisma.TeamUncheckedCreateWithoutEntityProjectsInput>
+  connectOrCreate?: Prisma.TeamCreateOrConnectWithoutEntityProjectsInput
+  upsert?: Prisma.TeamUpsertWithoutEntityProjectsInput
+  connect?: Prisma.TeamWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.TeamUpdateToOneWithWhereWithoutEntityProjectsInput, Prisma.TeamUpdateWithoutEntityProjectsInput>, Prisma.TeamUncheckedUpdateWithoutEntityProjectsInput>
 }
 
 export type TeamCreateNestedOneWithoutEntityTasksInput = {
@@ -749,6 +770,7 @@ export type TeamCreateWithoutEntityCustomersInput = {
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
 }
 
@@ -773,6 +795,7 @@ export type TeamUncheckedCreateWithoutEntityCustomersInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
 }
 
@@ -813,6 +836,7 @@ export type TeamUpdateWithoutEntityCustomersInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
 }
 
@@ -837,6 +861,7 @@ export type TeamUncheckedUpdateWithoutEntityCustomersInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
 }
 
@@ -861,6 +886,7 @@ export type TeamCreateWithoutEntityNotesInput = {
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
 }
 
@@ -885,6 +911,7 @@ export type TeamUncheckedCreateWithoutEntityNotesInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
 }
 
@@ -925,6 +952,7 @@ export type TeamUpdateWithoutEntityNotesInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
 }
 
@@ -949,6 +977,7 @@ export type TeamUncheckedUpdateWithoutEntityNotesInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
 }
 
@@ -973,6 +1002,7 @@ export type TeamCreateWithoutEntityPostsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
 }
 
@@ -997,6 +1027,7 @@ export type TeamUncheckedCreateWithoutEntityPostsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
 }
 
@@ -1037,6 +1068,7 @@ export type TeamUpdateWithoutEntityPostsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
 }
 
@@ -1061,6 +1093,123 @@ export type TeamUncheckedUpdateWithoutEntityPostsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
+  entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
+}
+
+export type TeamCreateWithoutEntityProjectsInput = {
+  id?: string
+  name: string
+  slug: string
+  description?: string | null
+  avatarUrl?: string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  owner: Prisma.UserCreateNestedOneWithoutOwnedTeamsInput
+  members?: Prisma.TeamMemberCreateNestedManyWithoutTeamInput
+  sessions?: Prisma.SessionCreateNestedManyWithoutActiveTeamInput
+  invitations?: Prisma.TeamInvitationCreateNestedManyWithoutTeamInput
+  subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
+  media?: Prisma.MediaCreateNestedManyWithoutTeamInput
+  mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
+  entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
+}
+
+export type TeamUncheckedCreateWithoutEntityProjectsInput = {
+  id?: string
+  name: string
+  slug: string
+  description?: string | null
+  ownerId: string
+  avatarUrl?: string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  members?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutTeamInput
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutActiveTeamInput
+  invitations?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutTeamInput
+  subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
+  media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
+  mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
+  entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
+}
+
+export type TeamCreateOrConnectWithoutEntityProjectsInput = {
+  where: Prisma.TeamWhereUniqueInput
+  create: Prisma.XOR<Prisma.TeamCreateWithoutEntityProjectsInput, Prisma.TeamUncheckedCreateWithoutEntityProjectsInput>
+}
+
+export type TeamUpsertWithoutEntityProjectsInput = {
+  update: Prisma.XOR<Prisma.TeamUpdateWithoutEntityProjectsInput, Prisma.TeamUncheckedUpdateWithoutEntityProjectsInput>
+  create: Prisma.XOR<Prisma.TeamCreateWithoutEntityProjectsInput, Prisma.TeamUncheckedCreateWithoutEntityProjectsInput>
+  where?: Prisma.TeamWhereInput
+}
+
+export type TeamUpdateToOneWithWhereWithoutEntityProjectsInput = {
+  where?: Prisma.TeamWhereInput
+  data: Prisma.XOR<Prisma.TeamUpdateWithoutEntityProjectsInput, Prisma.TeamUncheckedUpdateWithoutEntityProjectsInput>
+}
+
+export type TeamUpdateWithoutEntityProjectsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  owner?: Prisma.UserUpdateOneRequiredWithoutOwnedTeamsNestedInput
+  members?: Prisma.TeamMemberUpdateManyWithoutTeamNestedInput
+  sessions?: Prisma.SessionUpdateManyWithoutActiveTeamNestedInput
+  invitations?: Prisma.TeamInvitationUpdateManyWithoutTeamNestedInput
+  subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
+  media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
+  mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
+  entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
+}
+
+export type TeamUncheckedUpdateWithoutEntityProjectsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  ownerId?: Prisma.StringFieldUpdateOperationsInput | string
+  avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  members?: Prisma.TeamMemberUncheckedUpdateManyWithoutTeamNestedInput
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutActiveTeamNestedInput
+  invitations?: Prisma.TeamInvitationUncheckedUpdateManyWithoutTeamNestedInput
+  subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
+  media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
+  mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
+  entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
 }
 
@@ -1086,6 +1235,7 @@ export type TeamCreateWithoutEntityTasksInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
 }
 
 export type TeamUncheckedCreateWithoutEntityTasksInput = {
@@ -1110,6 +1260,7 @@ export type TeamUncheckedCreateWithoutEntityTasksInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
 }
 
 export type TeamCreateOrConnectWithoutEntityTasksInput = {
@@ -1150,6 +1301,7 @@ export type TeamUpdateWithoutEntityTasksInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
 }
 
 export type TeamUncheckedUpdateWithoutEntityTasksInput = {
@@ -1174,6 +1326,7 @@ export type TeamUncheckedUpdateWithoutEntityTasksInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
 }
 
 export type TeamCreateWithoutOwnerInput = {
@@ -1197,6 +1350,7 @@ export type TeamCreateWithoutOwnerInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
 }
 
@@ -1221,6 +1375,7 @@ export type TeamUncheckedCreateWithoutOwnerInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
 }
 
@@ -1286,6 +1441,7 @@ export type TeamCreateWithoutSessionsInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
 }
 
@@ -1310,6 +1466,7 @@ export type TeamUncheckedCreateWithoutSessionsInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
 }
 
@@ -1350,6 +1507,7 @@ export type TeamUpdateWithoutSessionsInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
 }
 
@@ -1374,6 +1532,7 @@ export type TeamUncheckedUpdateWithoutSessionsInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
 }
 
@@ -1398,6 +1557,7 @@ export type TeamCreateWithoutMembersInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
 }
 
@@ -1422,6 +1582,7 @@ export type TeamUncheckedCreateWithoutMembersInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
 }
 
@@ -1462,6 +1623,7 @@ export type TeamUpdateWithoutMembersInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
 }
 
@@ -1486,6 +1648,7 @@ export type TeamUncheckedUpdateWithoutMembersInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
 }
 
@@ -1510,6 +1673,7 @@ export type TeamCreateWithoutInvitationsInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
 }
 
@@ -1534,6 +1698,7 @@ export type TeamUncheckedCreateWithoutInvitationsInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
 }
 
@@ -1574,6 +1739,7 @@ export type TeamUpdateWithoutInvitationsInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
 }
 
@@ -1598,6 +1764,7 @@ export type TeamUncheckedUpdateWithoutInvitationsInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
 }
 
@@ -1622,6 +1789,7 @@ export type TeamCreateWithoutSubscriptionInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
 }
 
@@ -1646,6 +1814,7 @@ export type TeamUncheckedCreateWithoutSubscriptionInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
 }
 
@@ -1686,6 +1855,7 @@ export type TeamUpdateWithoutSubscriptionInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
 }
 
@@ -1710,6 +1880,7 @@ export type TeamUncheckedUpdateWithoutSubscriptionInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
 }
 
@@ -1734,6 +1905,7 @@ export type TeamCreateWithoutRecordVersionsInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
 }
 
@@ -1758,6 +1930,7 @@ export type TeamUncheckedCreateWithoutRecordVersionsInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
 }
 
@@ -1798,6 +1971,7 @@ export type TeamUpdateWithoutRecordVersionsInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
 }
 
@@ -1822,6 +1996,7 @@ export type TeamUncheckedUpdateWithoutRecordVersionsInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
 }
 
@@ -1846,6 +2021,7 @@ export type TeamCreateWithoutMediaInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
 }
 
@@ -1870,6 +2046,7 @@ export type TeamUncheckedCreateWithoutMediaInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
 }
 
@@ -1910,6 +2087,7 @@ export type TeamUpdateWithoutMediaInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
 }
 
@@ -1934,6 +2112,7 @@ export type TeamUncheckedUpdateWithoutMediaInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
 }
 
@@ -1958,6 +2137,7 @@ export type TeamCreateWithoutMediaTagsInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
 }
 
@@ -1982,6 +2162,7 @@ export type TeamUncheckedCreateWithoutMediaTagsInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
 }
 
@@ -2022,6 +2203,7 @@ export type TeamUpdateWithoutMediaTagsInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
 }
 
@@ -2046,6 +2228,7 @@ export type TeamUncheckedUpdateWithoutMediaTagsInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
 }
 
@@ -2070,6 +2253,7 @@ export type TeamCreateWithoutScheduledActionsInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
 }
 
@@ -2094,6 +2278,7 @@ export type TeamUncheckedCreateWithoutScheduledActionsInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
 }
 
@@ -2134,6 +2319,7 @@ export type TeamUpdateWithoutScheduledActionsInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
 }
 
@@ -2158,6 +2344,7 @@ export type TeamUncheckedUpdateWithoutScheduledActionsInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
 }
 
@@ -2182,6 +2369,7 @@ export type TeamCreateWithoutWebhookEndpointsInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
 }
 
@@ -2206,6 +2394,7 @@ export type TeamUncheckedCreateWithoutWebhookEndpointsInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
 }
 
@@ -2246,6 +2435,7 @@ export type TeamUpdateWithoutWebhookEndpointsInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
 }
 
@@ -2270,6 +2460,7 @@ export type TeamUncheckedUpdateWithoutWebhookEndpointsInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
 }
 
@@ -2305,6 +2496,7 @@ export type TeamUpdateWithoutOwnerInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
 }
 
@@ -2329,6 +2521,7 @@ export type TeamUncheckedUpdateWithoutOwnerInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
 }
 
@@ -2360,6 +2553,7 @@ export type TeamCountOutputType = {
   entityCustomers: number
   entityNotes: number
   entityPosts: number
+  entityProjects: number
   entityTasks: number
 }
 
@@ -2375,6 +2569,7 @@ export type TeamCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   entityCustomers?: boolean | TeamCountOutputTypeCountEntityCustomersArgs
   entityNotes?: boolean | TeamCountOutputTypeCountEntityNotesArgs
   entityPosts?: boolean | TeamCountOutputTypeCountEntityPostsArgs
+  entityProjects?: boolean | TeamCountOutputTypeCountEntityProjectsArgs
   entityTasks?: boolean | TeamCountOutputTypeCountEntityTasksArgs
 }
 
@@ -2468,6 +2663,13 @@ export type TeamCountOutputTypeCountEntityPostsArgs<ExtArgs extends runtime.Type
 /**
  * TeamCountOutputType without action
  */
+export type TeamCountOutputTypeCountEntityProjectsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.ProjectWhereInput
+}
+
+/**
+ * TeamCountOutputType without action
+ */
 export type TeamCountOutputTypeCountEntityTasksArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.TaskWhereInput
 }
@@ -2496,6 +2698,7 @@ export type TeamSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   entityCustomers?: boolean | Prisma.Team$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.Team$entityNotesArgs<ExtArgs>
   entityPosts?: boolean | Prisma.Team$entityPostsArgs<ExtArgs>
+  entityProjects?: boolean | Prisma.Team$entityProjectsArgs<ExtArgs>
   entityTasks?: boolean | Prisma.Team$entityTasksArgs<ExtArgs>
   _count?: boolean | Prisma.TeamCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["team"]>
@@ -2553,6 +2756,7 @@ export type TeamInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   entityCustomers?: boolean | Prisma.Team$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.Team$entityNotesArgs<ExtArgs>
   entityPosts?: boolean | Prisma.Team$entityPostsArgs<ExtArgs>
+  entityProjects?: boolean | Prisma.Team$entityProjectsArgs<ExtArgs>
   entityTasks?: boolean | Prisma.Team$entityTasksArgs<ExtArgs>
   _count?: boolean | Prisma.TeamCountOutputTypeDefaultArgs<ExtArgs>
 }
@@ -2579,6 +2783,7 @@ export type $TeamPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     entityCustomers: Prisma.$CustomerPayload<ExtArgs>[]
     entityNotes: Prisma.$NotePayload<ExtArgs>[]
     entityPosts: Prisma.$PostPayload<ExtArgs>[]
+    entityProjects: Prisma.$ProjectPayload<ExtArgs>[]
     entityTasks: Prisma.$TaskPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
@@ -2998,6 +3203,7 @@ export interface Prisma__TeamClient<T, Null = never, ExtArgs extends runtime.Typ
   entityCustomers<T extends Prisma.Team$entityCustomersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityCustomersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CustomerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityNotes<T extends Prisma.Team$entityNotesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityNotesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$NotePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityPosts<T extends Prisma.Team$entityPostsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityPostsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  entityProjects<T extends Prisma.Team$entityProjectsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityProjectsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ProjectPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityTasks<T extends Prisma.Team$entityTasksArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityTasksArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$TaskPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
@@ -3718,6 +3924,30 @@ export type Team$entityPostsArgs<ExtArgs extends runtime.Types.Extensions.Intern
   take?: number
   skip?: number
   distinct?: Prisma.PostScalarFieldEnum | Prisma.PostScalarFieldEnum[]
+}
+
+/**
+ * Team.entityProjects
+ */
+export type Team$entityProjectsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Project
+   */
+  select?: Prisma.ProjectSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Project
+   */
+  omit?: Prisma.ProjectOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ProjectInclude<ExtArgs> | null
+  where?: Prisma.ProjectWhereInput
+  orderBy?: Prisma.ProjectOrderByWithRelationInput | Prisma.ProjectOrderByWithRelationInput[]
+  cursor?: Prisma.ProjectWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.ProjectScalarFieldEnum | Prisma.ProjectScalarFieldEnum[]
 }
 
 /**

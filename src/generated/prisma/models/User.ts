@@ -235,6 +235,7 @@ export type UserWhereInput = {
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
   entityPosts?: Prisma.PostListRelationFilter
+  entityProjects?: Prisma.ProjectListRelationFilter
   entityTasks?: Prisma.TaskListRelationFilter
 }
 
@@ -262,6 +263,7 @@ export type UserOrderByWithRelationInput = {
   entityCustomers?: Prisma.CustomerOrderByRelationAggregateInput
   entityNotes?: Prisma.NoteOrderByRelationAggregateInput
   entityPosts?: Prisma.PostOrderByRelationAggregateInput
+  entityProjects?: Prisma.ProjectOrderByRelationAggregateInput
   entityTasks?: Prisma.TaskOrderByRelationAggregateInput
 }
 
@@ -292,6 +294,7 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
   entityPosts?: Prisma.PostListRelationFilter
+  entityProjects?: Prisma.ProjectListRelationFilter
   entityTasks?: Prisma.TaskListRelationFilter
 }, "id" | "email">
 
@@ -351,6 +354,7 @@ export type UserCreateInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
 }
 
@@ -378,6 +382,7 @@ export type UserUncheckedCreateInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -405,6 +410,7 @@ export type UserUpdateInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
 }
 
@@ -432,6 +438,7 @@ export type UserUncheckedUpdateInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -563,6 +570,20 @@ export type UserUpdateOneRequiredWithoutEntityPostsNestedInput = {
   upsert?: Prisma.UserUpsertWithoutEntityPostsInput
   connect?: Prisma.UserWhereUniqueInput
   update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutEntityPostsInput, Prisma.UserUpdateWithoutEntityPostsInput>, Prisma.UserUncheckedUpdateWithoutEntityPostsInput>
+}
+
+export type UserCreateNestedOneWithoutEntityProjectsInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutEntityProjectsInput, Prisma.UserUncheckedCreateWithoutEntityProjectsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutEntityProjectsInput
+  connect?: Prisma.UserWhereUniqueInput
+}
+
+export type UserUpdateOneRequiredWithoutEntityProjectsNestedInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutEntityProjectsInput, Prisma.UserUncheckedCreateWithoutEntityProjectsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutEntityProjectsInput
+  upsert?: Prisma.UserUpsertWithoutEntityProjectsInput
+  connect?: Prisma.UserWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutEntityProjectsInput, Prisma.UserUpdateWithoutEntityProjectsInput>, Prisma.UserUncheckedUpdateWithoutEntityProjectsInput>
 }
 
 export type UserCreateNestedOneWithoutEntityTasksInput = {
@@ -744,6 +765,7 @@ export type UserCreateWithoutEntityCustomersInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
 }
 
@@ -770,6 +792,7 @@ export type UserUncheckedCreateWithoutEntityCustomersInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -812,6 +835,7 @@ export type UserUpdateWithoutEntityCustomersInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
 }
 
@@ -838,6 +862,7 @@ export type UserUncheckedUpdateWithoutEntityCustomersInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -864,6 +889,7 @@ export type UserCreateWithoutEntityNotesInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
 }
 
@@ -890,6 +916,7 @@ export type UserUncheckedCreateWithoutEntityNotesInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -932,6 +959,7 @@ export type UserUpdateWithoutEntityNotesInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
 }
 
@@ -958,6 +986,7 @@ export type UserUncheckedUpdateWithoutEntityNotesInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -984,6 +1013,7 @@ export type UserCreateWithoutEntityPostsInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
 }
 
@@ -1010,6 +1040,7 @@ export type UserUncheckedCreateWithoutEntityPostsInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -1052,6 +1083,7 @@ export type UserUpdateWithoutEntityPostsInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
 }
 
@@ -1078,6 +1110,131 @@ export type UserUncheckedUpdateWithoutEntityPostsInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
+  entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
+}
+
+export type UserCreateWithoutEntityProjectsInput = {
+  id?: string
+  email: string
+  passwordHash: string
+  firstName?: string
+  lastName?: string
+  image?: string | null
+  role?: string
+  emailVerifiedAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
+  accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpCreateNestedOneWithoutUserInput
+  identities?: Prisma.UserIdentityCreateNestedManyWithoutUserInput
+  memberships?: Prisma.TeamMemberCreateNestedManyWithoutUserInput
+  ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
+  invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
+  media?: Prisma.MediaCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
+  entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
+}
+
+export type UserUncheckedCreateWithoutEntityProjectsInput = {
+  id?: string
+  email: string
+  passwordHash: string
+  firstName?: string
+  lastName?: string
+  image?: string | null
+  role?: string
+  emailVerifiedAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
+  accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpUncheckedCreateNestedOneWithoutUserInput
+  identities?: Prisma.UserIdentityUncheckedCreateNestedManyWithoutUserInput
+  memberships?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutUserInput
+  ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
+  invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
+  media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
+  entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
+}
+
+export type UserCreateOrConnectWithoutEntityProjectsInput = {
+  where: Prisma.UserWhereUniqueInput
+  create: Prisma.XOR<Prisma.UserCreateWithoutEntityProjectsInput, Prisma.UserUncheckedCreateWithoutEntityProjectsInput>
+}
+
+export type UserUpsertWithoutEntityProjectsInput = {
+  update: Prisma.XOR<Prisma.UserUpdateWithoutEntityProjectsInput, Prisma.UserUncheckedUpdateWithoutEntityProjectsInput>
+  create: Prisma.XOR<Prisma.UserCreateWithoutEntityProjectsInput, Prisma.UserUncheckedCreateWithoutEntityProjectsInput>
+  where?: Prisma.UserWhereInput
+}
+
+export type UserUpdateToOneWithWhereWithoutEntityProjectsInput = {
+  where?: Prisma.UserWhereInput
+  data: Prisma.XOR<Prisma.UserUpdateWithoutEntityProjectsInput, Prisma.UserUncheckedUpdateWithoutEntityProjectsInput>
+}
+
+export type UserUpdateWithoutEntityProjectsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  email?: Prisma.StringFieldUpdateOperationsInput | string
+  passwordHash?: Prisma.StringFieldUpdateOperationsInput | string
+  firstName?: Prisma.StringFieldUpdateOperationsInput | string
+  lastName?: Prisma.StringFieldUpdateOperationsInput | string
+  image?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
+  accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUpdateOneWithoutUserNestedInput
+  identities?: Prisma.UserIdentityUpdateManyWithoutUserNestedInput
+  memberships?: Prisma.TeamMemberUpdateManyWithoutUserNestedInput
+  ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
+  invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
+  media?: Prisma.MediaUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
+  entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
+}
+
+export type UserUncheckedUpdateWithoutEntityProjectsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  email?: Prisma.StringFieldUpdateOperationsInput | string
+  passwordHash?: Prisma.StringFieldUpdateOperationsInput | string
+  firstName?: Prisma.StringFieldUpdateOperationsInput | string
+  lastName?: Prisma.StringFieldUpdateOperationsInput | string
+  image?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
+  accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUncheckedUpdateOneWithoutUserNestedInput
+  identities?: Prisma.UserIdentityUncheckedUpdateManyWithoutUserNestedInput
+  memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
+  ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
+  invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
+  media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
+  entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -1105,6 +1262,7 @@ export type UserCreateWithoutEntityTasksInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutEntityTasksInput = {
@@ -1131,6 +1289,7 @@ export type UserUncheckedCreateWithoutEntityTasksInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutEntityTasksInput = {
@@ -1173,6 +1332,7 @@ export type UserUpdateWithoutEntityTasksInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutEntityTasksInput = {
@@ -1199,6 +1359,7 @@ export type UserUncheckedUpdateWithoutEntityTasksInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutSessionsInput = {
@@ -1224,6 +1385,7 @@ export type UserCreateWithoutSessionsInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
 }
 
@@ -1250,6 +1412,7 @@ export type UserUncheckedCreateWithoutSessionsInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -1292,6 +1455,7 @@ export type UserUpdateWithoutSessionsInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
 }
 
@@ -1318,6 +1482,7 @@ export type UserUncheckedUpdateWithoutSessionsInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -1344,6 +1509,7 @@ export type UserCreateWithoutTotpInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
 }
 
@@ -1370,6 +1536,7 @@ export type UserUncheckedCreateWithoutTotpInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -1412,6 +1579,7 @@ export type UserUpdateWithoutTotpInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
 }
 
@@ -1438,6 +1606,7 @@ export type UserUncheckedUpdateWithoutTotpInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -1464,6 +1633,7 @@ export type UserCreateWithoutIdentitiesInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
 }
 
@@ -1490,6 +1660,7 @@ export type UserUncheckedCreateWithoutIdentitiesInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -1532,6 +1703,7 @@ export type UserUpdateWithoutIdentitiesInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
 }
 
@@ -1558,6 +1730,7 @@ export type UserUncheckedUpdateWithoutIdentitiesInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -1584,6 +1757,7 @@ export type UserCreateWithoutAccountTokensInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
 }
 
@@ -1610,6 +1784,7 @@ export type UserUncheckedCreateWithoutAccountTokensInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -1652,6 +1827,7 @@ export type UserUpdateWithoutAccountTokensInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
 }
 
@@ -1678,6 +1854,7 @@ export type UserUncheckedUpdateWithoutAccountTokensInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -1704,6 +1881,7 @@ export type UserCreateWithoutOwnedTeamsInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
 }
 
@@ -1730,6 +1908,7 @@ export type UserUncheckedCreateWithoutOwnedTeamsInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -1772,6 +1951,7 @@ export type UserUpdateWithoutOwnedTeamsInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
 }
 
@@ -1798,6 +1978,7 @@ export type UserUncheckedUpdateWithoutOwnedTeamsInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -1824,6 +2005,7 @@ export type UserCreateWithoutMembershipsInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
 }
 
@@ -1850,6 +2032,7 @@ export type UserUncheckedCreateWithoutMembershipsInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -1892,6 +2075,7 @@ export type UserUpdateWithoutMembershipsInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
 }
 
@@ -1918,6 +2102,7 @@ export type UserUncheckedUpdateWithoutMembershipsInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -1944,6 +2129,7 @@ export type UserCreateWithoutApiKeysInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
 }
 
@@ -1970,6 +2156,7 @@ export type UserUncheckedCreateWithoutApiKeysInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -2012,6 +2199,7 @@ export type UserUpdateWithoutApiKeysInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
 }
 
@@ -2038,6 +2226,7 @@ export type UserUncheckedUpdateWithoutApiKeysInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -2064,6 +2253,7 @@ export type UserCreateWithoutInvitationsSentInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
 }
 
@@ -2090,6 +2280,7 @@ export type UserUncheckedCreateWithoutInvitationsSentInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -2132,6 +2323,7 @@ export type UserUpdateWithoutInvitationsSentInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
 }
 
@@ -2158,6 +2350,7 @@ export type UserUncheckedUpdateWithoutInvitationsSentInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -2184,6 +2377,7 @@ export type UserCreateWithoutMediaInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
 }
 
@@ -2210,6 +2404,7 @@ export type UserUncheckedCreateWithoutMediaInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -2252,6 +2447,7 @@ export type UserUpdateWithoutMediaInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
 }
 
@@ -2278,6 +2474,7 @@ export type UserUncheckedUpdateWithoutMediaInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -2304,6 +2501,7 @@ export type UserCreateWithoutScheduledActionsInput = {
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
 }
 
@@ -2330,6 +2528,7 @@ export type UserUncheckedCreateWithoutScheduledActionsInput = {
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -2372,6 +2571,7 @@ export type UserUpdateWithoutScheduledActionsInput = {
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
 }
 
@@ -2398,6 +2598,7 @@ export type UserUncheckedUpdateWithoutScheduledActionsInput = {
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -2419,6 +2620,7 @@ export type UserCountOutputType = {
   entityCustomers: number
   entityNotes: number
   entityPosts: number
+  entityProjects: number
   entityTasks: number
 }
 
@@ -2435,6 +2637,7 @@ export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   entityCustomers?: boolean | UserCountOutputTypeCountEntityCustomersArgs
   entityNotes?: boolean | UserCountOutputTypeCountEntityNotesArgs
   entityPosts?: boolean | UserCountOutputTypeCountEntityPostsArgs
+  entityProjects?: boolean | UserCountOutputTypeCountEntityProjectsArgs
   entityTasks?: boolean | UserCountOutputTypeCountEntityTasksArgs
 }
 
@@ -2535,6 +2738,13 @@ export type UserCountOutputTypeCountEntityPostsArgs<ExtArgs extends runtime.Type
 /**
  * UserCountOutputType without action
  */
+export type UserCountOutputTypeCountEntityProjectsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.ProjectWhereInput
+}
+
+/**
+ * UserCountOutputType without action
+ */
 export type UserCountOutputTypeCountEntityTasksArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.TaskWhereInput
 }
@@ -2564,6 +2774,7 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   entityCustomers?: boolean | Prisma.User$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.User$entityNotesArgs<ExtArgs>
   entityPosts?: boolean | Prisma.User$entityPostsArgs<ExtArgs>
+  entityProjects?: boolean | Prisma.User$entityProjectsArgs<ExtArgs>
   entityTasks?: boolean | Prisma.User$entityTasksArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
@@ -2622,6 +2833,7 @@ export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   entityCustomers?: boolean | Prisma.User$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.User$entityNotesArgs<ExtArgs>
   entityPosts?: boolean | Prisma.User$entityPostsArgs<ExtArgs>
+  entityProjects?: boolean | Prisma.User$entityProjectsArgs<ExtArgs>
   entityTasks?: boolean | Prisma.User$entityTasksArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }
@@ -2644,6 +2856,7 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     entityCustomers: Prisma.$CustomerPayload<ExtArgs>[]
     entityNotes: Prisma.$NotePayload<ExtArgs>[]
     entityPosts: Prisma.$PostPayload<ExtArgs>[]
+    entityProjects: Prisma.$ProjectPayload<ExtArgs>[]
     entityTasks: Prisma.$TaskPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
@@ -3070,6 +3283,7 @@ export interface Prisma__UserClient<T, Null = never, ExtArgs extends runtime.Typ
   entityCustomers<T extends Prisma.User$entityCustomersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityCustomersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CustomerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityNotes<T extends Prisma.User$entityNotesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityNotesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$NotePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityPosts<T extends Prisma.User$entityPostsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityPostsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  entityProjects<T extends Prisma.User$entityProjectsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityProjectsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ProjectPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityTasks<T extends Prisma.User$entityTasksArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityTasksArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$TaskPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
@@ -3807,6 +4021,30 @@ export type User$entityPostsArgs<ExtArgs extends runtime.Types.Extensions.Intern
   take?: number
   skip?: number
   distinct?: Prisma.PostScalarFieldEnum | Prisma.PostScalarFieldEnum[]
+}
+
+/**
+ * User.entityProjects
+ */
+export type User$entityProjectsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Project
+   */
+  select?: Prisma.ProjectSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Project
+   */
+  omit?: Prisma.ProjectOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ProjectInclude<ExtArgs> | null
+  where?: Prisma.ProjectWhereInput
+  orderBy?: Prisma.ProjectOrderByWithRelationInput | Prisma.ProjectOrderByWithRelationInput[]
+  cursor?: Prisma.ProjectWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.ProjectScalarFieldEnum | Prisma.ProjectScalarFieldEnum[]
 }
 
 /**

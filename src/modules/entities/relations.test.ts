@@ -1,0 +1,219 @@
+// Relations (many-to-one, the shipped example src/config/entities/projects.ts) as clients see them:
+// writes name only records the caller can see in its team (422 otherwise, the same answer whether the
+// record exists in another team or nowhere), onDelete is the database's (restrict, cascade, setNull,
+// also across another user's private rows), reads give the related record through GraphQL and REST
+// `expand` (null for one the caller cannot see, a 403 without the target's read scope), and LIST
+// filters through a relation. On PGlite and, with TEST_DATABASE_URL, PostgreSQL.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
+import { createTestApp, type TestApp } from '../../testkit/test-app.js';
+import { addMember } from '../../testkit/teams.js';
+
+type Row = Record<string, any>;
+let t: TestApp;
+/** Owner of the team; `mate` a member of it; `stranger` of another team. */
+let owner: SignedUpUser;
+let mate: SignedUpUser;
+let stranger: SignedUpUser;
+const as = (u: SignedUpUser) => ({ cookie: u.cookie });
+let account = 1000;
+
+async function customer(u: SignedUpUser, office = 'Madrid'): Promise<Row> {
+  const res = await t.json('POST', '/api/v1/customers', { name: `Customer ${account}`, account: account++, office }, as(u));
+  expect(res.status).toBe(201);
+  return res.body.data;
+}
+
+async function project(u: SignedUpUser, body: Row): Promise<Row> {
+  const res = await t.json('POST', '/api/v1/projects', { name: 'Project', ...body }, as(u));
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data;
+}
+
+async function task(u: SignedUpUser, title: string): Promise<Row> {
+  return (await t.json('POST', '/api/v1/tasks', { title }, as(u))).body.data;
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  owner = await signUp(t);
+  mate = await signUp(t);
+  stranger = await signUp(t);
+  await addMember(t, owner, owner.activeTeamId, mate);
+  expect((await t.json('POST', '/api/v1/teams/switch', { teamId: owner.activeTeamId }, as(mate))).status).toBe(200);
+});
+afterAll(() => t?.close());
+
+describe('writes', () => {
+  it('relates records of the team, through REST and GraphQL, and clears a relation with null', async () => {
+    const acme = await customer(owner);
+    const parent = await project(mate, { name: 'Parent' });
+    const mine = await task(owner, 'Kick-off');
+    const created = await project(owner, { customerId: acme.id, parentProjectId: parent.id, milestoneId: mine.id });
+    expect(created).toMatchObject({ customerId: acme.id, parentProjectId: parent.id, milestoneId: mine.id });
+
+    const gql = await t.graphql('mutation($input: CreateProjectInput!) { createProject(input: $input) { id customerId customer { name } } }', { input: { name: 'Typed', customerId: acme.id } }, as(mate));
+    expect(gql.body.errors).toBeUndefined();
+    expect(gql.body.data.createProject).toMatchObject({ customerId: acme.id, customer: { name: acme.name } });
+
+    const cleared = await t.json('PATCH', `/api/v1/projects/${created.id}`, { customerId: null }, as(owner));
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.data.customerId).toBeNull();
+  });
+
+  it('refuses another team’s record and a record that does not exist alike, with 422, writing nothing', async () => {
+    const theirs = await customer(stranger);
+    const before = (await t.json('GET', '/api/v1/projects?limit=1', undefined, as(owner))).body.pagination.total;
+    const foreign = await t.json('POST', '/api/v1/projects', { name: 'X', customerId: theirs.id }, as(owner));
+    const missing = await t.json('POST', '/api/v1/projects', { name: 'X', customerId: '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b' }, as(owner));
+    expect(foreign.status).toBe(422);
+    expect(missing.status).toBe(422);
+    expect(foreign.body).toEqual(missing.body);
+    expect(foreign.body.details).toEqual({ customerId: 'must be the id of a customers record you can see in this team' });
+    expect((await t.json('GET', '/api/v1/projects?limit=1', undefined, as(owner))).body.pagination.total).toBe(before);
+
+    const notAnId = await t.json('POST', '/api/v1/projects', { name: 'X', customerId: 'acme' }, as(owner));
+    expect(notAnId.status).toBe(422);
+    const gql = await t.graphql('mutation($id: ID!) { createProject(input: { name: "X", customerId: $id }) { id } }', { id: theirs.id }, as(owner));
+    expect(gql.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
+    const existing = await project(owner, { name: 'Kept' });
+    expect((await t.json('PATCH', `/api/v1/projects/${existing.id}`, { customerId: theirs.id }, as(owner))).status).toBe(422);
+    expect((await t.json('GET', `/api/v1/projects/${existing.id}`, undefined, as(owner))).body.data.customerId).toBeNull();
+  });
+
+  it('refuses a teammate’s private task: tasks are their creator’s alone', async () => {
+    const theirs = await task(owner, 'Private');
+    const res = await t.json('POST', '/api/v1/projects', { name: 'X', milestoneId: theirs.id }, as(mate));
+    expect(res.status).toBe(422);
+    expect(res.body.details).toHaveProperty('milestoneId');
+  });
+});
+
+describe('onDelete, in the database', () => {
+  it('restrict: a customer with projects cannot be deleted (409) until none names it', async () => {
+    const acme = await customer(owner);
+    const p = await project(mate, { customerId: acme.id });
+    const refused = await t.json('DELETE', `/api/v1/customers/${acme.id}`, undefined, as(owner));
+    expect(refused.status).toBe(409);
+    expect(refused.body.success).toBe(false);
+    expect((await t.json('GET', `/api/v1/customers/${acme.id}`, undefined, as(owner))).status).toBe(200);
+    await t.json('PATCH', `/api/v1/projects/${p.id}`, { customerId: null }, as(mate));
+    expect((await t.json('DELETE', `/api/v1/customers/${acme.id}`, undefined, as(owner))).status).toBe(200);
+  });
+
+  it('cascade: sub-projects go with their parent, whoever created them', async () => {
+    const parent = await project(owner, { name: 'Parent' });
+    const child = await project(mate, { name: 'Child', parentProjectId: parent.id });
+    const grandchild = await project(owner, { name: 'Grandchild', parentProjectId: child.id });
+    expect((await t.json('DELETE', `/api/v1/projects/${parent.id}`, undefined, as(owner))).status).toBe(200);
+    for (const gone of [child, grandchild]) expect((await t.json('GET', `/api/v1/projects/${gone.id}`, undefined, as(owner))).status).toBe(404);
+  });
+
+  it('setNull: deleting a private task clears the milestone of the team’s project', async () => {
+    const milestone = await task(owner, 'Milestone');
+    const p = await project(owner, { milestoneId: milestone.id });
+    expect((await t.json('DELETE', `/api/v1/tasks/${milestone.id}`, undefined, as(owner))).status).toBe(200);
+    expect((await t.json('GET', `/api/v1/projects/${p.id}`, undefined, as(mate))).body.data.milestoneId).toBeNull();
+  });
+});
+
+describe('reads', () => {
+  let acme: Row;
+  let milestone: Row;
+  let p: Row;
+  beforeAll(async () => {
+    acme = await customer(owner, 'Lisboa');
+    milestone = await task(owner, 'Owner’s milestone');
+    const parent = await project(owner, { name: 'Programme' });
+    p = await project(owner, { name: 'Read me', customerId: acme.id, parentProjectId: parent.id, milestoneId: milestone.id });
+  });
+
+  it('GraphQL selects the related records; a record the caller cannot see is null', async () => {
+    const query = `{ projects(ids: ["${p.id}"]) { items { name customer { name office notes { body } } parentProject { name } milestone { title } } } }`;
+    const mine = await t.graphql(query, {}, as(owner));
+    expect(mine.body.errors).toBeUndefined();
+    expect(mine.body.data.projects.items).toEqual([{ name: 'Read me', customer: { name: acme.name, office: 'Lisboa', notes: [] }, parentProject: { name: 'Programme' }, milestone: { title: 'Owner’s milestone' } }]);
+    const theirs = await t.graphql(query, {}, as(mate));
+    expect(theirs.body.errors).toBeUndefined();
+    expect(theirs.body.data.projects.items[0].milestone).toBeNull();
+    expect(theirs.body.data.projects.items[0].customer.name).toBe(acme.name);
+  });
+
+  it('REST expand gives the related records inline, and fields may name their members', async () => {
+    const read = await t.json('GET', `/api/v1/projects/${p.id}?expand=customer,milestone`, undefined, as(mate));
+    expect(read.status).toBe(200);
+    expect(read.body.data.customer).toMatchObject({ id: acme.id, name: acme.name, office: 'Lisboa', account: acme.account });
+    expect(read.body.data.milestone).toBeNull();
+    expect(read.body.data).not.toHaveProperty('parentProject');
+
+    const picked = await t.json('GET', `/api/v1/projects?ids=${p.id}&fields=name,customer.name`, undefined, as(owner));
+    expect(picked.status).toBe(200);
+    expect(picked.body.data).toEqual([{ name: 'Read me', customer: { name: acme.name } }]);
+
+    const unknown = await t.json('GET', `/api/v1/projects?expand=owner`, undefined, as(owner));
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.details.errors[0].path).toBe('expand');
+  });
+
+  it('asks the related entity’s read scope: a projects-only key reads projects but not their customers', async () => {
+    const key = await t.json('POST', '/api/v1/api-keys', { name: 'projects only', scopes: ['projects:read'] }, as(owner));
+    expect(key.status).toBe(201);
+    const bearer = { authorization: `Bearer ${key.body.data.key}` };
+    expect((await t.json('GET', `/api/v1/projects/${p.id}`, undefined, bearer)).status).toBe(200);
+    const expanded = await t.json('GET', `/api/v1/projects/${p.id}?expand=customer`, undefined, bearer);
+    expect(expanded.status).toBe(403);
+  });
+});
+
+describe('filters through a relation', () => {
+  let madrid: Row;
+  let paris: Row;
+  beforeAll(async () => {
+    madrid = await customer(owner, 'Filter-Madrid');
+    paris = await customer(owner, 'Filter-Paris');
+    await project(owner, { name: 'F1', customerId: madrid.id });
+    await project(owner, { name: 'F2', customerId: paris.id });
+    await project(owner, { name: 'F3' });
+  });
+  const names = (rows: Row[]) => rows.map((r) => r.name).filter((n: string) => /^F\d$/.test(n)).sort();
+
+  it('GraphQL where names the related record’s fields, and the relation’s id by operators', async () => {
+    const by = async (where: string) => names((await t.graphql(`{ projects(limit: 100, where: ${where}) { items { name } } }`, {}, as(owner))).body.data.projects.items);
+    expect(await by('{ customer: { office: { eq: "Filter-Madrid" } } }')).toEqual(['F1']);
+    expect(await by('{ customer: { office: { startsWith: "Filter-" } } }')).toEqual(['F1', 'F2']);
+    expect(await by('{ NOT: { customer: { office: { eq: "Filter-Madrid" } } } }')).toContain('F3');
+    expect(await by(`{ customerId: { in: ["${paris.id}"] } }`)).toEqual(['F2']);
+    expect(await by('{ customerId: { isNull: true } }')).toEqual(['F3']);
+  });
+
+  it('REST takes the same as filter=<JSON>, the relation’s id by {field}= and operators', async () => {
+    const by = async (query: string) => {
+      const res = await t.json('GET', `/api/v1/projects?limit=100&${query}`, undefined, as(owner));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return names(res.body.data);
+    };
+    expect(await by(`filter=${encodeURIComponent(JSON.stringify({ customer: { office: { eq: 'Filter-Paris' } } }))}`)).toEqual(['F2']);
+    expect(await by(`customerId=${madrid.id}`)).toEqual(['F1']);
+    expect(await by(`customerId[in]=${madrid.id},${paris.id}`)).toEqual(['F1', 'F2']);
+    const bad = await t.json('GET', '/api/v1/projects?customerId=acme', undefined, as(owner));
+    expect(bad.status).toBe(400);
+    const deep = await t.json('GET', `/api/v1/projects?filter=${encodeURIComponent(JSON.stringify({ customer: { phone: { eq: 'x' } } }))}`, undefined, as(owner));
+    expect(deep.status).toBe(400);
+  });
+});
+
+describe('at the same moment', () => {
+  it('a customer deleted while projects naming it are created: each create is 201 or 422, the delete 200 only when none remains', async () => {
+    for (let round = 0; round < 3; round++) {
+      const acme = await customer(owner);
+      const creates = Array.from({ length: 6 }, (_, i) => t.json('POST', '/api/v1/projects', { name: `Race ${round}.${i}`, customerId: acme.id }, as(i % 2 ? owner : mate)));
+      const removal = t.json('DELETE', `/api/v1/customers/${acme.id}`, undefined, as(owner));
+      const [deleted, ...made] = await Promise.all([removal, ...creates]);
+      for (const res of made) expect([201, 422]).toContain(res.status);
+      expect([200, 409]).toContain(deleted.status);
+      const naming = await t.json('GET', `/api/v1/projects?limit=100&customerId=${acme.id}`, undefined, as(owner));
+      if (deleted.status === 200) expect(naming.body.pagination.total).toBe(0);
+      else expect(naming.body.pagination.total).toBe(made.filter((r) => r.status === 201).length);
+    }
+  });
+});
