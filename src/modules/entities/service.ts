@@ -107,7 +107,8 @@ export async function list(scope: RequestScope, d: EntityDefinition, query: List
 }
 
 async function listRows(scope: RequestScope, d: EntityDefinition, caller: Caller, q: ParsedQuery): Promise<ListResult> {
-  const where = { AND: [...baseWhere(d, caller), ...filterWhere(d, q)] };
+  const conditions = filterWhere(d, q);
+  const where = { AND: [...baseWhere(d, caller), ...conditions] };
   const tx = await scope.db.tx();
   const model = delegateOf(tx, d.name);
   if (q.distinct) {
@@ -120,12 +121,13 @@ async function listRows(scope: RequestScope, d: EntityDefinition, caller: Caller
     return { data: page, distinct: true, pagination, cursors: { of: () => '', hasNext: q.page < pagination.totalPages, hasPrevious: q.page > 1 } };
   }
   const sort: Sort = { field: sortField(d, q.sortBy), order: q.sortOrder };
-  const print = fingerprint(filterWhere(d, q));
   const total = () => exactTotal(tx, d.tableName, caller.kind === 'user' ? caller.teamId : null, where, () => model.count({ where }));
-  if (q.keyset) return keysetRows(d, caller, q, { model, where, sort, print, total });
+  if (q.keyset) return keysetRows(d, caller, q, { model, where, sort, print: fingerprint(conditions), total });
   const rows = await model.findMany({ where, orderBy: orderOf(sort), skip: (q.page - 1) * q.limit, take: q.limit, ...childInclude(d, q.children) });
   const pagination = paginationOf(q.page, q.limit, await total());
-  const cursors = { of: (i: number) => encodeCursor(rows[i]!, sort, print), hasNext: q.page < pagination.totalPages, hasPrevious: q.page > 1 };
+  // A page read by number makes cursors only when they are asked for (REST's nextCursor, GraphQL's edges).
+  let print: string | undefined;
+  const cursors = { of: (i: number) => encodeCursor(rows[i]!, sort, (print ??= fingerprint(conditions))), hasNext: q.page < pagination.totalPages, hasPrevious: q.page > 1 };
   return { data: rows.map((row) => decorate(d, row, caller, q)), distinct: false, pagination, cursors };
 }
 
