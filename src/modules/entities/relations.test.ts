@@ -195,6 +195,14 @@ describe('filters through a relation', () => {
     expect(await by(`filter=${encodeURIComponent(JSON.stringify({ customer: { office: { eq: 'Filter-Paris' } } }))}`)).toEqual(['F2']);
     expect(await by(`customerId=${madrid.id}`)).toEqual(['F1']);
     expect(await by(`customerId[in]=${madrid.id},${paris.id}`)).toEqual(['F1', 'F2']);
+    // Filtering by a customer's office reads customers: the key needs customers' read scope too.
+    const key = async (scopes: string[]) => ({ authorization: `Bearer ${(await t.json('POST', '/api/v1/api-keys', { name: scopes.join(' '), scopes }, as(owner))).body.data.key}` });
+    const byOffice = `/api/v1/projects?filter=${encodeURIComponent(JSON.stringify({ customer: { office: { eq: 'Filter-Paris' } } }))}`;
+    expect((await t.json('GET', byOffice, undefined, await key(['projects:read']))).status).toBe(403);
+    expect((await t.json('GET', `/api/v1/projects?customerId=${paris.id}`, undefined, await key(['projects:read']))).status).toBe(200);
+    const both = await t.json('GET', byOffice, undefined, await key(['projects:read', 'customers:read']));
+    expect(both.status).toBe(200);
+    expect(names(both.body.data)).toEqual(['F2']);
     const bad = await t.json('GET', '/api/v1/projects?customerId=acme', undefined, as(owner));
     expect(bad.status).toBe(400);
     const deep = await t.json('GET', `/api/v1/projects?filter=${encodeURIComponent(JSON.stringify({ customer: { phone: { eq: 'x' } } }))}`, undefined, as(owner));

@@ -38,7 +38,7 @@ function recordRoutes(d: EntityDefinition): RestRoute[] {
   const routes: Record<Operation, () => RestRoute> = {
     list: () => defineRoute({
       method: 'GET', path: base, tags, access: access('list'), openapi: entityOpenApi(d, 'list'),
-      summary: `LIST ${d.slug}: page, limit, sortBy, sortOrder, fields, distinct, ids, search, from, to, dateField, metas, child, {field}, {field}_min, {field}_max, {field}[op], filter`,
+      summary: `LIST ${d.slug}: page, limit, sortBy, sortOrder, fields, distinct, ids, search, from, to, dateField, metas, child, expand, {field}, {field}_min, {field}_max, {field}[op], filter`,
       query,
       operation: documents.listDocument(d),
       variables: ({ query: q }) => listVariables(d, q),
@@ -56,7 +56,7 @@ function recordRoutes(d: EntityDefinition): RestRoute[] {
     }),
     read: () => defineRoute({
       method: 'GET', path: item, tags, access: access('read'), openapi: entityOpenApi(d, 'read'),
-      summary: `READ a ${d.name} (fields, metas, child)`,
+      summary: `READ a ${d.name} (fields, metas, child, expand)`,
       params: record,
       query,
       operation: documents.readDocument(d),

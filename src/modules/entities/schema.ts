@@ -7,12 +7,13 @@
 // back into what the one semantic validator (validate.ts) reads: stored enum strings (the enums'
 // internal values), days as YYYY-MM-DD, instants as ISO strings.
 import { getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, type GraphQLResolveInfo, type SelectionNode, type SelectionSetNode } from 'graphql';
-import type { ChildDefinition, EntityDefinition, Operation } from '../../config/entity-definition.js';
+import { relationTarget, type ChildDefinition, type EntityDefinition, type Operation } from '../../config/entity-definition.js';
 import { entityDefinitions } from '../../config/entities/index.js';
 import { builder, type Builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
 import { registerAggregate } from './aggregate-schema.js';
 import { graphqlNames } from './graphql-names.js';
+import { relationsOf } from './where.js';
 import { entityTypes, sharedTypes, type EntityTypes, type Relations } from './graphql-types.js';
 import { childField } from './prisma-model.js';
 import type { ListQuery } from './query.js';
@@ -33,7 +34,7 @@ export function registerEntities(b: Builder, definitions: readonly EntityDefinit
   for (const d of definitions) built.set(d, entityTypes(b, d, shared, (r, child, ctx) => records.listChildren(ctx as Context, d, String(r.id), child.slug), relations));
   for (const [d, types] of built) {
     registerQueries(b, d, types);
-    if (d.operations.list) registerAggregate(b, d, types, authScopesFor(d, 'list'));
+    if (d.operations.list) registerAggregate(b, d, types, listAuthScopes(d));
     registerMutations(b, d, types);
   }
 }
@@ -43,6 +44,37 @@ export function authScopesFor(d: EntityDefinition, op: Operation) {
   const needed = d.permissions[op];
   const granted = needed.length ? { scope: needed } : { nobody: `${d.slug}:${op}` };
   return d.access.public && (op === 'list' || op === 'read') ? { $any: { anonymous: true, ...granted } } : granted;
+}
+
+type Rule = ReturnType<typeof authScopesFor>;
+
+/** Both rules must pass (scope-auth: an object's entries pass when any does, `$all`'s when all do). */
+const both = (a: object, b: object) => ({ $all: { $any: a, $all: { $any: b } } });
+
+/** The entities a `where` reaches through its relations (`customer: { office: … }` reaches customers). */
+function reached(d: EntityDefinition, where: unknown, out = new Set<EntityDefinition>()): Set<EntityDefinition> {
+  if (typeof where !== 'object' || where === null) return out;
+  for (const [key, value] of Object.entries(where)) {
+    if (key === 'AND' || key === 'OR') for (const w of (value as unknown[]) ?? []) reached(d, w, out);
+    else if (key === 'NOT') reached(d, value, out);
+    else {
+      const relation = relationsOf(d).get(key);
+      if (!relation) continue;
+      out.add(relationTarget(relation));
+      reached(relationTarget(relation), value, out);
+    }
+  }
+  return out;
+}
+
+/**
+ * LIST's (and aggregate's) rule: the entity's list scopes, and for each entity its `where` reaches
+ * through a relation, that entity's read scopes too (filtering by a customer's office reads customers).
+ */
+function listAuthScopes(d: EntityDefinition): Rule | ((parent: unknown, args: { where?: unknown }) => object) {
+  const own = authScopesFor(d, 'list');
+  if (!relationsOf(d).size) return own;
+  return (_parent, args) => [...reached(d, args.where)].reduce<object>((rule, target) => both(rule, authScopesFor(target, 'read')), own);
 }
 
 /** Whether `@skip`/`@include` keep a selection for this request's variables (REST's `child=` is an `@include`). */
@@ -90,7 +122,7 @@ function registerQueries(b: Builder, d: EntityDefinition, types: EntityTypes): v
           [names.list]: t.field({
             type: types.page as never,
             description: `LIST ${d.slug}: pages (page, limit) or cursors (first, after), sort, search, ids, a day range, field filters, or the distinct values of one field.`,
-            authScopes: authScopesFor(d, 'list') as never,
+            authScopes: listAuthScopes(d) as never,
             args: {
               page: t.arg.int(),
               limit: t.arg.int({ description: '1 to 100 (default 10).' }),
