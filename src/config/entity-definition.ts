@@ -45,6 +45,8 @@ const fieldSchema = z.strictObject({
   to: z.string().regex(slugName).optional(),
   /** A relation's rule when its target is deleted: refuse (default when required), clear (default otherwise), or delete along. */
   onDelete: z.enum(onDeleteActions).optional(),
+  /** A relation's reverse side on its target, the records naming it (default: this entity's slug in camelCase, `Customer.projects`). */
+  inverse: z.string().regex(identifier).optional(),
 });
 
 const permissionsSchema = z.strictObject(Object.fromEntries(operations.map((op) => [op, z.array(z.string().min(1)).optional()])) as Record<Operation, z.ZodOptional<z.ZodArray<z.ZodString>>>);
@@ -129,7 +131,7 @@ function fieldProblems(field: FieldDefinition, where: string): string[] {
     if (field.searchable || field.sortable) problems.push(`${at}: a relation cannot be ${field.searchable ? 'searchable' : 'sortable'}`);
     if (field.default !== undefined || field.validation) problems.push(`${at}: a relation takes no default or validation`);
     if (field.required && field.onDelete === 'setNull') problems.push(`${at}: a required relation cannot be cleared (onDelete: setNull)`);
-  } else if (field.to || field.onDelete) problems.push(`${at}: "to" and "onDelete" apply to relation fields only`);
+  } else if (field.to || field.onDelete || field.inverse) problems.push(`${at}: "to", "onDelete" and "inverse" apply to relation fields only`);
   if (field.default !== undefined) {
     const d = field.default;
     const ok =
@@ -182,17 +184,49 @@ export const relationFields = (d: { fields: readonly FieldDefinition[] }) => d.f
 /** The relations whose related record can be read (the target's READ is on): `Task.customer`, `expand=customer`. */
 export const readableRelations = (d: { fields: readonly FieldDefinition[] }) => relationFields(d).filter((f) => relationTarget(f).operations.read);
 
-/** Relations name an entity of the list and a name free on their record (not a field, child, or owner). */
+/** A relation seen from its target: the records of `source` whose `field` names a target record (`Customer.projects`). */
+export interface Inverse {
+  source: EntityDefinition;
+  field: FieldDefinition & { relation: string };
+  /** Its name on the target's records. */
+  name: string;
+}
+
+const inverses = new WeakMap<EntityDefinition, Inverse[]>();
+
+/** The relations pointing at `target`, as its one-to-many sides (set by sanitizeEntities). */
+export const inversesOf = (target: EntityDefinition): readonly Inverse[] => inverses.get(target) ?? [];
+
+/** The names a record of `d` already has: fields, children, owners. */
+const namesOf = (d: EntityDefinition) => new Set([...d.fields.map((f) => f.name), ...d.children.map((c) => camelSlug(c.slug)), ...reservedFieldNames, 'team', 'user', 'parent', 'metas']);
+
+/**
+ * Relations name an entity of the list and a name free on their record (not a field, child, or owner),
+ * and their reverse side a name free on the target (not one of its names, relations or other reverse sides).
+ */
 function relationProblems(definitions: EntityDefinition[]): string[] {
   const problems: string[] = [];
+  const taken = new Map(definitions.map((d) => [d, namesOf(d)]));
   for (const d of definitions) {
-    const taken = new Set([...d.fields.map((f) => f.name), ...d.children.map((c) => camelSlug(c.slug)), ...reservedFieldNames, 'team', 'user', 'parent', 'metas']);
+    for (const f of relationFields(d)) {
+      const at = `entity ${d.slug}.fields.${f.relation}`;
+      if (taken.get(d)!.has(f.relation)) problems.push(`${at}: "${f.relation}" is already a name of ${d.name}`);
+    }
+  }
+  for (const d of definitions) for (const f of relationFields(d)) taken.get(d)!.add(f.relation);
+  for (const d of definitions) {
     for (const f of relationFields(d)) {
       const at = `entity ${d.slug}.fields.${f.relation}`;
       const target = definitions.find((t) => t.slug === f.to);
-      if (!target) problems.push(`${at}: "to" names no entity ("${f.to}")`);
-      else targets.set(f, target);
-      if (taken.has(f.relation)) problems.push(`${at}: "${f.relation}" is already a name of ${d.name}`);
+      if (!target) {
+        problems.push(`${at}: "to" names no entity ("${f.to}")`);
+        continue;
+      }
+      targets.set(f, target);
+      const name = f.inverse ?? camelSlug(d.slug);
+      if (taken.get(target)!.has(name)) problems.push(`${at}: its reverse side "${name}" is already a name of ${target.name} (name it with "inverse")`);
+      taken.get(target)!.add(name);
+      inverses.set(target, [...inversesOf(target), { source: d, field: f, name }]);
     }
   }
   return problems;

@@ -5,7 +5,7 @@
 // REST edge's query-string parser meets odd values; LISTs also get operator parameters and `filter`
 // JSON (nested groups, past the limits, wrong operators). A new entity is fuzzed with no change here.
 import fc from 'fast-check';
-import type { EntityDefinition, FieldDefinition } from '../config/entity-definition.js';
+import { inversesOf, relationFields, type EntityDefinition, type FieldDefinition } from '../config/entity-definition.js';
 import { fieldValue } from './entity-values.js';
 import type { FuzzRequest } from './fuzz-request.js';
 import { hostileJson, oddDates, oddNumberTexts, shortHostileString } from './hostile-values.js';
@@ -33,24 +33,41 @@ const operatorNames = ['eq', 'ne', 'in', 'notIn', 'lt', 'lte', 'gt', 'gte', 'con
 const operand = (field: FieldDefinition): fc.Arbitrary<JsonTree> =>
   fc.oneof(fieldValue(field).map(toTree), fc.array(fieldValue(field).map(toTree), { maxLength: 4 }), fc.boolean(), fc.constantFrom('insensitive', 'INSENSITIVE'), oddValue.map((s): JsonTree => s));
 
-/** `filter`'s JSON (GraphQL's `where`): conditions on the fields, nested AND/OR/NOT, sometimes past the limits. */
-function whereTree(fields: readonly FieldDefinition[]): fc.Arbitrary<JsonTree> {
+/**
+ * `filter`'s JSON (GraphQL's `where`): conditions on the fields, nested AND/OR/NOT, through relations
+ * (`customer: {…}`) and reverse sides (`projects: { some: {…} }`, with this entity's fields: valid for
+ * a relation to its own entity, else refused), sometimes past the limits.
+ */
+function whereTree(fields: readonly FieldDefinition[], links: { relations: string[]; inverses: string[] } = { relations: [], inverses: [] }): fc.Arbitrary<JsonTree> {
   const condition = fc.constantFrom(...fields).chain((field) =>
     fc.array(fc.tuple(fc.constantFrom(...operatorNames), operand(field)), { minLength: 1, maxLength: 3 }).map((entries): [string, JsonTree] => [field.name, { entries }]),
   );
+  const none = fc.constant(null);
   return fc.letrec<{ where: JsonTree }>((tie) => ({
     where: fc
-      .array(fc.oneof({ weight: 4, arbitrary: condition }, { weight: 1, arbitrary: fc.tuple(fc.constantFrom('AND', 'OR'), fc.array(tie('where'), { maxLength: 3 })) }, { weight: 1, arbitrary: fc.tuple(fc.constant('NOT'), tie('where')) }), { maxLength: 4 })
-      .map((entries) => ({ entries })),
+      .array(
+        fc.oneof(
+          { weight: 4, arbitrary: condition },
+          { weight: 1, arbitrary: fc.tuple(fc.constantFrom('AND', 'OR'), fc.array(tie('where'), { maxLength: 3 })) },
+          { weight: 1, arbitrary: fc.tuple(fc.constant('NOT'), tie('where')) },
+          { weight: links.relations.length ? 1 : 0, arbitrary: links.relations.length ? fc.tuple(fc.constantFrom(...links.relations), tie('where')) : none },
+          {
+            weight: links.inverses.length ? 1 : 0,
+            arbitrary: links.inverses.length ? fc.tuple(fc.constantFrom(...links.inverses), fc.array(fc.tuple(fc.constantFrom('some', 'none', 'every', 'any'), tie('where')), { maxLength: 3 }).map((entries): JsonTree => ({ entries }))) : none,
+          },
+        ),
+        { maxLength: 4 },
+      )
+      .map((entries) => ({ entries: entries.filter((e): e is [string, JsonTree] => e !== null) })),
   })).where;
 }
 
 /** One operator parameter (`{field}[op]=value`) or `filter=<JSON>`. */
-function operatorParameter(fields: readonly FieldDefinition[]): fc.Arbitrary<[string, string]> {
+function operatorParameter(fields: readonly FieldDefinition[], links?: { relations: string[]; inverses: string[] }): fc.Arbitrary<[string, string]> {
   const param = fc.constantFrom(...fields).chain((field) =>
     fc.tuple(fc.constantFrom(...operatorNames), fc.oneof(fieldValue(field).map((v) => (Array.isArray(v) ? v.join(',') : String(v))), oddValue)).map(([op, value]): [string, string] => [`${field.name}[${op}]`, value]),
   );
-  return fc.oneof(param, fc.oneof(whereTree(fields), hostileJson).map((tree): [string, string] => ['filter', jsonText(tree)]));
+  return fc.oneof(param, fc.oneof(whereTree(fields, links), hostileJson).map((tree): [string, string] => ['filter', jsonText(tree)]));
 }
 
 /** Requests for `op` about one entity at a time; null when `op` is not an entity route. */
@@ -74,7 +91,7 @@ export function entityRequests(op: ApiOperation, ctx: ValueContext, entities: re
           hostile: fc.option(fc.tuple(fc.nat(), fc.oneof(hostileJson, oddValue.map((s): JsonTree => s))), { freq: 3, nil: null }),
           twin: op.method === 'GET' ? fc.constant(false) : racing,
           filter: fc.option(fc.tuple(fc.tuple(fc.constantFrom(...names, 'page', 'limit', 'sortBy', 'fields', 'ids', 'from', 'to', 'search'), fc.constantFrom('', '', '_min', '_max')).map(([n, s]) => n + s), oddValue), { freq: 2, nil: null }),
-          operators: op.method === 'GET' ? fc.option(operatorParameter(fields), { freq: 2, nil: null }) : fc.constant(null),
+          operators: op.method === 'GET' ? fc.option(operatorParameter(fields, chosenChild ? undefined : { relations: relationFields(entity).map((f) => f.relation), inverses: inversesOf(entity).map((i) => i.name) }), { freq: 2, nil: null }) : fc.constant(null),
         })
         .map(({ id, childId, body, hostile, filter, operators, twin }): FuzzRequest => {
           const values: Record<string, string> = { entity: entity.slug, id, child: chosenChild?.slug ?? 'none', childId };

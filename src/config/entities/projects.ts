@@ -1,7 +1,8 @@
 // Projects: shared by the whole team, and the example of relations (README "Relations"). Each project
 // may name its customer (a customer with projects cannot be deleted: restrict), a parent project (`parentProject`: its
 // sub-projects are deleted with it: cascade) and the task marking its next milestone (a task is its
-// creator's alone: others see null there; deleting the task clears it: setNull).
+// creator's alone: others see null there; deleting the task clears it: setNull). Each relation's
+// reverse side lists the projects naming a record: Customer.projects, Project.subProjects, Task.projects.
 import { defineEntity } from '../entity-definition.js';
 
 export default defineEntity({
@@ -13,7 +14,7 @@ export default defineEntity({
     { name: 'status', type: 'select', enum: ['planned', 'active', 'done'], default: 'planned', sortable: true, filterable: true },
     { name: 'budget', type: 'number', sortable: true, filterable: true, validation: { min: 0 } },
     { name: 'customer', type: 'relation', to: 'customers', onDelete: 'restrict', filterable: true },
-    { name: 'parentProject', type: 'relation', to: 'projects', onDelete: 'cascade', filterable: true },
+    { name: 'parentProject', type: 'relation', to: 'projects', onDelete: 'cascade', filterable: true, inverse: 'subProjects' },
     { name: 'milestone', type: 'relation', to: 'tasks', onDelete: 'setNull' },
   ],
   permissions: { list: ['projects:read'], read: ['projects:read'], create: ['projects:write'], update: ['projects:write'], delete: ['projects:delete'] },

@@ -2,7 +2,7 @@
 // a Prisma model with its indexes and the RLS of its table; bad definitions stop with every reason.
 import { printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { sanitizeEntities } from '../../config/entity-definition.js';
+import { inversesOf, sanitizeEntities } from '../../config/entity-definition.js';
 import { createBuilder } from '../../graphql/builder.js';
 import { entitiesPrisma } from './prisma-model.js';
 import { rlsForCreatedTables } from './rls.js';
@@ -142,8 +142,18 @@ describe('relations', () => {
     expect(() => sanitizeEntities([withRelation(field), client])).toThrow(message);
   });
 
+  it('names the reverse side on the target after the referring entity, or as "inverse" says; two alike are refused', () => {
+    const [receipts, clients] = sanitizeEntities([withRelation({}), client]);
+    expect(inversesOf(clients!)).toEqual([{ source: receipts, field: receipts!.fields.at(-1), name: 'receipts' }]);
+    const twice = { ...fixture, fields: [...fixture.fields, { name: 'client', type: 'relation', to: 'clients' }, { name: 'payer', type: 'relation', to: 'clients' }] };
+    expect(() => sanitizeEntities([twice, client])).toThrow(/entity receipts.fields.payer: its reverse side "receipts" is already a name of Client \(name it with "inverse"\)/);
+    const named = { ...twice, fields: [...fixture.fields, { name: 'client', type: 'relation', to: 'clients' }, { name: 'payer', type: 'relation', to: 'clients', inverse: 'paidReceipts' }] };
+    expect(inversesOf(sanitizeEntities([named, client])[1]!).map((i) => i.name)).toEqual(['receipts', 'paidReceipts']);
+    expect(() => sanitizeEntities([withRelation({ inverse: 'name' }), client])).toThrow(/its reverse side "name" is already a name of Client/);
+  });
+
   it('refuses "to" on other fields and relations in children', () => {
-    expect(() => sanitizeEntities([{ ...fixture, fields: [...fixture.fields, { name: 'x', type: 'string', to: 'clients' }] }, client])).toThrow(/"to" and "onDelete" apply to relation fields only/);
+    expect(() => sanitizeEntities([{ ...fixture, fields: [...fixture.fields, { name: 'x', type: 'string', to: 'clients' }] }, client])).toThrow(/"to", "onDelete" and "inverse" apply to relation fields only/);
     const child = { name: 'Line', slug: 'lines', tableName: 'receipt_lines', fields: [{ name: 'client', type: 'relation', to: 'clients' }] };
     expect(() => sanitizeEntities([{ ...fixture, children: [child] }, client])).toThrow(/relations belong to entities, not to children/);
   });

@@ -3,10 +3,11 @@
 // strings, so resolvers and the validator see `in-progress`, clients `IN_PROGRESS`), Date/DateTime/
 // JSON/StringMap scalars, Create/Update inputs, the filter input, the list's enums, the page and the
 // deletion result; children get their record type and inputs the same way.
-import { readableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { inversesOf, readableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition, type Inverse } from '../../config/entity-definition.js';
 import type { Builder } from '../../graphql/builder.js';
 import { enumTypeName, enumValueNames, graphqlNames, hasEnum } from './graphql-names.js';
 import { childField } from './prisma-model.js';
+import type { ListQuery } from './query.js';
 import type { ListResult } from './service.js';
 import type { Values } from './validate.js';
 import { whereType } from './where.js';
@@ -169,7 +170,16 @@ export interface Relations {
   record: (target: EntityDefinition) => RecordRef | undefined;
   authScopes: (target: EntityDefinition) => unknown;
   load: (target: EntityDefinition, ids: readonly string[], ctx: unknown) => Promise<(Values | null)[]>;
+  /** The types of an entity (a reverse side's referring entity: its where and sort field). */
+  types: (d: EntityDefinition) => EntityTypes | undefined;
+  /** LIST's rule of an entity: a reverse side reads the referring entity's list. */
+  listAuthScopes: (d: EntityDefinition) => unknown;
+  /** The referring records of each record id (a reverse side), each list ordered and limited by `args`. */
+  loadReferring: (inverse: Inverse, ids: readonly string[], args: Values, ctx: unknown) => Promise<Values[][]>;
 }
+
+/** Arguments of a reverse side (`Customer.projects(where, sortBy, sortOrder, limit)`). */
+export type ReferringArgs = Pick<ListQuery, 'where' | 'sortBy' | 'sortOrder' | 'limit'>;
 
 /** The children's field on a parent record: included with the parent when the query asked for them, else loaded by `load`. */
 export type ChildLoader = (record: Values, child: ChildDefinition, ctx: unknown) => Promise<Values[]>;
@@ -190,7 +200,10 @@ function childTypes(b: Builder, d: EntityDefinition, child: ChildDefinition, wri
 const enumOf = (b: Builder, name: string, values: string[], description: string) =>
   b.enumType(name, { description, values: Object.fromEntries(values.map((v) => [v, { value: v }])) }) as unknown as AnyRef;
 
-/** A relation's related record (`Task.customer`), for targets that can be read. */
+/**
+ * A relation's related record (`Task.customer`), for targets that can be read; a reverse side
+ * (`Customer.projects`), for referring entities that can be listed.
+ */
 function relatedFields(t: Loose, d: EntityDefinition, relations: Relations): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of readableRelations(d)) {
@@ -206,6 +219,26 @@ function relatedFields(t: Loose, d: EntityDefinition, relations: Relations): Rec
       loaderOptions: { cache: false },
       resolve: (r: Values) => (r[f.name] as string | null | undefined) ?? null,
       load: (ids: string[], ctx: unknown) => relations.load(target, ids, ctx),
+    });
+  }
+  for (const inverse of inversesOf(d)) {
+    const source = relations.types(inverse.source);
+    if (!source?.where || !source.sortField) continue;
+    out[inverse.name] = (t.loadableList as (options: object) => unknown)({
+      type: source.record,
+      description: `The ${inverse.source.slug} whose ${inverse.field.relation} this is, among those the caller can see (${inverse.source.slug}' list scope).`,
+      authScopes: relations.listAuthScopes(inverse.source),
+      // One loader per place in the query (its arguments): every record of a page in one statement.
+      byPath: true,
+      loaderOptions: { cache: false },
+      args: {
+        where: (t.arg as (options: object) => unknown)({ type: source.where, required: false }),
+        sortBy: (t.arg as (options: object) => unknown)({ type: source.sortField, required: false }),
+        sortOrder: (t.arg as (options: object) => unknown)({ type: 'SortOrder', required: false }),
+        limit: (t.arg as (options: object) => unknown)({ type: 'Int', required: false, description: 'At most this many per record: 1 to 100 (default 10).' }),
+      },
+      resolve: (r: Values) => String(r.id),
+      load: (ids: string[], ctx: unknown, args: Values) => relations.loadReferring(inverse, ids, args, ctx),
     });
   }
   return out;

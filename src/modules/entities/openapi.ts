@@ -11,7 +11,7 @@ import { graphqlNames } from './graphql-names.js';
 import { int32 } from './validate.js';
 import { extremeFields, groupFields, maxGroups, numberFields } from './aggregate.js';
 import { aggregateNames } from './aggregate-schema.js';
-import { flagOperators, listOperators, operatorsOf, takesMode, whereFields, whereLimits } from './where.js';
+import { filterableInverses, flagOperators, listOperators, operatorsOf, relationsOf, takesMode, whereFields, whereLimits } from './where.js';
 
 /** What a route's declaration carries into the document (see RestRoute.openapi). */
 export interface EntityOpenApi {
@@ -88,15 +88,24 @@ function conditionSchema(field: FieldDefinition): Schema {
   return { type: 'object', additionalProperties: false, properties };
 }
 
-/** `TaskWhere`: the JSON of `filter` (GraphQL's `where`), recursive through AND, OR and NOT. */
+/**
+ * `TaskWhere`: the JSON of `filter` (GraphQL's `where`), recursive through AND, OR and NOT, into a
+ * related record's where (`customer`) and a reverse side's some/none/every (`projects`).
+ */
 export function whereSchema(d: EntityDefinition): Schema {
   const self = ref(graphqlNames(d).where);
+  const related = [...relationsOf(d)].map(([name, f]) => [name, { ...ref(graphqlNames(relationTarget(f)).where), description: `Its ${name} meets these.` }]);
+  const referring = [...filterableInverses(d)].map(([name, { source, field }]) => {
+    const where = ref(graphqlNames(source).where);
+    return [name, { type: 'object', additionalProperties: false, description: `The ${source.slug} whose ${field.relation} this is (among those the caller can see): some, none or every meets the conditions.`, properties: { some: where, none: where, every: where } }];
+  });
   return {
     type: 'object',
     additionalProperties: false,
     description: `Conditions on ${d.slug} (the fields' conditions and the groups combine with AND); at most ${whereLimits.depth} levels of groups and ${whereLimits.conditions} conditions.`,
     properties: {
       ...Object.fromEntries(whereFields(d).map((f) => [f.name, conditionSchema(f)])),
+      ...Object.fromEntries([...related, ...referring]),
       AND: { type: 'array', items: self, description: 'Every one of these holds.' },
       OR: { type: 'array', items: self, description: 'At least one of these holds.' },
       NOT: self,

@@ -84,12 +84,15 @@ const relationName = (d: EntityDefinition, f: FieldDefinition) => `${d.name}${f.
 const relationLines = (d: EntityDefinition) =>
   relationFields(d).map((f) => `  ${f.relation} ${relationTarget(f).name}${f.required ? '' : '?'} @relation("${relationName(d, f)}", fields: [${f.name}], references: [id], onDelete: ${referentialActions[f.onDelete!]})`);
 
-/** The other side Prisma wants on a relation's target: `tasksByCustomer Task[]` on Customer. */
+/** Prisma's field for a relation's other side, on its target: `projectsByCustomer` on Customer. */
+export const inverseField = (d: EntityDefinition, f: FieldDefinition) => `${camelSlug(d.slug)}By${relationName(d, f).slice(d.name.length)}`;
+
+/** The other side Prisma wants on a relation's target: `projectsByCustomer Project[]` on Customer. */
 function inverseLines(target: EntityDefinition, definitions: readonly EntityDefinition[]): string[] {
   return definitions.flatMap((d) =>
     relationFields(d)
       .filter((f) => relationTarget(f) === target)
-      .map((f) => `  ${camelSlug(d.slug)}By${relationName(d, f).slice(d.name.length)} ${d.name}[] @relation("${relationName(d, f)}")`),
+      .map((f) => `  ${inverseField(d, f)} ${d.name}[] @relation("${relationName(d, f)}")`),
   );
 }
 

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
+import { countStatements } from '../../testkit/statements.js';
 import { addMember } from '../../testkit/teams.js';
 
 type Row = Record<string, any>;
@@ -207,6 +208,95 @@ describe('filters through a relation', () => {
     expect(bad.status).toBe(400);
     const deep = await t.json('GET', `/api/v1/projects?filter=${encodeURIComponent(JSON.stringify({ customer: { phone: { eq: 'x' } } }))}`, undefined, as(owner));
     expect(deep.status).toBe(400);
+  });
+});
+
+describe('reverse sides (one-to-many)', () => {
+  const customers: Row[] = [];
+  beforeAll(async () => {
+    for (const office of ['Reverse-A', 'Reverse-B', 'Reverse-C']) customers.push(await customer(owner, office));
+    const [a, b] = customers;
+    await project(owner, { name: 'R-a1', customerId: a!.id, status: 'active', budget: 10 });
+    await project(mate, { name: 'R-a2', customerId: a!.id, status: 'done', budget: 30 });
+    await project(owner, { name: 'R-a3', customerId: a!.id, status: 'active', budget: 20 });
+    await project(owner, { name: 'R-b1', customerId: b!.id, status: 'done', budget: 5 });
+  });
+  const byOffice = (rows: Row[]) => Object.fromEntries(rows.map((c) => [c.office, c.projects.map((p: Row) => p.name)]));
+
+  it('Customer.projects lists each customer’s projects, filtered, sorted and limited per customer', async () => {
+    const res = await t.graphql(
+      `{ customers(limit: 100, where: { office: { startsWith: "Reverse-" } }, sortBy: office, sortOrder: asc) { items { office projects(sortBy: budget, sortOrder: desc, limit: 2) { name budget customer { office } } } } }`,
+      {},
+      as(mate),
+    );
+    expect(res.body.errors).toBeUndefined();
+    const items = res.body.data.customers.items;
+    expect(byOffice(items)).toEqual({ 'Reverse-A': ['R-a2', 'R-a3'], 'Reverse-B': ['R-b1'], 'Reverse-C': [] });
+    expect(items[0].projects[0]).toEqual({ name: 'R-a2', budget: 30, customer: { office: 'Reverse-A' } });
+
+    const active = await t.graphql(`{ customers(limit: 100, where: { office: { startsWith: "Reverse-" } }, sortBy: office, sortOrder: asc) { items { office projects(where: { status: { eq: ACTIVE } }) { name } } } }`, {}, as(owner));
+    expect(byOffice(active.body.data.customers.items)).toEqual({ 'Reverse-A': ['R-a3', 'R-a1'], 'Reverse-B': [], 'Reverse-C': [] });
+    const tooMany = await t.graphql(`{ customers { items { projects(limit: 101) { name } } } }`, {}, as(owner));
+    expect(tooMany.body.errors[0].extensions.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('loads every record’s reverse side in one statement, whatever the page size', async () => {
+    for (let i = 0; i < 6; i++) await project(owner, { name: `R-many${i}`, customerId: (await customer(owner, 'Reverse-Many')).id });
+    const statements = async (limit: number) => {
+      const query = `{ customers(limit: ${limit}, where: { office: { startsWith: "Reverse-" } }) { items { name projects(limit: 3) { name subProjects { name } } } } }`;
+      await t.graphql(query, {}, as(owner)); // warm: prepared statements, caches
+      const counter = countStatements();
+      try {
+        const res = await t.graphql(query, {}, as(owner));
+        expect(res.body.errors).toBeUndefined();
+        expect(res.body.data.customers.items.length).toBe(limit);
+        return counter.statements();
+      } finally {
+        counter.stop();
+      }
+    };
+    expect(await statements(2)).toBe(await statements(8));
+  });
+
+  it('shows only referring records the caller can see: another team’s never, a private entity’s the creator’s alone', async () => {
+    const [a] = customers;
+    // Tasks are private: Task.projects names projects (shared), visible to the whole team.
+    const milestone = await task(owner, 'Reverse milestone');
+    await project(owner, { name: 'R-milestone', milestoneId: milestone.id });
+    const read = await t.graphql(`query($id: ID!) { task(id: $id) { projects { name milestone { title } } } }`, { id: milestone.id }, as(owner));
+    expect(read.body.data.task.projects).toEqual([{ name: 'R-milestone', milestone: { title: 'Reverse milestone' } }]);
+    // The mate sees the project, but the task is not theirs: its milestone is null to them.
+    const seen = await t.graphql(`{ projects(limit: 100) { items { name milestone { title } } } }`, {}, as(mate));
+    expect(seen.body.data.projects.items.find((p: Row) => p.name === 'R-milestone')).toEqual({ name: 'R-milestone', milestone: null });
+    const theirs = await t.graphql(`query($id: ID!) { customer(id: $id) { name projects { name } } }`, { id: a!.id }, as(stranger));
+    expect(theirs.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    // A key with customers' scope alone cannot list the projects beneath.
+    const key = await t.json('POST', '/api/v1/api-keys', { name: 'customers only', scopes: ['customers:read'] }, as(owner));
+    const bearer = { authorization: `Bearer ${key.body.data.key}` };
+    const scoped = await t.graphql(`query($id: ID!) { customer(id: $id) { name projects { name } } }`, { id: a!.id }, bearer);
+    expect(scoped.body.data?.customer?.projects ?? null).toBeNull();
+    expect(scoped.body.errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
+  it('filters by the referring records: some, none, every (true with none), and asks their read scope', async () => {
+    const offices = async (where: string) => {
+      const res = await t.graphql(`{ customers(limit: 100, where: { AND: [{ office: { startsWith: "Reverse-" } }, { office: { ne: "Reverse-Many" } }, ${where}] }) { items { office } } }`, {}, as(owner));
+      expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
+      return res.body.data.customers.items.map((c: Row) => c.office).sort();
+    };
+    expect(await offices('{ projects: { some: { status: { eq: ACTIVE } } } }')).toEqual(['Reverse-A']);
+    expect(await offices('{ projects: { some: {} } }')).toEqual(['Reverse-A', 'Reverse-B']);
+    expect(await offices('{ projects: { none: { status: { eq: DONE } } } }')).toEqual(['Reverse-C']);
+    expect(await offices('{ projects: { every: { status: { eq: DONE } } } }')).toEqual(['Reverse-B', 'Reverse-C']);
+    expect(await offices('{ projects: { every: { budget: { gte: 10 } }, some: {} } }')).toEqual(['Reverse-A']);
+    expect(await offices('{ NOT: { projects: { some: { budget: { eq: 5 } } } } }')).toEqual(['Reverse-A', 'Reverse-C']);
+
+    const rest = await t.json('GET', `/api/v1/customers?limit=100&filter=${encodeURIComponent(JSON.stringify({ office: { startsWith: 'Reverse-' }, projects: { some: { budget: { gt: 25 } } } }))}`, undefined, as(owner));
+    expect(rest.status, JSON.stringify(rest.body)).toBe(200);
+    expect(rest.body.data.map((c: Row) => c.office)).toEqual(['Reverse-A']);
+    const key = await t.json('POST', '/api/v1/api-keys', { name: 'customers only', scopes: ['customers:read'] }, as(owner));
+    const refused = await t.json('GET', `/api/v1/customers?filter=${encodeURIComponent(JSON.stringify({ projects: { some: {} } }))}`, undefined, { authorization: `Bearer ${key.body.data.key}` });
+    expect(refused.status).toBe(403);
   });
 });
 

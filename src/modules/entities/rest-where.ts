@@ -10,7 +10,7 @@ import { relationTarget, type EntityDefinition, type FieldDefinition } from '../
 import { enumValueName, hasEnum } from './graphql-names.js';
 import { isUuid } from '../../shared/validation.js';
 import { int32, isStorableTime } from './validate.js';
-import { flagOperators, listOperators, operatorsOf, relationsOf, takesMode, whereFields, whereLimits, type Operator } from './where.js';
+import { filterableInverses, flagOperators, listOperators, operatorsOf, relationsOf, takesMode, whereFields, whereLimits, type Operator } from './where.js';
 
 type Values = Record<string, unknown>;
 type Problems = { path: string; message: string }[];
@@ -113,12 +113,24 @@ function fromJson(d: EntityDefinition, given: unknown, path: string, depth: numb
       else problems.push({ path: at, message: 'must be a list of conditions' });
     } else if (key === 'NOT') out.NOT = fromJson(d, value, at, depth + 1, problems);
     else if (relationsOf(d).has(key)) out[key] = fromJson(relationTarget(relationsOf(d).get(key)!), value, at, depth + 1, problems);
+    else if (filterableInverses(d).has(key)) out[key] = quantified(filterableInverses(d).get(key)!.source, value, at, depth, problems);
     else {
       const field = fieldOf(d, key);
       if (!field) problems.push({ path: at, message: 'is not a filterable field' });
       else if (!isObject(value)) problems.push({ path: at, message: 'must be an object of operators' });
       else out[key] = condition(field, Object.entries(value), (op) => `${at}.${op}`, problems, jsonValue, (raw) => (Array.isArray(raw) ? raw : null));
     }
+  }
+  return out;
+}
+
+/** A reverse side's `{ some, none, every }`, each the referring entity's where. */
+function quantified(source: EntityDefinition, given: unknown, path: string, depth: number, problems: Problems): Values {
+  if (!isObject(given)) return (problems.push({ path, message: 'must be an object of some, none, every' }), {});
+  const out: Values = {};
+  for (const [key, value] of Object.entries(given)) {
+    if (key === 'some' || key === 'none' || key === 'every') out[key] = fromJson(source, value, `${path}.${key}`, depth + 1, problems);
+    else problems.push({ path: `${path}.${key}`, message: 'must be some, none or every' });
   }
   return out;
 }

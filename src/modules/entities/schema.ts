@@ -13,7 +13,7 @@ import { builder, type Builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
 import { registerAggregate } from './aggregate-schema.js';
 import { graphqlNames } from './graphql-names.js';
-import { relationsOf } from './where.js';
+import { filterableInverses, relationsOf } from './where.js';
 import { entityTypes, sharedTypes, type EntityTypes, type Relations } from './graphql-types.js';
 import { childField } from './prisma-model.js';
 import type { ListQuery } from './query.js';
@@ -30,6 +30,9 @@ export function registerEntities(b: Builder, definitions: readonly EntityDefinit
     record: (target) => built.get(target)?.record,
     authScopes: (target) => authScopesFor(target, 'read'),
     load: (target, ids, ctx) => records.related(ctx as Context, target, ids),
+    types: (d) => built.get(d),
+    listAuthScopes: (d) => listAuthScopes(d),
+    loadReferring: (inverse, ids, args, ctx) => records.referring(ctx as Context, inverse, ids, args as ListQuery),
   };
   for (const d of definitions) built.set(d, entityTypes(b, d, shared, (r, child, ctx) => records.listChildren(ctx as Context, d, String(r.id), child.slug), relations));
   for (const [d, types] of built) {
@@ -51,17 +54,23 @@ type Rule = ReturnType<typeof authScopesFor>;
 /** Both rules must pass (scope-auth: an object's entries pass when any does, `$all`'s when all do). */
 const both = (a: object, b: object) => ({ $all: { $any: a, $all: { $any: b } } });
 
-/** The entities a `where` reaches through its relations (`customer: { office: … }` reaches customers). */
+/**
+ * The entities a `where` reaches through its relations (`customer: { office: … }` reaches customers)
+ * and reverse sides (`projects: { some: … }` reaches projects).
+ */
 function reached(d: EntityDefinition, where: unknown, out = new Set<EntityDefinition>()): Set<EntityDefinition> {
   if (typeof where !== 'object' || where === null) return out;
   for (const [key, value] of Object.entries(where)) {
     if (key === 'AND' || key === 'OR') for (const w of (value as unknown[]) ?? []) reached(d, w, out);
     else if (key === 'NOT') reached(d, value, out);
-    else {
-      const relation = relationsOf(d).get(key);
-      if (!relation) continue;
-      out.add(relationTarget(relation));
-      reached(relationTarget(relation), value, out);
+    else if (relationsOf(d).has(key)) {
+      const target = relationTarget(relationsOf(d).get(key)!);
+      out.add(target);
+      reached(target, value, out);
+    } else if (filterableInverses(d).has(key)) {
+      const { source } = filterableInverses(d).get(key)!;
+      out.add(source);
+      for (const w of Object.values((value as object) ?? {})) reached(source, w, out);
     }
   }
   return out;
@@ -73,7 +82,7 @@ function reached(d: EntityDefinition, where: unknown, out = new Set<EntityDefini
  */
 function listAuthScopes(d: EntityDefinition): Rule | ((parent: unknown, args: { where?: unknown }) => object) {
   const own = authScopesFor(d, 'list');
-  if (!relationsOf(d).size) return own;
+  if (!relationsOf(d).size && !filterableInverses(d).size) return own;
   return (_parent, args) => [...reached(d, args.where)].reduce<object>((rule, target) => both(rule, authScopesFor(target, 'read')), own);
 }
 

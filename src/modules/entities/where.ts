@@ -7,17 +7,21 @@
 //   multiselect: has hasSome hasEvery isEmpty;   relation (the related record's id): eq ne in notIn isNull.
 // A filterable relation also takes the related entity's where (`customer: { office: { eq: "Madrid" } }`):
 // records whose related record is one the caller can see (RLS) and meets it; it counts as a level.
+// Its reverse side on the target takes `some`, `none` and `every` of the referring entity's where
+// (`projects: { some: { status: { eq: ACTIVE } } }` on customers), over the referring records the caller
+// can see: `every` holds when no such record fails the conditions (so also when there is none).
 // Conditions of one field, and the fields of one `where`, combine with AND; `ne` and `notIn` never
 // match an empty field (SQL's comparison: ask for `isNull: true` in an OR for those).
 // GraphQL types them (`TaskWhere`, `StringCondition`, `TaskStatusCondition`…, registered here), REST
 // builds the same value from its query string (rest-where.ts); `checkWhere` turns the coerced value
 // into Prisma's where, refusing what types cannot say: depth, number of conditions, list sizes, texts
 // and instants that cannot be stored. Field names come from the definition, never from the request.
-import { relationFields, relationTarget, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { inversesOf, relationFields, relationTarget, type EntityDefinition, type FieldDefinition, type Inverse } from '../../config/entity-definition.js';
 import type { Builder } from '../../graphql/builder.js';
 import { escapeLike } from '../../db/like.js';
 import { enumTypeName, graphqlNames, hasEnum } from './graphql-names.js';
 import { isUuid } from '../../shared/validation.js';
+import { inverseField } from './prisma-model.js';
 import { isStorableTime } from './validate.js';
 
 type Values = Record<string, unknown>;
@@ -134,6 +138,38 @@ function relationWheres(b: Builder, d: EntityDefinition): [FieldDefinition & { r
   });
 }
 
+/** `ProjectsCondition`: some/none/every of a referring entity's where, made once per entity. */
+const manyRefs = new WeakMap<Builder, Map<EntityDefinition, Ref>>();
+
+function manyCondition(b: Builder, source: EntityDefinition, where: Ref): Ref {
+  let refs = manyRefs.get(b);
+  if (!refs) manyRefs.set(b, (refs = new Map()));
+  let ref = refs.get(source);
+  if (!ref) {
+    ref = b.inputType(`${source.pluralName}Condition`, {
+      description: `Conditions on the ${source.slug} referring to a record, among those the caller can see; combined with AND.`,
+      fields: (t) => {
+        const loose = t as unknown as Loose;
+        return {
+          some: loose.field({ type: where, required: false, description: 'At least one meets these.' }),
+          none: loose.field({ type: where, required: false, description: 'None meets these.' }),
+          every: loose.field({ type: where, required: false, description: 'Every one meets these (true when there is none).' }),
+        } as never;
+      },
+    }) as unknown as Ref;
+    refs.set(source, ref);
+  }
+  return ref;
+}
+
+/** Reverse sides of filterable relations whose referring entity can be listed, with that entity's where. */
+function inverseWheres(b: Builder, d: EntityDefinition): [Inverse, Ref][] {
+  return inversesOf(d).flatMap((inverse) => {
+    const source = whereRefs.get(b)?.get(inverse.source);
+    return inverse.field.filterable && source ? [[inverse, manyCondition(b, inverse.source, source)] as [Inverse, Ref]] : [];
+  });
+}
+
 /** `TaskWhere`: a condition per filterable field and stamp, the related records' wheres, and AND/OR/NOT groups. */
 export function whereType(b: Builder, d: EntityDefinition, enums: Map<string, unknown>): Ref {
   const conditions = whereFields(d).map((f) => [f.name, conditionType(b, f, d, enums)] as const);
@@ -146,6 +182,7 @@ export function whereType(b: Builder, d: EntityDefinition, enums: Map<string, un
       const out: Record<string, unknown> = Object.fromEntries(conditions.map(([name, type]) => [name, loose.field({ type, required: false })]));
       // Built when the schema is: every entity's where exists by then.
       for (const [f, type] of relationWheres(b, d)) out[f.relation] = loose.field({ type, required: false, description: `Its ${f.relation} (a ${relationTarget(f).name} the caller can see) meets these.` });
+      for (const [inverse, type] of inverseWheres(b, d)) out[inverse.name] = loose.field({ type, required: false, description: `The ${inverse.source.slug} whose ${inverse.field.relation} it is.` });
       out.AND = loose.field({ type: [where], required: false, description: 'Every one of these holds.' });
       out.OR = loose.field({ type: [where], required: false, description: 'At least one of these holds.' });
       out.NOT = loose.field({ type: where, required: false, description: 'This does not hold.' });
@@ -228,18 +265,48 @@ function group(d: EntityDefinition, given: Values, path: string, depth: number, 
     else {
       const field = fieldsOf(d).get(key);
       const relation = field ? undefined : relationsOf(d).get(key);
+      const inverse = field || relation ? undefined : filterableInverses(d).get(key);
       if (field) out.push(...fieldConditions(field, value as Values, `${path}.${key}`, problems, counted));
       else if (relation) {
         const target = relationTarget(relation);
         const met = nested(value as Values, `${path}.${key}`, target);
         out.push({ [key]: { is: target.softDelete ? { AND: [{ deletedAt: null }, met] } : met } });
-      } else problems.push({ path: `${path}.${key}`, message: 'is not a filterable field' });
+      } else if (inverse) out.push(...manyConditions(inverse, value as Values, `${path}.${key}`, nested));
+      else problems.push({ path: `${path}.${key}`, message: 'is not a filterable field' });
     }
   }
   return out;
 }
 
+/**
+ * some/none/every of a reverse side as Prisma's relation filters, over the referring records the caller
+ * can see (RLS; soft-deleted ones are gone): `every` is "none that fails", as Prisma's own `every`
+ * would count the deleted.
+ */
+function manyConditions(inverse: Inverse, given: Values, path: string, nested: (w: Values, at: string, of: EntityDefinition) => Values): Values[] {
+  const { source } = inverse;
+  const live = (met: Values) => (source.softDelete ? { AND: [{ deletedAt: null }, met] } : met);
+  const field = inverseField(source, inverse.field);
+  const out: Values[] = [];
+  for (const [quantifier, w] of Object.entries(given)) {
+    if (w === null || w === undefined) continue;
+    const met = nested(w as Values, `${path}.${quantifier}`, source);
+    if (quantifier === 'some') out.push({ [field]: { some: live(met) } });
+    else if (quantifier === 'none') out.push({ [field]: { none: live(met) } });
+    else out.push({ [field]: { none: live({ NOT: met }) } });
+  }
+  return out;
+}
+
 const fieldMaps = new WeakMap<EntityDefinition, Map<string, FieldDefinition>>();
+const inverseMaps = new WeakMap<EntityDefinition, Map<string, Inverse>>();
+
+/** The reverse sides a where of `d` may name (`projects` on customers): of filterable relations whose referring entity can be listed. */
+export function filterableInverses(d: EntityDefinition): Map<string, Inverse> {
+  let found = inverseMaps.get(d);
+  if (!found) inverseMaps.set(d, (found = new Map(inversesOf(d).filter((i) => i.field.filterable && i.source.operations.list).map((i) => [i.name, i]))));
+  return found;
+}
 const relationMaps = new WeakMap<EntityDefinition, Map<string, FieldDefinition>>();
 
 /** The fields a where of `d` may name, by name. */

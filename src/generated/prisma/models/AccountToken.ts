@@ -575,7 +575,7 @@ export type $AccountTokenPayload<ExtArgs extends runtime.Types.Extensions.Intern
 export type AccountTokenGetPayload<S extends boolean | null | undefined | AccountTokenDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$AccountTokenPayload, S>
 
 export type AccountTokenCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<AccountTokenFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<AccountTokenFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: AccountTokenCountAggregateInputType | true
   }
 
@@ -1023,6 +1023,7 @@ export type AccountTokenFindUniqueArgs<ExtArgs extends runtime.Types.Extensions.
    * Filter, which AccountToken to fetch.
    */
   where: Prisma.AccountTokenWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1045,6 +1046,7 @@ export type AccountTokenFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Exte
    * Filter, which AccountToken to fetch.
    */
   where: Prisma.AccountTokenWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1097,6 +1099,7 @@ export type AccountTokenFindFirstArgs<ExtArgs extends runtime.Types.Extensions.I
    * Filter by unique combinations of AccountTokens.
    */
   distinct?: Prisma.AccountTokenScalarFieldEnum | Prisma.AccountTokenScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1149,6 +1152,7 @@ export type AccountTokenFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Exten
    * Filter by unique combinations of AccountTokens.
    */
   distinct?: Prisma.AccountTokenScalarFieldEnum | Prisma.AccountTokenScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1201,6 +1205,7 @@ export type AccountTokenFindManyArgs<ExtArgs extends runtime.Types.Extensions.In
    * Filter by unique combinations of AccountTokens.
    */
   distinct?: Prisma.AccountTokenScalarFieldEnum | Prisma.AccountTokenScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1223,6 +1228,7 @@ export type AccountTokenCreateArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * The data needed to create a AccountToken.
    */
   data: Prisma.XOR<Prisma.AccountTokenCreateInput, Prisma.AccountTokenUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1283,6 +1289,7 @@ export type AccountTokenUpdateArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * Choose, which AccountToken to update.
    */
   where: Prisma.AccountTokenWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1361,6 +1368,7 @@ export type AccountTokenUpsertArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * In case the AccountToken was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.AccountTokenUpdateInput, Prisma.AccountTokenUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1383,6 +1391,7 @@ export type AccountTokenDeleteArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * Filter which AccountToken to delete.
    */
   where: Prisma.AccountTokenWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

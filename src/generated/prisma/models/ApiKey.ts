@@ -1102,7 +1102,7 @@ export type $ApiKeyPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
 export type ApiKeyGetPayload<S extends boolean | null | undefined | ApiKeyDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$ApiKeyPayload, S>
 
 export type ApiKeyCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<ApiKeyFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<ApiKeyFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: ApiKeyCountAggregateInputType | true
   }
 
@@ -1558,6 +1558,7 @@ export type ApiKeyFindUniqueArgs<ExtArgs extends runtime.Types.Extensions.Intern
    * Filter, which ApiKey to fetch.
    */
   where: Prisma.ApiKeyWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1580,6 +1581,7 @@ export type ApiKeyFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Extensions
    * Filter, which ApiKey to fetch.
    */
   where: Prisma.ApiKeyWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1632,6 +1634,7 @@ export type ApiKeyFindFirstArgs<ExtArgs extends runtime.Types.Extensions.Interna
    * Filter by unique combinations of ApiKeys.
    */
   distinct?: Prisma.ApiKeyScalarFieldEnum | Prisma.ApiKeyScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1684,6 +1687,7 @@ export type ApiKeyFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Extensions.
    * Filter by unique combinations of ApiKeys.
    */
   distinct?: Prisma.ApiKeyScalarFieldEnum | Prisma.ApiKeyScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1736,6 +1740,7 @@ export type ApiKeyFindManyArgs<ExtArgs extends runtime.Types.Extensions.Internal
    * Filter by unique combinations of ApiKeys.
    */
   distinct?: Prisma.ApiKeyScalarFieldEnum | Prisma.ApiKeyScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1758,6 +1763,7 @@ export type ApiKeyCreateArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
    * The data needed to create a ApiKey.
    */
   data: Prisma.XOR<Prisma.ApiKeyCreateInput, Prisma.ApiKeyUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1818,6 +1824,7 @@ export type ApiKeyUpdateArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
    * Choose, which ApiKey to update.
    */
   where: Prisma.ApiKeyWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1896,6 +1903,7 @@ export type ApiKeyUpsertArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
    * In case the ApiKey was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.ApiKeyUpdateInput, Prisma.ApiKeyUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1918,6 +1926,7 @@ export type ApiKeyDeleteArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
    * Filter which ApiKey to delete.
    */
   where: Prisma.ApiKeyWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

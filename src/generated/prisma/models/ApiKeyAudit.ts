@@ -572,7 +572,7 @@ export type $ApiKeyAuditPayload<ExtArgs extends runtime.Types.Extensions.Interna
 export type ApiKeyAuditGetPayload<S extends boolean | null | undefined | ApiKeyAuditDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$ApiKeyAuditPayload, S>
 
 export type ApiKeyAuditCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<ApiKeyAuditFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<ApiKeyAuditFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: ApiKeyAuditCountAggregateInputType | true
   }
 
@@ -1020,6 +1020,7 @@ export type ApiKeyAuditFindUniqueArgs<ExtArgs extends runtime.Types.Extensions.I
    * Filter, which ApiKeyAudit to fetch.
    */
   where: Prisma.ApiKeyAuditWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1042,6 +1043,7 @@ export type ApiKeyAuditFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Exten
    * Filter, which ApiKeyAudit to fetch.
    */
   where: Prisma.ApiKeyAuditWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1094,6 +1096,7 @@ export type ApiKeyAuditFindFirstArgs<ExtArgs extends runtime.Types.Extensions.In
    * Filter by unique combinations of ApiKeyAudits.
    */
   distinct?: Prisma.ApiKeyAuditScalarFieldEnum | Prisma.ApiKeyAuditScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1146,6 +1149,7 @@ export type ApiKeyAuditFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Extens
    * Filter by unique combinations of ApiKeyAudits.
    */
   distinct?: Prisma.ApiKeyAuditScalarFieldEnum | Prisma.ApiKeyAuditScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1198,6 +1202,7 @@ export type ApiKeyAuditFindManyArgs<ExtArgs extends runtime.Types.Extensions.Int
    * Filter by unique combinations of ApiKeyAudits.
    */
   distinct?: Prisma.ApiKeyAuditScalarFieldEnum | Prisma.ApiKeyAuditScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1220,6 +1225,7 @@ export type ApiKeyAuditCreateArgs<ExtArgs extends runtime.Types.Extensions.Inter
    * The data needed to create a ApiKeyAudit.
    */
   data: Prisma.XOR<Prisma.ApiKeyAuditCreateInput, Prisma.ApiKeyAuditUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1280,6 +1286,7 @@ export type ApiKeyAuditUpdateArgs<ExtArgs extends runtime.Types.Extensions.Inter
    * Choose, which ApiKeyAudit to update.
    */
   where: Prisma.ApiKeyAuditWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1358,6 +1365,7 @@ export type ApiKeyAuditUpsertArgs<ExtArgs extends runtime.Types.Extensions.Inter
    * In case the ApiKeyAudit was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.ApiKeyAuditUpdateInput, Prisma.ApiKeyAuditUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1380,6 +1388,7 @@ export type ApiKeyAuditDeleteArgs<ExtArgs extends runtime.Types.Extensions.Inter
    * Filter which ApiKeyAudit to delete.
    */
   where: Prisma.ApiKeyAuditWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

@@ -486,7 +486,7 @@ export type $ApiKeyUsagePayload<ExtArgs extends runtime.Types.Extensions.Interna
 export type ApiKeyUsageGetPayload<S extends boolean | null | undefined | ApiKeyUsageDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$ApiKeyUsagePayload, S>
 
 export type ApiKeyUsageCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<ApiKeyUsageFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<ApiKeyUsageFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: ApiKeyUsageCountAggregateInputType | true
   }
 
@@ -930,6 +930,7 @@ export type ApiKeyUsageFindUniqueArgs<ExtArgs extends runtime.Types.Extensions.I
    * Filter, which ApiKeyUsage to fetch.
    */
   where: Prisma.ApiKeyUsageWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -952,6 +953,7 @@ export type ApiKeyUsageFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Exten
    * Filter, which ApiKeyUsage to fetch.
    */
   where: Prisma.ApiKeyUsageWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1004,6 +1006,7 @@ export type ApiKeyUsageFindFirstArgs<ExtArgs extends runtime.Types.Extensions.In
    * Filter by unique combinations of ApiKeyUsages.
    */
   distinct?: Prisma.ApiKeyUsageScalarFieldEnum | Prisma.ApiKeyUsageScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1056,6 +1059,7 @@ export type ApiKeyUsageFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Extens
    * Filter by unique combinations of ApiKeyUsages.
    */
   distinct?: Prisma.ApiKeyUsageScalarFieldEnum | Prisma.ApiKeyUsageScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1108,6 +1112,7 @@ export type ApiKeyUsageFindManyArgs<ExtArgs extends runtime.Types.Extensions.Int
    * Filter by unique combinations of ApiKeyUsages.
    */
   distinct?: Prisma.ApiKeyUsageScalarFieldEnum | Prisma.ApiKeyUsageScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1130,6 +1135,7 @@ export type ApiKeyUsageCreateArgs<ExtArgs extends runtime.Types.Extensions.Inter
    * The data needed to create a ApiKeyUsage.
    */
   data: Prisma.XOR<Prisma.ApiKeyUsageCreateInput, Prisma.ApiKeyUsageUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1190,6 +1196,7 @@ export type ApiKeyUsageUpdateArgs<ExtArgs extends runtime.Types.Extensions.Inter
    * Choose, which ApiKeyUsage to update.
    */
   where: Prisma.ApiKeyUsageWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1268,6 +1275,7 @@ export type ApiKeyUsageUpsertArgs<ExtArgs extends runtime.Types.Extensions.Inter
    * In case the ApiKeyUsage was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.ApiKeyUsageUpdateInput, Prisma.ApiKeyUsageUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1290,6 +1298,7 @@ export type ApiKeyUsageDeleteArgs<ExtArgs extends runtime.Types.Extensions.Inter
    * Filter which ApiKeyUsage to delete.
    */
   where: Prisma.ApiKeyUsageWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

@@ -439,7 +439,7 @@ export type $EmailOutboxPayload<ExtArgs extends runtime.Types.Extensions.Interna
 export type EmailOutboxGetPayload<S extends boolean | null | undefined | EmailOutboxDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$EmailOutboxPayload, S>
 
 export type EmailOutboxCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<EmailOutboxFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<EmailOutboxFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: EmailOutboxCountAggregateInputType | true
   }
 
@@ -883,6 +883,7 @@ export type EmailOutboxFindUniqueArgs<ExtArgs extends runtime.Types.Extensions.I
    * Filter, which EmailOutbox to fetch.
    */
   where: Prisma.EmailOutboxWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -901,6 +902,7 @@ export type EmailOutboxFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Exten
    * Filter, which EmailOutbox to fetch.
    */
   where: Prisma.EmailOutboxWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -949,6 +951,7 @@ export type EmailOutboxFindFirstArgs<ExtArgs extends runtime.Types.Extensions.In
    * Filter by unique combinations of EmailOutboxes.
    */
   distinct?: Prisma.EmailOutboxScalarFieldEnum | Prisma.EmailOutboxScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -997,6 +1000,7 @@ export type EmailOutboxFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Extens
    * Filter by unique combinations of EmailOutboxes.
    */
   distinct?: Prisma.EmailOutboxScalarFieldEnum | Prisma.EmailOutboxScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1045,6 +1049,7 @@ export type EmailOutboxFindManyArgs<ExtArgs extends runtime.Types.Extensions.Int
    * Filter by unique combinations of EmailOutboxes.
    */
   distinct?: Prisma.EmailOutboxScalarFieldEnum | Prisma.EmailOutboxScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1063,6 +1068,7 @@ export type EmailOutboxCreateArgs<ExtArgs extends runtime.Types.Extensions.Inter
    * The data needed to create a EmailOutbox.
    */
   data: Prisma.XOR<Prisma.EmailOutboxCreateInput, Prisma.EmailOutboxUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1115,6 +1121,7 @@ export type EmailOutboxUpdateArgs<ExtArgs extends runtime.Types.Extensions.Inter
    * Choose, which EmailOutbox to update.
    */
   where: Prisma.EmailOutboxWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1185,6 +1192,7 @@ export type EmailOutboxUpsertArgs<ExtArgs extends runtime.Types.Extensions.Inter
    * In case the EmailOutbox was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.EmailOutboxUpdateInput, Prisma.EmailOutboxUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1203,6 +1211,7 @@ export type EmailOutboxDeleteArgs<ExtArgs extends runtime.Types.Extensions.Inter
    * Filter which EmailOutbox to delete.
    */
   where: Prisma.EmailOutboxWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

@@ -1525,7 +1525,7 @@ export type $MediaPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
 export type MediaGetPayload<S extends boolean | null | undefined | MediaDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$MediaPayload, S>
 
 export type MediaCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<MediaFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<MediaFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: MediaCountAggregateInputType | true
   }
 
@@ -1987,6 +1987,7 @@ export type MediaFindUniqueArgs<ExtArgs extends runtime.Types.Extensions.Interna
    * Filter, which Media to fetch.
    */
   where: Prisma.MediaWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -2009,6 +2010,7 @@ export type MediaFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Extensions.
    * Filter, which Media to fetch.
    */
   where: Prisma.MediaWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -2061,6 +2063,7 @@ export type MediaFindFirstArgs<ExtArgs extends runtime.Types.Extensions.Internal
    * Filter by unique combinations of Media.
    */
   distinct?: Prisma.MediaScalarFieldEnum | Prisma.MediaScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -2113,6 +2116,7 @@ export type MediaFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Extensions.I
    * Filter by unique combinations of Media.
    */
   distinct?: Prisma.MediaScalarFieldEnum | Prisma.MediaScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -2165,6 +2169,7 @@ export type MediaFindManyArgs<ExtArgs extends runtime.Types.Extensions.InternalA
    * Filter by unique combinations of Media.
    */
   distinct?: Prisma.MediaScalarFieldEnum | Prisma.MediaScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -2187,6 +2192,7 @@ export type MediaCreateArgs<ExtArgs extends runtime.Types.Extensions.InternalArg
    * The data needed to create a Media.
    */
   data: Prisma.XOR<Prisma.MediaCreateInput, Prisma.MediaUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -2247,6 +2253,7 @@ export type MediaUpdateArgs<ExtArgs extends runtime.Types.Extensions.InternalArg
    * Choose, which Media to update.
    */
   where: Prisma.MediaWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -2325,6 +2332,7 @@ export type MediaUpsertArgs<ExtArgs extends runtime.Types.Extensions.InternalArg
    * In case the Media was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.MediaUpdateInput, Prisma.MediaUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -2347,6 +2355,7 @@ export type MediaDeleteArgs<ExtArgs extends runtime.Types.Extensions.InternalArg
    * Filter which Media to delete.
    */
   where: Prisma.MediaWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

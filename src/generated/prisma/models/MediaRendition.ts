@@ -543,7 +543,7 @@ export type $MediaRenditionPayload<ExtArgs extends runtime.Types.Extensions.Inte
 export type MediaRenditionGetPayload<S extends boolean | null | undefined | MediaRenditionDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$MediaRenditionPayload, S>
 
 export type MediaRenditionCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<MediaRenditionFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<MediaRenditionFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: MediaRenditionCountAggregateInputType | true
   }
 
@@ -989,6 +989,7 @@ export type MediaRenditionFindUniqueArgs<ExtArgs extends runtime.Types.Extension
    * Filter, which MediaRendition to fetch.
    */
   where: Prisma.MediaRenditionWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1011,6 +1012,7 @@ export type MediaRenditionFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Ex
    * Filter, which MediaRendition to fetch.
    */
   where: Prisma.MediaRenditionWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1063,6 +1065,7 @@ export type MediaRenditionFindFirstArgs<ExtArgs extends runtime.Types.Extensions
    * Filter by unique combinations of MediaRenditions.
    */
   distinct?: Prisma.MediaRenditionScalarFieldEnum | Prisma.MediaRenditionScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1115,6 +1118,7 @@ export type MediaRenditionFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Ext
    * Filter by unique combinations of MediaRenditions.
    */
   distinct?: Prisma.MediaRenditionScalarFieldEnum | Prisma.MediaRenditionScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1167,6 +1171,7 @@ export type MediaRenditionFindManyArgs<ExtArgs extends runtime.Types.Extensions.
    * Filter by unique combinations of MediaRenditions.
    */
   distinct?: Prisma.MediaRenditionScalarFieldEnum | Prisma.MediaRenditionScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1189,6 +1194,7 @@ export type MediaRenditionCreateArgs<ExtArgs extends runtime.Types.Extensions.In
    * The data needed to create a MediaRendition.
    */
   data: Prisma.XOR<Prisma.MediaRenditionCreateInput, Prisma.MediaRenditionUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1249,6 +1255,7 @@ export type MediaRenditionUpdateArgs<ExtArgs extends runtime.Types.Extensions.In
    * Choose, which MediaRendition to update.
    */
   where: Prisma.MediaRenditionWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1327,6 +1334,7 @@ export type MediaRenditionUpsertArgs<ExtArgs extends runtime.Types.Extensions.In
    * In case the MediaRendition was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.MediaRenditionUpdateInput, Prisma.MediaRenditionUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1349,6 +1357,7 @@ export type MediaRenditionDeleteArgs<ExtArgs extends runtime.Types.Extensions.In
    * Filter which MediaRendition to delete.
    */
   where: Prisma.MediaRenditionWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

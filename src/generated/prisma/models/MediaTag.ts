@@ -981,7 +981,7 @@ export type $MediaTagPayload<ExtArgs extends runtime.Types.Extensions.InternalAr
 export type MediaTagGetPayload<S extends boolean | null | undefined | MediaTagDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$MediaTagPayload, S>
 
 export type MediaTagCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<MediaTagFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<MediaTagFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: MediaTagCountAggregateInputType | true
   }
 
@@ -1436,6 +1436,7 @@ export type MediaTagFindUniqueArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * Filter, which MediaTag to fetch.
    */
   where: Prisma.MediaTagWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1458,6 +1459,7 @@ export type MediaTagFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Extensio
    * Filter, which MediaTag to fetch.
    */
   where: Prisma.MediaTagWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1510,6 +1512,7 @@ export type MediaTagFindFirstArgs<ExtArgs extends runtime.Types.Extensions.Inter
    * Filter by unique combinations of MediaTags.
    */
   distinct?: Prisma.MediaTagScalarFieldEnum | Prisma.MediaTagScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1562,6 +1565,7 @@ export type MediaTagFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Extension
    * Filter by unique combinations of MediaTags.
    */
   distinct?: Prisma.MediaTagScalarFieldEnum | Prisma.MediaTagScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1614,6 +1618,7 @@ export type MediaTagFindManyArgs<ExtArgs extends runtime.Types.Extensions.Intern
    * Filter by unique combinations of MediaTags.
    */
   distinct?: Prisma.MediaTagScalarFieldEnum | Prisma.MediaTagScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1636,6 +1641,7 @@ export type MediaTagCreateArgs<ExtArgs extends runtime.Types.Extensions.Internal
    * The data needed to create a MediaTag.
    */
   data: Prisma.XOR<Prisma.MediaTagCreateInput, Prisma.MediaTagUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1696,6 +1702,7 @@ export type MediaTagUpdateArgs<ExtArgs extends runtime.Types.Extensions.Internal
    * Choose, which MediaTag to update.
    */
   where: Prisma.MediaTagWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1774,6 +1781,7 @@ export type MediaTagUpsertArgs<ExtArgs extends runtime.Types.Extensions.Internal
    * In case the MediaTag was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.MediaTagUpdateInput, Prisma.MediaTagUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1796,6 +1804,7 @@ export type MediaTagDeleteArgs<ExtArgs extends runtime.Types.Extensions.Internal
    * Filter which MediaTag to delete.
    */
   where: Prisma.MediaTagWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

@@ -575,7 +575,7 @@ export type $MediaTagLinkPayload<ExtArgs extends runtime.Types.Extensions.Intern
 export type MediaTagLinkGetPayload<S extends boolean | null | undefined | MediaTagLinkDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$MediaTagLinkPayload, S>
 
 export type MediaTagLinkCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<MediaTagLinkFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<MediaTagLinkFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: MediaTagLinkCountAggregateInputType | true
   }
 
@@ -1021,6 +1021,7 @@ export type MediaTagLinkFindUniqueArgs<ExtArgs extends runtime.Types.Extensions.
    * Filter, which MediaTagLink to fetch.
    */
   where: Prisma.MediaTagLinkWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1043,6 +1044,7 @@ export type MediaTagLinkFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Exte
    * Filter, which MediaTagLink to fetch.
    */
   where: Prisma.MediaTagLinkWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1095,6 +1097,7 @@ export type MediaTagLinkFindFirstArgs<ExtArgs extends runtime.Types.Extensions.I
    * Filter by unique combinations of MediaTagLinks.
    */
   distinct?: Prisma.MediaTagLinkScalarFieldEnum | Prisma.MediaTagLinkScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1147,6 +1150,7 @@ export type MediaTagLinkFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Exten
    * Filter by unique combinations of MediaTagLinks.
    */
   distinct?: Prisma.MediaTagLinkScalarFieldEnum | Prisma.MediaTagLinkScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1199,6 +1203,7 @@ export type MediaTagLinkFindManyArgs<ExtArgs extends runtime.Types.Extensions.In
    * Filter by unique combinations of MediaTagLinks.
    */
   distinct?: Prisma.MediaTagLinkScalarFieldEnum | Prisma.MediaTagLinkScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1221,6 +1226,7 @@ export type MediaTagLinkCreateArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * The data needed to create a MediaTagLink.
    */
   data: Prisma.XOR<Prisma.MediaTagLinkCreateInput, Prisma.MediaTagLinkUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1281,6 +1287,7 @@ export type MediaTagLinkUpdateArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * Choose, which MediaTagLink to update.
    */
   where: Prisma.MediaTagLinkWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1359,6 +1366,7 @@ export type MediaTagLinkUpsertArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * In case the MediaTagLink was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.MediaTagLinkUpdateInput, Prisma.MediaTagLinkUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1381,6 +1389,7 @@ export type MediaTagLinkDeleteArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * Filter which MediaTagLink to delete.
    */
   where: Prisma.MediaTagLinkWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

@@ -489,7 +489,7 @@ export type $RecordVersionPayload<ExtArgs extends runtime.Types.Extensions.Inter
 export type RecordVersionGetPayload<S extends boolean | null | undefined | RecordVersionDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$RecordVersionPayload, S>
 
 export type RecordVersionCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<RecordVersionFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<RecordVersionFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: RecordVersionCountAggregateInputType | true
   }
 
@@ -933,6 +933,7 @@ export type RecordVersionFindUniqueArgs<ExtArgs extends runtime.Types.Extensions
    * Filter, which RecordVersion to fetch.
    */
   where: Prisma.RecordVersionWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -955,6 +956,7 @@ export type RecordVersionFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Ext
    * Filter, which RecordVersion to fetch.
    */
   where: Prisma.RecordVersionWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1007,6 +1009,7 @@ export type RecordVersionFindFirstArgs<ExtArgs extends runtime.Types.Extensions.
    * Filter by unique combinations of RecordVersions.
    */
   distinct?: Prisma.RecordVersionScalarFieldEnum | Prisma.RecordVersionScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1059,6 +1062,7 @@ export type RecordVersionFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Exte
    * Filter by unique combinations of RecordVersions.
    */
   distinct?: Prisma.RecordVersionScalarFieldEnum | Prisma.RecordVersionScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1111,6 +1115,7 @@ export type RecordVersionFindManyArgs<ExtArgs extends runtime.Types.Extensions.I
    * Filter by unique combinations of RecordVersions.
    */
   distinct?: Prisma.RecordVersionScalarFieldEnum | Prisma.RecordVersionScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1133,6 +1138,7 @@ export type RecordVersionCreateArgs<ExtArgs extends runtime.Types.Extensions.Int
    * The data needed to create a RecordVersion.
    */
   data: Prisma.XOR<Prisma.RecordVersionCreateInput, Prisma.RecordVersionUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1193,6 +1199,7 @@ export type RecordVersionUpdateArgs<ExtArgs extends runtime.Types.Extensions.Int
    * Choose, which RecordVersion to update.
    */
   where: Prisma.RecordVersionWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1271,6 +1278,7 @@ export type RecordVersionUpsertArgs<ExtArgs extends runtime.Types.Extensions.Int
    * In case the RecordVersion was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.RecordVersionUpdateInput, Prisma.RecordVersionUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1293,6 +1301,7 @@ export type RecordVersionDeleteArgs<ExtArgs extends runtime.Types.Extensions.Int
    * Filter which RecordVersion to delete.
    */
   where: Prisma.RecordVersionWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

@@ -1271,7 +1271,7 @@ export type $ScheduledActionPayload<ExtArgs extends runtime.Types.Extensions.Int
 export type ScheduledActionGetPayload<S extends boolean | null | undefined | ScheduledActionDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$ScheduledActionPayload, S>
 
 export type ScheduledActionCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<ScheduledActionFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<ScheduledActionFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: ScheduledActionCountAggregateInputType | true
   }
 
@@ -1733,6 +1733,7 @@ export type ScheduledActionFindUniqueArgs<ExtArgs extends runtime.Types.Extensio
    * Filter, which ScheduledAction to fetch.
    */
   where: Prisma.ScheduledActionWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1755,6 +1756,7 @@ export type ScheduledActionFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.E
    * Filter, which ScheduledAction to fetch.
    */
   where: Prisma.ScheduledActionWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1807,6 +1809,7 @@ export type ScheduledActionFindFirstArgs<ExtArgs extends runtime.Types.Extension
    * Filter by unique combinations of ScheduledActions.
    */
   distinct?: Prisma.ScheduledActionScalarFieldEnum | Prisma.ScheduledActionScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1859,6 +1862,7 @@ export type ScheduledActionFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Ex
    * Filter by unique combinations of ScheduledActions.
    */
   distinct?: Prisma.ScheduledActionScalarFieldEnum | Prisma.ScheduledActionScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1911,6 +1915,7 @@ export type ScheduledActionFindManyArgs<ExtArgs extends runtime.Types.Extensions
    * Filter by unique combinations of ScheduledActions.
    */
   distinct?: Prisma.ScheduledActionScalarFieldEnum | Prisma.ScheduledActionScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1933,6 +1938,7 @@ export type ScheduledActionCreateArgs<ExtArgs extends runtime.Types.Extensions.I
    * The data needed to create a ScheduledAction.
    */
   data: Prisma.XOR<Prisma.ScheduledActionCreateInput, Prisma.ScheduledActionUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1993,6 +1999,7 @@ export type ScheduledActionUpdateArgs<ExtArgs extends runtime.Types.Extensions.I
    * Choose, which ScheduledAction to update.
    */
   where: Prisma.ScheduledActionWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -2071,6 +2078,7 @@ export type ScheduledActionUpsertArgs<ExtArgs extends runtime.Types.Extensions.I
    * In case the ScheduledAction was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.ScheduledActionUpdateInput, Prisma.ScheduledActionUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -2093,6 +2101,7 @@ export type ScheduledActionDeleteArgs<ExtArgs extends runtime.Types.Extensions.I
    * Filter which ScheduledAction to delete.
    */
   where: Prisma.ScheduledActionWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

@@ -786,7 +786,7 @@ export type $SessionPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
 export type SessionGetPayload<S extends boolean | null | undefined | SessionDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$SessionPayload, S>
 
 export type SessionCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<SessionFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<SessionFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: SessionCountAggregateInputType | true
   }
 
@@ -1237,6 +1237,7 @@ export type SessionFindUniqueArgs<ExtArgs extends runtime.Types.Extensions.Inter
    * Filter, which Session to fetch.
    */
   where: Prisma.SessionWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1259,6 +1260,7 @@ export type SessionFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Extension
    * Filter, which Session to fetch.
    */
   where: Prisma.SessionWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1311,6 +1313,7 @@ export type SessionFindFirstArgs<ExtArgs extends runtime.Types.Extensions.Intern
    * Filter by unique combinations of Sessions.
    */
   distinct?: Prisma.SessionScalarFieldEnum | Prisma.SessionScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1363,6 +1366,7 @@ export type SessionFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Extensions
    * Filter by unique combinations of Sessions.
    */
   distinct?: Prisma.SessionScalarFieldEnum | Prisma.SessionScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1415,6 +1419,7 @@ export type SessionFindManyArgs<ExtArgs extends runtime.Types.Extensions.Interna
    * Filter by unique combinations of Sessions.
    */
   distinct?: Prisma.SessionScalarFieldEnum | Prisma.SessionScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1437,6 +1442,7 @@ export type SessionCreateArgs<ExtArgs extends runtime.Types.Extensions.InternalA
    * The data needed to create a Session.
    */
   data: Prisma.XOR<Prisma.SessionCreateInput, Prisma.SessionUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1497,6 +1503,7 @@ export type SessionUpdateArgs<ExtArgs extends runtime.Types.Extensions.InternalA
    * Choose, which Session to update.
    */
   where: Prisma.SessionWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1575,6 +1582,7 @@ export type SessionUpsertArgs<ExtArgs extends runtime.Types.Extensions.InternalA
    * In case the Session was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.SessionUpdateInput, Prisma.SessionUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1597,6 +1605,7 @@ export type SessionDeleteArgs<ExtArgs extends runtime.Types.Extensions.InternalA
    * Filter which Session to delete.
    */
   where: Prisma.SessionWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

@@ -480,7 +480,7 @@ export type $SignInFlowPayload<ExtArgs extends runtime.Types.Extensions.Internal
 export type SignInFlowGetPayload<S extends boolean | null | undefined | SignInFlowDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$SignInFlowPayload, S>
 
 export type SignInFlowCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<SignInFlowFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<SignInFlowFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: SignInFlowCountAggregateInputType | true
   }
 
@@ -925,6 +925,7 @@ export type SignInFlowFindUniqueArgs<ExtArgs extends runtime.Types.Extensions.In
    * Filter, which SignInFlow to fetch.
    */
   where: Prisma.SignInFlowWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -943,6 +944,7 @@ export type SignInFlowFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Extens
    * Filter, which SignInFlow to fetch.
    */
   where: Prisma.SignInFlowWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -991,6 +993,7 @@ export type SignInFlowFindFirstArgs<ExtArgs extends runtime.Types.Extensions.Int
    * Filter by unique combinations of SignInFlows.
    */
   distinct?: Prisma.SignInFlowScalarFieldEnum | Prisma.SignInFlowScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1039,6 +1042,7 @@ export type SignInFlowFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Extensi
    * Filter by unique combinations of SignInFlows.
    */
   distinct?: Prisma.SignInFlowScalarFieldEnum | Prisma.SignInFlowScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1087,6 +1091,7 @@ export type SignInFlowFindManyArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * Filter by unique combinations of SignInFlows.
    */
   distinct?: Prisma.SignInFlowScalarFieldEnum | Prisma.SignInFlowScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1105,6 +1110,7 @@ export type SignInFlowCreateArgs<ExtArgs extends runtime.Types.Extensions.Intern
    * The data needed to create a SignInFlow.
    */
   data: Prisma.XOR<Prisma.SignInFlowCreateInput, Prisma.SignInFlowUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1157,6 +1163,7 @@ export type SignInFlowUpdateArgs<ExtArgs extends runtime.Types.Extensions.Intern
    * Choose, which SignInFlow to update.
    */
   where: Prisma.SignInFlowWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1227,6 +1234,7 @@ export type SignInFlowUpsertArgs<ExtArgs extends runtime.Types.Extensions.Intern
    * In case the SignInFlow was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.SignInFlowUpdateInput, Prisma.SignInFlowUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1245,6 +1253,7 @@ export type SignInFlowDeleteArgs<ExtArgs extends runtime.Types.Extensions.Intern
    * Filter which SignInFlow to delete.
    */
   where: Prisma.SignInFlowWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

@@ -2803,7 +2803,7 @@ export type $TeamPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
 export type TeamGetPayload<S extends boolean | null | undefined | TeamDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$TeamPayload, S>
 
 export type TeamCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<TeamFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<TeamFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: TeamCountAggregateInputType | true
   }
 
@@ -3267,6 +3267,7 @@ export type TeamFindUniqueArgs<ExtArgs extends runtime.Types.Extensions.Internal
    * Filter, which Team to fetch.
    */
   where: Prisma.TeamWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -3289,6 +3290,7 @@ export type TeamFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Extensions.I
    * Filter, which Team to fetch.
    */
   where: Prisma.TeamWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -3341,6 +3343,7 @@ export type TeamFindFirstArgs<ExtArgs extends runtime.Types.Extensions.InternalA
    * Filter by unique combinations of Teams.
    */
   distinct?: Prisma.TeamScalarFieldEnum | Prisma.TeamScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -3393,6 +3396,7 @@ export type TeamFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Extensions.In
    * Filter by unique combinations of Teams.
    */
   distinct?: Prisma.TeamScalarFieldEnum | Prisma.TeamScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -3445,6 +3449,7 @@ export type TeamFindManyArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
    * Filter by unique combinations of Teams.
    */
   distinct?: Prisma.TeamScalarFieldEnum | Prisma.TeamScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -3467,6 +3472,7 @@ export type TeamCreateArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
    * The data needed to create a Team.
    */
   data: Prisma.XOR<Prisma.TeamCreateInput, Prisma.TeamUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -3527,6 +3533,7 @@ export type TeamUpdateArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
    * Choose, which Team to update.
    */
   where: Prisma.TeamWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -3605,6 +3612,7 @@ export type TeamUpsertArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
    * In case the Team was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.TeamUpdateInput, Prisma.TeamUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -3627,6 +3635,7 @@ export type TeamDeleteArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
    * Filter which Team to delete.
    */
   where: Prisma.TeamWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

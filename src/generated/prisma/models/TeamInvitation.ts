@@ -824,7 +824,7 @@ export type $TeamInvitationPayload<ExtArgs extends runtime.Types.Extensions.Inte
 export type TeamInvitationGetPayload<S extends boolean | null | undefined | TeamInvitationDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$TeamInvitationPayload, S>
 
 export type TeamInvitationCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<TeamInvitationFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<TeamInvitationFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: TeamInvitationCountAggregateInputType | true
   }
 
@@ -1276,6 +1276,7 @@ export type TeamInvitationFindUniqueArgs<ExtArgs extends runtime.Types.Extension
    * Filter, which TeamInvitation to fetch.
    */
   where: Prisma.TeamInvitationWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1298,6 +1299,7 @@ export type TeamInvitationFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Ex
    * Filter, which TeamInvitation to fetch.
    */
   where: Prisma.TeamInvitationWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1350,6 +1352,7 @@ export type TeamInvitationFindFirstArgs<ExtArgs extends runtime.Types.Extensions
    * Filter by unique combinations of TeamInvitations.
    */
   distinct?: Prisma.TeamInvitationScalarFieldEnum | Prisma.TeamInvitationScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1402,6 +1405,7 @@ export type TeamInvitationFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Ext
    * Filter by unique combinations of TeamInvitations.
    */
   distinct?: Prisma.TeamInvitationScalarFieldEnum | Prisma.TeamInvitationScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1454,6 +1458,7 @@ export type TeamInvitationFindManyArgs<ExtArgs extends runtime.Types.Extensions.
    * Filter by unique combinations of TeamInvitations.
    */
   distinct?: Prisma.TeamInvitationScalarFieldEnum | Prisma.TeamInvitationScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1476,6 +1481,7 @@ export type TeamInvitationCreateArgs<ExtArgs extends runtime.Types.Extensions.In
    * The data needed to create a TeamInvitation.
    */
   data: Prisma.XOR<Prisma.TeamInvitationCreateInput, Prisma.TeamInvitationUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1536,6 +1542,7 @@ export type TeamInvitationUpdateArgs<ExtArgs extends runtime.Types.Extensions.In
    * Choose, which TeamInvitation to update.
    */
   where: Prisma.TeamInvitationWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1614,6 +1621,7 @@ export type TeamInvitationUpsertArgs<ExtArgs extends runtime.Types.Extensions.In
    * In case the TeamInvitation was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.TeamInvitationUpdateInput, Prisma.TeamInvitationUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1636,6 +1644,7 @@ export type TeamInvitationDeleteArgs<ExtArgs extends runtime.Types.Extensions.In
    * Filter which TeamInvitation to delete.
    */
   where: Prisma.TeamInvitationWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

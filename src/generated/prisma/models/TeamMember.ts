@@ -669,7 +669,7 @@ export type $TeamMemberPayload<ExtArgs extends runtime.Types.Extensions.Internal
 export type TeamMemberGetPayload<S extends boolean | null | undefined | TeamMemberDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$TeamMemberPayload, S>
 
 export type TeamMemberCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<TeamMemberFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<TeamMemberFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: TeamMemberCountAggregateInputType | true
   }
 
@@ -1117,6 +1117,7 @@ export type TeamMemberFindUniqueArgs<ExtArgs extends runtime.Types.Extensions.In
    * Filter, which TeamMember to fetch.
    */
   where: Prisma.TeamMemberWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1139,6 +1140,7 @@ export type TeamMemberFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Extens
    * Filter, which TeamMember to fetch.
    */
   where: Prisma.TeamMemberWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1191,6 +1193,7 @@ export type TeamMemberFindFirstArgs<ExtArgs extends runtime.Types.Extensions.Int
    * Filter by unique combinations of TeamMembers.
    */
   distinct?: Prisma.TeamMemberScalarFieldEnum | Prisma.TeamMemberScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1243,6 +1246,7 @@ export type TeamMemberFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Extensi
    * Filter by unique combinations of TeamMembers.
    */
   distinct?: Prisma.TeamMemberScalarFieldEnum | Prisma.TeamMemberScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1295,6 +1299,7 @@ export type TeamMemberFindManyArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * Filter by unique combinations of TeamMembers.
    */
   distinct?: Prisma.TeamMemberScalarFieldEnum | Prisma.TeamMemberScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1317,6 +1322,7 @@ export type TeamMemberCreateArgs<ExtArgs extends runtime.Types.Extensions.Intern
    * The data needed to create a TeamMember.
    */
   data: Prisma.XOR<Prisma.TeamMemberCreateInput, Prisma.TeamMemberUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1377,6 +1383,7 @@ export type TeamMemberUpdateArgs<ExtArgs extends runtime.Types.Extensions.Intern
    * Choose, which TeamMember to update.
    */
   where: Prisma.TeamMemberWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1455,6 +1462,7 @@ export type TeamMemberUpsertArgs<ExtArgs extends runtime.Types.Extensions.Intern
    * In case the TeamMember was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.TeamMemberUpdateInput, Prisma.TeamMemberUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1477,6 +1485,7 @@ export type TeamMemberDeleteArgs<ExtArgs extends runtime.Types.Extensions.Intern
    * Filter which TeamMember to delete.
    */
   where: Prisma.TeamMemberWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

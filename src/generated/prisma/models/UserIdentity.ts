@@ -589,7 +589,7 @@ export type $UserIdentityPayload<ExtArgs extends runtime.Types.Extensions.Intern
 export type UserIdentityGetPayload<S extends boolean | null | undefined | UserIdentityDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$UserIdentityPayload, S>
 
 export type UserIdentityCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<UserIdentityFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<UserIdentityFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: UserIdentityCountAggregateInputType | true
   }
 
@@ -1037,6 +1037,7 @@ export type UserIdentityFindUniqueArgs<ExtArgs extends runtime.Types.Extensions.
    * Filter, which UserIdentity to fetch.
    */
   where: Prisma.UserIdentityWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1059,6 +1060,7 @@ export type UserIdentityFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Exte
    * Filter, which UserIdentity to fetch.
    */
   where: Prisma.UserIdentityWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1111,6 +1113,7 @@ export type UserIdentityFindFirstArgs<ExtArgs extends runtime.Types.Extensions.I
    * Filter by unique combinations of UserIdentities.
    */
   distinct?: Prisma.UserIdentityScalarFieldEnum | Prisma.UserIdentityScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1163,6 +1166,7 @@ export type UserIdentityFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Exten
    * Filter by unique combinations of UserIdentities.
    */
   distinct?: Prisma.UserIdentityScalarFieldEnum | Prisma.UserIdentityScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1215,6 +1219,7 @@ export type UserIdentityFindManyArgs<ExtArgs extends runtime.Types.Extensions.In
    * Filter by unique combinations of UserIdentities.
    */
   distinct?: Prisma.UserIdentityScalarFieldEnum | Prisma.UserIdentityScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1237,6 +1242,7 @@ export type UserIdentityCreateArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * The data needed to create a UserIdentity.
    */
   data: Prisma.XOR<Prisma.UserIdentityCreateInput, Prisma.UserIdentityUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1297,6 +1303,7 @@ export type UserIdentityUpdateArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * Choose, which UserIdentity to update.
    */
   where: Prisma.UserIdentityWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1375,6 +1382,7 @@ export type UserIdentityUpsertArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * In case the UserIdentity was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.UserIdentityUpdateInput, Prisma.UserIdentityUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1397,6 +1405,7 @@ export type UserIdentityDeleteArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * Filter which UserIdentity to delete.
    */
   where: Prisma.UserIdentityWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

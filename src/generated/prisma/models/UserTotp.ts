@@ -507,7 +507,7 @@ export type $UserTotpPayload<ExtArgs extends runtime.Types.Extensions.InternalAr
 export type UserTotpGetPayload<S extends boolean | null | undefined | UserTotpDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$UserTotpPayload, S>
 
 export type UserTotpCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<UserTotpFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<UserTotpFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: UserTotpCountAggregateInputType | true
   }
 
@@ -953,6 +953,7 @@ export type UserTotpFindUniqueArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * Filter, which UserTotp to fetch.
    */
   where: Prisma.UserTotpWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -975,6 +976,7 @@ export type UserTotpFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Extensio
    * Filter, which UserTotp to fetch.
    */
   where: Prisma.UserTotpWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1027,6 +1029,7 @@ export type UserTotpFindFirstArgs<ExtArgs extends runtime.Types.Extensions.Inter
    * Filter by unique combinations of UserTotps.
    */
   distinct?: Prisma.UserTotpScalarFieldEnum | Prisma.UserTotpScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1079,6 +1082,7 @@ export type UserTotpFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Extension
    * Filter by unique combinations of UserTotps.
    */
   distinct?: Prisma.UserTotpScalarFieldEnum | Prisma.UserTotpScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1131,6 +1135,7 @@ export type UserTotpFindManyArgs<ExtArgs extends runtime.Types.Extensions.Intern
    * Filter by unique combinations of UserTotps.
    */
   distinct?: Prisma.UserTotpScalarFieldEnum | Prisma.UserTotpScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1153,6 +1158,7 @@ export type UserTotpCreateArgs<ExtArgs extends runtime.Types.Extensions.Internal
    * The data needed to create a UserTotp.
    */
   data: Prisma.XOR<Prisma.UserTotpCreateInput, Prisma.UserTotpUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1213,6 +1219,7 @@ export type UserTotpUpdateArgs<ExtArgs extends runtime.Types.Extensions.Internal
    * Choose, which UserTotp to update.
    */
   where: Prisma.UserTotpWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1291,6 +1298,7 @@ export type UserTotpUpsertArgs<ExtArgs extends runtime.Types.Extensions.Internal
    * In case the UserTotp was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.UserTotpUpdateInput, Prisma.UserTotpUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1313,6 +1321,7 @@ export type UserTotpDeleteArgs<ExtArgs extends runtime.Types.Extensions.Internal
    * Filter which UserTotp to delete.
    */
   where: Prisma.UserTotpWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

@@ -832,7 +832,7 @@ export type $WebhookDeliveryPayload<ExtArgs extends runtime.Types.Extensions.Int
 export type WebhookDeliveryGetPayload<S extends boolean | null | undefined | WebhookDeliveryDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$WebhookDeliveryPayload, S>
 
 export type WebhookDeliveryCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<WebhookDeliveryFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<WebhookDeliveryFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: WebhookDeliveryCountAggregateInputType | true
   }
 
@@ -1286,6 +1286,7 @@ export type WebhookDeliveryFindUniqueArgs<ExtArgs extends runtime.Types.Extensio
    * Filter, which WebhookDelivery to fetch.
    */
   where: Prisma.WebhookDeliveryWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1308,6 +1309,7 @@ export type WebhookDeliveryFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.E
    * Filter, which WebhookDelivery to fetch.
    */
   where: Prisma.WebhookDeliveryWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1360,6 +1362,7 @@ export type WebhookDeliveryFindFirstArgs<ExtArgs extends runtime.Types.Extension
    * Filter by unique combinations of WebhookDeliveries.
    */
   distinct?: Prisma.WebhookDeliveryScalarFieldEnum | Prisma.WebhookDeliveryScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1412,6 +1415,7 @@ export type WebhookDeliveryFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Ex
    * Filter by unique combinations of WebhookDeliveries.
    */
   distinct?: Prisma.WebhookDeliveryScalarFieldEnum | Prisma.WebhookDeliveryScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1464,6 +1468,7 @@ export type WebhookDeliveryFindManyArgs<ExtArgs extends runtime.Types.Extensions
    * Filter by unique combinations of WebhookDeliveries.
    */
   distinct?: Prisma.WebhookDeliveryScalarFieldEnum | Prisma.WebhookDeliveryScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1486,6 +1491,7 @@ export type WebhookDeliveryCreateArgs<ExtArgs extends runtime.Types.Extensions.I
    * The data needed to create a WebhookDelivery.
    */
   data: Prisma.XOR<Prisma.WebhookDeliveryCreateInput, Prisma.WebhookDeliveryUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1546,6 +1552,7 @@ export type WebhookDeliveryUpdateArgs<ExtArgs extends runtime.Types.Extensions.I
    * Choose, which WebhookDelivery to update.
    */
   where: Prisma.WebhookDeliveryWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1624,6 +1631,7 @@ export type WebhookDeliveryUpsertArgs<ExtArgs extends runtime.Types.Extensions.I
    * In case the WebhookDelivery was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.WebhookDeliveryUpdateInput, Prisma.WebhookDeliveryUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1646,6 +1654,7 @@ export type WebhookDeliveryDeleteArgs<ExtArgs extends runtime.Types.Extensions.I
    * Filter which WebhookDelivery to delete.
    */
   where: Prisma.WebhookDeliveryWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**

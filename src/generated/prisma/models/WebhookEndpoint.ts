@@ -809,7 +809,7 @@ export type $WebhookEndpointPayload<ExtArgs extends runtime.Types.Extensions.Int
 export type WebhookEndpointGetPayload<S extends boolean | null | undefined | WebhookEndpointDefaultArgs> = runtime.Types.Result.GetResult<Prisma.$WebhookEndpointPayload, S>
 
 export type WebhookEndpointCountArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> =
-  Omit<WebhookEndpointFindManyArgs, 'select' | 'include' | 'distinct' | 'omit'> & {
+  Omit<WebhookEndpointFindManyArgs, 'select' | 'include' | 'distinct' | 'omit' | 'relationLoadStrategy'> & {
     select?: WebhookEndpointCountAggregateInputType | true
   }
 
@@ -1261,6 +1261,7 @@ export type WebhookEndpointFindUniqueArgs<ExtArgs extends runtime.Types.Extensio
    * Filter, which WebhookEndpoint to fetch.
    */
   where: Prisma.WebhookEndpointWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1283,6 +1284,7 @@ export type WebhookEndpointFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.E
    * Filter, which WebhookEndpoint to fetch.
    */
   where: Prisma.WebhookEndpointWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1335,6 +1337,7 @@ export type WebhookEndpointFindFirstArgs<ExtArgs extends runtime.Types.Extension
    * Filter by unique combinations of WebhookEndpoints.
    */
   distinct?: Prisma.WebhookEndpointScalarFieldEnum | Prisma.WebhookEndpointScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1387,6 +1390,7 @@ export type WebhookEndpointFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Ex
    * Filter by unique combinations of WebhookEndpoints.
    */
   distinct?: Prisma.WebhookEndpointScalarFieldEnum | Prisma.WebhookEndpointScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1439,6 +1443,7 @@ export type WebhookEndpointFindManyArgs<ExtArgs extends runtime.Types.Extensions
    * Filter by unique combinations of WebhookEndpoints.
    */
   distinct?: Prisma.WebhookEndpointScalarFieldEnum | Prisma.WebhookEndpointScalarFieldEnum[]
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1461,6 +1466,7 @@ export type WebhookEndpointCreateArgs<ExtArgs extends runtime.Types.Extensions.I
    * The data needed to create a WebhookEndpoint.
    */
   data: Prisma.XOR<Prisma.WebhookEndpointCreateInput, Prisma.WebhookEndpointUncheckedCreateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1521,6 +1527,7 @@ export type WebhookEndpointUpdateArgs<ExtArgs extends runtime.Types.Extensions.I
    * Choose, which WebhookEndpoint to update.
    */
   where: Prisma.WebhookEndpointWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1599,6 +1606,7 @@ export type WebhookEndpointUpsertArgs<ExtArgs extends runtime.Types.Extensions.I
    * In case the WebhookEndpoint was found with the provided `where` argument, update it with this data.
    */
   update: Prisma.XOR<Prisma.WebhookEndpointUpdateInput, Prisma.WebhookEndpointUncheckedUpdateInput>
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
@@ -1621,6 +1629,7 @@ export type WebhookEndpointDeleteArgs<ExtArgs extends runtime.Types.Extensions.I
    * Filter which WebhookEndpoint to delete.
    */
   where: Prisma.WebhookEndpointWhereUniqueInput
+  relationLoadStrategy?: Prisma.RelationLoadStrategy
 }
 
 /**
