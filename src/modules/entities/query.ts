@@ -51,6 +51,8 @@ export interface ParsedQuery {
   bounds: { field: FieldDefinition; min: unknown; max: unknown }[];
   /** `where` as Prisma's where, or null. */
   where: Record<string, unknown> | null;
+  /** Whether `where` reads other entities' tables (relations): its total then depends on them too. */
+  across: boolean;
   metas: boolean;
   /** Child slugs to include. */
   children: string[];
@@ -193,7 +195,7 @@ export function checkListQuery(d: EntityDefinition, q: ListQuery, view: View): P
   const range = checkRange(d, q, problems);
   const given = Object.entries(q.filter ?? {}).filter(([, v]) => v !== null && v !== undefined);
   const { equals, bounds } = filters(d, given, problems);
-  const where = checkWhere(d, q.where, problems);
+  const { where, across } = checkWhere(d, q.where, problems);
   refuse(problems);
-  return { page, limit, sortBy, sortOrder: q.sortOrder ?? 'desc', fields, distinct, ids, search, range, equals, bounds, where, metas: view.metas, children: view.children, keyset };
+  return { page, limit, sortBy, sortOrder: q.sortOrder ?? 'desc', fields, distinct, ids, search, range, equals, bounds, where, across, metas: view.metas, children: view.children, keyset };
 }

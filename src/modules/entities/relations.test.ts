@@ -187,6 +187,16 @@ describe('filters through a relation', () => {
     expect(await by('{ customerId: { isNull: true } }')).toEqual(['F3']);
   });
 
+  it('counts a total through a relation afresh: a change of the related record changes it', async () => {
+    const movable = await customer(owner, 'Filter-Moving');
+    await project(owner, { name: 'F4', customerId: movable.id });
+    const total = async () => (await t.graphql('{ projects(where: { customer: { office: { eq: "Filter-Moving" } } }) { total } }', {}, as(owner))).body.data.projects.total;
+    expect(await total()).toBe(1);
+    expect(await total()).toBe(1);
+    expect((await t.json('PATCH', `/api/v1/customers/${movable.id}`, { office: 'Filter-Moved' }, as(owner))).status).toBe(200);
+    expect(await total()).toBe(0);
+  });
+
   it('REST takes the same as filter=<JSON>, the relation’s id by {field}= and operators', async () => {
     const by = async (query: string) => {
       const res = await t.json('GET', `/api/v1/projects?limit=100&${query}`, undefined, as(owner));

@@ -121,7 +121,9 @@ async function listRows(scope: RequestScope, d: EntityDefinition, caller: Caller
     return { data: page, distinct: true, pagination, cursors: { of: () => '', hasNext: q.page < pagination.totalPages, hasPrevious: q.page > 1 } };
   }
   const sort: Sort = { field: sortField(d, q.sortBy), order: q.sortOrder };
-  const total = () => exactTotal(tx, d.tableName, caller.kind === 'user' ? caller.teamId : null, where, () => model.count({ where }));
+  // A total is remembered per version of the team's rows in this table (totals.ts): not one whose
+  // where reads other tables, which change without this table's version.
+  const total = () => exactTotal(tx, d.tableName, caller.kind === 'user' && !q.across ? caller.teamId : null, where, () => model.count({ where }));
   if (q.keyset) return keysetRows(d, caller, q, { model, where, sort, print: fingerprint(conditions), total });
   const rows = await model.findMany({ where, orderBy: orderOf(sort), skip: (q.page - 1) * q.limit, take: q.limit, ...childInclude(d, q.children) });
   const pagination = paginationOf(q.page, q.limit, await total());

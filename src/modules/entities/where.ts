@@ -219,7 +219,7 @@ function storable(field: FieldDefinition, value: unknown, path: string, problems
 }
 
 /** Prisma conditions (ANDed) for one field's condition object. */
-function fieldConditions(field: FieldDefinition, given: Values, path: string, problems: Problems, counted: { n: number }): Values[] {
+function fieldConditions(field: FieldDefinition, given: Values, path: string, problems: Problems, counted: Counted): Values[] {
   const insensitive = given.mode === 'insensitive' ? { mode: 'insensitive' } : {};
   const out: Values[] = [];
   for (const [op, raw] of Object.entries(given) as [Operator | 'mode', unknown][]) {
@@ -250,7 +250,10 @@ const everything: Values = { NOT: nothing };
 /** Conditions that must all hold; none: every record. */
 const all = (conditions: Values[]): Values => (conditions.length ? { AND: conditions } : everything);
 
-function group(d: EntityDefinition, given: Values, path: string, depth: number, problems: Problems, counted: { n: number }): Values[] {
+/** What a where holds: conditions, and whether it reads other tables (relations, reverse sides). */
+type Counted = { n: number; across: boolean };
+
+function group(d: EntityDefinition, given: Values, path: string, depth: number, problems: Problems, counted: Counted): Values[] {
   if (depth > whereLimits.depth) {
     problems.push({ path, message: `nests groups deeper than ${whereLimits.depth} levels` });
     return [];
@@ -268,10 +271,14 @@ function group(d: EntityDefinition, given: Values, path: string, depth: number, 
       const inverse = field || relation ? undefined : filterableInverses(d).get(key);
       if (field) out.push(...fieldConditions(field, value as Values, `${path}.${key}`, problems, counted));
       else if (relation) {
+        counted.across = true;
         const target = relationTarget(relation);
         const met = nested(value as Values, `${path}.${key}`, target);
         out.push({ [key]: { is: target.softDelete ? { AND: [{ deletedAt: null }, met] } : met } });
-      } else if (inverse) out.push(...manyConditions(inverse, value as Values, `${path}.${key}`, nested));
+      } else if (inverse) {
+        counted.across = true;
+        out.push(...manyConditions(inverse, value as Values, `${path}.${key}`, nested));
+      }
       else problems.push({ path: `${path}.${key}`, message: 'is not a filterable field' });
     }
   }
@@ -325,12 +332,13 @@ export function relationsOf(d: EntityDefinition): Map<string, FieldDefinition> {
 
 /**
  * A `where` (GraphQL-coerced: enums as stored strings, days as YYYY-MM-DD, instants as Date) as
- * Prisma's where, or null when it has no condition; problems (paths from `where`) are pushed.
+ * Prisma's where (null when it has no condition), and whether it reads other entities' tables
+ * (`across`: through a relation or a reverse side); problems (paths from `where`) are pushed.
  */
-export function checkWhere(d: EntityDefinition, given: Values | null | undefined, problems: Problems): Values | null {
-  if (!given) return null;
-  const counted = { n: 0 };
+export function checkWhere(d: EntityDefinition, given: Values | null | undefined, problems: Problems): { where: Values | null; across: boolean } {
+  if (!given) return { where: null, across: false };
+  const counted: Counted = { n: 0, across: false };
   const conditions = group(d, given, 'where', 1, problems, counted);
   if (counted.n > whereLimits.conditions) problems.push({ path: 'where', message: `holds ${counted.n} conditions; at most ${whereLimits.conditions}` });
-  return conditions.length ? { AND: conditions } : null;
+  return { where: conditions.length ? { AND: conditions } : null, across: counted.across };
 }
