@@ -47,6 +47,8 @@ const fieldSchema = z.strictObject({
   onDelete: z.enum(onDeleteActions).optional(),
   /** A relation's reverse side on its target, the records naming it (default: this entity's slug in camelCase, `Customer.projects`). */
   inverse: z.string().regex(identifier).optional(),
+  /** A many-to-many relation: a set of related records, kept in a join table (`Project.tasks`, written as `taskIds`). */
+  many: z.boolean().default(false),
 });
 
 const permissionsSchema = z.strictObject(Object.fromEntries(operations.map((op) => [op, z.array(z.string().min(1)).optional()])) as Record<Operation, z.ZodOptional<z.ZodArray<z.ZodString>>>);
@@ -92,6 +94,12 @@ export type FieldDefinition = z.output<typeof fieldSchema> & { relation?: string
 export type ChildDefinition = z.output<typeof childSchema>;
 export type EntityDefinition = Omit<z.output<typeof definitionSchema>, 'permissions' | 'pluralName'> & {
   pluralName: string;
+  /**
+   * Many-to-many relations (`many: true`), kept apart from `fields` (they have no column): each
+   * sanitized like a relation field, into the field of its ids (`tasks` → `taskIds`, a list of ids)
+   * with `relation` naming the related records (`Project.tasks`, `expand=tasks`).
+   */
+  links: (FieldDefinition & { relation: string; to: string })[];
   /** Scopes per operation; an operation without a list grants nothing (deny). */
   permissions: Record<Operation, string[]>;
 };
@@ -131,7 +139,8 @@ function fieldProblems(field: FieldDefinition, where: string): string[] {
     if (field.searchable || field.sortable) problems.push(`${at}: a relation cannot be ${field.searchable ? 'searchable' : 'sortable'}`);
     if (field.default !== undefined || field.validation) problems.push(`${at}: a relation takes no default or validation`);
     if (field.required && field.onDelete === 'setNull') problems.push(`${at}: a required relation cannot be cleared (onDelete: setNull)`);
-  } else if (field.to || field.onDelete || field.inverse) problems.push(`${at}: "to", "onDelete" and "inverse" apply to relation fields only`);
+    if (field.many && (field.required || field.unique || field.onDelete)) problems.push(`${at}: a many-to-many relation takes no required, unique or onDelete (deleting either record removes the link)`);
+  } else if (field.to || field.onDelete || field.inverse || field.many) problems.push(`${at}: "to", "onDelete", "inverse" and "many" apply to relation fields only`);
   if (field.default !== undefined) {
     const d = field.default;
     const ok =
@@ -162,9 +171,16 @@ function indexProblems(d: { fields: FieldDefinition[] }, names: string[], where:
 /** A slug as a field name (`customer-notes` → `customerNotes`): a child's field on its parent, a relation's other side. */
 export const camelSlug = (slug: string) => slug.replace(/-([a-z0-9])/g, (_m, ch: string) => ch.toUpperCase());
 
-/** A relation field as the runtime reads it: the id field (`customer` → `customerId`), with its onDelete rule. */
+/** One of many, for the field of a set's ids: `tasks` → `task`, `categories` → `category`. */
+const singular = (name: string) => (name.endsWith('ies') ? `${name.slice(0, -3)}y` : name.endsWith('s') && !name.endsWith('ss') ? name.slice(0, -1) : name);
+
+/**
+ * A relation field as the runtime reads it: the id field (`customer` → `customerId`), with its
+ * onDelete rule; a many-to-many one the field of its ids (`tasks` → `taskIds`).
+ */
 function relationField(f: FieldDefinition): FieldDefinition {
   if (f.type !== 'relation') return f;
+  if (f.many) return { ...f, name: `${singular(f.name)}Ids`, relation: f.name };
   return { ...f, name: `${f.name}Id`, relation: f.name, onDelete: f.onDelete ?? (f.required ? 'restrict' : 'setNull') };
 }
 
@@ -178,8 +194,17 @@ export function relationTarget(f: FieldDefinition): EntityDefinition {
   return target;
 }
 
-/** The relation fields of a definition. */
+/** The (many-to-one) relation fields of a definition. */
 export const relationFields = (d: { fields: readonly FieldDefinition[] }) => d.fields.filter((f): f is FieldDefinition & { relation: string; to: string } => f.type === 'relation');
+
+/** Every relation of a definition: its relation fields, then its many-to-many links. */
+const allRelations = (d: EntityDefinition) => [...relationFields(d), ...d.links];
+
+/** The links (many-to-many) whose related records can be listed (`Project.tasks`, `expand=tasks`). */
+export const readableLinks = (d: EntityDefinition) => d.links.filter((f) => relationTarget(f).operations.list);
+
+/** What REST `expand` may name: readable relations (a record each), then readable links (a list each). */
+export const expandableRelations = (d: EntityDefinition) => [...readableRelations(d), ...readableLinks(d)];
 
 /** The relations whose related record can be read (the target's READ is on): `Task.customer`, `expand=customer`. */
 export const readableRelations = (d: { fields: readonly FieldDefinition[] }) => relationFields(d).filter((f) => relationTarget(f).operations.read);
@@ -208,14 +233,18 @@ function relationProblems(definitions: EntityDefinition[]): string[] {
   const problems: string[] = [];
   const taken = new Map(definitions.map((d) => [d, namesOf(d)]));
   for (const d of definitions) {
-    for (const f of relationFields(d)) {
+    for (const f of d.links) {
+      if (taken.get(d)!.has(f.name)) problems.push(`entity ${d.slug}.fields.${f.relation}: its ids "${f.name}" are already a name of ${d.name}`);
+      taken.get(d)!.add(f.name);
+    }
+    for (const f of allRelations(d)) {
       const at = `entity ${d.slug}.fields.${f.relation}`;
       if (taken.get(d)!.has(f.relation)) problems.push(`${at}: "${f.relation}" is already a name of ${d.name}`);
     }
   }
-  for (const d of definitions) for (const f of relationFields(d)) taken.get(d)!.add(f.relation);
+  for (const d of definitions) for (const f of allRelations(d)) taken.get(d)!.add(f.relation);
   for (const d of definitions) {
-    for (const f of relationFields(d)) {
+    for (const f of allRelations(d)) {
       const at = `entity ${d.slug}.fields.${f.relation}`;
       const target = definitions.find((t) => t.slug === f.to);
       if (!target) {
@@ -250,10 +279,11 @@ export function sanitizeEntities(inputs: readonly unknown[]): EntityDefinition[]
       for (const issue of parsed.error.issues) problems.push(`entity ${String(label)}: ${issue.path.join('.') || '(definition)'}: ${issue.message}`);
       return;
     }
-    const d = { ...parsed.data, fields: parsed.data.fields.map(relationField) };
+    const sanitized = parsed.data.fields.map(relationField);
+    const d = { ...parsed.data, fields: sanitized.filter((f) => !f.many), links: sanitized.filter((f): f is FieldDefinition & { relation: string; to: string } => !!f.many) };
     const where = `entity ${d.slug}`;
     for (const dup of duplicates(d.fields.map((f) => f.name))) problems.push(`${where}: duplicate field "${dup}"`);
-    for (const f of d.fields) problems.push(...fieldProblems(f, `${where}.fields`));
+    for (const f of sanitized) problems.push(...fieldProblems(f, `${where}.fields`));
     for (const child of d.children) {
       for (const f of child.fields) if (f.type === 'relation') problems.push(`${where}.children.${child.slug}.${f.name}: relations belong to entities, not to children`);
       for (const dup of duplicates(child.fields.map((f) => f.name))) problems.push(`${where}.children.${child.slug}: duplicate field "${dup}"`);

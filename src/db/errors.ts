@@ -15,6 +15,11 @@ export function isForeignKeyViolation(error: unknown): boolean {
   return (typeof error === 'object' && error !== null && (error as { code?: string }).code === 'P2003') || code === '23503' || code === '23001';
 }
 
+/** A row-level security policy refused a written row (SQLSTATE 42501, through the driver adapter: Prisma P2039). */
+export function isRowSecurityViolation(error: unknown): boolean {
+  return postgresCode(error) === '42501';
+}
+
 /** The PostgreSQL error code (SQLSTATE) behind a failed raw query, as the driver adapters report it. */
 export function postgresCode(error: unknown): string | undefined {
   const meta = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | null)?.meta;

@@ -2,14 +2,25 @@
 // what a key's rate limits count (http/rate-rule.ts) and what REST routes document, without any
 // declaration repeating them. A field's rule names its scopes in `scope` (one, or a list of which any
 // suffices: the first, the one the 403 names, stands for the list), nested in `$any` and `$all`; a
-// rule given as a function is decided at run time and names none. Nested fields are not read: the
+// rule given as a function is decided at run time and names none, unless it carries the rule it
+// always includes as `declared` (withDeclared: an entity LIST, whose where may add the scopes of the
+// entities it reaches). Nested fields are not read: the
 // root field is the operation's entry (a record's `tags` under `media` needs what `media` needs).
 import { getOperationAST, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 
 type AuthRule = Record<string, unknown>;
 
+/** A rule decided at run time by `decide` that always includes `declared` (its scopes are read from it). */
+export function withDeclared<F extends (...args: never[]) => unknown>(decide: F, declared: object): F & { declared: object } {
+  return Object.assign(decide, { declared });
+}
+
+/** The rule a field's authScopes always includes: the rule itself, or a function's `declared` one. */
+const declaredRule = (rule: unknown): unknown => (typeof rule === 'function' ? (rule as { declared?: unknown }).declared : rule);
+
 /** The scopes of one field's authScopes rule, in the order declared. */
-export function ruleScopes(rule: unknown): string[] {
+export function ruleScopes(given: unknown): string[] {
+  const rule = declaredRule(given);
   if (typeof rule !== 'object' || rule === null) return []; // a function: decided at run time
   const found: string[] = [];
   for (const [name, value] of Object.entries(rule as AuthRule)) {
@@ -63,13 +74,13 @@ function computeScopes(schema: GraphQLSchema, document: DocumentNode, operation:
   return Object.freeze([...scopes]);
 }
 
-/** The `authScopes` rules the root fields of `operation` declare (a rule given as a function is left out: decided at run time). */
+/** The `authScopes` rules the root fields of `operation` declare (a rule given as a function is left out, decided at run time, but for what it declares). */
 export function rootFieldRules(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): Record<string, unknown>[] {
   const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
   const fields = root?.getFields() ?? {};
   const rules: Record<string, unknown>[] = [];
   for (const name of rootFieldNames(document, operation.selectionSet)) {
-    const rule = (fields[name]?.extensions?.pothosOptions as { authScopes?: unknown } | undefined)?.authScopes;
+    const rule = declaredRule((fields[name]?.extensions?.pothosOptions as { authScopes?: unknown } | undefined)?.authScopes);
     if (typeof rule === 'object' && rule !== null) rules.push(rule as Record<string, unknown>);
   }
   return rules;

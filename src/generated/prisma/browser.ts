@@ -38,6 +38,11 @@ export type Post = Prisma.PostModel
  */
 export type Project = Prisma.ProjectModel
 /**
+ * Model ProjectTasksLink
+ * Generated from src/config/entities (projects.tasks ↔ tasks): do not edit.
+ */
+export type ProjectTasksLink = Prisma.ProjectTasksLinkModel
+/**
  * Model Task
  * Generated from src/config/entities (tasks): do not edit, run `npm run generate`.
  */

@@ -153,7 +153,7 @@ describe('relations', () => {
   });
 
   it('refuses "to" on other fields and relations in children', () => {
-    expect(() => sanitizeEntities([{ ...fixture, fields: [...fixture.fields, { name: 'x', type: 'string', to: 'clients' }] }, client])).toThrow(/"to", "onDelete" and "inverse" apply to relation fields only/);
+    expect(() => sanitizeEntities([{ ...fixture, fields: [...fixture.fields, { name: 'x', type: 'string', to: 'clients' }] }, client])).toThrow(/"to", "onDelete", "inverse" and "many" apply to relation fields only/);
     const child = { name: 'Line', slug: 'lines', tableName: 'receipt_lines', fields: [{ name: 'client', type: 'relation', to: 'clients' }] };
     expect(() => sanitizeEntities([{ ...fixture, children: [child] }, client])).toThrow(/relations belong to entities, not to children/);
   });

@@ -107,7 +107,8 @@ function recordFields(t: Loose, fields: readonly FieldDefinition[], enums: Map<s
   const out: Record<string, unknown> = { id: t.expose('id', { type: 'ID' }) };
   for (const f of fields) {
     // A multiselect is a non-null list (service `present` gives [] for none chosen).
-    out[f.name] = t.expose(f.name, f.type === 'multiselect' ? { type: [valueType(f, enums)] } : { type: valueType(f, enums), nullable: !f.required });
+    // So are a many-to-many relation's ids (the related records the caller can see).
+    out[f.name] = t.expose(f.name, f.type === 'multiselect' || f.many ? { type: [valueType(f, enums)] } : { type: valueType(f, enums), nullable: !f.required });
   }
   out.createdAt = t.expose('createdAt', { type: 'DateTime' });
   out.updatedAt = t.expose('updatedAt', { type: 'DateTime' });
@@ -121,7 +122,7 @@ function recordFields(t: Loose, fields: readonly FieldDefinition[], enums: Map<s
 function inputFields(t: Loose, fields: readonly FieldDefinition[], enums: Map<string, AnyRef>, partial: boolean, metas: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of fields) {
-    const type = f.type === 'multiselect' ? [valueType(f, enums)] : valueType(f, enums);
+    const type = f.type === 'multiselect' || f.many ? [valueType(f, enums)] : valueType(f, enums);
     out[f.name] = t.field({ type, required: !partial && f.required && f.default === undefined, ...(f.validation ? { description: describeValidation(f) } : {}) });
   }
   if (metas) out.metas = t.field({ type: 'StringMap', required: false, description: partial ? 'Merged into the record’s metas; a null value removes the key.' : 'Free key/value strings.' });
@@ -176,6 +177,8 @@ export interface Relations {
   listAuthScopes: (d: EntityDefinition) => unknown;
   /** The referring records of each record id (a reverse side), each list ordered and limited by `args`. */
   loadReferring: (inverse: Inverse, ids: readonly string[], args: Values, ctx: unknown) => Promise<Values[][]>;
+  /** The related records of each record id through a many-to-many relation of `d`, as loadReferring. */
+  loadLinked: (d: EntityDefinition, f: FieldDefinition, ids: readonly string[], args: Values, ctx: unknown) => Promise<Values[][]>;
 }
 
 /** Arguments of a reverse side (`Customer.projects(where, sortBy, sortOrder, limit)`). */
@@ -200,6 +203,33 @@ function childTypes(b: Builder, d: EntityDefinition, child: ChildDefinition, wri
 const enumOf = (b: Builder, name: string, values: string[], description: string) =>
   b.enumType(name, { description, values: Object.fromEntries(values.map((v) => [v, { value: v }])) }) as unknown as AnyRef;
 
+type ArgBuilder = (options: object) => unknown;
+
+/**
+ * A to-many side listing records of `listed` (with its LIST: types, scopes): `(where, sortBy,
+ * sortOrder, limit)`, loaded for every record of a page at once by `load`.
+ */
+function toMany(t: Loose, listed: EntityDefinition, types: EntityTypes, relations: Relations, what: string, load: (ids: string[], ctx: unknown, args: Values) => Promise<Values[][]>): unknown {
+  if (!types.where || !types.sortField) return undefined;
+  const arg = t.arg as ArgBuilder;
+  return (t.loadableList as ArgBuilder)({
+    type: types.record,
+    description: `${what}, among those the caller can see (${listed.slug}' list scope).`,
+    authScopes: relations.listAuthScopes(listed),
+    // One loader per place in the query (its arguments): every record of a page in one statement.
+    byPath: true,
+    loaderOptions: { cache: false },
+    args: {
+      where: arg({ type: types.where, required: false }),
+      sortBy: arg({ type: types.sortField, required: false }),
+      sortOrder: arg({ type: 'SortOrder', required: false }),
+      limit: arg({ type: 'Int', required: false, description: 'At most this many per record: 1 to 100 (default 10).' }),
+    },
+    resolve: (r: Values) => String(r.id),
+    load,
+  });
+}
+
 /**
  * A relation's related record (`Task.customer`), for targets that can be read; a reverse side
  * (`Customer.projects`), for referring entities that can be listed.
@@ -221,25 +251,15 @@ function relatedFields(t: Loose, d: EntityDefinition, relations: Relations): Rec
       load: (ids: string[], ctx: unknown) => relations.load(target, ids, ctx),
     });
   }
+  // To-many sides: reverse sides (`Customer.projects`), and many-to-many relations from either end (`Project.tasks`, `Task.projects`).
   for (const inverse of inversesOf(d)) {
-    const source = relations.types(inverse.source);
-    if (!source?.where || !source.sortField) continue;
-    out[inverse.name] = (t.loadableList as (options: object) => unknown)({
-      type: source.record,
-      description: `The ${inverse.source.slug} whose ${inverse.field.relation} this is, among those the caller can see (${inverse.source.slug}' list scope).`,
-      authScopes: relations.listAuthScopes(inverse.source),
-      // One loader per place in the query (its arguments): every record of a page in one statement.
-      byPath: true,
-      loaderOptions: { cache: false },
-      args: {
-        where: (t.arg as (options: object) => unknown)({ type: source.where, required: false }),
-        sortBy: (t.arg as (options: object) => unknown)({ type: source.sortField, required: false }),
-        sortOrder: (t.arg as (options: object) => unknown)({ type: 'SortOrder', required: false }),
-        limit: (t.arg as (options: object) => unknown)({ type: 'Int', required: false, description: 'At most this many per record: 1 to 100 (default 10).' }),
-      },
-      resolve: (r: Values) => String(r.id),
-      load: (ids: string[], ctx: unknown, args: Values) => relations.loadReferring(inverse, ids, args, ctx),
-    });
+    const listed = relations.types(inverse.source);
+    const what = inverse.field.many ? `The ${inverse.source.slug} having this among their ${inverse.field.relation}` : `The ${inverse.source.slug} whose ${inverse.field.relation} this is`;
+    if (listed) out[inverse.name] = toMany(t, inverse.source, listed, relations, what, (ids, ctx, args) => relations.loadReferring(inverse, ids, args, ctx));
+  }
+  for (const f of d.links) {
+    const listed = relations.types(relationTarget(f));
+    if (listed) out[f.relation] = toMany(t, relationTarget(f), listed, relations, `Its ${f.relation} (ids in ${f.name})`, (ids, ctx, args) => relations.loadLinked(d, f, ids, args, ctx));
   }
   return out;
 }
@@ -253,7 +273,7 @@ export function entityTypes(b: Builder, d: EntityDefinition, shared: SharedTypes
     description: `A ${d.name} record (entity \`${d.slug}\`).`,
     fields: (t) => {
       const loose = t as unknown as Loose;
-      const out = recordFields(loose, d.fields, enums);
+      const out = recordFields(loose, [...d.fields, ...d.links], enums);
       if (d.metas) out.metas = loose.expose('metas', { type: 'StringMap' }); // set by every producer (service.ts decorate and written)
       if (d.softDelete) out.deletedAt = loose.expose('deletedAt', { type: 'DateTime', nullable: true });
       Object.assign(out, relatedFields(loose, d, relations));
@@ -268,11 +288,11 @@ export function entityTypes(b: Builder, d: EntityDefinition, shared: SharedTypes
     },
   }) as unknown as RecordRef;
 
-  const createInput = on.create ? (b.inputType(names.createInput, { description: `A new ${d.name}.`, fields: (t) => inputFields(t as unknown as Loose, d.fields, enums, false, d.metas) as FieldMap }) as unknown as AnyRef) : null;
+  const createInput = on.create ? (b.inputType(names.createInput, { description: `A new ${d.name}.`, fields: (t) => inputFields(t as unknown as Loose, [...d.fields, ...d.links], enums, false, d.metas) as FieldMap }) as unknown as AnyRef) : null;
   const updateInput = on.update
     ? (b.inputType(names.updateInput, {
         description: `Changes to a ${d.name}: an absent field is unchanged, null clears it.`,
-        fields: (t) => inputFields(t as unknown as Loose, d.fields, enums, true, d.metas) as FieldMap,
+        fields: (t) => inputFields(t as unknown as Loose, [...d.fields, ...d.links], enums, true, d.metas) as FieldMap,
       }) as unknown as AnyRef)
     : null;
   return { record, createInput, updateInput, enums, ...(on.list ? listTypes(b, d, enums, record, shared) : { filter: null, where: null, page: null, sortField: null, dateField: null, fieldName: null }), deletion: on.delete ? deletionType(b, d, record) : null, children };

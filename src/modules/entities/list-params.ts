@@ -5,7 +5,7 @@
 // in the enum) is refused here with the contract's 400 `Invalid query parameters`; what typed values
 // can still get wrong (limit over 100, search length, a non-filterable `distinct`) is the service's to
 // refuse, for GraphQL callers as for REST ones.
-import { readableRelations, relationTarget, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { expandableRelations, relationTarget, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import { AppError } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
 import { extremeFields, groupFields, numberFields } from './aggregate.js';
@@ -45,7 +45,7 @@ function vocabulary(d: EntityDefinition): Vocabulary {
       sortable: ['createdAt', 'updatedAt', ...d.fields.filter((f) => f.sortable).map((f) => f.name)],
       dateFields: ['createdAt', 'updatedAt', ...d.fields.filter((f) => f.type === 'date' || f.type === 'datetime').map((f) => f.name)],
       slugs: d.children.map((c) => c.slug),
-      relations: readableRelations(d).map((f) => ({ name: f.relation, pickable: pickableFields(relationTarget(f)) })),
+      relations: expandableRelations(d).map((f) => ({ name: f.relation, pickable: pickableFields(relationTarget(f)) })),
     };
     vocabularies.set(d, v);
   }

@@ -4,8 +4,9 @@
 // `required`, enums with the stored strings, min/max, patterns, formats, and `null` where a field
 // may be cleared. Examples are built from the same definition (and checked against its rules) so
 // that Swagger UI shows a record that the API would accept.
-import { readableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { readableLinks, readableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import { graphqlNames } from './graphql-names.js';
+import { expandedLinks } from './rest-documents.js';
 import { int32 } from './validate.js';
 
 export type Schema = Record<string, unknown>;
@@ -52,6 +53,7 @@ function valueSchema(field: FieldDefinition): Schema {
     case 'json':
       return { description: 'Any JSON value' };
     case 'relation':
+      if (field.many) return { type: 'array', items: uuid, maxItems: 100, uniqueItems: true, description: `Ids of ${field.to} records of the team (the related ${field.relation}); the ones you can see, up to 100.` };
       return { ...uuid, description: `The id of a ${field.to} record of the team (the related ${field.relation}).` };
   }
 }
@@ -112,7 +114,7 @@ export function exampleValue(field: FieldDefinition): unknown {
     case 'url':
       return ['https://example.com'].find((v) => matches(field, v));
     case 'relation':
-      return ids.relatedId;
+      return field.many ? [ids.relatedId] : ids.relatedId;
     default:
       return [textSamples[field.name], `Example ${field.name}`, 'example', 'example-1', 'x'].find((v): v is string => v !== undefined && matches(field, v));
   }
@@ -137,6 +139,7 @@ export function exampleRecord(owner: Owner, options: { child?: boolean; written?
   return {
     id: ids.id,
     ...exampleFields(owner.fields),
+    ...exampleFields(entity?.links ?? []),
     createdAt: '2026-11-20T08:15:00.000Z',
     updatedAt: '2026-11-21T16:40:00.000Z',
     userId: ids.userId,
@@ -173,6 +176,7 @@ function recordSchema(owner: Owner, parent: EntityDefinition | null): Schema {
   const entity = parent ? null : (owner as EntityDefinition);
   const properties: Record<string, Schema> = { id: uuid };
   for (const f of owner.fields) properties[f.name] = described(f, f.required || f.type === 'multiselect' ? valueSchema(f) : orNull(valueSchema(f)));
+  for (const f of entity?.links ?? []) properties[f.name] = valueSchema(f);
   Object.assign(properties, {
     createdAt: dateTime,
     updatedAt: dateTime,
@@ -186,7 +190,10 @@ function recordSchema(owner: Owner, parent: EntityDefinition | null): Schema {
   for (const f of entity ? readableRelations(entity) : []) {
     properties[f.relation] = { anyOf: [ref(relationTarget(f).name), { type: 'null' }], description: `With \`expand=${f.relation}\`: the ${relationTarget(f).name} of ${f.name}, null when none or one you cannot see.` };
   }
-  const required = ['id', ...owner.fields.map((f) => f.name), 'createdAt', 'updatedAt', ...(parent ? ['parentId'] : []), ...(entity?.softDelete ? ['deletedAt'] : [])];
+  for (const f of entity ? readableLinks(entity) : []) {
+    properties[f.relation] = { type: 'array', items: ref(relationTarget(f).name), maxItems: expandedLinks, description: `With \`expand=${f.relation}\`: the ${f.to} records of ${f.name} you can see, the ${expandedLinks} oldest.` };
+  }
+  const required = ['id', ...owner.fields.map((f) => f.name), ...(entity?.links ?? []).map((f) => f.name), 'createdAt', 'updatedAt', ...(parent ? ['parentId'] : []), ...(entity?.softDelete ? ['deletedAt'] : [])];
   return { type: 'object', description: `A ${owner.name} record.${parent ? '' : ' With `fields`, only the named members are present.'}`, properties, required };
 }
 
@@ -196,6 +203,7 @@ function inputSchema(owner: Owner, entity: EntityDefinition | null, update: bool
     const value = described(f, f.required ? valueSchema(f) : orNull(valueSchema(f)));
     properties[f.name] = !update && f.default !== undefined ? { ...value, default: f.default } : value;
   }
+  for (const f of entity?.links ?? []) properties[f.name] = described(f, orNull(valueSchema(f)));
   if (entity?.metas) properties.metas = metasSchema(update);
   const required = update ? [] : owner.fields.filter((f) => f.required && f.default === undefined).map((f) => f.name);
   return {

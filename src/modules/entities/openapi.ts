@@ -4,7 +4,7 @@
 // REST declares one route per entity and operation (rest.ts) and attaches this fragment; the
 // document (rest/openapi.ts) puts it in place of what it would derive from the route's zod schemas
 // and merges `schemas` into `components.schemas`. A disabled operation has no route, so no fragment.
-import { readableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition, type Operation } from '../../config/entity-definition.js';
+import { expandableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition, type Operation } from '../../config/entity-definition.js';
 import { pickableFields } from './rest-documents.js';
 import { entitySchemas, exampleCreate, exampleRecord, exampleUpdate, ref, schemaNames, type Schema } from './openapi-schemas.js';
 import { graphqlNames } from './graphql-names.js';
@@ -136,9 +136,9 @@ function operatorParameters(d: EntityDefinition): Schema[] {
 
 /** `fields`, `metas`, `child` and `expand`: what LIST and READ answer with. */
 function shapeParameters(d: EntityDefinition): Schema[] {
-  const relations = readableRelations(d);
+  const relations = expandableRelations(d);
   const related = relations.flatMap((f) => pickableFields(relationTarget(f)).map((name) => `${f.relation}.${name}`));
-  const names = ['id', ...d.fields.map((f) => f.name), ...systemDates, ...related];
+  const names = ['id', ...d.fields.map((f) => f.name), ...d.links.map((f) => f.name), ...systemDates, ...related];
   return [
     query('fields', commaList({ type: 'string', enum: names }), 'Comma-separated names of the members to return.', { style: 'form', explode: false }),
     ...(d.metas ? [query('metas', { type: 'string', enum: ['all'] }, '`all` adds each record\'s `metas` object.')] : []),

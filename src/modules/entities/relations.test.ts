@@ -35,6 +35,28 @@ async function task(u: SignedUpUser, title: string): Promise<Row> {
   return (await t.json('POST', '/api/v1/tasks', { title }, as(u))).body.data;
 }
 
+/**
+ * The SQL statements one run of `query` costs as the owner: the fewest of three runs after a first
+ * (prepared statements, caches; a cached session that expires between runs on a loaded machine costs
+ * its lookup once more).
+ */
+async function statementsOf(query: string, check: (body: Row) => void): Promise<number> {
+  await t.graphql(query, {}, as(owner));
+  const counts: number[] = [];
+  for (let run = 0; run < 3; run++) {
+    const counter = countStatements();
+    try {
+      const res = await t.graphql(query, {}, as(owner));
+      expect(res.body.errors).toBeUndefined();
+      check(res.body);
+      counts.push(counter.statements());
+    } finally {
+      counter.stop();
+    }
+  }
+  return Math.min(...counts);
+}
+
 beforeAll(async () => {
   t = await createTestApp();
   owner = await signUp(t);
@@ -252,19 +274,8 @@ describe('reverse sides (one-to-many)', () => {
 
   it('loads every record’s reverse side in one statement, whatever the page size', async () => {
     for (let i = 0; i < 6; i++) await project(owner, { name: `R-many${i}`, customerId: (await customer(owner, 'Reverse-Many')).id });
-    const statements = async (limit: number) => {
-      const query = `{ customers(limit: ${limit}, where: { office: { startsWith: "Reverse-" } }) { items { name projects(limit: 3) { name subProjects { name } } } } }`;
-      await t.graphql(query, {}, as(owner)); // warm: prepared statements, caches
-      const counter = countStatements();
-      try {
-        const res = await t.graphql(query, {}, as(owner));
-        expect(res.body.errors).toBeUndefined();
-        expect(res.body.data.customers.items.length).toBe(limit);
-        return counter.statements();
-      } finally {
-        counter.stop();
-      }
-    };
+    const statements = (limit: number) =>
+      statementsOf(`{ customers(limit: ${limit}, where: { office: { startsWith: "Reverse-" } }) { items { name projects(limit: 3) { name subProjects { name } } } } }`, (body) => expect(body.data.customers.items.length).toBe(limit));
     expect(await statements(2)).toBe(await statements(8));
   });
 
@@ -273,8 +284,8 @@ describe('reverse sides (one-to-many)', () => {
     // Tasks are private: Task.projects names projects (shared), visible to the whole team.
     const milestone = await task(owner, 'Reverse milestone');
     await project(owner, { name: 'R-milestone', milestoneId: milestone.id });
-    const read = await t.graphql(`query($id: ID!) { task(id: $id) { projects { name milestone { title } } } }`, { id: milestone.id }, as(owner));
-    expect(read.body.data.task.projects).toEqual([{ name: 'R-milestone', milestone: { title: 'Reverse milestone' } }]);
+    const read = await t.graphql(`query($id: ID!) { task(id: $id) { milestoneOfProjects { name milestone { title } } } }`, { id: milestone.id }, as(owner));
+    expect(read.body.data.task.milestoneOfProjects).toEqual([{ name: 'R-milestone', milestone: { title: 'Reverse milestone' } }]);
     // The mate sees the project, but the task is not theirs: its milestone is null to them.
     const seen = await t.graphql(`{ projects(limit: 100) { items { name milestone { title } } } }`, {}, as(mate));
     expect(seen.body.data.projects.items.find((p: Row) => p.name === 'R-milestone')).toEqual({ name: 'R-milestone', milestone: null });
@@ -307,6 +318,121 @@ describe('reverse sides (one-to-many)', () => {
     const key = await t.json('POST', '/api/v1/api-keys', { name: 'customers only', scopes: ['customers:read'] }, as(owner));
     const refused = await t.json('GET', `/api/v1/customers?filter=${encodeURIComponent(JSON.stringify({ projects: { some: {} } }))}`, undefined, { authorization: `Bearer ${key.body.data.key}` });
     expect(refused.status).toBe(403);
+  });
+});
+
+describe('many-to-many (projects ↔ tasks)', () => {
+  let mine: Row[];
+  let matesTask: Row;
+  beforeAll(async () => {
+    mine = [await task(owner, 'M2M one'), await task(owner, 'M2M two'), await task(owner, 'M2M three')];
+    matesTask = await task(mate, 'M2M mate’s');
+  });
+
+  it('writes a set of ids (REST and GraphQL), answers the ids the caller can see, and replaces only those on update', async () => {
+    const created = await project(owner, { name: 'M2M', taskIds: [mine[0]!.id, mine[1]!.id, mine[0]!.id] });
+    expect([...created.taskIds].sort()).toEqual([mine[0]!.id, mine[1]!.id].sort());
+    // The mate adds their own task: the owner's private tasks stay linked, unseen by the mate.
+    const matesView = await t.json('PATCH', `/api/v1/projects/${created.id}`, { taskIds: [matesTask.id] }, as(mate));
+    expect(matesView.status, JSON.stringify(matesView.body)).toBe(200);
+    expect(matesView.body.data.taskIds).toEqual([matesTask.id]);
+    const ownersView = await t.json('GET', `/api/v1/projects/${created.id}`, undefined, as(owner));
+    expect([...ownersView.body.data.taskIds].sort()).toEqual([mine[0]!.id, mine[1]!.id].sort());
+
+    const gql = await t.graphql('mutation($id: ID!, $ids: [ID!]) { updateProject(id: $id, input: { taskIds: $ids }) { taskIds tasks(sortBy: createdAt, sortOrder: asc) { title } } }', { id: created.id, ids: [mine[2]!.id, mine[1]!.id] }, as(owner));
+    expect(gql.body.errors).toBeUndefined();
+    expect(gql.body.data.updateProject.tasks.map((x: Row) => x.title)).toEqual(['M2M two', 'M2M three']);
+    const cleared = await t.json('PATCH', `/api/v1/projects/${created.id}`, { taskIds: null }, as(owner));
+    expect(cleared.body.data.taskIds).toEqual([]);
+    expect((await t.json('GET', `/api/v1/projects/${created.id}`, undefined, as(mate))).body.data.taskIds).toEqual([matesTask.id]);
+  });
+
+  it('refuses ids of records the caller cannot see (another user’s private task, another team’s, none) alike, with 422, writing nothing', async () => {
+    const theirs = await task(stranger, 'Stranger’s');
+    for (const id of [matesTask.id, theirs.id, '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b']) {
+      const res = await t.json('POST', '/api/v1/projects', { name: 'M2M refused', taskIds: [mine[0]!.id, id] }, as(owner));
+      expect(res.status).toBe(422);
+      expect(res.body.details).toEqual({ taskIds: 'must be ids of tasks records you can see in this team' });
+    }
+    const names = (await t.json('GET', '/api/v1/projects?limit=100', undefined, as(owner))).body.data.map((p: Row) => p.name);
+    expect(names).not.toContain('M2M refused');
+    const tooMany = await t.json('POST', '/api/v1/projects', { name: 'X', taskIds: Array.from({ length: 101 }, () => mine[0]!.id) }, as(owner));
+    expect(tooMany.status).toBe(422);
+  });
+
+  it('reads both ways for a whole page in one statement, and deleting either end removes the link', async () => {
+    const a = await project(owner, { name: 'M2M-a', taskIds: [mine[0]!.id, mine[1]!.id] });
+    await project(owner, { name: 'M2M-b', taskIds: [mine[1]!.id] });
+    const back = await t.graphql(`query($ids: [ID!]) { tasks(ids: $ids, sortBy: createdAt, sortOrder: asc) { items { title projects(sortBy: name, sortOrder: asc, limit: 100) { name taskIds } } } }`, { ids: [mine[0]!.id, mine[1]!.id] }, as(owner));
+    expect(back.body.errors).toBeUndefined();
+    expect(back.body.data.tasks.items[0].projects.find((p: Row) => p.name === 'M2M-a').taskIds.sort()).toEqual([mine[0]!.id, mine[1]!.id].sort());
+    expect(back.body.data.tasks.items.map((x: Row) => [x.title, x.projects.map((p: Row) => p.name).filter((n: string) => n.startsWith('M2M-'))])).toEqual([
+      ['M2M one', ['M2M-a']],
+      ['M2M two', ['M2M-a', 'M2M-b']],
+    ]);
+    const statements = (limit: number) => statementsOf(`{ projects(limit: ${limit}) { items { name taskIds tasks(limit: 2) { title projects(limit: 2) { name } } } } }`, (body) => expect(body.data.projects.items.length).toBe(limit));
+    expect(await statements(2)).toBe(await statements(10));
+
+    expect((await t.json('DELETE', `/api/v1/tasks/${mine[0]!.id}`, undefined, as(owner))).status).toBe(200);
+    expect((await t.json('GET', `/api/v1/projects/${a.id}`, undefined, as(owner))).body.data.taskIds).toEqual([mine[1]!.id]);
+    expect((await t.json('DELETE', `/api/v1/projects/${a.id}`, undefined, as(owner))).status).toBe(200);
+    const left = await t.graphql(`query($id: ID!) { task(id: $id) { projects { name } } }`, { id: mine[1]!.id }, as(owner));
+    expect(left.body.data.task.projects.map((p: Row) => p.name)).toEqual(['M2M-b']);
+    mine.shift();
+  });
+
+  it('REST expands the linked records (fields may name their members), and OpenAPI documents the set', async () => {
+    const linked = await project(owner, { name: 'M2M-expand', taskIds: [mine[0]!.id] });
+    const read = await t.json('GET', `/api/v1/projects/${linked.id}?expand=tasks,customer`, undefined, as(owner));
+    expect(read.status).toBe(200);
+    expect(read.body.data.tasks).toEqual([expect.objectContaining({ id: mine[0]!.id, title: mine[0]!.title })]);
+    expect(read.body.data.customer).toBeNull();
+    const picked = await t.json('GET', `/api/v1/projects?ids=${linked.id}&fields=name,taskIds,tasks.title`, undefined, as(owner));
+    expect(picked.body.data).toEqual([{ name: 'M2M-expand', taskIds: [mine[0]!.id], tasks: [{ title: mine[0]!.title }] }]);
+    expect((await t.json('GET', `/api/v1/projects/${linked.id}?expand=tasks`, undefined, as(mate))).body.data.tasks).toEqual([]);
+    const doc = (await t.json('GET', '/api/v1/openapi.json')).body;
+    expect(doc.components.schemas.Project.properties.taskIds).toMatchObject({ type: 'array', items: { format: 'uuid' } });
+    expect(doc.components.schemas.CreateProjectInput.properties.taskIds).toMatchObject({ type: ['array', 'null'], maxItems: 100 });
+    expect(doc.components.schemas.Project.properties.tasks).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/Task' } });
+  });
+
+  it('a task deleted while projects link it: each create is 201 with the link or 422, never a dangling link', async () => {
+    for (let round = 0; round < 3; round++) {
+      const doomed = await task(owner, `Doomed ${round}`);
+      const creates = Array.from({ length: 5 }, (_, i) => t.json('POST', '/api/v1/projects', { name: `Race-link ${round}.${i}`, taskIds: [doomed.id] }, as(owner)));
+      const [removed, ...made] = await Promise.all([t.json('DELETE', `/api/v1/tasks/${doomed.id}`, undefined, as(owner)), ...creates]);
+      expect(removed.status).toBe(200);
+      for (const res of made) expect([201, 422]).toContain(res.status);
+      for (const res of made.filter((r) => r.status === 201)) {
+        expect((await t.json('GET', `/api/v1/projects/${res.body.data.id}`, undefined, as(owner))).body.data.taskIds).toEqual([]);
+      }
+    }
+  });
+
+  it('filters by linked records with some/none/every, both ways', async () => {
+    const urgent = await task(owner, 'M2M urgent');
+    await t.json('PATCH', `/api/v1/tasks/${urgent.id}`, { priority: 'urgent' }, as(owner));
+    await project(owner, { name: 'M2M-urgent', budget: 7, taskIds: [urgent.id, mine[0]!.id] });
+    await project(owner, { name: 'M2M-calm', taskIds: [mine[0]!.id] });
+    await project(owner, { name: 'M2M-empty' });
+    const names = async (where: string) => {
+      const res = await t.graphql(`{ projects(limit: 100, where: ${where}) { items { name } } }`, {}, as(owner));
+      expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
+      return res.body.data.projects.items.map((p: Row) => p.name).filter((n: string) => ['M2M-urgent', 'M2M-calm', 'M2M-empty'].includes(n)).sort();
+    };
+    expect(await names('{ tasks: { some: { priority: { eq: URGENT } } } }')).toEqual(['M2M-urgent']);
+    expect(await names('{ tasks: { none: { priority: { eq: URGENT } } } }')).toEqual(['M2M-calm', 'M2M-empty']);
+    expect(await names('{ tasks: { every: { priority: { eq: MEDIUM } } } }')).toEqual(['M2M-calm', 'M2M-empty']);
+    const tasksOf = await t.graphql(`{ tasks(limit: 100, sortBy: createdAt, sortOrder: asc, where: { projects: { some: { budget: { eq: 7 } } } }) { items { title } } }`, {}, as(owner));
+    expect(tasksOf.body.errors).toBeUndefined();
+    expect(tasksOf.body.data.tasks.items.map((x: Row) => x.title)).toEqual([mine[0]!.title, 'M2M urgent']);
+    const rest = await t.json('GET', `/api/v1/projects?limit=100&filter=${encodeURIComponent(JSON.stringify({ tasks: { some: { priority: { eq: 'urgent' } } } }))}`, undefined, as(owner));
+    expect(rest.status, JSON.stringify(rest.body)).toBe(200);
+    expect(rest.body.data.map((p: Row) => p.name)).toContain('M2M-urgent');
+    expect(rest.body.data.map((p: Row) => p.name)).not.toContain('M2M-calm');
+    // The mate sees none of the owner's tasks: for them no project has an urgent one.
+    const matesView = await t.graphql(`{ projects(limit: 100, where: { tasks: { some: { priority: { eq: URGENT } } } }) { items { name } } }`, {}, as(mate));
+    expect(matesView.body.data.projects.items).toEqual([]);
   });
 });
 

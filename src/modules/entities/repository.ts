@@ -15,6 +15,7 @@ export interface Delegate {
   create(args: object): Promise<Row>;
   update(args: object): Promise<Row>;
   delete(args: object): Promise<Row>;
+  deleteMany(args: object): Promise<{ count: number }>;
 }
 
 /** The delegate of a generated model (`Task` → `tx.task`). */
@@ -24,7 +25,7 @@ export function delegateOf(tx: Tx, model: string): Delegate {
   return delegate;
 }
 
-export { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
+export { isForeignKeyViolation, isRowSecurityViolation, isUniqueViolation } from '../../db/errors.js';
 export { escapeLike } from '../../db/like.js';
 
 /** The record version of a team's rows in `table` (see totals.ts), or null when the caller is not a member of the team. */

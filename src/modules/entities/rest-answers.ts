@@ -4,7 +4,7 @@
 // null (anonymous readers of public entities), children under their slug, distinct values in the
 // field's own JSON type. A field an `@include` left out may be present as undefined (graphql-jit): it
 // is absent from the answer all the same.
-import { readableRelations, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { expandableRelations, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import { AppError } from '../../shared/errors.js';
 import { childField } from './prisma-model.js';
 type Values = Record<string, unknown>;
@@ -20,11 +20,16 @@ function withoutHiddenOwners(record: Values): void {
 /** A function turning one GraphQL record of `owner` (and its children) into its REST form, in place. */
 export function recordMapper(owner: Owner): (record: Values) => Values {
   const children = 'children' in owner ? owner.children.map((c) => ({ key: childField(c), slug: c.slug, map: recordMapper(c) })) : [];
-  const relations = 'children' in owner ? readableRelations(owner).map((f) => f.relation) : [];
+  const relations = 'children' in owner ? expandableRelations(owner).map((f) => f.relation) : [];
   return (record) => {
     withoutHiddenOwners(record);
     // Expanded related records (one level: expand=customer), null when none or not the caller's to see.
-    for (const relation of relations) if (record[relation]) withoutHiddenOwners(record[relation] as Values);
+    // A many-to-many relation expands into a list.
+    for (const relation of relations) {
+      const related = record[relation] as Values | Values[] | null | undefined;
+      if (Array.isArray(related)) related.forEach(withoutHiddenOwners);
+      else if (related) withoutHiddenOwners(related);
+    }
     for (const child of children) {
       const rows = record[child.key] as Values[] | undefined;
       if (rows === undefined) continue;

@@ -5,7 +5,7 @@
 // each is an `@include(if: $…)` of the document, so what is not asked for is not resolved.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { parse } from 'graphql';
-import { readableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { expandableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import { graphqlNames } from './graphql-names.js';
 import { extremeFields, groupFields, numberFields } from './aggregate.js';
 import { aggregateNames } from './aggregate-schema.js';
@@ -28,7 +28,7 @@ export const metasFlag = 'metas';
 export const relatedFlags = (relation: string) => ({ record: `x_${relation}`, field: (name: string) => `x_${relation}_${name}`, whole: `x_${relation}__whole` });
 
 /** The names `fields=` may pick: the system fields, then the definition's own. */
-export const pickableFields = (owner: { fields: FieldDefinition[] }) => ['id', ...owner.fields.map((f) => f.name), 'createdAt', 'updatedAt'];
+export const pickableFields = (owner: { fields: FieldDefinition[]; links?: FieldDefinition[] }) => ['id', ...owner.fields.map((f) => f.name), ...(owner.links ?? []).map((f) => f.name), 'createdAt', 'updatedAt'];
 
 /** The variable that includes one value of an aggregate group (`$sum_estimatedHours`, `$key_status`). */
 export const aggregateFlag = (part: 'key' | 'sum' | 'avg' | 'min' | 'max', field: string) => `${part}_${field}`;
@@ -58,25 +58,29 @@ function flagDeclarations(d: EntityDefinition): string[] {
     ...pickableFields(d).map((name) => `$${fieldFlag(name)}: Boolean!`),
     ...(d.metas ? [`$${metasFlag}: Boolean!`] : []),
     ...d.children.map((_c, i) => `$${childFlag(i)}: Boolean!`),
-    ...readableRelations(d).flatMap((f) => {
+    ...expandableRelations(d).flatMap((f) => {
       const flags = relatedFlags(f.relation);
       return [flags.record, flags.whole, ...pickableFields(relationTarget(f)).map(flags.field)].map((name) => `$${name}: Boolean!`);
     }),
   ];
 }
 
-/** An expanded relation: the related record, its fields behind their flags (metas with the whole record). */
+/** The related records one expanded many-to-many relation gives (`expand=tasks`): the 20 oldest, so that a LIST of 100 stays within the operation cost limit (GraphQL `tasks(limit)` reads further). */
+export const expandedLinks = 20;
+
+/** An expanded relation: the related record (a many-to-many one's records), its fields behind their flags (metas with the whole record). */
 function relatedSelection(f: FieldDefinition & { relation: string }): string {
   const target = relationTarget(f);
   const flags = relatedFlags(f.relation);
-  return `${f.relation} @include(if: $${flags.record}) { ${recordSelection(target, flags, target.metas ? [`metas @include(if: $${flags.whole})`] : [])} }`;
+  const args = f.many ? `(limit: ${expandedLinks}, sortBy: createdAt, sortOrder: asc)` : '';
+  return `${f.relation}${args} @include(if: $${flags.record}) { ${recordSelection(target, flags, target.metas ? [`metas @include(if: $${flags.whole})`] : [])} }`;
 }
 
 /** The READ/LIST record selection: picked fields, then metas and children when asked for. */
 function flaggedRecord(d: EntityDefinition): string {
   const metas = d.metas ? [`metas @include(if: $${metasFlag})`] : [];
   const children = d.children.map((c, i) => `${childField(c)} @include(if: $${childFlag(i)}) ${childSelection(c)}`);
-  return `{ ${recordSelection(d, ownFlags, [...metas, ...children, ...readableRelations(d).map(relatedSelection)])} }`;
+  return `{ ${recordSelection(d, ownFlags, [...metas, ...children, ...expandableRelations(d).map(relatedSelection)])} }`;
 }
 
 /** What a write answers: every field, and the metas when the entity has them (service `written`). */

@@ -10,7 +10,7 @@ import { relationTarget, type EntityDefinition, type FieldDefinition } from '../
 import { enumValueName, hasEnum } from './graphql-names.js';
 import { isUuid } from '../../shared/validation.js';
 import { int32, isStorableTime } from './validate.js';
-import { filterableInverses, flagOperators, listOperators, operatorsOf, relationsOf, takesMode, whereFields, whereLimits, type Operator } from './where.js';
+import { filterableInverses, filterableLinks, flagOperators, listOperators, operatorsOf, relationsOf, takesMode, whereFields, whereLimits, type Operator } from './where.js';
 
 type Values = Record<string, unknown>;
 type Problems = { path: string; message: string }[];
@@ -114,6 +114,7 @@ function fromJson(d: EntityDefinition, given: unknown, path: string, depth: numb
     } else if (key === 'NOT') out.NOT = fromJson(d, value, at, depth + 1, problems);
     else if (relationsOf(d).has(key)) out[key] = fromJson(relationTarget(relationsOf(d).get(key)!), value, at, depth + 1, problems);
     else if (filterableInverses(d).has(key)) out[key] = quantified(filterableInverses(d).get(key)!.source, value, at, depth, problems);
+    else if (filterableLinks(d).has(key)) out[key] = quantified(relationTarget(filterableLinks(d).get(key)!), value, at, depth, problems);
     else {
       const field = fieldOf(d, key);
       if (!field) problems.push({ path: at, message: 'is not a filterable field' });

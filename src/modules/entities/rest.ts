@@ -50,7 +50,7 @@ function recordRoutes(d: EntityDefinition): RestRoute[] {
       summary: `CREATE a ${d.name} (its fields${d.metas ? ', optional metas' : ''})`,
       body,
       operation: documents.createDocument(d),
-      variables: ({ body: b }) => ({ input: bodyInput(d.fields, b, { partial: false, metas: d.metas }) }),
+      variables: ({ body: b }) => ({ input: bodyInput([...d.fields, ...d.links], b, { partial: false, metas: d.metas }) }),
       data: (r) => map(result(r)),
       status: 201,
     }),
@@ -69,7 +69,7 @@ function recordRoutes(d: EntityDefinition): RestRoute[] {
       params: record,
       body,
       operation: documents.updateDocument(d),
-      variables: ({ params, body: b }) => ({ id: params.id, input: bodyInput(d.fields, b, { partial: true, metas: d.metas }) }),
+      variables: ({ params, body: b }) => ({ id: params.id, input: bodyInput([...d.fields, ...d.links], b, { partial: true, metas: d.metas }) }),
       data: (r) => map(result(r)),
     }),
     delete: () => defineRoute({

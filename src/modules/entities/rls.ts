@@ -3,8 +3,8 @@
 // the tables. Identifiers and literals come from sanitized definitions only. Rules: a record is seen
 // within its team, by its creator alone unless the entity is shared; viewers never write (app_user_writable_team_ids); children follow their
 // parent; a public entity's rows that meet its publicFilter are readable by anyone.
-import type { EntityDefinition } from '../../config/entity-definition.js';
-import { columnName } from './prisma-model.js';
+import { relationTarget, type EntityDefinition } from '../../config/entity-definition.js';
+import { columnName, linkTable } from './prisma-model.js';
 
 const literal = (value: string | number | boolean) => (typeof value === 'string' ? `'${value.replace(/'/g, "''")}'` : String(value));
 
@@ -55,6 +55,24 @@ function childPolicies(parent: EntityDefinition, table: string): string[] {
   ];
 }
 
+/**
+ * A link's join rows (many-to-many) follow both records: seen when the record is, made and removed by
+ * writers who can see both records.
+ */
+function linkPolicies(d: EntityDefinition, target: EntityDefinition, table: string): string[] {
+  const recordVisible = `record_id IN (SELECT id FROM "${d.tableName}")`;
+  const bothVisible = `${recordVisible} AND related_id IN (SELECT id FROM "${target.tableName}")`;
+  const writable = `team_id IN (SELECT app_user_writable_team_ids())`;
+  return [
+    `GRANT SELECT, INSERT, DELETE ON "${table}" TO app_user;`,
+    `ALTER TABLE "${table}" ENABLE ROW LEVEL SECURITY;`,
+    `ALTER TABLE "${table}" FORCE ROW LEVEL SECURITY;`,
+    `CREATE POLICY ${table}_select ON "${table}" FOR SELECT USING (${recordVisible});`,
+    `CREATE POLICY ${table}_insert ON "${table}" FOR INSERT WITH CHECK (${writable} AND ${bothVisible});`,
+    `CREATE POLICY ${table}_delete ON "${table}" FOR DELETE USING (${writable} AND ${bothVisible});`,
+  ];
+}
+
 /** RLS for the entity tables a migration script creates; empty when it creates none. */
 export function rlsForCreatedTables(definitions: readonly EntityDefinition[], script: string): string {
   const created = (table: string) => script.includes(`CREATE TABLE "${table}"`);
@@ -62,6 +80,10 @@ export function rlsForCreatedTables(definitions: readonly EntityDefinition[], sc
   for (const d of definitions) {
     if (created(d.tableName)) blocks.push(`-- ${d.slug}${d.access.shared ? ' (shared in the team)' : ' (private to its creator)'}${d.access.public ? ', public when ' + publicCondition(d) : ''}`, ...entityPolicies(d), ...versionTrigger(d.tableName), '');
     for (const c of d.children) if (created(c.tableName)) blocks.push(`-- ${d.slug} → ${c.slug}: follows the parent`, ...childPolicies(d, c.tableName), '');
+    for (const f of d.links) {
+      const table = linkTable(d, f);
+      if (created(table)) blocks.push(`-- ${d.slug}.${f.relation} ↔ ${relationTarget(f).slug}: links follow both records`, ...linkPolicies(d, relationTarget(f), table), '');
+    }
   }
   if (!blocks.length) return '';
   blocks.push(

@@ -10,10 +10,11 @@ import { getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, type
 import { relationTarget, type ChildDefinition, type EntityDefinition, type Operation } from '../../config/entity-definition.js';
 import { entityDefinitions } from '../../config/entities/index.js';
 import { builder, type Builder } from '../../graphql/builder.js';
+import { withDeclared } from '../../graphql/operation-scopes.js';
 import type { Context } from '../../graphql/context.js';
 import { registerAggregate } from './aggregate-schema.js';
 import { graphqlNames } from './graphql-names.js';
-import { filterableInverses, relationsOf } from './where.js';
+import { filterableInverses, filterableLinks, relationsOf } from './where.js';
 import { entityTypes, sharedTypes, type EntityTypes, type Relations } from './graphql-types.js';
 import { childField } from './prisma-model.js';
 import type { ListQuery } from './query.js';
@@ -33,6 +34,7 @@ export function registerEntities(b: Builder, definitions: readonly EntityDefinit
     types: (d) => built.get(d),
     listAuthScopes: (d) => listAuthScopes(d),
     loadReferring: (inverse, ids, args, ctx) => records.referring(ctx as Context, inverse, ids, args as ListQuery),
+    loadLinked: (d, f, ids, args, ctx) => records.linked(ctx as Context, d, f, 'related', ids, args as ListQuery),
   };
   for (const d of definitions) built.set(d, entityTypes(b, d, shared, (r, child, ctx) => records.listChildren(ctx as Context, d, String(r.id), child.slug), relations));
   for (const [d, types] of built) {
@@ -67,10 +69,11 @@ function reached(d: EntityDefinition, where: unknown, out = new Set<EntityDefini
       const target = relationTarget(relationsOf(d).get(key)!);
       out.add(target);
       reached(target, value, out);
-    } else if (filterableInverses(d).has(key)) {
-      const { source } = filterableInverses(d).get(key)!;
-      out.add(source);
-      for (const w of Object.values((value as object) ?? {})) reached(source, w, out);
+    } else if (filterableInverses(d).has(key) || filterableLinks(d).has(key)) {
+      const link = filterableLinks(d).get(key);
+      const listed = link ? relationTarget(link) : filterableInverses(d).get(key)!.source;
+      out.add(listed);
+      for (const w of Object.values((value as object) ?? {})) reached(listed, w, out);
     }
   }
   return out;
@@ -82,8 +85,8 @@ function reached(d: EntityDefinition, where: unknown, out = new Set<EntityDefini
  */
 function listAuthScopes(d: EntityDefinition): Rule | ((parent: unknown, args: { where?: unknown }) => object) {
   const own = authScopesFor(d, 'list');
-  if (!relationsOf(d).size && !filterableInverses(d).size) return own;
-  return (_parent, args) => [...reached(d, args.where)].reduce<object>((rule, target) => both(rule, authScopesFor(target, 'read')), own);
+  if (!relationsOf(d).size && !filterableInverses(d).size && !filterableLinks(d).size) return own;
+  return withDeclared((_parent: unknown, args: { where?: unknown }) => [...reached(d, args.where)].reduce<object>((rule, target) => both(rule, authScopesFor(target, 'read')), own), own);
 }
 
 /** Whether `@skip`/`@include` keep a selection for this request's variables (REST's `child=` is an `@include`). */

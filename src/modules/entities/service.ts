@@ -16,10 +16,10 @@ import type { QueueScope } from '../scheduled-actions/service.js';
 import { assertPlanAllows } from '../teams/plan-usage.js';
 import { assertCanWriteTeamData } from '../teams/service.js';
 import { recordEntityEvent, type EntityChange } from '../webhooks/service.js';
-import { childField, inverseField } from './prisma-model.js';
+import { childField, inverseField, linkModel, linksField } from './prisma-model.js';
 import { checkListQuery, type ListQuery, type ParsedQuery, type View } from './query.js';
 import { after, decodeCursor, encodeCursor, fingerprint, reversed, type Cursor, type Sort } from './cursor.js';
-import { delegateOf, escapeLike, isForeignKeyViolation, isUniqueViolation, type Delegate, type Row } from './repository.js';
+import { delegateOf, escapeLike, isForeignKeyViolation, isRowSecurityViolation, isUniqueViolation, type Delegate, type Row } from './repository.js';
 import { exactTotal } from './totals.js';
 import { validateRecord, type Values } from './validate.js';
 
@@ -74,10 +74,11 @@ export function shown(field: FieldDefinition | undefined, value: unknown): unkno
   return value;
 }
 
-function present(d: { fields: FieldDefinition[] }, row: Row, caller: Pick<Caller, 'kind'>, pick: string[] | null): Values {
+function present(d: { fields: FieldDefinition[]; links?: FieldDefinition[] }, row: Row, caller: Pick<Caller, 'kind'>, pick: string[] | null): Values {
   const out: Values = { id: row.id };
   // A multiselect is always a list (none chosen: empty), as its GraphQL field promises.
   for (const f of d.fields) out[f.name] = f.type === 'multiselect' ? (row[f.name] ?? []) : shown(f, row[f.name] ?? null);
+  for (const f of d.links ?? []) out[f.name] = ((row[linksField(f)] as { relatedId: string }[] | undefined) ?? []).map((l) => l.relatedId);
   out.createdAt = shown(undefined, row.createdAt);
   out.updatedAt = shown(undefined, row.updatedAt);
   if (caller.kind === 'user') {
@@ -125,7 +126,7 @@ async function listRows(scope: RequestScope, d: EntityDefinition, caller: Caller
   // where reads other tables, which change without this table's version.
   const total = () => exactTotal(tx, d.tableName, caller.kind === 'user' && !q.across ? caller.teamId : null, where, () => model.count({ where }));
   if (q.keyset) return keysetRows(d, caller, q, { model, where, sort, print: fingerprint(conditions), total });
-  const rows = await model.findMany({ where, orderBy: orderOf(sort), skip: (q.page - 1) * q.limit, take: q.limit, ...childInclude(d, q.children) });
+  const rows = await model.findMany({ where, orderBy: orderOf(sort), skip: (q.page - 1) * q.limit, take: q.limit, ...includeOf(d, caller, q.children) });
   const pagination = paginationOf(q.page, q.limit, await total());
   // A page read by number makes cursors only when they are asked for (REST's nextCursor, GraphQL's edges).
   let print: string | undefined;
@@ -161,7 +162,7 @@ async function keysetRows(d: EntityDefinition, caller: Caller, q: ParsedQuery, k
   }
   const walk = backward ? reversed(k.sort) : k.sort;
   const from = (c: Cursor | null, sort: Sort) => ({ AND: [...k.where.AND, ...(c ? [after(sort, c)] : [])] });
-  const read = await k.model.findMany({ where: from(cursor, walk), orderBy: orderOf(walk), take: q.limit + 1, ...childInclude(d, q.children) });
+  const read = await k.model.findMany({ where: from(cursor, walk), orderBy: orderOf(walk), take: q.limit + 1, ...includeOf(d, caller, q.children) });
   const more = read.length > q.limit;
   const rows = read.slice(0, q.limit);
   // The other side: any record before the page's first (going forward), after its last (going back)?
@@ -173,11 +174,26 @@ async function keysetRows(d: EntityDefinition, caller: Caller, q: ParsedQuery, k
   return { data: rows.map((row) => decorate(d, row, caller, q)), distinct: false, pagination, cursors };
 }
 
-/** Prisma's `include` for the requested children (oldest first), or nothing when none is asked for. */
-function childInclude(d: EntityDefinition, slugs: string[]): { include?: object; relationLoadStrategy?: 'query' } {
-  if (!slugs.length) return {};
-  // A second statement, as measured (customers-child); a reverse side is joined (`referring`).
-  return { include: Object.fromEntries(slugs.map((slug) => [childField(d.children.find((c) => c.slug === slug)!), { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }])), relationLoadStrategy: 'query' };
+/** At most this many ids of a many-to-many relation in a record (`taskIds`): what one write may set. */
+const linkIdsShown = 100;
+
+/** A link's ids the caller can see: its join rows to related records the caller can read (oldest first). */
+const linkIdsInclude = (f: FieldDefinition, caller: Caller) => ({ where: { related: { is: { AND: baseWhere(relationTarget(f), caller) } } }, select: { relatedId: true }, orderBy: [{ createdAt: 'asc' }, { relatedId: 'asc' }], take: linkIdsShown });
+
+/**
+ * Prisma's `include` for the requested children (oldest first) and the ids of many-to-many relations,
+ * or nothing when there are none: one more statement each, as measured (customers-child); a reverse
+ * side is joined instead (`referring`).
+ */
+function includeOf(d: EntityDefinition, caller: Caller, slugs: string[]): { include?: object; relationLoadStrategy?: 'query' } {
+  if (!slugs.length && !d.links.length) return {};
+  const children = slugs.map((slug) => [childField(d.children.find((c) => c.slug === slug)!), { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }]);
+  return { include: { ...Object.fromEntries(children), ...linkIdsOf(d, caller).include }, relationLoadStrategy: 'query' };
+}
+
+/** `include` of the ids of `d`'s many-to-many relations, for records read beside others (related, referring). */
+function linkIdsOf(d: EntityDefinition, caller: Caller): { include?: object } {
+  return d.links.length ? { include: Object.fromEntries(d.links.map((f) => [linksField(f), linkIdsInclude(f, caller)])) } : {};
 }
 
 function decorate(d: EntityDefinition, row: Row, caller: Caller, q: View): Values {
@@ -191,7 +207,7 @@ function decorate(d: EntityDefinition, row: Row, caller: Caller, q: View): Value
 }
 
 /** One record the caller can see, or 404 `<Entity> not found`. */
-async function visible(scope: RequestScope, d: EntityDefinition, caller: Caller, id: string, extra: { include?: object } = {}): Promise<Row> {
+async function visible(scope: RequestScope, d: EntityDefinition, caller: Caller, id: string, extra: { include?: object; relationLoadStrategy?: 'query' } = {}): Promise<Row> {
   const notFound = () => new AppError('NOT_FOUND', `${d.name} not found`);
   if (!isUuid(id)) throw notFound();
   const row = await delegateOf(await scope.db.tx(), d.name).findFirst({ where: { AND: [{ id }, ...baseWhere(d, caller)] }, ...extra });
@@ -206,28 +222,58 @@ async function visible(scope: RequestScope, d: EntityDefinition, caller: Caller,
  */
 export async function related(scope: RequestScope, d: EntityDefinition, ids: readonly string[]): Promise<(Values | null)[]> {
   const caller = callerFor(scope, d, 'read');
-  const rows = await delegateOf(await scope.db.tx(), d.name).findMany({ where: { AND: [{ id: { in: [...new Set(ids)] } }, ...baseWhere(d, caller)] } });
+  const rows = await delegateOf(await scope.db.tx(), d.name).findMany({ where: { AND: [{ id: { in: [...new Set(ids)] } }, ...baseWhere(d, caller)] }, ...includeOf(d, caller, []) });
   const byId = new Map(rows.map((row) => [row.id, decorate(d, row, caller, { fields: null, metas: d.metas, children: [] })]));
   return ids.map((id) => byId.get(id) ?? null);
 }
 
+type SideQuery = Pick<ListQuery, 'where' | 'sortBy' | 'sortOrder' | 'limit'>;
+
+/** The records a side lists, checked like a LIST of `listed` by the caller: where, order, limit. */
+function sideQuery(scope: RequestScope, listed: EntityDefinition, query: SideQuery) {
+  const caller = callerFor(scope, listed, 'list');
+  const view: View = { fields: null, metas: listed.metas, children: [] };
+  const q = checkListQuery(listed, { where: query.where, sortBy: query.sortBy, sortOrder: query.sortOrder, limit: query.limit }, view);
+  const where = { AND: [...baseWhere(listed, caller), ...filterWhere(listed, q)] };
+  return { caller, view, where, orderBy: orderOf({ field: sortField(listed, q.sortBy), order: q.sortOrder }), take: q.limit };
+}
+
 /**
- * A reverse side (`Customer.projects(where, sortBy, sortOrder, limit)`) for every record of a page, in
- * one statement: each record's referring records the caller can list (its rules, RLS), filtered,
- * ordered and limited per record in the database (a lateral join), whatever the page's size.
+ * A reverse side (`Customer.projects(where, sortBy, sortOrder, limit)`, and `Task.projects` of a
+ * many-to-many relation) for every record of a page, in one statement: each record's referring records
+ * the caller can list (its rules, RLS), filtered, ordered and limited per record in the database (a
+ * lateral join), whatever the page's size.
  */
-export async function referring(scope: RequestScope, inverse: Inverse, ids: readonly string[], query: Pick<ListQuery, 'where' | 'sortBy' | 'sortOrder' | 'limit'>): Promise<Values[][]> {
+export async function referring(scope: RequestScope, inverse: Inverse, ids: readonly string[], query: SideQuery): Promise<Values[][]> {
+  if (inverse.field.many) return linked(scope, inverse.source, inverse.field, 'record', ids, query);
   const { source: d } = inverse;
-  const caller = callerFor(scope, d, 'list');
-  const view: View = { fields: null, metas: d.metas, children: [] };
-  const q = checkListQuery(d, { where: query.where, sortBy: query.sortBy, sortOrder: query.sortOrder, limit: query.limit }, view);
+  const { caller, view, where, orderBy, take } = sideQuery(scope, d, query);
   const field = inverseField(d, inverse.field);
   const rows = await delegateOf(await scope.db.tx(), relationTarget(inverse.field).name).findMany({
     where: { id: { in: [...new Set(ids)] } },
-    select: { id: true, [field]: { where: { AND: [...baseWhere(d, caller), ...filterWhere(d, q)] }, orderBy: orderOf({ field: sortField(d, q.sortBy), order: q.sortOrder }), take: q.limit } },
+    select: { id: true, [field]: { where, orderBy, take, ...linkIdsOf(d, caller) } },
     relationLoadStrategy: 'join',
   });
   const byId = new Map(rows.map((row) => [row.id, (row[field] as Row[]).map((r) => decorate(d, r, caller, view))]));
+  return ids.map((id) => byId.get(id) ?? []);
+}
+
+/**
+ * A many-to-many relation of `d` for every record of a page, in one statement, through its join rows:
+ * from the records (`Project.tasks`: `side` 'related') or from the related records (`Task.projects`:
+ * `side` 'record'), each list as `referring` makes it.
+ */
+export async function linked(scope: RequestScope, d: EntityDefinition, f: FieldDefinition, side: 'related' | 'record', ids: readonly string[], query: SideQuery): Promise<Values[][]> {
+  const target = relationTarget(f);
+  const [paged, listed] = side === 'related' ? [d, target] : [target, d];
+  const { caller, view, where, orderBy, take } = sideQuery(scope, listed, query);
+  const field = side === 'related' ? linksField(f) : inverseField(d, f);
+  const rows = await delegateOf(await scope.db.tx(), paged.name).findMany({
+    where: { id: { in: [...new Set(ids)] } },
+    select: { id: true, [field]: { where: { [side]: { is: where } }, orderBy: orderBy.map((o) => ({ [side]: o })), take, select: { [side]: linkIdsOf(listed, caller).include ? linkIdsOf(listed, caller) : true } } },
+    relationLoadStrategy: 'join',
+  });
+  const byId = new Map(rows.map((row) => [row.id, (row[field] as Row[]).map((link) => decorate(listed, link[side] as Row, caller, view))]));
   return ids.map((id) => byId.get(id) ?? []);
 }
 
@@ -248,21 +294,60 @@ async function checkRelated(scope: RequestScope, d: EntityDefinition, caller: Ca
     const found = await delegateOf(await scope.db.tx(), target.name).findFirst({ where: { AND: [{ id }, ...baseWhere(target, caller)] }, select: { id: true } });
     if (!found) problems[f.name] = unrelatable(f);
   }
+  for (const f of d.links) {
+    const ids = values[f.name] as string[] | undefined;
+    if (!ids?.length) continue;
+    const target = relationTarget(f);
+    const found = await delegateOf(await scope.db.tx(), target.name).count({ where: { AND: [{ id: { in: ids } }, ...baseWhere(target, caller)] } });
+    if (found !== ids.length) problems[f.name] = `must be ids of ${f.to} records you can see in this team`;
+  }
   if (Object.keys(problems).length) throw new AppError('VALIDATION_FAILED', 'Validation failed', problems);
 }
 
-/** A write refused by a foreign key: a related record deleted since checkRelated saw it. */
+/**
+ * A write's many-to-many sets: the record's own values apart, and the join rows linking the given
+ * records, as a nested write (existing links kept).
+ */
+function linkWrites(d: EntityDefinition, caller: Extract<Caller, { kind: 'user' }>, values: Values): { own: Values; links: Values } {
+  const own = { ...values };
+  const links: Values = {};
+  for (const f of d.links) {
+    const ids = own[f.name] as string[] | undefined;
+    delete own[f.name];
+    if (ids?.length) links[linksField(f)] = { createMany: { data: ids.map((relatedId) => ({ relatedId, teamId: caller.teamId })), skipDuplicates: true } };
+  }
+  return { own, links };
+}
+
+/**
+ * An update's many-to-many sets become the given ones among the related records the caller can see:
+ * links to others are removed first; links to records it cannot see (another user's private tasks)
+ * stay as they are.
+ */
+async function unlinkOthers(tx: Tx, d: EntityDefinition, caller: Caller, id: string, values: Values): Promise<void> {
+  for (const f of d.links) {
+    const ids = values[f.name] as string[] | undefined;
+    if (!ids) continue;
+    await delegateOf(tx, linkModel(d, f)).deleteMany({ where: { recordId: id, relatedId: { notIn: ids }, related: { is: { AND: baseWhere(relationTarget(f), caller) } } } });
+  }
+}
+
+/**
+ * A write refused by a foreign key: a related record deleted since checkRelated saw it; for a
+ * many-to-many link, the join table's policy refuses first (the related record is no longer visible).
+ */
 function relationGone(d: EntityDefinition, values: Values) {
+  const linking = d.links.some((f) => (values[f.name] as string[] | undefined)?.length);
   return (error: unknown): never => {
-    if (!isForeignKeyViolation(error)) return conflict(error);
-    throw new AppError('VALIDATION_FAILED', 'Validation failed', Object.fromEntries(relationFields(d).filter((f) => values[f.name]).map((f) => [f.name, unrelatable(f)])));
+    if (!isForeignKeyViolation(error) && !(linking && isRowSecurityViolation(error))) return conflict(error);
+    throw new AppError('VALIDATION_FAILED', 'Validation failed', Object.fromEntries([...relationFields(d), ...d.links].filter((f) => values[f.name]).map((f) => [f.name, unrelatable(f)])));
   };
 }
 
 /** READ; `view` says what the record carries (children by slug, loaded with it). */
 export async function read(scope: RequestScope, d: EntityDefinition, id: string, view: View = { fields: null, metas: d.metas, children: [] }): Promise<Values> {
   const caller = callerFor(scope, d, 'read');
-  return decorate(d, await visible(scope, d, caller, id, childInclude(d, view.children)), caller, view);
+  return decorate(d, await visible(scope, d, caller, id, includeOf(d, caller, view.children)), caller, view);
 }
 
 function mergedMetas(current: unknown, changes: Record<string, string | null>): Record<string, string> {
@@ -293,24 +378,27 @@ function changed(scope: QueueScope, tx: Tx, owner: EntityDefinition, entityType:
 
 export async function create(scope: RequestScope, d: EntityDefinition, body: unknown): Promise<Values> {
   const caller = callerFor(scope, d, 'create') as Extract<Caller, { kind: 'user' }>;
-  const { values, metas } = validateRecord(d.fields, body, { partial: false, metas: d.metas });
+  const { values, metas } = validateRecord([...d.fields, ...d.links], body, { partial: false, metas: d.metas });
   const tx = await scope.db.tx();
   if (d.planLimit) await assertPlanAllows(scope, tx, caller.teamId, d.planLimit);
   await checkRelated(scope, d, caller, values);
-  const data = { ...values, teamId: caller.teamId, userId: caller.actor.userId, ...(d.metas ? { metas: mergedMetas({}, metas ?? {}) } : {}) };
-  const record = written(d, await delegateOf(tx, d.name).create({ data }).catch(relationGone(d, values)), caller);
+  const { own, links } = linkWrites(d, caller, values);
+  const data = { ...own, ...links, teamId: caller.teamId, userId: caller.actor.userId, ...(d.metas ? { metas: mergedMetas({}, metas ?? {}) } : {}) };
+  const record = written(d, await delegateOf(tx, d.name).create({ data, ...includeOf(d, caller, []) }).catch(relationGone(d, values)), caller);
   await changed(scope, tx, d, d.slug, 'created', record);
   return record;
 }
 
 export async function update(scope: RequestScope, d: EntityDefinition, id: string, body: unknown): Promise<Values> {
-  const caller = callerFor(scope, d, 'update');
-  const { values, metas } = validateRecord(d.fields, body, { partial: true, metas: d.metas });
+  const caller = callerFor(scope, d, 'update') as Extract<Caller, { kind: 'user' }>;
+  const { values, metas } = validateRecord([...d.fields, ...d.links], body, { partial: true, metas: d.metas });
   const current = await visible(scope, d, caller, id);
   await checkRelated(scope, d, caller, values);
-  const data = { ...values, ...(metas ? { metas: mergedMetas(current.metas, metas) } : {}) };
+  const { own, links } = linkWrites(d, caller, values);
+  const data = { ...own, ...links, ...(metas ? { metas: mergedMetas(current.metas, metas) } : {}) };
   const tx = await scope.db.tx();
-  const record = written(d, await delegateOf(tx, d.name).update({ where: { id }, data }).catch(relationGone(d, values)), caller);
+  await unlinkOthers(tx, d, caller, id, values);
+  const record = written(d, await delegateOf(tx, d.name).update({ where: { id }, data, ...includeOf(d, caller, []) }).catch(relationGone(d, values)), caller);
   await changed(scope, tx, d, d.slug, 'updated', record);
   return record;
 }
@@ -318,11 +406,11 @@ export async function update(scope: RequestScope, d: EntityDefinition, id: strin
 /** Deletes (or, with softDelete, marks deleted and returns) a record; its `deleted` event carries the record as it was last shown. */
 export async function remove(scope: RequestScope, d: EntityDefinition, id: string): Promise<{ deleted: Values | null }> {
   const caller = callerFor(scope, d, 'delete');
-  const current = await visible(scope, d, caller, id);
+  const current = await visible(scope, d, caller, id, includeOf(d, caller, []));
   const tx = await scope.db.tx();
   const model = delegateOf(tx, d.name);
   if (d.softDelete) {
-    const row = await model.update({ where: { id }, data: { deletedAt: scope.now() } });
+    const row = await model.update({ where: { id }, data: { deletedAt: scope.now() }, ...includeOf(d, caller, []) });
     // The record as its writes answer it (metas included): GraphQL selects what it wants of it.
     const record = written(d, row, caller);
     await changed(scope, tx, d, d.slug, 'deleted', record);

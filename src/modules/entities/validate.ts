@@ -22,7 +22,7 @@ export const int32 = { min: -2_147_483_648, max: 2_147_483_647 };
 
 /** The stored value of one field, or a message saying why the input cannot be one. */
 export function coerceField(field: FieldDefinition, value: unknown): { value: unknown } | { error: string } {
-  if (value === null) return field.required ? { error: 'is required' } : { value: field.type === 'multiselect' ? [] : null };
+  if (value === null) return field.required ? { error: 'is required' } : { value: field.type === 'multiselect' || field.many ? [] : null };
   const { min, max, pattern } = field.validation ?? {};
   switch (field.type) {
     case 'string':
@@ -66,7 +66,12 @@ export function coerceField(field: FieldDefinition, value: unknown): { value: un
     case 'json':
       return { value };
     case 'relation':
-      // Whether the id names a record the caller may relate to is the service's to check (service.ts related).
+      // Whether the ids name records the caller may relate to is the service's to check (service.ts checkRelated).
+      if (field.many) {
+        if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && isUuid(v))) return { error: `must be a list of ids of ${field.to} records` };
+        if (value.length > 100) return { error: 'must have at most 100 ids' };
+        return { value: [...new Set(value.map((v: string) => v.toLowerCase()))] };
+      }
       return typeof value === 'string' && isUuid(value) ? { value: value.toLowerCase() } : { error: `must be the id of a ${field.to} record` };
   }
 }

@@ -21,7 +21,7 @@ import type { Builder } from '../../graphql/builder.js';
 import { escapeLike } from '../../db/like.js';
 import { enumTypeName, graphqlNames, hasEnum } from './graphql-names.js';
 import { isUuid } from '../../shared/validation.js';
-import { inverseField } from './prisma-model.js';
+import { inverseField, linksField } from './prisma-model.js';
 import { isStorableTime } from './validate.js';
 
 type Values = Record<string, unknown>;
@@ -147,7 +147,7 @@ function manyCondition(b: Builder, source: EntityDefinition, where: Ref): Ref {
   let ref = refs.get(source);
   if (!ref) {
     ref = b.inputType(`${source.pluralName}Condition`, {
-      description: `Conditions on the ${source.slug} referring to a record, among those the caller can see; combined with AND.`,
+      description: `Conditions on a record's ${source.slug} (a to-many side), among those the caller can see; combined with AND.`,
       fields: (t) => {
         const loose = t as unknown as Loose;
         return {
@@ -182,7 +182,14 @@ export function whereType(b: Builder, d: EntityDefinition, enums: Map<string, un
       const out: Record<string, unknown> = Object.fromEntries(conditions.map(([name, type]) => [name, loose.field({ type, required: false })]));
       // Built when the schema is: every entity's where exists by then.
       for (const [f, type] of relationWheres(b, d)) out[f.relation] = loose.field({ type, required: false, description: `Its ${f.relation} (a ${relationTarget(f).name} the caller can see) meets these.` });
-      for (const [inverse, type] of inverseWheres(b, d)) out[inverse.name] = loose.field({ type, required: false, description: `The ${inverse.source.slug} whose ${inverse.field.relation} it is.` });
+      for (const [inverse, type] of inverseWheres(b, d)) {
+        const description = inverse.field.many ? `The ${inverse.source.slug} having it among their ${inverse.field.relation}.` : `The ${inverse.source.slug} whose ${inverse.field.relation} it is.`;
+        out[inverse.name] = loose.field({ type, required: false, description });
+      }
+      for (const f of filterableLinks(d).values()) {
+        const target = whereRefs.get(b)?.get(relationTarget(f));
+        if (target) out[f.relation] = loose.field({ type: manyCondition(b, relationTarget(f), target), required: false, description: `Its ${f.relation} (many-to-many).` });
+      }
       out.AND = loose.field({ type: [where], required: false, description: 'Every one of these holds.' });
       out.OR = loose.field({ type: [where], required: false, description: 'At least one of these holds.' });
       out.NOT = loose.field({ type: where, required: false, description: 'This does not hold.' });
@@ -269,6 +276,7 @@ function group(d: EntityDefinition, given: Values, path: string, depth: number, 
       const field = fieldsOf(d).get(key);
       const relation = field ? undefined : relationsOf(d).get(key);
       const inverse = field || relation ? undefined : filterableInverses(d).get(key);
+      const link = field || relation || inverse ? undefined : filterableLinks(d).get(key);
       if (field) out.push(...fieldConditions(field, value as Values, `${path}.${key}`, problems, counted));
       else if (relation) {
         counted.across = true;
@@ -277,7 +285,11 @@ function group(d: EntityDefinition, given: Values, path: string, depth: number, 
         out.push({ [key]: { is: target.softDelete ? { AND: [{ deletedAt: null }, met] } : met } });
       } else if (inverse) {
         counted.across = true;
-        out.push(...manyConditions(inverse, value as Values, `${path}.${key}`, nested));
+        const side = inverse.field.many ? 'record' : null;
+        out.push(...manyConditions(inverse.source, inverseField(inverse.source, inverse.field), side, value as Values, `${path}.${key}`, nested));
+      } else if (link) {
+        counted.across = true;
+        out.push(...manyConditions(relationTarget(link), linksField(link), 'related', value as Values, `${path}.${key}`, nested));
       }
       else problems.push({ path: `${path}.${key}`, message: 'is not a filterable field' });
     }
@@ -286,23 +298,32 @@ function group(d: EntityDefinition, given: Values, path: string, depth: number, 
 }
 
 /**
- * some/none/every of a reverse side as Prisma's relation filters, over the referring records the caller
- * can see (RLS; soft-deleted ones are gone): `every` is "none that fails", as Prisma's own `every`
- * would count the deleted.
+ * some/none/every of the records of `listed` on a to-many side (a reverse side, or a many-to-many
+ * relation through its join rows' `side`) as Prisma's relation filters, over those the caller can see
+ * (RLS; soft-deleted ones are gone): `every` is "none that fails", as Prisma's own `every` would
+ * count the deleted and the unseen.
  */
-function manyConditions(inverse: Inverse, given: Values, path: string, nested: (w: Values, at: string, of: EntityDefinition) => Values): Values[] {
-  const { source } = inverse;
-  const live = (met: Values) => (source.softDelete ? { AND: [{ deletedAt: null }, met] } : met);
-  const field = inverseField(source, inverse.field);
+function manyConditions(listed: EntityDefinition, field: string, side: 'record' | 'related' | null, given: Values, path: string, nested: (w: Values, at: string, of: EntityDefinition) => Values): Values[] {
+  const live = (met: Values) => (listed.softDelete ? { AND: [{ deletedAt: null }, met] } : met);
+  const through = (met: Values) => (side ? { [side]: { is: live(met) } } : live(met));
   const out: Values[] = [];
   for (const [quantifier, w] of Object.entries(given)) {
     if (w === null || w === undefined) continue;
-    const met = nested(w as Values, `${path}.${quantifier}`, source);
-    if (quantifier === 'some') out.push({ [field]: { some: live(met) } });
-    else if (quantifier === 'none') out.push({ [field]: { none: live(met) } });
-    else out.push({ [field]: { none: live({ NOT: met }) } });
+    const met = nested(w as Values, `${path}.${quantifier}`, listed);
+    if (quantifier === 'some') out.push({ [field]: { some: through(met) } });
+    else if (quantifier === 'none') out.push({ [field]: { none: through(met) } });
+    else out.push({ [field]: { none: through({ NOT: met }) } });
   }
   return out;
+}
+
+const linkMaps = new WeakMap<EntityDefinition, Map<string, FieldDefinition & { relation: string }>>();
+
+/** The filterable many-to-many relations of `d` whose target can be listed, by relation name (`tasks`). */
+export function filterableLinks(d: EntityDefinition): Map<string, FieldDefinition & { relation: string }> {
+  let found = linkMaps.get(d);
+  if (!found) linkMaps.set(d, (found = new Map(d.links.filter((f) => f.filterable && relationTarget(f).operations.list).map((f) => [f.relation, f]))));
+  return found;
 }
 
 const fieldMaps = new WeakMap<EntityDefinition, Map<string, FieldDefinition>>();

@@ -401,6 +401,7 @@ export const ModelName = {
   Note: 'Note',
   Post: 'Post',
   Project: 'Project',
+  ProjectTasksLink: 'ProjectTasksLink',
   Task: 'Task',
   User: 'User',
   Session: 'Session',
@@ -439,7 +440,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "customer" | "note" | "post" | "project" | "task" | "user" | "session" | "userTotp" | "userIdentity" | "signInFlow" | "accountToken" | "team" | "teamMember" | "apiKey" | "apiKeyUsage" | "apiKeyAudit" | "teamInvitation" | "subscription" | "recordVersion" | "emailOutbox" | "media" | "mediaTag" | "mediaTagLink" | "mediaRendition" | "scheduledAction" | "webhookEndpoint" | "webhookDelivery"
+    modelProps: "customer" | "note" | "post" | "project" | "projectTasksLink" | "task" | "user" | "session" | "userTotp" | "userIdentity" | "signInFlow" | "accountToken" | "team" | "teamMember" | "apiKey" | "apiKeyUsage" | "apiKeyAudit" | "teamInvitation" | "subscription" | "recordVersion" | "emailOutbox" | "media" | "mediaTag" | "mediaTagLink" | "mediaRendition" | "scheduledAction" | "webhookEndpoint" | "webhookDelivery"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -736,6 +737,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.ProjectCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.ProjectCountAggregateOutputType> | number
+        }
+      }
+    }
+    ProjectTasksLink: {
+      payload: Prisma.$ProjectTasksLinkPayload<ExtArgs>
+      fields: Prisma.ProjectTasksLinkFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ProjectTasksLinkFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProjectTasksLinkPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ProjectTasksLinkFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProjectTasksLinkPayload>
+        }
+        findFirst: {
+          args: Prisma.ProjectTasksLinkFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProjectTasksLinkPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ProjectTasksLinkFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProjectTasksLinkPayload>
+        }
+        findMany: {
+          args: Prisma.ProjectTasksLinkFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProjectTasksLinkPayload>[]
+        }
+        create: {
+          args: Prisma.ProjectTasksLinkCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProjectTasksLinkPayload>
+        }
+        createMany: {
+          args: Prisma.ProjectTasksLinkCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ProjectTasksLinkCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProjectTasksLinkPayload>[]
+        }
+        delete: {
+          args: Prisma.ProjectTasksLinkDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProjectTasksLinkPayload>
+        }
+        update: {
+          args: Prisma.ProjectTasksLinkUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProjectTasksLinkPayload>
+        }
+        deleteMany: {
+          args: Prisma.ProjectTasksLinkDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ProjectTasksLinkUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ProjectTasksLinkUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProjectTasksLinkPayload>[]
+        }
+        upsert: {
+          args: Prisma.ProjectTasksLinkUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProjectTasksLinkPayload>
+        }
+        aggregate: {
+          args: Prisma.ProjectTasksLinkAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateProjectTasksLink>
+        }
+        groupBy: {
+          args: Prisma.ProjectTasksLinkGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ProjectTasksLinkGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ProjectTasksLinkCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ProjectTasksLinkCountAggregateOutputType> | number
         }
       }
     }
@@ -2554,6 +2629,16 @@ export const ProjectScalarFieldEnum = {
 export type ProjectScalarFieldEnum = (typeof ProjectScalarFieldEnum)[keyof typeof ProjectScalarFieldEnum]
 
 
+export const ProjectTasksLinkScalarFieldEnum = {
+  recordId: 'recordId',
+  relatedId: 'relatedId',
+  teamId: 'teamId',
+  createdAt: 'createdAt'
+} as const
+
+export type ProjectTasksLinkScalarFieldEnum = (typeof ProjectTasksLinkScalarFieldEnum)[keyof typeof ProjectTasksLinkScalarFieldEnum]
+
+
 export const TaskScalarFieldEnum = {
   id: 'id',
   teamId: 'teamId',
@@ -3202,6 +3287,7 @@ export type GlobalOmitConfig = {
   note?: Prisma.NoteOmit
   post?: Prisma.PostOmit
   project?: Prisma.ProjectOmit
+  projectTasksLink?: Prisma.ProjectTasksLinkOmit
   task?: Prisma.TaskOmit
   user?: Prisma.UserOmit
   session?: Prisma.SessionOmit

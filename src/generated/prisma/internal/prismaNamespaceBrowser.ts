@@ -55,6 +55,7 @@ export const ModelName = {
   Note: 'Note',
   Post: 'Post',
   Project: 'Project',
+  ProjectTasksLink: 'ProjectTasksLink',
   Task: 'Task',
   User: 'User',
   Session: 'Session',
@@ -168,6 +169,16 @@ export const ProjectScalarFieldEnum = {
 } as const
 
 export type ProjectScalarFieldEnum = (typeof ProjectScalarFieldEnum)[keyof typeof ProjectScalarFieldEnum]
+
+
+export const ProjectTasksLinkScalarFieldEnum = {
+  recordId: 'recordId',
+  relatedId: 'relatedId',
+  teamId: 'teamId',
+  createdAt: 'createdAt'
+} as const
+
+export type ProjectTasksLinkScalarFieldEnum = (typeof ProjectTasksLinkScalarFieldEnum)[keyof typeof ProjectTasksLinkScalarFieldEnum]
 
 
 export const TaskScalarFieldEnum = {

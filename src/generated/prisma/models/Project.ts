@@ -269,6 +269,7 @@ export type ProjectWhereInput = {
   customer?: Prisma.XOR<Prisma.CustomerNullableScalarRelationFilter, Prisma.CustomerWhereInput> | null
   parentProject?: Prisma.XOR<Prisma.ProjectNullableScalarRelationFilter, Prisma.ProjectWhereInput> | null
   milestone?: Prisma.XOR<Prisma.TaskNullableScalarRelationFilter, Prisma.TaskWhereInput> | null
+  tasksLinks?: Prisma.ProjectTasksLinkListRelationFilter
   projectsByParentProject?: Prisma.ProjectListRelationFilter
 }
 
@@ -289,6 +290,7 @@ export type ProjectOrderByWithRelationInput = {
   customer?: Prisma.CustomerOrderByWithRelationInput
   parentProject?: Prisma.ProjectOrderByWithRelationInput
   milestone?: Prisma.TaskOrderByWithRelationInput
+  tasksLinks?: Prisma.ProjectTasksLinkOrderByRelationAggregateInput
   projectsByParentProject?: Prisma.ProjectOrderByRelationAggregateInput
 }
 
@@ -312,6 +314,7 @@ export type ProjectWhereUniqueInput = Prisma.AtLeast<{
   customer?: Prisma.XOR<Prisma.CustomerNullableScalarRelationFilter, Prisma.CustomerWhereInput> | null
   parentProject?: Prisma.XOR<Prisma.ProjectNullableScalarRelationFilter, Prisma.ProjectWhereInput> | null
   milestone?: Prisma.XOR<Prisma.TaskNullableScalarRelationFilter, Prisma.TaskWhereInput> | null
+  tasksLinks?: Prisma.ProjectTasksLinkListRelationFilter
   projectsByParentProject?: Prisma.ProjectListRelationFilter
 }, "id">
 
@@ -363,6 +366,7 @@ export type ProjectCreateInput = {
   customer?: Prisma.CustomerCreateNestedOneWithoutProjectsByCustomerInput
   parentProject?: Prisma.ProjectCreateNestedOneWithoutProjectsByParentProjectInput
   milestone?: Prisma.TaskCreateNestedOneWithoutProjectsByMilestoneInput
+  tasksLinks?: Prisma.ProjectTasksLinkCreateNestedManyWithoutRecordInput
   projectsByParentProject?: Prisma.ProjectCreateNestedManyWithoutParentProjectInput
 }
 
@@ -378,6 +382,7 @@ export type ProjectUncheckedCreateInput = {
   milestoneId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  tasksLinks?: Prisma.ProjectTasksLinkUncheckedCreateNestedManyWithoutRecordInput
   projectsByParentProject?: Prisma.ProjectUncheckedCreateNestedManyWithoutParentProjectInput
 }
 
@@ -393,6 +398,7 @@ export type ProjectUpdateInput = {
   customer?: Prisma.CustomerUpdateOneWithoutProjectsByCustomerNestedInput
   parentProject?: Prisma.ProjectUpdateOneWithoutProjectsByParentProjectNestedInput
   milestone?: Prisma.TaskUpdateOneWithoutProjectsByMilestoneNestedInput
+  tasksLinks?: Prisma.ProjectTasksLinkUpdateManyWithoutRecordNestedInput
   projectsByParentProject?: Prisma.ProjectUpdateManyWithoutParentProjectNestedInput
 }
 
@@ -408,6 +414,7 @@ export type ProjectUncheckedUpdateInput = {
   milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  tasksLinks?: Prisma.ProjectTasksLinkUncheckedUpdateManyWithoutRecordNestedInput
   projectsByParentProject?: Prisma.ProjectUncheckedUpdateManyWithoutParentProjectNestedInput
 }
 
@@ -511,6 +518,11 @@ export type ProjectMinOrderByAggregateInput = {
 
 export type ProjectSumOrderByAggregateInput = {
   budget?: Prisma.SortOrder
+}
+
+export type ProjectScalarRelationFilter = {
+  is?: Prisma.ProjectWhereInput
+  isNot?: Prisma.ProjectWhereInput
 }
 
 export type ProjectCreateNestedManyWithoutCustomerInput = {
@@ -619,6 +631,20 @@ export type ProjectUncheckedUpdateManyWithoutParentProjectNestedInput = {
   update?: Prisma.ProjectUpdateWithWhereUniqueWithoutParentProjectInput | Prisma.ProjectUpdateWithWhereUniqueWithoutParentProjectInput[]
   updateMany?: Prisma.ProjectUpdateManyWithWhereWithoutParentProjectInput | Prisma.ProjectUpdateManyWithWhereWithoutParentProjectInput[]
   deleteMany?: Prisma.ProjectScalarWhereInput | Prisma.ProjectScalarWhereInput[]
+}
+
+export type ProjectCreateNestedOneWithoutTasksLinksInput = {
+  create?: Prisma.XOR<Prisma.ProjectCreateWithoutTasksLinksInput, Prisma.ProjectUncheckedCreateWithoutTasksLinksInput>
+  connectOrCreate?: Prisma.ProjectCreateOrConnectWithoutTasksLinksInput
+  connect?: Prisma.ProjectWhereUniqueInput
+}
+
+export type ProjectUpdateOneRequiredWithoutTasksLinksNestedInput = {
+  create?: Prisma.XOR<Prisma.ProjectCreateWithoutTasksLinksInput, Prisma.ProjectUncheckedCreateWithoutTasksLinksInput>
+  connectOrCreate?: Prisma.ProjectCreateOrConnectWithoutTasksLinksInput
+  upsert?: Prisma.ProjectUpsertWithoutTasksLinksInput
+  connect?: Prisma.ProjectWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.ProjectUpdateToOneWithWhereWithoutTasksLinksInput, Prisma.ProjectUpdateWithoutTasksLinksInput>, Prisma.ProjectUncheckedUpdateWithoutTasksLinksInput>
 }
 
 export type ProjectCreateNestedManyWithoutMilestoneInput = {
@@ -758,6 +784,7 @@ export type ProjectCreateWithoutCustomerInput = {
   user: Prisma.UserCreateNestedOneWithoutEntityProjectsInput
   parentProject?: Prisma.ProjectCreateNestedOneWithoutProjectsByParentProjectInput
   milestone?: Prisma.TaskCreateNestedOneWithoutProjectsByMilestoneInput
+  tasksLinks?: Prisma.ProjectTasksLinkCreateNestedManyWithoutRecordInput
   projectsByParentProject?: Prisma.ProjectCreateNestedManyWithoutParentProjectInput
 }
 
@@ -772,6 +799,7 @@ export type ProjectUncheckedCreateWithoutCustomerInput = {
   milestoneId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  tasksLinks?: Prisma.ProjectTasksLinkUncheckedCreateNestedManyWithoutRecordInput
   projectsByParentProject?: Prisma.ProjectUncheckedCreateNestedManyWithoutParentProjectInput
 }
 
@@ -830,6 +858,7 @@ export type ProjectCreateWithoutProjectsByParentProjectInput = {
   customer?: Prisma.CustomerCreateNestedOneWithoutProjectsByCustomerInput
   parentProject?: Prisma.ProjectCreateNestedOneWithoutProjectsByParentProjectInput
   milestone?: Prisma.TaskCreateNestedOneWithoutProjectsByMilestoneInput
+  tasksLinks?: Prisma.ProjectTasksLinkCreateNestedManyWithoutRecordInput
 }
 
 export type ProjectUncheckedCreateWithoutProjectsByParentProjectInput = {
@@ -844,6 +873,7 @@ export type ProjectUncheckedCreateWithoutProjectsByParentProjectInput = {
   milestoneId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  tasksLinks?: Prisma.ProjectTasksLinkUncheckedCreateNestedManyWithoutRecordInput
 }
 
 export type ProjectCreateOrConnectWithoutProjectsByParentProjectInput = {
@@ -862,6 +892,7 @@ export type ProjectCreateWithoutParentProjectInput = {
   user: Prisma.UserCreateNestedOneWithoutEntityProjectsInput
   customer?: Prisma.CustomerCreateNestedOneWithoutProjectsByCustomerInput
   milestone?: Prisma.TaskCreateNestedOneWithoutProjectsByMilestoneInput
+  tasksLinks?: Prisma.ProjectTasksLinkCreateNestedManyWithoutRecordInput
   projectsByParentProject?: Prisma.ProjectCreateNestedManyWithoutParentProjectInput
 }
 
@@ -876,6 +907,7 @@ export type ProjectUncheckedCreateWithoutParentProjectInput = {
   milestoneId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  tasksLinks?: Prisma.ProjectTasksLinkUncheckedCreateNestedManyWithoutRecordInput
   projectsByParentProject?: Prisma.ProjectUncheckedCreateNestedManyWithoutParentProjectInput
 }
 
@@ -912,6 +944,7 @@ export type ProjectUpdateWithoutProjectsByParentProjectInput = {
   customer?: Prisma.CustomerUpdateOneWithoutProjectsByCustomerNestedInput
   parentProject?: Prisma.ProjectUpdateOneWithoutProjectsByParentProjectNestedInput
   milestone?: Prisma.TaskUpdateOneWithoutProjectsByMilestoneNestedInput
+  tasksLinks?: Prisma.ProjectTasksLinkUpdateManyWithoutRecordNestedInput
 }
 
 export type ProjectUncheckedUpdateWithoutProjectsByParentProjectInput = {
@@ -926,6 +959,7 @@ export type ProjectUncheckedUpdateWithoutProjectsByParentProjectInput = {
   milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  tasksLinks?: Prisma.ProjectTasksLinkUncheckedUpdateManyWithoutRecordNestedInput
 }
 
 export type ProjectUpsertWithWhereUniqueWithoutParentProjectInput = {
@@ -944,6 +978,82 @@ export type ProjectUpdateManyWithWhereWithoutParentProjectInput = {
   data: Prisma.XOR<Prisma.ProjectUpdateManyMutationInput, Prisma.ProjectUncheckedUpdateManyWithoutParentProjectInput>
 }
 
+export type ProjectCreateWithoutTasksLinksInput = {
+  id?: string
+  name: string
+  status?: string | null
+  budget?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  team: Prisma.TeamCreateNestedOneWithoutEntityProjectsInput
+  user: Prisma.UserCreateNestedOneWithoutEntityProjectsInput
+  customer?: Prisma.CustomerCreateNestedOneWithoutProjectsByCustomerInput
+  parentProject?: Prisma.ProjectCreateNestedOneWithoutProjectsByParentProjectInput
+  milestone?: Prisma.TaskCreateNestedOneWithoutProjectsByMilestoneInput
+  projectsByParentProject?: Prisma.ProjectCreateNestedManyWithoutParentProjectInput
+}
+
+export type ProjectUncheckedCreateWithoutTasksLinksInput = {
+  id?: string
+  teamId: string
+  userId: string
+  name: string
+  status?: string | null
+  budget?: number | null
+  customerId?: string | null
+  parentProjectId?: string | null
+  milestoneId?: string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  projectsByParentProject?: Prisma.ProjectUncheckedCreateNestedManyWithoutParentProjectInput
+}
+
+export type ProjectCreateOrConnectWithoutTasksLinksInput = {
+  where: Prisma.ProjectWhereUniqueInput
+  create: Prisma.XOR<Prisma.ProjectCreateWithoutTasksLinksInput, Prisma.ProjectUncheckedCreateWithoutTasksLinksInput>
+}
+
+export type ProjectUpsertWithoutTasksLinksInput = {
+  update: Prisma.XOR<Prisma.ProjectUpdateWithoutTasksLinksInput, Prisma.ProjectUncheckedUpdateWithoutTasksLinksInput>
+  create: Prisma.XOR<Prisma.ProjectCreateWithoutTasksLinksInput, Prisma.ProjectUncheckedCreateWithoutTasksLinksInput>
+  where?: Prisma.ProjectWhereInput
+}
+
+export type ProjectUpdateToOneWithWhereWithoutTasksLinksInput = {
+  where?: Prisma.ProjectWhereInput
+  data: Prisma.XOR<Prisma.ProjectUpdateWithoutTasksLinksInput, Prisma.ProjectUncheckedUpdateWithoutTasksLinksInput>
+}
+
+export type ProjectUpdateWithoutTasksLinksInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  budget?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  team?: Prisma.TeamUpdateOneRequiredWithoutEntityProjectsNestedInput
+  user?: Prisma.UserUpdateOneRequiredWithoutEntityProjectsNestedInput
+  customer?: Prisma.CustomerUpdateOneWithoutProjectsByCustomerNestedInput
+  parentProject?: Prisma.ProjectUpdateOneWithoutProjectsByParentProjectNestedInput
+  milestone?: Prisma.TaskUpdateOneWithoutProjectsByMilestoneNestedInput
+  projectsByParentProject?: Prisma.ProjectUpdateManyWithoutParentProjectNestedInput
+}
+
+export type ProjectUncheckedUpdateWithoutTasksLinksInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  teamId?: Prisma.StringFieldUpdateOperationsInput | string
+  userId?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  budget?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  parentProjectId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  projectsByParentProject?: Prisma.ProjectUncheckedUpdateManyWithoutParentProjectNestedInput
+}
+
 export type ProjectCreateWithoutMilestoneInput = {
   id?: string
   name: string
@@ -955,6 +1065,7 @@ export type ProjectCreateWithoutMilestoneInput = {
   user: Prisma.UserCreateNestedOneWithoutEntityProjectsInput
   customer?: Prisma.CustomerCreateNestedOneWithoutProjectsByCustomerInput
   parentProject?: Prisma.ProjectCreateNestedOneWithoutProjectsByParentProjectInput
+  tasksLinks?: Prisma.ProjectTasksLinkCreateNestedManyWithoutRecordInput
   projectsByParentProject?: Prisma.ProjectCreateNestedManyWithoutParentProjectInput
 }
 
@@ -969,6 +1080,7 @@ export type ProjectUncheckedCreateWithoutMilestoneInput = {
   parentProjectId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  tasksLinks?: Prisma.ProjectTasksLinkUncheckedCreateNestedManyWithoutRecordInput
   projectsByParentProject?: Prisma.ProjectUncheckedCreateNestedManyWithoutParentProjectInput
 }
 
@@ -1009,6 +1121,7 @@ export type ProjectCreateWithoutUserInput = {
   customer?: Prisma.CustomerCreateNestedOneWithoutProjectsByCustomerInput
   parentProject?: Prisma.ProjectCreateNestedOneWithoutProjectsByParentProjectInput
   milestone?: Prisma.TaskCreateNestedOneWithoutProjectsByMilestoneInput
+  tasksLinks?: Prisma.ProjectTasksLinkCreateNestedManyWithoutRecordInput
   projectsByParentProject?: Prisma.ProjectCreateNestedManyWithoutParentProjectInput
 }
 
@@ -1023,6 +1136,7 @@ export type ProjectUncheckedCreateWithoutUserInput = {
   milestoneId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  tasksLinks?: Prisma.ProjectTasksLinkUncheckedCreateNestedManyWithoutRecordInput
   projectsByParentProject?: Prisma.ProjectUncheckedCreateNestedManyWithoutParentProjectInput
 }
 
@@ -1063,6 +1177,7 @@ export type ProjectCreateWithoutTeamInput = {
   customer?: Prisma.CustomerCreateNestedOneWithoutProjectsByCustomerInput
   parentProject?: Prisma.ProjectCreateNestedOneWithoutProjectsByParentProjectInput
   milestone?: Prisma.TaskCreateNestedOneWithoutProjectsByMilestoneInput
+  tasksLinks?: Prisma.ProjectTasksLinkCreateNestedManyWithoutRecordInput
   projectsByParentProject?: Prisma.ProjectCreateNestedManyWithoutParentProjectInput
 }
 
@@ -1077,6 +1192,7 @@ export type ProjectUncheckedCreateWithoutTeamInput = {
   milestoneId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  tasksLinks?: Prisma.ProjectTasksLinkUncheckedCreateNestedManyWithoutRecordInput
   projectsByParentProject?: Prisma.ProjectUncheckedCreateNestedManyWithoutParentProjectInput
 }
 
@@ -1130,6 +1246,7 @@ export type ProjectUpdateWithoutCustomerInput = {
   user?: Prisma.UserUpdateOneRequiredWithoutEntityProjectsNestedInput
   parentProject?: Prisma.ProjectUpdateOneWithoutProjectsByParentProjectNestedInput
   milestone?: Prisma.TaskUpdateOneWithoutProjectsByMilestoneNestedInput
+  tasksLinks?: Prisma.ProjectTasksLinkUpdateManyWithoutRecordNestedInput
   projectsByParentProject?: Prisma.ProjectUpdateManyWithoutParentProjectNestedInput
 }
 
@@ -1144,6 +1261,7 @@ export type ProjectUncheckedUpdateWithoutCustomerInput = {
   milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  tasksLinks?: Prisma.ProjectTasksLinkUncheckedUpdateManyWithoutRecordNestedInput
   projectsByParentProject?: Prisma.ProjectUncheckedUpdateManyWithoutParentProjectNestedInput
 }
 
@@ -1184,6 +1302,7 @@ export type ProjectUpdateWithoutParentProjectInput = {
   user?: Prisma.UserUpdateOneRequiredWithoutEntityProjectsNestedInput
   customer?: Prisma.CustomerUpdateOneWithoutProjectsByCustomerNestedInput
   milestone?: Prisma.TaskUpdateOneWithoutProjectsByMilestoneNestedInput
+  tasksLinks?: Prisma.ProjectTasksLinkUpdateManyWithoutRecordNestedInput
   projectsByParentProject?: Prisma.ProjectUpdateManyWithoutParentProjectNestedInput
 }
 
@@ -1198,6 +1317,7 @@ export type ProjectUncheckedUpdateWithoutParentProjectInput = {
   milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  tasksLinks?: Prisma.ProjectTasksLinkUncheckedUpdateManyWithoutRecordNestedInput
   projectsByParentProject?: Prisma.ProjectUncheckedUpdateManyWithoutParentProjectNestedInput
 }
 
@@ -1238,6 +1358,7 @@ export type ProjectUpdateWithoutMilestoneInput = {
   user?: Prisma.UserUpdateOneRequiredWithoutEntityProjectsNestedInput
   customer?: Prisma.CustomerUpdateOneWithoutProjectsByCustomerNestedInput
   parentProject?: Prisma.ProjectUpdateOneWithoutProjectsByParentProjectNestedInput
+  tasksLinks?: Prisma.ProjectTasksLinkUpdateManyWithoutRecordNestedInput
   projectsByParentProject?: Prisma.ProjectUpdateManyWithoutParentProjectNestedInput
 }
 
@@ -1252,6 +1373,7 @@ export type ProjectUncheckedUpdateWithoutMilestoneInput = {
   parentProjectId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  tasksLinks?: Prisma.ProjectTasksLinkUncheckedUpdateManyWithoutRecordNestedInput
   projectsByParentProject?: Prisma.ProjectUncheckedUpdateManyWithoutParentProjectNestedInput
 }
 
@@ -1292,6 +1414,7 @@ export type ProjectUpdateWithoutUserInput = {
   customer?: Prisma.CustomerUpdateOneWithoutProjectsByCustomerNestedInput
   parentProject?: Prisma.ProjectUpdateOneWithoutProjectsByParentProjectNestedInput
   milestone?: Prisma.TaskUpdateOneWithoutProjectsByMilestoneNestedInput
+  tasksLinks?: Prisma.ProjectTasksLinkUpdateManyWithoutRecordNestedInput
   projectsByParentProject?: Prisma.ProjectUpdateManyWithoutParentProjectNestedInput
 }
 
@@ -1306,6 +1429,7 @@ export type ProjectUncheckedUpdateWithoutUserInput = {
   milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  tasksLinks?: Prisma.ProjectTasksLinkUncheckedUpdateManyWithoutRecordNestedInput
   projectsByParentProject?: Prisma.ProjectUncheckedUpdateManyWithoutParentProjectNestedInput
 }
 
@@ -1346,6 +1470,7 @@ export type ProjectUpdateWithoutTeamInput = {
   customer?: Prisma.CustomerUpdateOneWithoutProjectsByCustomerNestedInput
   parentProject?: Prisma.ProjectUpdateOneWithoutProjectsByParentProjectNestedInput
   milestone?: Prisma.TaskUpdateOneWithoutProjectsByMilestoneNestedInput
+  tasksLinks?: Prisma.ProjectTasksLinkUpdateManyWithoutRecordNestedInput
   projectsByParentProject?: Prisma.ProjectUpdateManyWithoutParentProjectNestedInput
 }
 
@@ -1360,6 +1485,7 @@ export type ProjectUncheckedUpdateWithoutTeamInput = {
   milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  tasksLinks?: Prisma.ProjectTasksLinkUncheckedUpdateManyWithoutRecordNestedInput
   projectsByParentProject?: Prisma.ProjectUncheckedUpdateManyWithoutParentProjectNestedInput
 }
 
@@ -1382,10 +1508,12 @@ export type ProjectUncheckedUpdateManyWithoutTeamInput = {
  */
 
 export type ProjectCountOutputType = {
+  tasksLinks: number
   projectsByParentProject: number
 }
 
 export type ProjectCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  tasksLinks?: boolean | ProjectCountOutputTypeCountTasksLinksArgs
   projectsByParentProject?: boolean | ProjectCountOutputTypeCountProjectsByParentProjectArgs
 }
 
@@ -1397,6 +1525,13 @@ export type ProjectCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Exte
    * Select specific fields to fetch from the ProjectCountOutputType
    */
   select?: Prisma.ProjectCountOutputTypeSelect<ExtArgs> | null
+}
+
+/**
+ * ProjectCountOutputType without action
+ */
+export type ProjectCountOutputTypeCountTasksLinksArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.ProjectTasksLinkWhereInput
 }
 
 /**
@@ -1424,6 +1559,7 @@ export type ProjectSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   customer?: boolean | Prisma.Project$customerArgs<ExtArgs>
   parentProject?: boolean | Prisma.Project$parentProjectArgs<ExtArgs>
   milestone?: boolean | Prisma.Project$milestoneArgs<ExtArgs>
+  tasksLinks?: boolean | Prisma.Project$tasksLinksArgs<ExtArgs>
   projectsByParentProject?: boolean | Prisma.Project$projectsByParentProjectArgs<ExtArgs>
   _count?: boolean | Prisma.ProjectCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["project"]>
@@ -1487,6 +1623,7 @@ export type ProjectInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs
   customer?: boolean | Prisma.Project$customerArgs<ExtArgs>
   parentProject?: boolean | Prisma.Project$parentProjectArgs<ExtArgs>
   milestone?: boolean | Prisma.Project$milestoneArgs<ExtArgs>
+  tasksLinks?: boolean | Prisma.Project$tasksLinksArgs<ExtArgs>
   projectsByParentProject?: boolean | Prisma.Project$projectsByParentProjectArgs<ExtArgs>
   _count?: boolean | Prisma.ProjectCountOutputTypeDefaultArgs<ExtArgs>
 }
@@ -1513,6 +1650,7 @@ export type $ProjectPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     customer: Prisma.$CustomerPayload<ExtArgs> | null
     parentProject: Prisma.$ProjectPayload<ExtArgs> | null
     milestone: Prisma.$TaskPayload<ExtArgs> | null
+    tasksLinks: Prisma.$ProjectTasksLinkPayload<ExtArgs>[]
     projectsByParentProject: Prisma.$ProjectPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
@@ -1926,6 +2064,7 @@ export interface Prisma__ProjectClient<T, Null = never, ExtArgs extends runtime.
   customer<T extends Prisma.Project$customerArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Project$customerArgs<ExtArgs>>): Prisma.Prisma__CustomerClient<runtime.Types.Result.GetResult<Prisma.$CustomerPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   parentProject<T extends Prisma.Project$parentProjectArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Project$parentProjectArgs<ExtArgs>>): Prisma.Prisma__ProjectClient<runtime.Types.Result.GetResult<Prisma.$ProjectPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   milestone<T extends Prisma.Project$milestoneArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Project$milestoneArgs<ExtArgs>>): Prisma.Prisma__TaskClient<runtime.Types.Result.GetResult<Prisma.$TaskPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
+  tasksLinks<T extends Prisma.Project$tasksLinksArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Project$tasksLinksArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ProjectTasksLinkPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   projectsByParentProject<T extends Prisma.Project$projectsByParentProjectArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Project$projectsByParentProjectArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ProjectPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
@@ -2431,6 +2570,30 @@ export type Project$milestoneArgs<ExtArgs extends runtime.Types.Extensions.Inter
    */
   include?: Prisma.TaskInclude<ExtArgs> | null
   where?: Prisma.TaskWhereInput
+}
+
+/**
+ * Project.tasksLinks
+ */
+export type Project$tasksLinksArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the ProjectTasksLink
+   */
+  select?: Prisma.ProjectTasksLinkSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the ProjectTasksLink
+   */
+  omit?: Prisma.ProjectTasksLinkOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ProjectTasksLinkInclude<ExtArgs> | null
+  where?: Prisma.ProjectTasksLinkWhereInput
+  orderBy?: Prisma.ProjectTasksLinkOrderByWithRelationInput | Prisma.ProjectTasksLinkOrderByWithRelationInput[]
+  cursor?: Prisma.ProjectTasksLinkWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.ProjectTasksLinkScalarFieldEnum | Prisma.ProjectTasksLinkScalarFieldEnum[]
 }
 
 /**

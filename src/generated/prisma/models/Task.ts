@@ -283,6 +283,7 @@ export type TaskWhereInput = {
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   projectsByMilestone?: Prisma.ProjectListRelationFilter
+  projectsByTasks?: Prisma.ProjectTasksLinkListRelationFilter
 }
 
 export type TaskOrderByWithRelationInput = {
@@ -303,6 +304,7 @@ export type TaskOrderByWithRelationInput = {
   team?: Prisma.TeamOrderByWithRelationInput
   user?: Prisma.UserOrderByWithRelationInput
   projectsByMilestone?: Prisma.ProjectOrderByRelationAggregateInput
+  projectsByTasks?: Prisma.ProjectTasksLinkOrderByRelationAggregateInput
 }
 
 export type TaskWhereUniqueInput = Prisma.AtLeast<{
@@ -326,6 +328,7 @@ export type TaskWhereUniqueInput = Prisma.AtLeast<{
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   projectsByMilestone?: Prisma.ProjectListRelationFilter
+  projectsByTasks?: Prisma.ProjectTasksLinkListRelationFilter
 }, "id">
 
 export type TaskOrderByWithAggregationInput = {
@@ -386,6 +389,7 @@ export type TaskCreateInput = {
   team: Prisma.TeamCreateNestedOneWithoutEntityTasksInput
   user: Prisma.UserCreateNestedOneWithoutEntityTasksInput
   projectsByMilestone?: Prisma.ProjectCreateNestedManyWithoutMilestoneInput
+  projectsByTasks?: Prisma.ProjectTasksLinkCreateNestedManyWithoutRelatedInput
 }
 
 export type TaskUncheckedCreateInput = {
@@ -404,6 +408,7 @@ export type TaskUncheckedCreateInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   projectsByMilestone?: Prisma.ProjectUncheckedCreateNestedManyWithoutMilestoneInput
+  projectsByTasks?: Prisma.ProjectTasksLinkUncheckedCreateNestedManyWithoutRelatedInput
 }
 
 export type TaskUpdateInput = {
@@ -422,6 +427,7 @@ export type TaskUpdateInput = {
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityTasksNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEntityTasksNestedInput
   projectsByMilestone?: Prisma.ProjectUpdateManyWithoutMilestoneNestedInput
+  projectsByTasks?: Prisma.ProjectTasksLinkUpdateManyWithoutRelatedNestedInput
 }
 
 export type TaskUncheckedUpdateInput = {
@@ -440,6 +446,7 @@ export type TaskUncheckedUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projectsByMilestone?: Prisma.ProjectUncheckedUpdateManyWithoutMilestoneNestedInput
+  projectsByTasks?: Prisma.ProjectTasksLinkUncheckedUpdateManyWithoutRelatedNestedInput
 }
 
 export type TaskCreateManyInput = {
@@ -494,6 +501,11 @@ export type TaskUncheckedUpdateManyInput = {
 export type TaskNullableScalarRelationFilter = {
   is?: Prisma.TaskWhereInput | null
   isNot?: Prisma.TaskWhereInput | null
+}
+
+export type TaskScalarRelationFilter = {
+  is?: Prisma.TaskWhereInput
+  isNot?: Prisma.TaskWhereInput
 }
 
 export type TaskCountOrderByAggregateInput = {
@@ -575,6 +587,20 @@ export type TaskUpdateOneWithoutProjectsByMilestoneNestedInput = {
   delete?: Prisma.TaskWhereInput | boolean
   connect?: Prisma.TaskWhereUniqueInput
   update?: Prisma.XOR<Prisma.XOR<Prisma.TaskUpdateToOneWithWhereWithoutProjectsByMilestoneInput, Prisma.TaskUpdateWithoutProjectsByMilestoneInput>, Prisma.TaskUncheckedUpdateWithoutProjectsByMilestoneInput>
+}
+
+export type TaskCreateNestedOneWithoutProjectsByTasksInput = {
+  create?: Prisma.XOR<Prisma.TaskCreateWithoutProjectsByTasksInput, Prisma.TaskUncheckedCreateWithoutProjectsByTasksInput>
+  connectOrCreate?: Prisma.TaskCreateOrConnectWithoutProjectsByTasksInput
+  connect?: Prisma.TaskWhereUniqueInput
+}
+
+export type TaskUpdateOneRequiredWithoutProjectsByTasksNestedInput = {
+  create?: Prisma.XOR<Prisma.TaskCreateWithoutProjectsByTasksInput, Prisma.TaskUncheckedCreateWithoutProjectsByTasksInput>
+  connectOrCreate?: Prisma.TaskCreateOrConnectWithoutProjectsByTasksInput
+  upsert?: Prisma.TaskUpsertWithoutProjectsByTasksInput
+  connect?: Prisma.TaskWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.TaskUpdateToOneWithWhereWithoutProjectsByTasksInput, Prisma.TaskUpdateWithoutProjectsByTasksInput>, Prisma.TaskUncheckedUpdateWithoutProjectsByTasksInput>
 }
 
 export type TaskCreatetagsInput = {
@@ -689,6 +715,7 @@ export type TaskCreateWithoutProjectsByMilestoneInput = {
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityTasksInput
   user: Prisma.UserCreateNestedOneWithoutEntityTasksInput
+  projectsByTasks?: Prisma.ProjectTasksLinkCreateNestedManyWithoutRelatedInput
 }
 
 export type TaskUncheckedCreateWithoutProjectsByMilestoneInput = {
@@ -706,6 +733,7 @@ export type TaskUncheckedCreateWithoutProjectsByMilestoneInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  projectsByTasks?: Prisma.ProjectTasksLinkUncheckedCreateNestedManyWithoutRelatedInput
 }
 
 export type TaskCreateOrConnectWithoutProjectsByMilestoneInput = {
@@ -739,6 +767,7 @@ export type TaskUpdateWithoutProjectsByMilestoneInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityTasksNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEntityTasksNestedInput
+  projectsByTasks?: Prisma.ProjectTasksLinkUpdateManyWithoutRelatedNestedInput
 }
 
 export type TaskUncheckedUpdateWithoutProjectsByMilestoneInput = {
@@ -756,6 +785,95 @@ export type TaskUncheckedUpdateWithoutProjectsByMilestoneInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  projectsByTasks?: Prisma.ProjectTasksLinkUncheckedUpdateManyWithoutRelatedNestedInput
+}
+
+export type TaskCreateWithoutProjectsByTasksInput = {
+  id?: string
+  title: string
+  description?: string | null
+  status?: string | null
+  priority?: string | null
+  tags?: Prisma.TaskCreatetagsInput | string[]
+  dueDate?: Date | string | null
+  estimatedHours?: number | null
+  completed?: boolean | null
+  metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  team: Prisma.TeamCreateNestedOneWithoutEntityTasksInput
+  user: Prisma.UserCreateNestedOneWithoutEntityTasksInput
+  projectsByMilestone?: Prisma.ProjectCreateNestedManyWithoutMilestoneInput
+}
+
+export type TaskUncheckedCreateWithoutProjectsByTasksInput = {
+  id?: string
+  teamId: string
+  userId: string
+  title: string
+  description?: string | null
+  status?: string | null
+  priority?: string | null
+  tags?: Prisma.TaskCreatetagsInput | string[]
+  dueDate?: Date | string | null
+  estimatedHours?: number | null
+  completed?: boolean | null
+  metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  projectsByMilestone?: Prisma.ProjectUncheckedCreateNestedManyWithoutMilestoneInput
+}
+
+export type TaskCreateOrConnectWithoutProjectsByTasksInput = {
+  where: Prisma.TaskWhereUniqueInput
+  create: Prisma.XOR<Prisma.TaskCreateWithoutProjectsByTasksInput, Prisma.TaskUncheckedCreateWithoutProjectsByTasksInput>
+}
+
+export type TaskUpsertWithoutProjectsByTasksInput = {
+  update: Prisma.XOR<Prisma.TaskUpdateWithoutProjectsByTasksInput, Prisma.TaskUncheckedUpdateWithoutProjectsByTasksInput>
+  create: Prisma.XOR<Prisma.TaskCreateWithoutProjectsByTasksInput, Prisma.TaskUncheckedCreateWithoutProjectsByTasksInput>
+  where?: Prisma.TaskWhereInput
+}
+
+export type TaskUpdateToOneWithWhereWithoutProjectsByTasksInput = {
+  where?: Prisma.TaskWhereInput
+  data: Prisma.XOR<Prisma.TaskUpdateWithoutProjectsByTasksInput, Prisma.TaskUncheckedUpdateWithoutProjectsByTasksInput>
+}
+
+export type TaskUpdateWithoutProjectsByTasksInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  title?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  priority?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.TaskUpdatetagsInput | string[]
+  dueDate?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  estimatedHours?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  completed?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
+  metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  team?: Prisma.TeamUpdateOneRequiredWithoutEntityTasksNestedInput
+  user?: Prisma.UserUpdateOneRequiredWithoutEntityTasksNestedInput
+  projectsByMilestone?: Prisma.ProjectUpdateManyWithoutMilestoneNestedInput
+}
+
+export type TaskUncheckedUpdateWithoutProjectsByTasksInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  teamId?: Prisma.StringFieldUpdateOperationsInput | string
+  userId?: Prisma.StringFieldUpdateOperationsInput | string
+  title?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  priority?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.TaskUpdatetagsInput | string[]
+  dueDate?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  estimatedHours?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  completed?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
+  metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  projectsByMilestone?: Prisma.ProjectUncheckedUpdateManyWithoutMilestoneNestedInput
 }
 
 export type TaskCreateWithoutUserInput = {
@@ -773,6 +891,7 @@ export type TaskCreateWithoutUserInput = {
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityTasksInput
   projectsByMilestone?: Prisma.ProjectCreateNestedManyWithoutMilestoneInput
+  projectsByTasks?: Prisma.ProjectTasksLinkCreateNestedManyWithoutRelatedInput
 }
 
 export type TaskUncheckedCreateWithoutUserInput = {
@@ -790,6 +909,7 @@ export type TaskUncheckedCreateWithoutUserInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   projectsByMilestone?: Prisma.ProjectUncheckedCreateNestedManyWithoutMilestoneInput
+  projectsByTasks?: Prisma.ProjectTasksLinkUncheckedCreateNestedManyWithoutRelatedInput
 }
 
 export type TaskCreateOrConnectWithoutUserInput = {
@@ -853,6 +973,7 @@ export type TaskCreateWithoutTeamInput = {
   updatedAt?: Date | string
   user: Prisma.UserCreateNestedOneWithoutEntityTasksInput
   projectsByMilestone?: Prisma.ProjectCreateNestedManyWithoutMilestoneInput
+  projectsByTasks?: Prisma.ProjectTasksLinkCreateNestedManyWithoutRelatedInput
 }
 
 export type TaskUncheckedCreateWithoutTeamInput = {
@@ -870,6 +991,7 @@ export type TaskUncheckedCreateWithoutTeamInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   projectsByMilestone?: Prisma.ProjectUncheckedCreateNestedManyWithoutMilestoneInput
+  projectsByTasks?: Prisma.ProjectTasksLinkUncheckedCreateNestedManyWithoutRelatedInput
 }
 
 export type TaskCreateOrConnectWithoutTeamInput = {
@@ -929,6 +1051,7 @@ export type TaskUpdateWithoutUserInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityTasksNestedInput
   projectsByMilestone?: Prisma.ProjectUpdateManyWithoutMilestoneNestedInput
+  projectsByTasks?: Prisma.ProjectTasksLinkUpdateManyWithoutRelatedNestedInput
 }
 
 export type TaskUncheckedUpdateWithoutUserInput = {
@@ -946,6 +1069,7 @@ export type TaskUncheckedUpdateWithoutUserInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projectsByMilestone?: Prisma.ProjectUncheckedUpdateManyWithoutMilestoneNestedInput
+  projectsByTasks?: Prisma.ProjectTasksLinkUncheckedUpdateManyWithoutRelatedNestedInput
 }
 
 export type TaskUncheckedUpdateManyWithoutUserInput = {
@@ -995,6 +1119,7 @@ export type TaskUpdateWithoutTeamInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneRequiredWithoutEntityTasksNestedInput
   projectsByMilestone?: Prisma.ProjectUpdateManyWithoutMilestoneNestedInput
+  projectsByTasks?: Prisma.ProjectTasksLinkUpdateManyWithoutRelatedNestedInput
 }
 
 export type TaskUncheckedUpdateWithoutTeamInput = {
@@ -1012,6 +1137,7 @@ export type TaskUncheckedUpdateWithoutTeamInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projectsByMilestone?: Prisma.ProjectUncheckedUpdateManyWithoutMilestoneNestedInput
+  projectsByTasks?: Prisma.ProjectTasksLinkUncheckedUpdateManyWithoutRelatedNestedInput
 }
 
 export type TaskUncheckedUpdateManyWithoutTeamInput = {
@@ -1037,10 +1163,12 @@ export type TaskUncheckedUpdateManyWithoutTeamInput = {
 
 export type TaskCountOutputType = {
   projectsByMilestone: number
+  projectsByTasks: number
 }
 
 export type TaskCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   projectsByMilestone?: boolean | TaskCountOutputTypeCountProjectsByMilestoneArgs
+  projectsByTasks?: boolean | TaskCountOutputTypeCountProjectsByTasksArgs
 }
 
 /**
@@ -1058,6 +1186,13 @@ export type TaskCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Extensi
  */
 export type TaskCountOutputTypeCountProjectsByMilestoneArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.ProjectWhereInput
+}
+
+/**
+ * TaskCountOutputType without action
+ */
+export type TaskCountOutputTypeCountProjectsByTasksArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.ProjectTasksLinkWhereInput
 }
 
 
@@ -1079,6 +1214,7 @@ export type TaskSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   projectsByMilestone?: boolean | Prisma.Task$projectsByMilestoneArgs<ExtArgs>
+  projectsByTasks?: boolean | Prisma.Task$projectsByTasksArgs<ExtArgs>
   _count?: boolean | Prisma.TaskCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["task"]>
 
@@ -1142,6 +1278,7 @@ export type TaskInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   projectsByMilestone?: boolean | Prisma.Task$projectsByMilestoneArgs<ExtArgs>
+  projectsByTasks?: boolean | Prisma.Task$projectsByTasksArgs<ExtArgs>
   _count?: boolean | Prisma.TaskCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type TaskIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1159,6 +1296,7 @@ export type $TaskPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     team: Prisma.$TeamPayload<ExtArgs>
     user: Prisma.$UserPayload<ExtArgs>
     projectsByMilestone: Prisma.$ProjectPayload<ExtArgs>[]
+    projectsByTasks: Prisma.$ProjectTasksLinkPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1572,6 +1710,7 @@ export interface Prisma__TaskClient<T, Null = never, ExtArgs extends runtime.Typ
   team<T extends Prisma.TeamDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.TeamDefaultArgs<ExtArgs>>): Prisma.Prisma__TeamClient<runtime.Types.Result.GetResult<Prisma.$TeamPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   user<T extends Prisma.UserDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.UserDefaultArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   projectsByMilestone<T extends Prisma.Task$projectsByMilestoneArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Task$projectsByMilestoneArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ProjectPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  projectsByTasks<T extends Prisma.Task$projectsByTasksArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Task$projectsByTasksArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ProjectTasksLinkPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2046,6 +2185,30 @@ export type Task$projectsByMilestoneArgs<ExtArgs extends runtime.Types.Extension
   take?: number
   skip?: number
   distinct?: Prisma.ProjectScalarFieldEnum | Prisma.ProjectScalarFieldEnum[]
+}
+
+/**
+ * Task.projectsByTasks
+ */
+export type Task$projectsByTasksArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the ProjectTasksLink
+   */
+  select?: Prisma.ProjectTasksLinkSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the ProjectTasksLink
+   */
+  omit?: Prisma.ProjectTasksLinkOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ProjectTasksLinkInclude<ExtArgs> | null
+  where?: Prisma.ProjectTasksLinkWhereInput
+  orderBy?: Prisma.ProjectTasksLinkOrderByWithRelationInput | Prisma.ProjectTasksLinkOrderByWithRelationInput[]
+  cursor?: Prisma.ProjectTasksLinkWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.ProjectTasksLinkScalarFieldEnum | Prisma.ProjectTasksLinkScalarFieldEnum[]
 }
 
 /**
