@@ -41,9 +41,15 @@ export function seedCustomers(url: string, owner: RecordOwner): Promise<void> {
   });
 }
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
-const instants = <T extends Json>(row: T): T => ({ ...row, createdAt: (row.createdAt as Date).toISOString(), updatedAt: (row.updatedAt as Date).toISOString() });
+/** A row's stamps as the API shows them. */
+export const instants = <T extends Json>(row: T): T => ({ ...row, createdAt: (row.createdAt as Date).toISOString(), updatedAt: (row.updatedAt as Date).toISOString() });
+
+/** A customer's columns as REST answers them (with its metas), for a table aliased `c`. */
+export const customerColumns = `c.id::text AS id, c.name, c.account, c.office, c.phone, c.sales_rep AS "salesRep", c.visit_days AS "visitDays",
+  c.contact_days AS "contactDays", c.created_at AS "createdAt", c.updated_at AS "updatedAt", c.user_id::text AS "userId",
+  c.team_id::text AS "teamId", c.metas`;
 
 /** The answer to customersWithChildrenPath(limit): the newest customers first, each with its metas and notes (oldest first). */
 /** A LIST answer as the bench expects it (scenarios.ts answeringList). */
@@ -51,9 +57,7 @@ export type CustomerPage = { success: true; data: Json[]; pagination: { page: nu
 
 async function expectedPage(c: pg.Client, owner: RecordOwner, limit: number): Promise<CustomerPage> {
   const customers = await c.query<Json>(
-    `SELECT id::text AS id, name, account, office, phone, sales_rep AS "salesRep", visit_days AS "visitDays", contact_days AS "contactDays",
-            created_at AS "createdAt", updated_at AS "updatedAt", user_id::text AS "userId", team_id::text AS "teamId", metas
-       FROM customers WHERE team_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+    `SELECT ${customerColumns} FROM customers c WHERE c.team_id = $1 ORDER BY c.created_at DESC, c.id DESC LIMIT $2`,
     [owner.teamId, limit],
   );
   const notes = await c.query<Json>(

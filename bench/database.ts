@@ -11,6 +11,7 @@ export interface DatasetSizes {
   tasks: number;
   customers: number;
   customerNotes: number;
+  projects: number;
   media: number;
 }
 
@@ -19,7 +20,7 @@ export const datasetSizesQuery = `SELECT (SELECT count(*) FROM users)::int AS us
   (SELECT count(*) FROM api_keys)::int AS "apiKeys", (SELECT count(*) FROM teams)::int AS teams,
   (SELECT count(*) FROM team_members)::int AS "teamMembers", (SELECT count(*) FROM tasks)::int AS tasks,
   (SELECT count(*) FROM customers)::int AS customers, (SELECT count(*) FROM customer_notes)::int AS "customerNotes",
-  (SELECT count(*) FROM media)::int AS media`;
+  (SELECT count(*) FROM projects)::int AS projects, (SELECT count(*) FROM media)::int AS media`;
 
 function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;

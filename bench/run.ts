@@ -1,9 +1,9 @@
 // `npm run bench [-- --quick]`: seeds the databases (bench user, its API keys and, on PostgreSQL, its
 // 20 teams of 50 members and one uploaded JPEG, then in SQL its 100k tasks, its customers with notes
-// and its 50k media records, and 1k tasks of a second account), then measures every target in
-// interleaved rounds (raw, product on PostgreSQL, product on PGlite, the rate-limit check and the
-// large uploads' memory each on its own product instance; again...), counts SQL statements per
-// request once, and prints medians, ratios and goals. Uploaded files go to a temporary directory.
+// and projects, and its 50k media records, and 1k tasks of a second account), then measures every
+// target in interleaved rounds (raw, product on PostgreSQL, product on PGlite, the rate-limit check
+// and the large uploads' memory each on its own product instance; again...), counts SQL statements
+// per request once, and prints medians, ratios and goals. Uploaded files go to a temporary directory.
 // See /work/shared/BENCHMARKS.md for the method. Progress goes to stderr, the table to stdout.
 import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { createBenchKeys } from './api-keys.js';
 import { mapLimited } from './concurrency.js';
 import { cpuMs } from './cpu.js';
 import { expectedCustomerPages, seedCustomers } from './customers.js';
+import { expectedRelationAnswers, seedProjects } from './projects.js';
 import { uploadLargeVideos, type LargeUploadCheck } from './large-uploads.js';
 import {
   expectedMediaSearch,
@@ -51,7 +52,7 @@ import { benchUser, fetchSessionData, obtainSessionCookie, type Account, type Se
 import { startStatementCounter, statementsPerRequest, type StatementCount } from './statements.js';
 import { measureTaskCreates, renderTaskCreates, reportTaskCreatesAlone, taskCreatesGoal, type CreateRun } from './task-creates.js';
 import { killAllServers, repoRoot, startServer, type RunningServer, type ServerSpec } from './targets.js';
-import { expectedTaskAnswers, seedTasks, smallTasksUser, taskCounts, type RecordOwner, type TaskDataset, type TaskSize } from './tasks.js';
+import { cursorPage, deepCursorOf, expectedTaskAnswers, seedTasks, smallTasksUser, taskCounts, type RecordOwner, type TaskDataset, type TaskSize } from './tasks.js';
 import { seedTeams, type BenchTeams } from './teams.js';
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -182,7 +183,7 @@ const seconds = (since: number) => `${((performance.now() - since) / 1000).toFix
 
 /**
  * Seeds the records straight in SQL (tasks of both datasets, the bench user's customers with notes
- * and media records), vacuums, and reads the answers the records' scenarios must give.
+ * and projects, and media records), vacuums, and reads the answers the records' scenarios must give.
  */
 async function seedRecords(url: string, seed: ProductSeed, files: UploadFiles, uploads: UploadDirs): Promise<PostgresSeed> {
   const started = performance.now();
@@ -190,9 +191,10 @@ async function seedRecords(url: string, seed: ProductSeed, files: UploadFiles, u
   const sizes = Object.keys(owners) as TaskSize[];
   for (const size of sizes) await seedTasks(url, size, ownerOf(owners[size].session));
   await seedCustomers(url, ownerOf(seed.session));
+  await seedProjects(url, ownerOf(seed.session));
   await seedMedia(url, ownerOf(seed.session));
   await vacuumAnalyze(url);
-  log(`records: ${sizes.map((size) => `${taskCounts[size]} tasks`).join(' and ')}, customers with notes, media seeded and vacuumed in ${seconds(started)}`);
+  log(`records: ${sizes.map((size) => `${taskCounts[size]} tasks`).join(' and ')}, customers with notes and projects, media seeded and vacuumed in ${seconds(started)}`);
   const tasks: TaskDataset[] = [];
   for (const size of sizes) {
     const owner = ownerOf(owners[size].session);
@@ -209,7 +211,8 @@ async function seedRecords(url: string, seed: ProductSeed, files: UploadFiles, u
     renditionPath: renditionPath(renditionSourceId),
     removeUploads: () => removeUploads(url, teams.uploads, uploads.product, uploads.raw),
   };
-  return { ...rest, tasks, customerPages: await expectedCustomerPages(url, ownerOf(seed.session)), media };
+  const owner = ownerOf(seed.session);
+  return { ...rest, tasks, customerPages: await expectedCustomerPages(url, owner), relations: await expectedRelationAnswers(url, owner), tasksDeepCursor: null, media };
 }
 
 /** Starts the product once to apply its migrations and create the bench user through its own API. */
@@ -232,7 +235,7 @@ async function countStatements(databaseUrl: string, pgliteDir: string, uploads: 
       const counts: StatementCount[] = [];
       for (const m of statementCountMeasurements(seed)) {
         await checkOnce(server.baseUrl, m);
-        counts.push({ scenario: m.scenario, perRequest: await statementsPerRequest(server.baseUrl, counter, m.requests[0]!, m.verify, countedRequests) });
+        counts.push({ scenario: m.scenario, target: m.target, perRequest: await statementsPerRequest(server.baseUrl, counter, m.requests[0]!, m.verify, countedRequests) });
       }
       return counts;
     });
@@ -329,6 +332,23 @@ async function measurePair(servers: RunningServer[], ms: Measurement[], round: n
 
 const sliceable = (m: Measurement) => !m.prepare && !m.background;
 
+/**
+ * The measurements of one group of servers, in this build's order: with two builds (this one and a
+ * previous one, in either order), each with the previous build's of the same scenario and target
+ * (both lists' measurements in the servers' order); one of this build only (`productOnly`, which the
+ * previous build's list leaves out) alone, on this build's server (its index given).
+ */
+function pairings(lists: Measurement[][]): [Measurement, number, Measurement[] | undefined][] {
+  if (lists.length === 1) return lists[0]!.map((m) => [m, 0, undefined]);
+  const current = lists.findIndex((list) => list.some((m) => !m.target.endsWith('-prev')));
+  const [product, previous] = [lists[current]!, lists[1 - current]!];
+  return product.map((m) => {
+    const other = previous.find((p) => p.scenario === m.scenario && p.target === `${m.target}-prev`);
+    if (!other) return [m, current, undefined];
+    return [m, current, current === 0 ? [m, other] : [other, m]];
+  });
+}
+
 const loadOf = (server: RunningServer, m: Measurement) => ({ baseUrl: server.baseUrl, requests: m.requests, verify: m.verify, fresh: m.fresh, freshBody: m.freshBody });
 
 /** Slow paths (`settle`): wait until the database has no active statement before the next run. */
@@ -398,8 +418,14 @@ async function main(): Promise<void> {
 
     log('seeding PostgreSQL through the product (migrations, bench user, API keys, teams, tasks owner, rendition source)');
     const productSeed = await seedWithKeysAndTeams(specs['product-pg'], options.rounds, files);
-    log('seeding PostgreSQL in SQL (tasks, customers with notes, media)');
+    log('seeding PostgreSQL in SQL (tasks, customers with notes and projects, media)');
     const pgCredentials = await seedRecords(options.databaseUrl, productSeed, files, uploads);
+    if (selected(options, `tasks-cursor-page-${cursorPage}`)) {
+      // Cursors are the product's (opaque): page 999's nextCursor, asked once of a product started for it.
+      const large = pgCredentials.tasks.find((tasks) => tasks.size === '100k')!;
+      pgCredentials.tasksDeepCursor = await withServer(specs['product-pg'], (server) => deepCursorOf(server.baseUrl, large.cookie));
+      log(`tasks: page ${cursorPage}'s cursor read from page ${cursorPage - 1}'s nextCursor`);
+    }
     log('seeding PGlite through the product (migrations, bench user)');
     const pgliteCredentials = await seed(specs['product-pglite']);
     const datasets: Record<'postgres' | 'pglite', DatasetSizes> = {
@@ -421,13 +447,12 @@ async function main(): Promise<void> {
       // so that the machine's drift over minutes falls on both alike.
       const groups: ServerKind[][] = options.against ? [['raw'], ['product-pg', 'previous-pg'], ['product-pglite', 'previous-pglite']] : [['raw'], ['product-pg'], ['product-pglite']];
       for (const group of groups.map((kinds) => (round % 2 ? kinds : [...kinds].reverse()))) {
-        const lists = group.map((kind) => measurementsFor(kind, pgCredentials, pgliteCredentials, previousTasks).filter((m) => selected(options, m.scenario)));
-        if (!lists[0]!.length) continue;
-        await withServers(group.map((kind) => specs[kind]), async (servers) => {
-          // The builds' lists hold the same scenarios in the same order (scenarios.ts asPrevious).
-          for (let i = 0; i < lists[0]!.length; i++) {
-            const ms = lists.map((list) => list[i]!);
-            samples.push(...(servers.length === 2 ? await measurePair(servers, ms, round, options, notMeasured) : await measure(servers[0]!, ms[0]!, round, options, notMeasured)));
+        // Only the servers with something to measure (--only may leave a previous build nothing).
+        const lists = group.map((kind) => ({ kind, list: measurementsFor(kind, pgCredentials, pgliteCredentials, previousTasks).filter((m) => selected(options, m.scenario)) })).filter((l) => l.list.length);
+        if (!lists.length) continue;
+        await withServers(lists.map((l) => specs[l.kind]), async (servers) => {
+          for (const [m, i, ms] of pairings(lists.map((l) => l.list))) {
+            samples.push(...(ms ? await measurePair(servers, ms, round, options, notMeasured) : await measure(servers[i]!, m, round, options, notMeasured)));
           }
         });
       }
@@ -478,7 +503,7 @@ async function main(): Promise<void> {
     if (selected(options, 'statements')) {
       log('SQL statements per request, counted on the wire, in a server of its own');
       statements = await countStatements(options.databaseUrl, pgliteDir, uploads, pgCredentials);
-      log(`statements per request: ${statements.map((c) => `${c.scenario} ${c.perRequest.toFixed(2)}`).join(', ')}`);
+      log(`statements per request: ${statements.map((c) => `${c.scenario} on ${c.target} ${c.perRequest.toFixed(2)}`).join(', ')}`);
     }
 
     const summary = summarize(samples, { rateLimit: rateLimitChecks, statements, verification, largeUploads, uploadDrift, notMeasured, queue: queueChecks });

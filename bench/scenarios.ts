@@ -1,9 +1,12 @@
 // What is measured: each scenario is one HTTP request (or one per API key, rotated), sent to each
 // target that answers it. Every response is checked: a cheap prefix (or length) test on every response
 // under load, a full check once before each warm-up (equal to the reference answer; for the teams
-// scenarios, exactly the seeded teams and members; for tasks, customers and the media search, the
-// answer read in SQL; for uploads, one record of the file sent; for the rendition, see media.ts).
+// scenarios, exactly the seeded teams and members; for tasks, customers, projects and the media search,
+// the answer read in SQL; for uploads, one record of the file sent; for the rendition, see media.ts).
+// Issue 16's scenarios (operators, aggregate, cursors, relations) are this build's only: a previous
+// build (--against) may not answer them.
 import { isDeepStrictEqual } from 'node:util';
+import { enumValueName } from '../src/modules/entities/graphql-names.js';
 import { bearer, unknownKeys, type BenchKeys } from './api-keys.js';
 import { mapLimited } from './concurrency.js';
 import { childPageSizes, customersWithChildrenPath, type ChildPageSize } from './customers.js';
@@ -11,7 +14,26 @@ import { takeFresh } from './load.js';
 import { checkRendition, isWebp, mediaSearchPath, uploadProblem, uploadRequest, uploadVerifier, type UploadFiles, type UploadSize } from './media.js';
 import type { SessionData } from './session.js';
 import { teamMembersPath, teamMembersProblem, teamsListPath, teamsListProblem, type BenchTeams } from './teams.js';
-import { graphqlTask, taskPath, taskQuery, tasksListGraphqlRequest, tasksListPath, uncountedListPath, type GraphqlTasks, type TaskDataset, type TaskSize } from './tasks.js';
+import { customersWithProjectsQuery, projectsExpandPath, projectsWithCustomerQuery, relationPageSizes, type RelationAnswers, type RelationPageSize } from './projects.js';
+import {
+  cursorPage,
+  graphqlTask,
+  taskPath,
+  taskQuery,
+  tasksAggregatePath,
+  tasksAggregateQuery,
+  tasksCursorPath,
+  tasksCursorQuery,
+  tasksListGraphqlRequest,
+  tasksListPath,
+  tasksOrFilterGraphql,
+  tasksOrFilterPath,
+  uncountedListPath,
+  type GraphqlTasks,
+  type TaskDataset,
+  type TaskPage,
+  type TaskSize,
+} from './tasks.js';
 
 export type ScenarioId =
   | 'healthz'
@@ -26,6 +48,12 @@ export type ScenarioId =
   | `tasks-list-uncounted-${TaskSize}`
   | `task-read-${TaskSize}`
   | `customers-child-${ChildPageSize}`
+  | `tasks-or-filter-${TaskSize}`
+  | 'tasks-aggregate-100k'
+  | 'tasks-cursor-page-1'
+  | `tasks-cursor-page-${typeof cursorPage}`
+  | `projects-expand-${RelationPageSize}`
+  | `customers-projects-${RelationPageSize}`
   | 'media-search'
   | 'media-render-cached'
   | UploadScenarioId;
@@ -82,6 +110,8 @@ export interface Measurement {
    * server still finishes for disconnected clients do not weigh on the next run.
    */
   settle?: boolean;
+  /** Measured on this build only, never on a previous one (--against), which may not answer it (issue 16's scenarios). */
+  productOnly?: boolean;
 }
 
 export const currentSessionQuery = 'query CurrentSession { me { user { id email role firstName lastName image } activeTeamId } }';
@@ -109,18 +139,18 @@ function answering(expected: unknown, prefix: string): Pick<Measurement, 'verify
  * The checks of a REST LIST answer that must equal `expected` but for `pagination.nextCursor`, which
  * builds with keyset cursors add (opaque: a next page must have one, the last none; earlier builds
  * answer none): the full check compares the rest, and under load the answer's length must be that of
- * the answer the full check passed.
+ * the answer the full check passed. `more`: whether a next page exists (in cursor mode, page null,
+ * the caller says).
  */
-type ListExpected = { success: true; pagination: { page: number; totalPages: number } };
+type ListExpected = { success: true; pagination: { page: number | null; totalPages: number } };
 
-function answeringList(expected: ListExpected, prefix: string): Pick<Measurement, 'verify' | 'check'> {
+function answeringList(expected: ListExpected, prefix: string, more = expected.pagination.page !== null && expected.pagination.page < expected.pagination.totalPages): Pick<Measurement, 'verify' | 'check'> {
   let length = JSON.stringify(expected).length;
   const same = equalTo(expected);
   return {
     verify: (body) => body.length === length && body.startsWith(prefix),
     check: (answer) => {
       const { nextCursor, ...pagination } = ((answer as { pagination?: Record<string, unknown> } | null)?.pagination ?? {}) as Record<string, unknown>;
-      const more = expected.pagination.page < expected.pagination.totalPages;
       if (nextCursor !== undefined && !(more ? typeof nextCursor === 'string' && nextCursor.length > 0 : nextCursor === null)) return `nextCursor ${JSON.stringify(nextCursor)} for a page ${more ? 'with' : 'without'} a next one`;
       const problem = same({ ...(answer as object), pagination });
       if (!problem) length = JSON.stringify(answer).length;
@@ -284,6 +314,65 @@ function customersWithChildren(cookie: string, limit: ChildPageSize, expected: L
   };
 }
 
+/** A GET of this build only (issue 16), with a 1-connection latency run. */
+function productGet(scenario: ScenarioId, cookie: string, path: string): Pick<Measurement, 'scenario' | 'target' | 'productOnly' | 'latencyRun' | 'requests'> {
+  return { scenario, target: 'rest', productOnly: true, latencyRun: true, requests: [{ method: 'GET', path, headers: { cookie } }] };
+}
+
+/** A GraphQL operation of this build only (issue 16); a latency run only when asked (REST has them). */
+function productGraphql(scenario: ScenarioId, cookie: string, query: string, variables?: Record<string, unknown>, latencyRun = false): Pick<Measurement, 'scenario' | 'target' | 'productOnly' | 'latencyRun' | 'requests'> {
+  return { scenario, target: 'graphql', productOnly: true, latencyRun, requests: [graphqlRequest(cookie, query, variables)] };
+}
+
+const restListPrefix = '{"success":true,"data":[{';
+const graphqlTasksPrefix = '{"data":{"tasks":{"items":[{';
+
+/** Issue 16: LIST with an OR of operators (REST `filter` JSON, GraphQL `where`), newest first, with the total. */
+function tasksOrFilter(target: 'rest' | 'graphql', tasks: TaskDataset): Measurement {
+  const scenario = `tasks-or-filter-${tasks.size}` as const;
+  const { data, pagination } = tasks.expected.orFilter;
+  if (target === 'rest') return { ...productGet(scenario, tasks.cookie, tasksOrFilterPath), ...answeringList({ success: true, ...tasks.expected.orFilter }, restListPrefix) };
+  const answer = { data: { tasks: { items: data.map((r) => graphqlTask(r, 'typed')), ...pagination } } };
+  return { ...productGraphql(scenario, tasks.cookie, tasksOrFilterGraphql.query, tasksOrFilterGraphql.variables), ...answering(answer, graphqlTasksPrefix) };
+}
+
+/**
+ * Issue 16: count and sum of the estimates per status over the 100k tasks. Each answer reads every
+ * task (about 50 ms alone), so 8 connections, and the database settles between runs.
+ */
+function tasksAggregate(target: 'rest' | 'graphql', tasks: TaskDataset): Measurement {
+  const scenario = 'tasks-aggregate-100k';
+  const groups = tasks.expected.byStatus;
+  const heavy = { connections: 8, settle: true };
+  if (target === 'rest') return { ...productGet(scenario, tasks.cookie, tasksAggregatePath), ...heavy, ...answering({ success: true, data: groups }, restListPrefix) };
+  const answer = { data: { tasksAggregate: { groups: groups.map((g) => ({ ...g, key: { status: g.key.status && enumValueName(g.key.status) } })) } } };
+  return { ...productGraphql(scenario, tasks.cookie, tasksAggregateQuery), ...heavy, ...answering(answer, '{"data":{"tasksAggregate":{"groups":[{') };
+}
+
+/**
+ * Issue 16: 10 tasks newest first, page 1 (REST `?limit=10`, GraphQL `first: 10`) or page 1,000 by
+ * cursor (page 999's nextCursor; GraphQL `after:` the same cursor). Neither is the last page.
+ */
+function tasksCursor(target: 'rest' | 'graphql', tasks: TaskDataset, page: TaskPage, cursor: string | null): Measurement {
+  const scenario = cursor === null ? 'tasks-cursor-page-1' : (`tasks-cursor-page-${cursorPage}` as const);
+  if (target === 'rest') return { ...productGet(scenario, tasks.cookie, tasksCursorPath(cursor)), ...answeringList({ success: true, ...page }, restListPrefix, true) };
+  // GraphQL's first page is in cursor mode too: page null.
+  const answer = { data: { tasks: { items: page.data.map((r) => graphqlTask(r, 'typed')), ...page.pagination, page: null } } };
+  return { ...productGraphql(scenario, tasks.cookie, tasksCursorQuery, { after: cursor }), ...answering(answer, graphqlTasksPrefix) };
+}
+
+/** Issue 16: a page of projects with their customer: REST `expand=customer`, GraphQL `customer { id name office }`. */
+function projectsExpand(target: 'rest' | 'graphql', cookie: string, limit: RelationPageSize, answers: RelationAnswers): Measurement {
+  const scenario = `projects-expand-${limit}` as const;
+  if (target === 'rest') return { ...productGet(scenario, cookie, projectsExpandPath(limit)), ...answeringList(answers.rest, restListPrefix) };
+  return { ...productGraphql(scenario, cookie, projectsWithCustomerQuery(limit), undefined, true), ...answering(answers.projects, '{"data":{"projects":{"items":[{') };
+}
+
+/** Issue 16: the reverse side, GraphQL only: a page of customers, each with its projects. */
+function customersProjects(cookie: string, limit: RelationPageSize, answers: RelationAnswers): Measurement {
+  return { ...productGraphql(`customers-projects-${limit}`, cookie, customersWithProjectsQuery(limit), undefined, true), ...answering(answers.customers, '{"data":{"customers":{"items":[{') };
+}
+
 /** S10's uploads: one JPEG per request; the 2 MB one like every scenario, the BENCHMARKS variants with 4 uploads in flight. */
 export const uploadScenarios = [
   { id: 'upload-2mb', size: '2mb', connections: undefined, latencyRun: true },
@@ -364,12 +453,16 @@ export interface KeyedCredentials extends Credentials {
   keys: BenchKeys;
 }
 
-/** What is seeded on PostgreSQL: the bench user with its API keys, its teams and its customers, and both tasks datasets. */
+/** What is seeded on PostgreSQL: the bench user with its API keys, its teams, its customers and their projects, and both tasks datasets. */
 export interface PostgresSeed extends KeyedCredentials {
   teams: BenchTeams;
   tasks: TaskDataset[];
   /** The answer to customersWithChildrenPath(limit), per limit. */
   customerPages: Record<ChildPageSize, ListExpected>;
+  /** The answers of the relations scenarios (projects.ts), per limit. */
+  relations: Record<RelationPageSize, RelationAnswers>;
+  /** Page 1,000's cursor on the 100k tasks (tasks.ts deepCursorOf); null when no scenario selected needs it. */
+  tasksDeepCursor: string | null;
   media: MediaSeed;
 }
 
@@ -388,7 +481,7 @@ export function measurementsFor(server: ServerKind, pg: PostgresSeed, pglite: Cr
     case 'product-pglite':
       return productPglite(pglite);
     case 'previous-pg':
-      return productPg(pg, previous).map(asPrevious);
+      return productPg(pg, previous).filter((m) => !m.productOnly).map(asPrevious);
     case 'previous-pglite':
       return productPglite(pglite).map(asPrevious);
   }
@@ -412,6 +505,7 @@ function productPg(pg: PostgresSeed, dialect: GraphqlTasks): Measurement[] {
     teamMembers(pg.cookie, pg.teams),
     ...pg.tasks.flatMap((tasks) => [tasksList('rest', tasks), tasksListGraphql(tasks, dialect), tasksListUncounted(tasks), taskRead('rest', tasks), taskReadGraphql(tasks, dialect)]),
     ...childPageSizes.map((limit) => customersWithChildren(pg.cookie, limit, pg.customerPages[limit])),
+    ...queryPower(pg),
     mediaSearch(pg.media),
     renditionCached(pg.media),
     ...uploadScenarios.map((spec) => upload('rest', pg.media, spec)),
@@ -419,15 +513,36 @@ function productPg(pg: PostgresSeed, dialect: GraphqlTasks): Measurement[] {
   ];
 }
 
+/** Issue 16 ("Query power"), this build only: operators at 1k and 100k, aggregate, cursors at page 1 and 1,000, relations at limit 20 and 100. */
+function queryPower(pg: PostgresSeed): Measurement[] {
+  const large = pg.tasks.find((tasks) => tasks.size === '100k');
+  const pages = large?.expected.cursorPages;
+  const faces = ['rest', 'graphql'] as const;
+  return [
+    ...pg.tasks.flatMap((tasks) => faces.map((face) => tasksOrFilter(face, tasks))),
+    ...(large ? faces.map((face) => tasksAggregate(face, large)) : []),
+    ...(large && pages ? faces.map((face) => tasksCursor(face, large, pages.first, null)) : []),
+    ...(large && pages && pg.tasksDeepCursor !== null ? faces.map((face) => tasksCursor(face, large, pages.deep, pg.tasksDeepCursor)) : []),
+    ...relationPageSizes.flatMap((limit) => faces.map((face) => projectsExpand(face, pg.cookie, limit, pg.relations[limit]))),
+    ...relationPageSizes.map((limit) => customersProjects(pg.cookie, limit, pg.relations[limit])),
+  ];
+}
+
 function productPglite(pglite: Credentials): Measurement[] {
   return [healthz('rest-pglite'), session('session-rest', 'rest-pglite', [{ cookie: pglite.cookie }], pglite.session)];
 }
 
-/** What S8 counts statements of: customers with children at both page sizes, and for context the large tasks dataset's LIST and READ. */
+/**
+ * What S8 and issue 16 count statements of: customers with children, projects with their customer
+ * (REST and GraphQL) and customers with their projects (GraphQL), each at both page sizes, and for
+ * context the large tasks dataset's LIST and READ.
+ */
 export function statementCountMeasurements(pg: PostgresSeed): Measurement[] {
   const large = pg.tasks.filter((tasks) => tasks.size === '100k');
   return [
     ...childPageSizes.map((limit) => customersWithChildren(pg.cookie, limit, pg.customerPages[limit])),
+    ...relationPageSizes.flatMap((limit) => (['rest', 'graphql'] as const).map((face) => projectsExpand(face, pg.cookie, limit, pg.relations[limit]))),
+    ...relationPageSizes.map((limit) => customersProjects(pg.cookie, limit, pg.relations[limit])),
     ...large.flatMap((tasks) => [tasksList('rest', tasks), taskRead('rest', tasks)]),
   ];
 }

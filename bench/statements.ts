@@ -1,8 +1,9 @@
-// S8: SQL statements per request, counted on the wire. A small TCP proxy sits between one product
-// server and PostgreSQL and reads the message types the product sends: every simple Query ('Q') and
-// every Execute of the extended protocol ('E') is one statement run (a prepared statement is parsed
-// once per connection but executed on every use). Requests are sent one at a time, so the count
-// between two moments is what those requests cost. Used only for counting, never under load.
+// S8 and issue 16: SQL statements per request, counted on the wire. A small TCP proxy sits between
+// one product server and PostgreSQL and reads the message types the product sends: every simple
+// Query ('Q') and every Execute of the extended protocol ('E') is one statement run (a prepared
+// statement is parsed once per connection but executed on every use). Requests are sent one at a
+// time, so the count between two moments is what those requests cost. Used only for counting, never
+// under load.
 import { createConnection, createServer, type Socket } from 'node:net';
 import { fetchBody, type HttpRequest } from './scenarios.js';
 
@@ -88,9 +89,10 @@ export async function startStatementCounter(databaseUrl: string): Promise<Statem
   };
 }
 
-/** S8's figure for one scenario: SQL statements one request of it costs. */
+/** S8's figure for one scenario on one face (REST or GraphQL): SQL statements one request of it costs. */
 export interface StatementCount {
   scenario: string;
+  target: string;
   perRequest: number;
 }
 

@@ -2,7 +2,8 @@
 // bench user, so that both live in one database. Seeded straight in SQL as the database owner
 // (bypassing the API, its validation and the free plan's task limit) with generate_series and hash
 // functions, so every run seeds the same rows. Also here: the requests (REST and GraphQL, LIST with
-// a filter and a sort, READ by id) and the answers they must give, read in SQL without RLS.
+// a filter and a sort, READ by id; issue 16's LIST with an OR of operators, aggregate by status, and
+// pages 1 and 1,000 by cursor) and the answers they must give, read in SQL without RLS.
 import { enumValueName } from '../src/modules/entities/graphql-names.js';
 import { withClient } from './database.js';
 import type { Account } from './session.js';
@@ -53,6 +54,41 @@ export function tasksListGraphqlRequest(dialect: GraphqlTasks): { query: string;
   };
 }
 
+/**
+ * Issue 16's operator filter: done, or high or urgent (about 58% of the tasks), as REST's `filter`
+ * JSON and GraphQL's `where`, newest first (the default sort), one page of 20 with the total.
+ */
+const orWhere = { OR: [{ status: { eq: 'done' } }, { priority: { in: ['high', 'urgent'] } }] };
+const orWhereSql = `(status = 'done' OR priority IN ('high', 'urgent'))`;
+export const tasksOrFilterPath = `/api/v1/tasks?${new URLSearchParams({ filter: JSON.stringify(orWhere), limit: String(listLimit) })}`;
+export const tasksOrFilterGraphql = {
+  query: `query TasksOr($w: TaskWhere) { tasks(where: $w, limit: ${listLimit}) { items { ${taskFields} } page limit total totalPages } }`,
+  variables: { w: { OR: [{ status: { eq: enumValueName('done') } }, { priority: { in: ['high', 'urgent'].map(enumValueName) } }] } },
+};
+
+/** Issue 16's aggregate: per status, the count and the sum of the estimates, over every task of the dataset. */
+export const tasksAggregatePath = '/api/v1/tasks/aggregate?groupBy=status&count=true&sum=estimatedHours';
+export const tasksAggregateQuery = 'query TasksByStatus { tasksAggregate(groupBy: [status]) { groups { key { status } count sum { estimatedHours } } } }';
+
+/**
+ * Issue 16's keyset pages: 10 tasks newest first (the default sort), page 1 and page 1,000. Page
+ * 1,000's cursor is page 999's `pagination.nextCursor`, asked of the product once (deepCursorOf).
+ */
+const cursorLimit = 10;
+export const cursorPage = 1000;
+export const tasksCursorPath = (cursor: string | null) => `/api/v1/tasks?${new URLSearchParams({ limit: String(cursorLimit), ...(cursor === null ? {} : { cursor }) })}`;
+export const tasksCursorQuery = `query TasksAfter($after: String) { tasks(first: ${cursorLimit}, after: $after) { items { ${taskFields} } page limit total totalPages } }`;
+
+/** Page 999's nextCursor (the product's cursors are opaque), through the owner's session. */
+export async function deepCursorOf(baseUrl: string, cookie: string): Promise<string> {
+  const path = `/api/v1/tasks?${new URLSearchParams({ page: String(cursorPage - 1), limit: String(cursorLimit) })}`;
+  const response = await fetch(`${baseUrl}${path}`, { headers: { cookie } });
+  const text = await response.text();
+  const cursor = response.status === 200 ? (JSON.parse(text) as { pagination?: { nextCursor?: unknown } }).pagination?.nextCursor : undefined;
+  if (typeof cursor !== 'string' || !cursor) throw new Error(`GET ${path}: no nextCursor in ${response.status} ${text.slice(0, 500)}`);
+  return cursor;
+}
+
 /** A task as GraphQL shows it: with the typed schema, select fields as enum value names (`in-progress` → `IN_PROGRESS`). */
 export function graphqlTask(r: TaskRecord, dialect: GraphqlTasks): TaskRecord {
   return dialect === 'typed' ? { ...r, status: r.status && enumValueName(r.status), priority: r.priority && enumValueName(r.priority) } : r;
@@ -82,6 +118,19 @@ export interface Pagination {
   totalPages: number;
 }
 
+/** A page of tasks; `page` is null in cursor mode. */
+export interface TaskPage {
+  data: TaskRecord[];
+  pagination: Omit<Pagination, 'page'> & { page: number | null };
+}
+
+/** One group of tasksAggregatePath's answer (REST's values). */
+export interface StatusGroup {
+  key: { status: string | null };
+  count: number;
+  sum: { estimatedHours: number | null };
+}
+
 /** What the scenarios must answer for one dataset. */
 export interface TaskAnswers {
   list: { data: TaskRecord[]; pagination: Pagination };
@@ -89,6 +138,12 @@ export interface TaskAnswers {
   uncounted: { data: TaskRecord[]; pagination: Pagination };
   /** The task READ asks for: the one in the middle of the dataset. */
   record: TaskRecord;
+  /** tasksOrFilterPath. */
+  orFilter: { data: TaskRecord[]; pagination: Pagination };
+  /** tasksAggregatePath, sorted by status. */
+  byStatus: StatusGroup[];
+  /** tasksCursorPath: page 1, and page 1,000 (from page 999's cursor: page null); null for a dataset without 1,000 pages. */
+  cursorPages: { first: TaskPage; deep: TaskPage } | null;
 }
 
 export interface TaskDataset {
@@ -166,6 +221,35 @@ export function expectedTaskAnswers(url: string, size: TaskSize, owner: RecordOw
     const record = await c.query<TaskRow>(`SELECT ${recordColumns} FROM tasks WHERE id = ${taskId(size, '$1::int')}`, [taskCounts[size] / 2]);
     const middle = record.rows[0];
     if (!middle) throw new Error(`tasks ${size}: the seeded rows are missing`);
-    return { list: await listOf(''), uncounted: await listOf(' AND estimated_hours IS NOT NULL'), record: shown(middle) };
+    // Issue 16's requests: the owner's tasks, newest first.
+    const owned = [owner.teamId, owner.userId];
+    const newest = async (where: string, limit: number, offset: number) => {
+      const rows = await c.query<TaskRow>(`SELECT ${recordColumns} FROM tasks WHERE team_id = $1 AND user_id = $2${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`, owned);
+      const counted = await c.query<{ total: number }>(`SELECT count(*)::int AS total FROM tasks WHERE team_id = $1 AND user_id = $2${where}`, owned);
+      const total = counted.rows[0]?.total ?? 0;
+      if (rows.rows.length !== limit) throw new Error(`tasks ${size}: the seeded rows are missing`);
+      return { data: rows.rows.map(shown), total, totalPages: Math.ceil(total / limit) };
+    };
+    const or = await newest(` AND ${orWhereSql}`, listLimit, 0);
+    const paged = async () => {
+      const first = await newest('', cursorLimit, 0);
+      const deep = await newest('', cursorLimit, (cursorPage - 1) * cursorLimit);
+      return {
+        first: { data: first.data, pagination: { page: 1, limit: cursorLimit, total: first.total, totalPages: first.totalPages } },
+        deep: { data: deep.data, pagination: { page: null, limit: cursorLimit, total: deep.total, totalPages: deep.totalPages } },
+      };
+    };
+    const groups = await c.query<{ status: string | null; count: number; hours: number | null }>(
+      `SELECT status, count(*)::int AS count, sum(estimated_hours) AS hours FROM tasks WHERE team_id = $1 AND user_id = $2 GROUP BY status ORDER BY status COLLATE "C" NULLS LAST`,
+      owned,
+    );
+    return {
+      list: await listOf(''),
+      uncounted: await listOf(' AND estimated_hours IS NOT NULL'),
+      record: shown(middle),
+      orFilter: { data: or.data, pagination: { page: 1, limit: listLimit, total: or.total, totalPages: or.totalPages } },
+      byStatus: groups.rows.map((g) => ({ key: { status: g.status }, count: g.count, sum: { estimatedHours: g.hours } })),
+      cursorPages: taskCounts[size] >= cursorPage * cursorLimit ? await paged() : null,
+    };
   });
 }
