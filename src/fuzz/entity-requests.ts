@@ -91,7 +91,7 @@ export function entityRequests(op: ApiOperation, ctx: ValueContext, entities: re
           hostile: fc.option(fc.tuple(fc.nat(), fc.oneof(hostileJson, oddValue.map((s): JsonTree => s))), { freq: 3, nil: null }),
           twin: op.method === 'GET' ? fc.constant(false) : racing,
           filter: fc.option(fc.tuple(fc.tuple(fc.constantFrom(...names, 'page', 'limit', 'sortBy', 'fields', 'ids', 'from', 'to', 'search'), fc.constantFrom('', '', '_min', '_max')).map(([n, s]) => n + s), oddValue), { freq: 2, nil: null }),
-          operators: op.method === 'GET' ? fc.option(operatorParameter(fields, chosenChild ? undefined : { relations: relationFields(entity).map((f) => f.relation), inverses: inversesOf(entity).map((i) => i.name) }), { freq: 2, nil: null }) : fc.constant(null),
+          operators: op.method === 'GET' ? fc.option(operatorParameter(fields, chosenChild ? undefined : { relations: relationFields(entity).map((f) => f.relation), inverses: [...inversesOf(entity).map((i) => i.name), ...entity.links.map((f) => f.relation)] }), { freq: 2, nil: null }) : fc.constant(null),
         })
         .map(({ id, childId, body, hostile, filter, operators, twin }): FuzzRequest => {
           const values: Record<string, string> = { entity: entity.slug, id, child: chosenChild?.slug ?? 'none', childId };
