@@ -31,10 +31,16 @@ export function failure(status: number, code: string, error: string, details?: R
 }
 
 /** The envelope and status for a failed operation: its first error decides (see graphql/errors.ts). */
-export function fromGraphQLErrors(errors: readonly GraphQLError[], withCode: boolean): HttpResponse {
+/** Refusal details with each `errors[].path` an argument names as the REST parameter it stands for. */
+function renamed(details: Record<string, unknown> | undefined, names: Readonly<Record<string, string>> | undefined): Record<string, unknown> | undefined {
+  if (!names || !Array.isArray(details?.errors)) return details;
+  return { ...details, errors: (details.errors as { path?: unknown }[]).map((e) => (typeof e.path === 'string' && names[e.path] ? { ...e, path: names[e.path] } : e)) };
+}
+
+export function fromGraphQLErrors(errors: readonly GraphQLError[], withCode: boolean, parameterNames?: Readonly<Record<string, string>>): HttpResponse {
   const first = errors[0]!;
   const ext = first.extensions as { code?: string; http?: { status?: number; headers?: Record<string, string> }; details?: Record<string, unknown> };
-  const response = failure(ext.http?.status ?? 500, ext.code ?? 'INTERNAL_ERROR', first.message, ext.details, withCode);
+  const response = failure(ext.http?.status ?? 500, ext.code ?? 'INTERNAL_ERROR', first.message, renamed(ext.details, parameterNames), withCode);
   // Headers an error asks for (a 429's Retry-After, graphql/errors.ts), as yoga sends them on /graphql.
   if (ext.http?.headers) Object.assign(response.headers, ext.http.headers);
   return response;

@@ -60,6 +60,11 @@ export interface RestRoute<TData = unknown, TVars = unknown, P = unknown, Q = un
    * derived by the router at start-up from the fields' `authScopes`, never declared.
    */
   scopes?: readonly string[];
+  /**
+   * The REST parameter an argument of the operation stands for, where refusals name it (the entity
+   * LIST's `cursor` is GraphQL's `after`): `details.errors[].path` says what the client sent.
+   */
+  parameterNames?: Readonly<Record<string, string>>;
   /** False when configuration turns the route off for these path parameters (its operation answers 405); left out of `Allow`. */
   enabled?: (params: Record<string, string | undefined>) => boolean;
   /** OpenAPI written for the route (entity routes: typed by their definition), used over what the document derives from the zod schemas; `schemas` join `components.schemas`. */

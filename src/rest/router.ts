@@ -84,7 +84,7 @@ export function createRestRouter(schema: GraphQLSchema, declared: readonly RestR
           body: route.body ? parsePart(route.body, await readJsonBody(request, bodyLimit), 'request body', format) : undefined,
         };
         const result = await run(route.variables(input), ctx);
-        if (result.errors) return withAllow(fromGraphQLErrors(result.errors, withCode), request.url.pathname);
+        if (result.errors) return withAllow(fromGraphQLErrors(result.errors, withCode, route.parameterNames), request.url.pathname);
         const data = result.data!;
         return success(route.status ?? 200, route.data(data), route.extras?.(data));
       } catch (error) {

@@ -163,6 +163,9 @@ describe('refused', () => {
     const rest = await t.json('GET', `/api/v1/tasks?page=2&cursor=${cursor}`, undefined, as());
     expect(rest).toMatchObject({ status: 400, body: { error: 'Invalid query parameters', details: { errors: [{ path: 'page' }] } } });
     const tampered = await t.json('GET', `/api/v1/tasks?sortBy=title&sortOrder=asc&cursor=${cursor}x`, undefined, as());
-    expect(tampered).toMatchObject({ status: 400, body: { details: { errors: [{ path: 'after' }] } } });
+    // REST names its own parameter.
+    expect(tampered).toMatchObject({ status: 400, body: { details: { errors: [{ path: 'cursor' }] } } });
+    const otherSort = await t.json('GET', `/api/v1/tasks?sortBy=title&sortOrder=desc&cursor=${cursor}`, undefined, as());
+    expect(otherSort).toMatchObject({ status: 400, body: { details: { errors: [{ path: 'cursor' }] } } });
   });
 });

@@ -42,6 +42,7 @@ function recordRoutes(d: EntityDefinition): RestRoute[] {
       query,
       operation: documents.listDocument(d),
       variables: ({ query: q }) => listVariables(d, q),
+      parameterNames: { after: 'cursor' },
       data: (r) => list.data(result(r)),
       extras: (r) => ({ pagination: list.pagination(result(r)) }),
     }),
