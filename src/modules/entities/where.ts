@@ -317,39 +317,26 @@ function manyConditions(listed: EntityDefinition, field: string, side: 'record' 
   return out;
 }
 
-const linkMaps = new WeakMap<EntityDefinition, Map<string, FieldDefinition & { relation: string }>>();
-
-/** The filterable many-to-many relations of `d` whose target can be listed, by relation name (`tasks`). */
-export function filterableLinks(d: EntityDefinition): Map<string, FieldDefinition & { relation: string }> {
-  let found = linkMaps.get(d);
-  if (!found) linkMaps.set(d, (found = new Map(d.links.filter((f) => f.filterable && relationTarget(f).operations.list).map((f) => [f.relation, f]))));
-  return found;
+/** `build(d)`, made once per definition (definitions are fixed once sanitized). */
+function perDefinition<T>(build: (d: EntityDefinition) => T): (d: EntityDefinition) => T {
+  const made = new WeakMap<EntityDefinition, T>();
+  return (d) => {
+    if (!made.has(d)) made.set(d, build(d));
+    return made.get(d)!;
+  };
 }
-
-const fieldMaps = new WeakMap<EntityDefinition, Map<string, FieldDefinition>>();
-const inverseMaps = new WeakMap<EntityDefinition, Map<string, Inverse>>();
-
-/** The reverse sides a where of `d` may name (`projects` on customers): of filterable relations whose referring entity can be listed. */
-export function filterableInverses(d: EntityDefinition): Map<string, Inverse> {
-  let found = inverseMaps.get(d);
-  if (!found) inverseMaps.set(d, (found = new Map(inversesOf(d).filter((i) => i.field.filterable && i.source.operations.list).map((i) => [i.name, i]))));
-  return found;
-}
-const relationMaps = new WeakMap<EntityDefinition, Map<string, FieldDefinition>>();
 
 /** The fields a where of `d` may name, by name. */
-function fieldsOf(d: EntityDefinition): Map<string, FieldDefinition> {
-  let fields = fieldMaps.get(d);
-  if (!fields) fieldMaps.set(d, (fields = new Map(whereFields(d).map((f) => [f.name, f]))));
-  return fields;
-}
+const fieldsOf = perDefinition((d) => new Map(whereFields(d).map((f) => [f.name, f])));
 
 /** The filterable relations of `d` whose target can be listed, by relation name (`customer`): a where may hold their target's where. */
-export function relationsOf(d: EntityDefinition): Map<string, FieldDefinition> {
-  let relations = relationMaps.get(d);
-  if (!relations) relationMaps.set(d, (relations = new Map(relationFields(d).filter((f) => f.filterable && relationTarget(f).operations.list).map((f) => [f.relation, f]))));
-  return relations;
-}
+export const relationsOf = perDefinition((d): Map<string, FieldDefinition> => new Map(relationFields(d).filter((f) => f.filterable && relationTarget(f).operations.list).map((f) => [f.relation, f])));
+
+/** The reverse sides a where of `d` may name (`projects` on customers): of filterable relations whose referring entity can be listed. */
+export const filterableInverses = perDefinition((d) => new Map(inversesOf(d).filter((i) => i.field.filterable && i.source.operations.list).map((i) => [i.name, i])));
+
+/** The filterable many-to-many relations of `d` whose target can be listed, by relation name (`tasks`). */
+export const filterableLinks = perDefinition((d) => new Map(d.links.filter((f) => f.filterable && relationTarget(f).operations.list).map((f) => [f.relation, f])));
 
 /**
  * A `where` (GraphQL-coerced: enums as stored strings, days as YYYY-MM-DD, instants as Date) as
