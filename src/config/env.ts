@@ -49,6 +49,11 @@ const envSchema = z.object({
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected redis:// or rediss://').optional(),
   API_KEY_ENV: z.enum(['live', 'test']).optional(),
   API_KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(3600).default(300),
+  REALTIME_REPLAY_SECONDS: z.coerce.number().int().min(0).max(7 * 24 * 3600).default(3600),
+  REALTIME_MAX_SUBSCRIPTIONS: z.coerce.number().int().min(1).max(100_000).default(100),
+  REALTIME_BUFFER_EVENTS: z.coerce.number().int().min(1).max(100_000).default(1000),
+  REALTIME_RECHECK_MS: z.coerce.number().int().min(50).max(60_000).default(500),
+  REALTIME_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
   API_KEY_USAGE_FLUSH_MS: z.coerce.number().int().min(10).default(5_000),
   API_KEY_FAILURE_DELAY_MS: z.coerce.number().int().min(100).default(100),
   RATE_LIMIT_ENABLED: flag.default(true),
@@ -172,6 +177,19 @@ export type Config = {
   shutdownTimeoutMs: number;
   /** Shared state between instances (key revocations, rate-limit counters); absent: this process alone. */
   redisUrl: string | undefined;
+  /** Subscriptions to entity changes (src/realtime/, src/modules/realtime/). */
+  realtime: {
+    /** How long events stay replayable for a reconnecting client (Last-Event-ID). */
+    replayMs: number;
+    /** Open subscriptions per user (or API key) on one instance; one more is 429. */
+    maxSubscriptions: number;
+    /** Events waiting for one subscriber before it is ended as a slow consumer. */
+    bufferEvents: number;
+    /** How often open subscriptions' credentials are checked again (logout, revocation, membership). */
+    recheckMs: number;
+    /** An SSE comment this often keeps proxies from closing an idle stream. */
+    heartbeatMs: number;
+  };
   apiKeys: {
     /** `live` or `test`: the environment new keys are minted for (`sk_<env>_…`). */
     environment: 'live' | 'test';
@@ -295,6 +313,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     graphqlIntrospection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,
+    realtime: {
+      replayMs: e.REALTIME_REPLAY_SECONDS * 1000,
+      maxSubscriptions: e.REALTIME_MAX_SUBSCRIPTIONS,
+      bufferEvents: e.REALTIME_BUFFER_EVENTS,
+      recheckMs: e.REALTIME_RECHECK_MS,
+      heartbeatMs: e.REALTIME_HEARTBEAT_SECONDS * 1000,
+    },
     apiKeys: {
       environment: e.API_KEY_ENV ?? (e.NODE_ENV === 'production' ? 'live' : 'test'),
       cacheTtlMs: e.API_KEY_CACHE_TTL_SECONDS * 1000,

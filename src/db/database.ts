@@ -10,6 +10,7 @@ import { refusingCommitAfterFailure } from './commit-guard.js';
 import { lockDataDir, pgliteOpenError, type DataDirHolder } from './data-dir-lock.js';
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { joinable } from './join-transaction.js';
+import { listenOnPostgres, type NotificationHandlers } from './notifications.js';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
@@ -46,6 +47,11 @@ export interface Database {
    */
   hotQuery<Row>(name: string, sql: string, values: unknown[]): Promise<Row[]>;
   poolStats(): PoolStats;
+  /**
+   * Listens to NOTIFY on `channel` (delivered at commit, in commit order) until the returned function
+   * is called: PGlite in process, PostgreSQL on a connection of its own (notifications.ts).
+   */
+  listen(channel: string, handlers: NotificationHandlers): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -93,6 +99,10 @@ async function openPglite(dataDir: string, holder: DataDirHolder): Promise<Datab
     withMigrationAdapter: (work) => work(wholeScriptFactory(clientFactory, (script) => pglite.exec(script))),
     hotQuery: async <Row>(_name: string, sql: string, values: unknown[]) => (await pglite.query<Row>(sql, values)).rows,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    listen: async (channel, handlers) => {
+      const unlisten = await pglite.listen(channel, handlers.message);
+      return () => unlisten();
+    },
     close: async () => {
       try {
         await prisma.$disconnect();
@@ -141,6 +151,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     },
     hotQuery: async <Row>(name: string, sql: string, values: unknown[]) => (await pool.query<Row & pg.QueryResultRow>({ name, text: sql, values })).rows,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    listen: (channel, handlers) => listenOnPostgres(url, channel, handlers),
     close: async () => {
       await prisma.$disconnect();
       await pool.end();

@@ -2,6 +2,7 @@
 // (request id, logger, cookies to set on the response, the outcome that decides commit or rollback).
 import type { Logger } from 'pino';
 import type { SignInThrottle } from '../auth/sign-in-throttle.js';
+import type { RealtimeAccess } from '../realtime/hub.js';
 import type { RequestScope } from '../shared/request-scope.js';
 
 export interface Context extends RequestScope {
@@ -22,4 +23,6 @@ export interface Context extends RequestScope {
    * method, not a flag, so that it reaches the request however a library copies the context.
    */
   fail(): void;
+  /** Subscriptions to changes: the app's hub, and what an open subscription of this caller needs. */
+  realtime: RealtimeAccess<Context>;
 }

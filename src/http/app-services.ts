@@ -12,6 +12,8 @@ import { createMailer, type Mailer } from '../mail/outbox.js';
 import { createStorage, type MediaStorage } from '../modules/media/storage.js';
 import { planOf, plansOf } from '../modules/teams/plans.js';
 import { createBackground, type Background } from '../shared/background.js';
+import { createHub, type Hub } from '../realtime/hub.js';
+import { pruneEvents } from '../realtime/event-log.js';
 import { createBroadcast } from '../shared/broadcast.js';
 import { closeRedis, createRedis } from '../shared/redis-connection.js';
 import type { Credentials } from '../shared/request-scope.js';
@@ -34,6 +36,8 @@ export interface AppServices {
   mail: Mailer;
   mediaStorage: MediaStorage;
   credentials: Credentials;
+  /** Open subscriptions to changes, fed by the database's announcements (realtime/hub.ts). */
+  realtime: Hub;
   /** Work requests leave running after their answer (waited for by close). */
   background: Background;
   /** Waits for background work, writes pending key usage and closes Redis connections and storage (the database stays open). */
@@ -52,6 +56,11 @@ export function createAppServices(config: Config, database: Database, logger: Lo
   const rates = limiter && createRequestRates(limiter, config.rateLimit, config.graphqlLimits.costPerRatePoint, (plan) => planOf(plans, plan)?.rateLimitTier ?? plan);
   const mediaStorage = createStorage(config.media, logger);
   const background = createBackground();
+  const { realtime: live } = config;
+  const realtime = createHub({ database, logger, maxSubscriptions: live.maxSubscriptions, bufferEvents: live.bufferEvents, recheckMs: live.recheckMs });
+  // Events older than the replay window go, every minute (any instance may: the statement is idempotent).
+  const pruning = setInterval(() => void pruneEvents(systemDb(database, 'realtime events'), live.replayMs).catch((error: unknown) => logger.error({ err: error }, 'realtime: pruning the event log failed')), 60_000);
+  pruning.unref();
   if (config.env === 'production' && config.webhooks.allowPrivate) logger.warn('WEBHOOKS_ALLOW_PRIVATE is true: webhook endpoints may reach private, loopback and metadata addresses');
   if (config.requireEmailVerification && !config.mail.smtpUrl) logger.warn('REQUIRE_EMAIL_VERIFICATION is on but SMTP_URL is not set: verification links are only recorded in email_outbox, so new accounts cannot verify');
   if (config.env === 'production' && !config.twoFactor.secretKey) logger.warn('TWO_FACTOR_SECRET_KEY is not set: two-factor secrets are stored unsealed');
@@ -69,8 +78,11 @@ export function createAppServices(config: Config, database: Database, logger: Lo
     mail: createMailer(config.mail, logger),
     mediaStorage,
     credentials: { forgetKey: keys.forgetKey, forgetUser: keys.forgetUser, pendingUsage: usage.pending },
+    realtime,
     background,
     async close() {
+      clearInterval(pruning);
+      await realtime.close();
       await background.drain();
       await usage.close();
       await broadcast.close();

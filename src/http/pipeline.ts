@@ -48,6 +48,7 @@ export function createPipeline(services: AppServices): Pipeline {
     if (refusal) throw refusal;
     let failed = false;
     const ctx = createRequestContext(services, {
+      request,
       actor,
       client,
       requestId,

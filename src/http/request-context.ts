@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import type { Actor } from '../auth/actor.js';
 import { evictingAfterCommit } from '../auth/api-key-strategy.js';
+import { authenticate } from '../auth/authenticate.js';
 import { RequestDb, runAsUser, systemDb } from '../db/request-db.js';
 import type { Context } from '../graphql/context.js';
 import type { ClientInfo } from '../shared/request-scope.js';
@@ -23,6 +24,8 @@ export function clientOf(request: HttpRequest, trustProxy: boolean): ClientInfo 
 }
 
 export interface ContextParts {
+  /** The request: its credentials are checked again while a subscription it opened stays open. */
+  request: HttpRequest;
   actor: Actor;
   client: ClientInfo;
   requestId: string;
@@ -30,6 +33,9 @@ export interface ContextParts {
   /** Called when the request fails (its transaction then rolls back). */
   onFail(): void;
 }
+
+/** What says who a request is: equal for requests that would authenticate alike (kept in memory only). */
+const credentialOf = (request: HttpRequest) => ['cookie', 'authorization', 'x-api-key', 'x-team-id'].map((name) => request.header(name) ?? '').join('\n');
 
 /** The request's context over the app's services. */
 export function createRequestContext(services: AppServices, parts: ContextParts): Context {
@@ -59,6 +65,12 @@ export function createRequestContext(services: AppServices, parts: ContextParts)
     signIns: services.signIns,
     chargeCost: parts.chargeCost,
     fail: parts.onFail,
+    realtime: {
+      hub: services.realtime,
+      credential: credentialOf(parts.request),
+      reauthenticate: async () => (await authenticate(systemDb(database, 'authenticate'), services.keys, parts.request, { ipAddress: parts.client.ip, userAgent: parts.client.userAgent })).actor,
+      detached: (other) => createRequestContext(services, { ...parts, actor: other }),
+    },
   };
   return ctx;
 }

@@ -5,6 +5,7 @@ import { apiKeysModule } from './api-keys/module.js';
 import { entitiesModule } from './entities/module.js';
 import { mediaModule } from './media/module.js';
 import type { ModuleDescription } from './module-description.js';
+import { realtimeModule } from './realtime/module.js';
 import { scheduledActionsModule } from './scheduled-actions/module.js';
 import { teamsModule } from './teams/module.js';
 import { webhooksModule } from './webhooks/module.js';
@@ -17,4 +18,5 @@ export const modules: readonly ModuleDescription[] = Object.freeze([
   scheduledActionsModule,
   webhooksModule,
   entitiesModule,
+  realtimeModule,
 ]);

@@ -151,6 +151,17 @@ export type Subscription = Prisma.SubscriptionModel
  */
 export type RecordVersion = Prisma.RecordVersionModel
 /**
+ * Model EntityEvent
+ * The realtime event log (src/modules/realtime/): one row per create, update and delete of an entity
+ * record, written by a trigger on the entity's table in the transaction that makes the change (so a
+ * rolled-back change has none) and announced to every instance with NOTIFY, which PostgreSQL
+ * delivers at commit, in commit order. Kept REALTIME_REPLAY_SECONDS for reconnecting clients
+ * (Last-Event-ID). `txid` is the writing transaction; `horizon` the oldest transaction still running
+ * when the row was written: events of those may commit after this one although their ids are lower.
+ * No request role reads or writes it (the trigger function is SECURITY DEFINER).
+ */
+export type EntityEvent = Prisma.EntityEventModel
+/**
  * Model EmailOutbox
  * E-mails the platform sends, kept as a record: `sent`, `failed` (with the error) or `recorded`
  * (no SMTP_URL configured). Readable by the system context only.

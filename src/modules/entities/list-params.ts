@@ -228,6 +228,18 @@ export function aggregateVariables(d: EntityDefinition, params: Params): Values 
   return vars;
 }
 
+const eventParams = new Set(['ids', 'search', 'from', 'to', 'dateField', 'filter']);
+
+/** LIST's filters of a query string, for a subscription to changes (`GET /api/v1/{entity}/events`); 400 listing every problem. */
+export function eventFilters(d: EntityDefinition, params: Params): Values {
+  const problems: Problems = [];
+  const vars: Values = {};
+  const set = (name: string, value: unknown) => value !== undefined && (vars[name] = value);
+  filterVariables(d, params, eventParams, problems, set);
+  if (problems.length) refuse(problems);
+  return vars;
+}
+
 /** Variables of the READ document: the record's id and the selection (`fields`, `metas`, `child`). */
 export function readVariables(d: EntityDefinition, id: string, params: Params): Values {
   const problems: Problems = Object.keys(params)

@@ -40,6 +40,17 @@ export function versionTrigger(table: string): string[] {
   });
 }
 
+/**
+ * Every row the table gains, changes or loses records its realtime event (entity_events, announced
+ * with NOTIFY at commit; src/modules/realtime/). The arguments: the entity's slug, its public rows'
+ * columns as JSON (none: not public; a soft-deleted row is never public), and whether it soft-deletes
+ * (marking a row deleted is its DELETED event).
+ */
+export function eventTrigger(d: EntityDefinition): string {
+  const open = d.access.public ? JSON.stringify({ ...Object.fromEntries(Object.entries(d.publicFilter ?? {}).map(([field, value]) => [columnName(field), value])), ...(d.softDelete ? { deleted_at: null } : {}) }) : '';
+  return `CREATE TRIGGER ${d.tableName}_events AFTER INSERT OR UPDATE OR DELETE ON "${d.tableName}" FOR EACH ROW EXECUTE FUNCTION app_record_entity_event(${literal(d.slug)}, ${literal(open)}, ${literal(String(d.softDelete))});`;
+}
+
 function childPolicies(parent: EntityDefinition, table: string): string[] {
   // The parent's own policies decide: a child is reachable exactly when its parent is.
   const parentVisible = `parent_id IN (SELECT id FROM "${parent.tableName}")`;
@@ -78,7 +89,7 @@ export function rlsForCreatedTables(definitions: readonly EntityDefinition[], sc
   const created = (table: string) => script.includes(`CREATE TABLE "${table}"`);
   const blocks: string[] = [];
   for (const d of definitions) {
-    if (created(d.tableName)) blocks.push(`-- ${d.slug}${d.access.shared ? ' (shared in the team)' : ' (private to its creator)'}${d.access.public ? ', public when ' + publicCondition(d) : ''}`, ...entityPolicies(d), ...versionTrigger(d.tableName), '');
+    if (created(d.tableName)) blocks.push(`-- ${d.slug}${d.access.shared ? ' (shared in the team)' : ' (private to its creator)'}${d.access.public ? ', public when ' + publicCondition(d) : ''}`, ...entityPolicies(d), ...versionTrigger(d.tableName), eventTrigger(d), '');
     for (const c of d.children) if (created(c.tableName)) blocks.push(`-- ${d.slug} → ${c.slug}: follows the parent`, ...childPolicies(d, c.tableName), '');
     for (const f of d.links) {
       const table = linkTable(d, f);

@@ -225,6 +225,17 @@ export async function related(scope: RequestScope, d: EntityDefinition, ids: rea
   return ids.map((id) => byId.get(id) ?? null);
 }
 
+/**
+ * One record as a LIST with `q`'s filters would show it to the caller, or null when it would not be
+ * listed (not the caller's to see, or filtered out): a change delivered to a subscriber (realtime).
+ */
+export async function listedOne(scope: RequestScope, d: EntityDefinition, id: string, q: ParsedQuery): Promise<Values | null> {
+  const caller = callerFor(scope, d, 'list');
+  const where = { AND: [{ id }, ...baseWhere(d, caller), ...filterWhere(d, q)] };
+  const row = await delegateOf(await scope.db.tx(), d.name).findFirst({ where, ...includeOf(d, caller, q.children) });
+  return row ? decorate(d, row, caller, q) : null;
+}
+
 type SideQuery = Pick<ListQuery, 'where' | 'sortBy' | 'sortOrder' | 'limit'>;
 
 /** The records a side lists, checked like a LIST of `listed` by the caller: where, order, limit. */

@@ -417,6 +417,7 @@ export const ModelName = {
   TeamInvitation: 'TeamInvitation',
   Subscription: 'Subscription',
   RecordVersion: 'RecordVersion',
+  EntityEvent: 'EntityEvent',
   EmailOutbox: 'EmailOutbox',
   Media: 'Media',
   MediaTag: 'MediaTag',
@@ -440,7 +441,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "customer" | "note" | "post" | "project" | "projectTasksLink" | "task" | "user" | "session" | "userTotp" | "userIdentity" | "signInFlow" | "accountToken" | "team" | "teamMember" | "apiKey" | "apiKeyUsage" | "apiKeyAudit" | "teamInvitation" | "subscription" | "recordVersion" | "emailOutbox" | "media" | "mediaTag" | "mediaTagLink" | "mediaRendition" | "scheduledAction" | "webhookEndpoint" | "webhookDelivery"
+    modelProps: "customer" | "note" | "post" | "project" | "projectTasksLink" | "task" | "user" | "session" | "userTotp" | "userIdentity" | "signInFlow" | "accountToken" | "team" | "teamMember" | "apiKey" | "apiKeyUsage" | "apiKeyAudit" | "teamInvitation" | "subscription" | "recordVersion" | "entityEvent" | "emailOutbox" | "media" | "mediaTag" | "mediaTagLink" | "mediaRendition" | "scheduledAction" | "webhookEndpoint" | "webhookDelivery"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1924,6 +1925,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    EntityEvent: {
+      payload: Prisma.$EntityEventPayload<ExtArgs>
+      fields: Prisma.EntityEventFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.EntityEventFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EntityEventPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.EntityEventFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EntityEventPayload>
+        }
+        findFirst: {
+          args: Prisma.EntityEventFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EntityEventPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.EntityEventFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EntityEventPayload>
+        }
+        findMany: {
+          args: Prisma.EntityEventFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EntityEventPayload>[]
+        }
+        create: {
+          args: Prisma.EntityEventCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EntityEventPayload>
+        }
+        createMany: {
+          args: Prisma.EntityEventCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.EntityEventCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EntityEventPayload>[]
+        }
+        delete: {
+          args: Prisma.EntityEventDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EntityEventPayload>
+        }
+        update: {
+          args: Prisma.EntityEventUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EntityEventPayload>
+        }
+        deleteMany: {
+          args: Prisma.EntityEventDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.EntityEventUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.EntityEventUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EntityEventPayload>[]
+        }
+        upsert: {
+          args: Prisma.EntityEventUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EntityEventPayload>
+        }
+        aggregate: {
+          args: Prisma.EntityEventAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateEntityEvent>
+        }
+        groupBy: {
+          args: Prisma.EntityEventGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.EntityEventGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.EntityEventCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.EntityEventCountAggregateOutputType> | number
+        }
+      }
+    }
     EmailOutbox: {
       payload: Prisma.$EmailOutboxPayload<ExtArgs>
       fields: Prisma.EmailOutboxFieldRefs
@@ -2849,6 +2924,22 @@ export const RecordVersionScalarFieldEnum = {
 export type RecordVersionScalarFieldEnum = (typeof RecordVersionScalarFieldEnum)[keyof typeof RecordVersionScalarFieldEnum]
 
 
+export const EntityEventScalarFieldEnum = {
+  id: 'id',
+  entity: 'entity',
+  recordId: 'recordId',
+  teamId: 'teamId',
+  userId: 'userId',
+  type: 'type',
+  public: 'public',
+  txid: 'txid',
+  horizon: 'horizon',
+  occurredAt: 'occurredAt'
+} as const
+
+export type EntityEventScalarFieldEnum = (typeof EntityEventScalarFieldEnum)[keyof typeof EntityEventScalarFieldEnum]
+
+
 export const EmailOutboxScalarFieldEnum = {
   id: 'id',
   recipient: 'recipient',
@@ -3303,6 +3394,7 @@ export type GlobalOmitConfig = {
   teamInvitation?: Prisma.TeamInvitationOmit
   subscription?: Prisma.SubscriptionOmit
   recordVersion?: Prisma.RecordVersionOmit
+  entityEvent?: Prisma.EntityEventOmit
   emailOutbox?: Prisma.EmailOutboxOmit
   media?: Prisma.MediaOmit
   mediaTag?: Prisma.MediaTagOmit

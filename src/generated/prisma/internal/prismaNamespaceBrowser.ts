@@ -71,6 +71,7 @@ export const ModelName = {
   TeamInvitation: 'TeamInvitation',
   Subscription: 'Subscription',
   RecordVersion: 'RecordVersion',
+  EntityEvent: 'EntityEvent',
   EmailOutbox: 'EmailOutbox',
   Media: 'Media',
   MediaTag: 'MediaTag',
@@ -389,6 +390,22 @@ export const RecordVersionScalarFieldEnum = {
 } as const
 
 export type RecordVersionScalarFieldEnum = (typeof RecordVersionScalarFieldEnum)[keyof typeof RecordVersionScalarFieldEnum]
+
+
+export const EntityEventScalarFieldEnum = {
+  id: 'id',
+  entity: 'entity',
+  recordId: 'recordId',
+  teamId: 'teamId',
+  userId: 'userId',
+  type: 'type',
+  public: 'public',
+  txid: 'txid',
+  horizon: 'horizon',
+  occurredAt: 'occurredAt'
+} as const
+
+export type EntityEventScalarFieldEnum = (typeof EntityEventScalarFieldEnum)[keyof typeof EntityEventScalarFieldEnum]
 
 
 export const EmailOutboxScalarFieldEnum = {

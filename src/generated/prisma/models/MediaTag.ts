@@ -604,10 +604,6 @@ export type MediaTagUncheckedUpdateManyWithoutTeamNestedInput = {
   deleteMany?: Prisma.MediaTagScalarWhereInput | Prisma.MediaTagScalarWhereInput[]
 }
 
-export type BoolFieldUpdateOperationsInput = {
-  set?: boolean
-}
-
 export type MediaTagCreateNestedOneWithoutMediaLinksInput = {
   create?: Prisma.XOR<Prisma.MediaTagCreateWithoutMediaLinksInput, Prisma.MediaTagUncheckedCreateWithoutMediaLinksInput>
   connectOrCreate?: Prisma.MediaTagCreateOrConnectWithoutMediaLinksInput

@@ -1,0 +1,67 @@
+// GET /api/v1/{entity}/events: an entity's changes as Server-Sent Events, with LIST's filter
+// parameters. A reconnecting EventSource sends Last-Event-ID (or a client gives ?lastEventId=): the
+// changes it missed are replayed first (service.ts). In the request pipeline: authenticated as every
+// request, and `{entity}:read` required (anonymous callers only on public entities).
+import { hasScope } from '../../auth/scopes.js';
+import type { EntityDefinition } from '../../config/entity-definition.js';
+import { reply } from '../../http/exchange.js';
+import { defineHttpRoute, type HttpRoute } from '../../rest/http-route.js';
+import { assertPlainQuery } from '../../rest/query-params.js';
+import { forbidden } from '../../shared/errors.js';
+import { eventFilters } from '../entities/list-params.js';
+import { eventStreamBody } from './event-stream.js';
+import { subscribe } from './service.js';
+
+function eventRoute(d: EntityDefinition): HttpRoute {
+  const scope = `${d.slug}:read`;
+  return defineHttpRoute({
+    methods: ['GET'],
+    path: `/api/v1/${d.slug}/events`,
+    pipeline: true,
+    // A public entity's changes are open to anonymous subscribers: the scope is then checked below, for callers who sign in.
+    scope: d.access.public ? undefined : scope,
+    openApi: { get: eventsOperation(d) },
+    start({ config }) {
+      return async (request, ctx) => {
+        if (ctx.actor.kind === 'user' && !hasScope(ctx.actor.scopes, scope)) throw forbidden(`Missing scope ${scope}`);
+        assertPlainQuery(request.url);
+        const { lastEventId, ...params } = Object.fromEntries(request.url.searchParams);
+        const stream = await subscribe(ctx, d, eventFilters(d, params), request.header('last-event-id') ?? lastEventId ?? null);
+        return reply(200, eventStreamBody(stream, config.realtime.heartbeatMs), {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-cache, no-transform',
+          // nginx buffers proxied answers unless told not to.
+          'x-accel-buffering': 'no',
+        });
+      };
+    },
+  });
+}
+
+function eventsOperation(d: EntityDefinition): Record<string, unknown> {
+  return {
+    tags: [d.name],
+    operationId: `${d.slug}Events`,
+    summary: `Changes of ${d.slug} as Server-Sent Events`,
+    description:
+      `Each event: \`id:\` the event id, \`data:\` {eventId, type: CREATED | UPDATED | DELETED | GAP, id, occurredAt, record} (record as the caller may see it now; null for deletions). ` +
+      'Takes the list filters (ids, search, from, to, dateField, field filters, filter JSON). Reconnect with Last-Event-ID (or ?lastEventId=) to receive what was missed within REALTIME_REPLAY_SECONDS; an older id gets a GAP event first. ' +
+      'A stream the server ends (credentials revoked, membership removed, slow client) ends with a data event {type: END, code, message}.',
+    parameters: [
+      { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string', pattern: '^[0-9]{1,18}$' } },
+      { name: 'lastEventId', in: 'query', required: false, schema: { type: 'string', pattern: '^[0-9]{1,18}$' } },
+    ],
+    responses: {
+      200: { description: 'The stream of changes', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+      400: { description: 'Invalid filter parameters or Last-Event-ID' },
+      401: { description: 'Not signed in (entities that are not public)' },
+      403: { description: `Missing scope ${d.slug}:read, or no active team` },
+      429: { description: 'Too many open subscriptions for this user or key (REALTIME_MAX_SUBSCRIPTIONS)' },
+    },
+  };
+}
+
+/** The events route of every entity that may be listed. */
+export function eventRoutes(definitions: readonly EntityDefinition[]): HttpRoute[] {
+  return definitions.filter((d) => d.operations.list).map(eventRoute);
+}

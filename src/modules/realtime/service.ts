@@ -1,0 +1,137 @@
+// Subscriptions to an entity's changes: what a subscriber receives and may keep receiving. A change
+// reaches a subscriber when, at delivery, the record is one its LIST with the subscription's filters
+// would show it (the entity's rules, RLS, the public filter for anonymous subscribers); a deletion
+// when the record was the subscriber's to see (its team, its creator for a private entity, public
+// for anonymous subscribers) — never another user's private record, not even its id. A reconnecting
+// subscriber names its last event (`after`): what it missed is replayed from the event log first.
+import type { Actor } from '../../auth/actor.js';
+import { hasScope } from '../../auth/scopes.js';
+import type { EntityDefinition } from '../../config/entity-definition.js';
+import { eventsSince } from '../../realtime/event-log.js';
+import type { ChangeEvent, RealtimeAccess, SubscriptionSpec } from '../../realtime/hub.js';
+import type { EndReason, Stream } from '../../realtime/stream.js';
+import { AppError } from '../../shared/errors.js';
+import type { RequestScope } from '../../shared/request-scope.js';
+import { checkListQuery, type ListQuery, type ParsedQuery } from '../entities/query.js';
+import { callerFor, listedOne } from '../entities/service.js';
+import type { Values } from '../entities/validate.js';
+
+/** What a subscriber receives: a change of a record, or a GAP (events it missed that cannot be replayed). */
+export interface Change {
+  /** The event's id in the log (SSE `id:`; `after` / Last-Event-ID resumes after it). */
+  eventId: string;
+  type: ChangeEvent['type'] | 'GAP';
+  /** The record's id; null for a GAP. */
+  id: string | null;
+  occurredAt: string;
+  /** The record as the subscriber may see it; null for deletions and gaps. */
+  record: Values | null;
+  /** Why there is a gap. */
+  reason?: string;
+}
+
+/** LIST's filters a subscription takes (no paging or sorting: every change that matches). */
+export type ChangeFilters = Pick<ListQuery, 'ids' | 'search' | 'from' | 'to' | 'dateField' | 'filter' | 'where'>;
+
+/** A request that may open subscriptions. */
+export interface RealtimeScope extends RequestScope {
+  realtime: RealtimeAccess<RealtimeScope>;
+}
+
+const lastEventId = /^[0-9]{1,18}$/;
+
+/** The holder a subscription counts against (REALTIME_MAX_SUBSCRIPTIONS). */
+function holderOf(ctx: RealtimeScope): string {
+  const { actor } = ctx;
+  if (actor.kind !== 'user') return `anonymous ${ctx.client.ip ?? ''}`;
+  return actor.apiKeyId ? `key ${actor.apiKeyId}` : `user ${actor.userId}`;
+}
+
+/** Whether an event is about a record `actor` could see (team, creator, public), before reading it. */
+function concerns(d: EntityDefinition, q: ParsedQuery, event: ChangeEvent, actor: Actor): boolean {
+  if (q.ids && !q.ids.includes(event.recordId)) return false;
+  if (actor.kind !== 'user') return event.public;
+  return event.teamId === actor.activeTeamId && (d.access.shared || event.userId === actor.userId);
+}
+
+/** Opens a subscription to `d`'s changes for the caller; `after` replays what came after that event first. */
+export async function subscribe(ctx: RealtimeScope, d: EntityDefinition, filters: ChangeFilters, after: string | null): Promise<Stream<Change>> {
+  callerFor(ctx, d, 'list'); // 401 anonymous (unless public), 403 without an active team
+  if (after !== null && !lastEventId.test(after)) throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: [{ path: 'after', code: 'invalid', message: 'must be the id of an event of this stream' }] });
+  const q = checkListQuery(d, filters, { fields: null, metas: d.metas, children: [] });
+  const { hub } = ctx.realtime;
+  await hub.ready().catch(() => {
+    throw new AppError('SERVICE_UNAVAILABLE', 'Subscriptions are unavailable: the server is not listening for changes');
+  });
+  const subscribed = ctx.actor;
+  const filtersKey = JSON.stringify(filters);
+  const spec: SubscriptionSpec<Change> = {
+    entity: d.slug,
+    holder: holderOf(ctx),
+    actor: subscribed,
+    credential: ctx.realtime.credential,
+    reauthenticate: ctx.realtime.reauthenticate,
+    admits: (now) => admits(d, subscribed, now),
+    group: (actor) => (actor.kind === 'user' ? `${actor.userId} ${actor.activeTeamId} ${actor.teams.find((t) => t.teamId === actor.activeTeamId)?.role} ${filtersKey}` : `public ${filtersKey}`),
+    async resolve(event, actor) {
+      if (!concerns(d, q, event, actor)) return null;
+      const change = { eventId: event.id, type: event.type, id: event.recordId, occurredAt: event.occurredAt, record: null };
+      if (event.type === 'DELETED') return change;
+      const record = await readAs(ctx, actor, (scope) => listedOne(scope, d, event.recordId, q));
+      return record ? { ...change, record } : null;
+    },
+  };
+  const { stream, release } = hub.open(spec, { held: after !== null });
+  if (after === null) return stream;
+  try {
+    const replayed = await replay(ctx, spec, BigInt(after));
+    for (const change of replayed) stream.push(change);
+    const sent = new Set(replayed.map((c) => c.eventId));
+    release((change) => !sent.has(change.eventId));
+  } catch (error) {
+    stream.end({ by: 'client' });
+    throw error;
+  }
+  return stream;
+}
+
+/** The missed events the subscriber may see, in order, with a GAP where the log cannot say. */
+async function replay(ctx: RealtimeScope, spec: SubscriptionSpec<Change>, after: bigint): Promise<Change[]> {
+  const found = await eventsSince(ctx.system('realtime replay'), spec.entity, after);
+  const changes: Change[] = [];
+  const gap = (eventId: string, reason: string): Change => ({ eventId, type: 'GAP', id: null, occurredAt: ctx.now().toISOString(), record: null, reason });
+  if (found.kind === 'gap') changes.push(gap(String(after), `Events after ${after} are no longer kept (REALTIME_REPLAY_SECONDS): what changed before the events below was missed; read the list again`));
+  for (const event of found.events) {
+    const change = await spec.resolve(event, spec.actor);
+    if (change) changes.push(change);
+  }
+  const last = found.events.at(-1)?.id ?? String(after);
+  if (found.truncated) changes.push(gap(last, `More events were missed than one reconnection replays: read the list again`));
+  return changes;
+}
+
+/** Runs `work` as `actor` in a transaction of its own (a delivery is not part of any request). */
+async function readAs<T>(ctx: RealtimeScope, actor: Actor, work: (scope: RealtimeScope) => Promise<T>): Promise<T> {
+  const scope = ctx.realtime.detached(actor);
+  try {
+    const result = await work(scope);
+    await scope.db.finish(true);
+    return result;
+  } catch (error) {
+    await scope.db.finish(false).catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * How a subscription opened as `then` goes on once its caller re-authenticated as `now`: as `now`
+ * (a changed role changes what it sees) in the team it was opened for, or ended.
+ */
+function admits(d: EntityDefinition, then: Actor, now: Actor): { actor: Actor } | { end: EndReason } {
+  const end = (code: 'UNAUTHENTICATED' | 'FORBIDDEN', message: string) => ({ end: { by: 'server' as const, code, message } });
+  if (then.kind !== 'user') return { actor: then };
+  if (now.kind !== 'user' || now.userId !== then.userId) return end('UNAUTHENTICATED', 'Signed out: the credentials of this subscription no longer verify');
+  if (!now.teams.some((t) => t.teamId === then.activeTeamId)) return end('FORBIDDEN', 'No longer a member of the team this subscription follows');
+  if (!hasScope(now.scopes, `${d.slug}:read`)) return end('FORBIDDEN', `Missing scope ${d.slug}:read`);
+  return { actor: { ...now, activeTeamId: then.activeTeamId } };
+}

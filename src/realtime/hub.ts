@@ -1,0 +1,221 @@
+// The realtime hub of one instance. Every change of an entity record is announced by the database
+// (the trigger's NOTIFY, delivered at commit, in commit order, to every instance: a rolled-back change
+// is never announced), and the hub hands it to the open subscriptions of that entity as each may see
+// it. Seeing is the subscriber's own rules, decided at delivery (`resolve`); subscriptions that would
+// see an event alike form a group and it is resolved once for them. Events are dispatched one after
+// another, so each subscriber receives them in commit order. Credentials of open subscriptions are
+// checked again every `recheckMs` (once per credential): a logout, a revoked key, a lost membership
+// or a changed role ends the streams or changes what they see from then on.
+import type { Logger } from 'pino';
+import type { Actor } from '../auth/actor.js';
+import type { Database } from '../db/database.js';
+import { AppError } from '../shared/errors.js';
+import { createStream, type EndReason, type Stream } from './stream.js';
+
+/** A change as the database announced it (entity_events). */
+export interface ChangeEvent {
+  /** The event's id in the log: increasing, as text (a bigint). */
+  id: string;
+  entity: string;
+  recordId: string;
+  teamId: string;
+  /** The record's creator. */
+  userId: string;
+  type: 'CREATED' | 'UPDATED' | 'DELETED';
+  /** Whether the record was among its entity's public rows (for a deletion: before it). */
+  public: boolean;
+  occurredAt: string;
+}
+
+export const changesChannel = 'entity_events';
+
+/** What the hub needs of one subscription; T is what the subscriber receives. */
+export interface SubscriptionSpec<T> {
+  entity: string;
+  /** Who holds it (a user, or an API key): the REALTIME_MAX_SUBSCRIPTIONS limit counts per holder. */
+  holder: string;
+  actor: Actor;
+  /** Subscriptions with the same credential are checked again with one call. */
+  credential: string;
+  /** The caller as its credentials say now; rejects with a 401 AppError when they no longer verify. */
+  reauthenticate(): Promise<Actor>;
+  /** The actor the subscription goes on with, as re-authenticated (`now`), or why it ends. */
+  admits(now: Actor): { actor: Actor } | { end: EndReason };
+  /** Subscriptions whose group is equal (for their current actors) see every event alike. */
+  group(actor: Actor): string;
+  /** The event as `actor` may see it, or null when it is not theirs to see. */
+  resolve(event: ChangeEvent, actor: Actor): Promise<T | null>;
+}
+
+/** An open subscription: its stream, and (when opened held) the release of what arrived meanwhile. */
+export interface Opened<T> {
+  stream: Stream<T>;
+  /** Delivers what arrived while held (those `keep` admits), and everything after, in order. */
+  release(keep: (item: T) => boolean): void;
+}
+
+export interface Hub {
+  /** Resolves once this instance hears changes (its LISTEN is in place); subscriptions open after it. */
+  ready(): Promise<void>;
+  /** Opens a subscription; held: live events wait until release (a replay goes first). 429 past the holder's limit. */
+  open<T>(spec: SubscriptionSpec<T>, options?: { held?: boolean }): Opened<T>;
+  /** Open subscriptions (all entities). */
+  size(): number;
+  close(): Promise<void>;
+}
+
+/** What a request offers a subscription it opens (its context's `realtime`); S is the request's scope type. */
+export interface RealtimeAccess<S> {
+  hub: Hub;
+  /** Equal for requests that present the same credentials (cookie, key, team header). */
+  credential: string;
+  /** The caller as this request's credentials say now (checked again while a subscription is open). */
+  reauthenticate(): Promise<Actor>;
+  /** A scope for `actor` outside this request: its own transaction, which the caller finishes. */
+  detached(actor: Actor): S;
+}
+
+export interface HubOptions {
+  database: Pick<Database, 'listen'>;
+  logger: Logger;
+  maxSubscriptions: number;
+  bufferEvents: number;
+  recheckMs: number;
+}
+
+interface Subscription {
+  spec: SubscriptionSpec<unknown>;
+  actor: Actor;
+  stream: Stream<unknown>;
+  held: unknown[] | null;
+}
+
+/** The hub; it starts listening for changes at once (see `ready`). */
+export function createHub(options: HubOptions): Hub {
+  const { logger, maxSubscriptions, bufferEvents } = options;
+  const byEntity = new Map<string, Set<Subscription>>();
+  const perHolder = new Map<string, number>();
+  let dispatching: Promise<void> = Promise.resolve();
+
+  function deliver(sub: Subscription, item: unknown): void {
+    if (!sub.held) return sub.stream.push(item);
+    if (sub.held.length >= bufferEvents) sub.stream.end({ by: 'server', code: 'SLOW_CONSUMER', message: `More than ${bufferEvents} events waited to be sent` });
+    else sub.held.push(item);
+  }
+
+  async function dispatch(event: ChangeEvent): Promise<void> {
+    const subs = byEntity.get(event.entity);
+    if (!subs?.size) return;
+    const groups = new Map<string, Subscription[]>();
+    for (const sub of subs) {
+      const key = sub.spec.group(sub.actor);
+      const group = groups.get(key);
+      if (group) group.push(sub);
+      else groups.set(key, [sub]);
+    }
+    await Promise.all(
+      [...groups.values()].map(async (group) => {
+        const first = group[0]!;
+        let item: unknown;
+        try {
+          item = await first.spec.resolve(event, first.actor);
+        } catch (error) {
+          logger.error({ err: error, entity: event.entity, eventId: event.id }, 'realtime: an event could not be resolved for its subscribers');
+          return;
+        }
+        if (item !== null) for (const sub of group) deliver(sub, item);
+      }),
+    );
+  }
+
+  function announced(payload: string): void {
+    let event: ChangeEvent;
+    try {
+      event = JSON.parse(payload) as ChangeEvent;
+      event.occurredAt = new Date(event.occurredAt).toISOString();
+    } catch {
+      return logger.error('realtime: an announcement was not JSON');
+    }
+    dispatching = dispatching.then(() => dispatch(event));
+  }
+
+  function endAll(reason: EndReason): void {
+    for (const subs of byEntity.values()) for (const sub of [...subs]) sub.stream.end(reason);
+  }
+
+  const listening = options.database.listen(changesChannel, {
+    message: announced,
+    // Changes committed while the listener was away were not heard: clients reconnect and replay them.
+    resumed: () => endAll({ by: 'server', code: 'RESYNC', message: 'The server lost its connection to the database for a moment: reconnect (with Last-Event-ID) to receive what changed meanwhile' }),
+  });
+  listening.catch((error: unknown) => logger.error({ err: error }, 'realtime: listening for changes failed; subscriptions are refused'));
+
+  // Credentials checked again, once per credential per round; a round never overlaps the last.
+  let checking = false;
+  async function recheck(): Promise<void> {
+    if (checking) return;
+    checking = true;
+    try {
+      const byCredential = new Map<string, Subscription[]>();
+      for (const subs of byEntity.values()) for (const sub of subs) byCredential.set(sub.spec.credential, [...(byCredential.get(sub.spec.credential) ?? []), sub]);
+      await Promise.all([...byCredential.values()].map((subs) => recheckOne(subs)));
+    } finally {
+      checking = false;
+    }
+  }
+  async function recheckOne(subs: Subscription[]): Promise<void> {
+    let actor: Actor;
+    try {
+      actor = await subs[0]!.spec.reauthenticate();
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status !== 401) return; // the database unavailable: judged next round
+      for (const sub of subs) sub.stream.end({ by: 'server', code: 'UNAUTHENTICATED', message: 'The credentials of this subscription are no longer valid (revoked key, or signed out)' });
+      return;
+    }
+    for (const sub of subs) {
+      const verdict = sub.spec.admits(actor);
+      if ('end' in verdict) sub.stream.end(verdict.end);
+      else sub.actor = verdict.actor;
+    }
+  }
+  const timer = setInterval(() => void recheck().catch((error: unknown) => logger.error({ err: error }, 'realtime: checking credentials failed')), options.recheckMs);
+  timer.unref();
+
+  return {
+    ready: () => listening.then(() => undefined),
+    open<T>(spec: SubscriptionSpec<T>, opts: { held?: boolean } = {}): Opened<T> {
+      const count = perHolder.get(spec.holder) ?? 0;
+      if (count >= maxSubscriptions) throw new AppError('RATE_LIMITED', `At most ${maxSubscriptions} subscriptions may be open at once for one user or API key`, { limit: maxSubscriptions });
+      perHolder.set(spec.holder, count + 1);
+      const subs = byEntity.get(spec.entity) ?? new Set<Subscription>();
+      byEntity.set(spec.entity, subs);
+      const sub: Subscription = {
+        spec: spec as SubscriptionSpec<unknown>,
+        actor: spec.actor,
+        held: opts.held ? [] : null,
+        stream: createStream<unknown>(bufferEvents, () => {
+          subs.delete(sub);
+          const left = (perHolder.get(spec.holder) ?? 1) - 1;
+          if (left > 0) perHolder.set(spec.holder, left);
+          else perHolder.delete(spec.holder);
+        }),
+      };
+      subs.add(sub);
+      return {
+        stream: sub.stream as Stream<T>,
+        release(keep) {
+          const held = sub.held ?? [];
+          sub.held = null;
+          for (const item of held) if (keep(item as T)) sub.stream.push(item);
+        },
+      };
+    },
+    size: () => [...byEntity.values()].reduce((n, subs) => n + subs.size, 0),
+    async close() {
+      clearInterval(timer);
+      endAll({ by: 'server', code: 'RESTARTING', message: 'The server is shutting down: reconnect (with Last-Event-ID) to continue' });
+      await (await listening.catch(() => null))?.();
+      await dispatching;
+    },
+  };
+}
