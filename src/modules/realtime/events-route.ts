@@ -47,6 +47,8 @@ function eventsOperation(d: EntityDefinition): Record<string, unknown> {
       `Each event: \`id:\` the event id, \`data:\` {eventId, type: CREATED | UPDATED | DELETED | GAP, id, occurredAt, record} (record as the caller may see it now; null for deletions). ` +
       'Takes the list filters (ids, search, from, to, dateField, field filters, filter JSON). Reconnect with Last-Event-ID (or ?lastEventId=) to receive what was missed within REALTIME_REPLAY_SECONDS; an older id gets a GAP event first. ' +
       'A stream the server ends (credentials revoked, membership removed, slow client) ends with a data event {type: END, code, message}.',
+    // Anonymous callers subscribe to a public entity's changes: no credentials ({}) is one way.
+    security: [{ session: [] }, { bearer: [] }, { apiKey: [] }, ...(d.access.public ? [{}] : [])],
     parameters: [
       { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string', pattern: '^[0-9]{1,18}$' } },
       { name: 'lastEventId', in: 'query', required: false, schema: { type: 'string', pattern: '^[0-9]{1,18}$' } },
