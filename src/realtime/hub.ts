@@ -96,6 +96,7 @@ export function createHub(options: HubOptions): Hub {
   const byEntity = new Map<string, Set<Subscription>>();
   const perHolder = new Map<string, number>();
   let dispatching: Promise<void> = Promise.resolve();
+  let closed = false;
 
   function deliver(sub: Subscription, item: unknown): void {
     if (!sub.held) return sub.stream.push(item);
@@ -184,6 +185,7 @@ export function createHub(options: HubOptions): Hub {
   return {
     ready: () => listening.then(() => undefined),
     open<T>(spec: SubscriptionSpec<T>, opts: { held?: boolean } = {}): Opened<T> {
+      if (closed) throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down: subscribe again in a moment');
       const count = perHolder.get(spec.holder) ?? 0;
       if (count >= maxSubscriptions) throw new AppError('RATE_LIMITED', `At most ${maxSubscriptions} subscriptions may be open at once for one user or API key`, { limit: maxSubscriptions });
       perHolder.set(spec.holder, count + 1);
@@ -212,6 +214,7 @@ export function createHub(options: HubOptions): Hub {
     },
     size: () => [...byEntity.values()].reduce((n, subs) => n + subs.size, 0),
     async close() {
+      closed = true;
       clearInterval(timer);
       endAll({ by: 'server', code: 'RESTARTING', message: 'The server is shutting down: reconnect (with Last-Event-ID) to continue' });
       await (await listening.catch(() => null))?.();
