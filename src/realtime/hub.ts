@@ -169,8 +169,14 @@ export function createHub(options: HubOptions): Hub {
     try {
       actor = await subs[0]!.spec.reauthenticate();
     } catch (error) {
-      if (!(error instanceof AppError) || error.status !== 401) return; // the database unavailable: judged next round
-      for (const sub of subs) sub.stream.end({ by: 'server', code: 'UNAUTHENTICATED', message: 'The credentials of this subscription are no longer valid (revoked key, or signed out)' });
+      // A 403 is a team the credentials no longer reach (a key's x-team-id after the membership was
+      // removed): ended too, or the stale actor would go on receiving that team's deletions.
+      if (!(error instanceof AppError) || (error.status !== 401 && error.status !== 403)) return; // the database unavailable: judged next round
+      const reason: EndReason =
+        error.status === 401
+          ? { by: 'server', code: 'UNAUTHENTICATED', message: 'The credentials of this subscription are no longer valid (revoked key, or signed out)' }
+          : { by: 'server', code: 'FORBIDDEN', message: `The credentials of this subscription no longer reach what it follows: ${error.message}` };
+      for (const sub of subs) sub.stream.end(reason);
       return;
     }
     for (const sub of subs) {
