@@ -3,14 +3,62 @@
 // changes it missed are replayed first (service.ts). In the request pipeline: authenticated as every
 // request, and `{entity}:read` required (anonymous callers only on public entities).
 import { hasScope } from '../../auth/scopes.js';
-import type { EntityDefinition } from '../../config/entity-definition.js';
+import { relationTarget, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import { reply } from '../../http/exchange.js';
 import { defineHttpRoute, type HttpRoute } from '../../rest/http-route.js';
 import { assertPlainQuery } from '../../rest/query-params.js';
-import { forbidden } from '../../shared/errors.js';
+import { AppError, forbidden } from '../../shared/errors.js';
+import { enumValueName, hasEnum } from '../entities/graphql-names.js';
 import { eventFilters } from '../entities/list-params.js';
+import { filterableInverses, filterableLinks, flagOperators, relationsOf, whereFields, type Operator } from '../entities/where.js';
 import { eventStreamBody } from './event-stream.js';
 import { subscribe } from './service.js';
+
+const eventId = /^[0-9]{1,18}$/;
+
+type Values = Record<string, unknown>;
+
+/**
+ * LIST's REST filters as GraphQL would coerce them before the service sees them: eventFilters gives
+ * the LIST document's variables (select values as enum names, instants as ISO text, `mode` as
+ * INSENSITIVE), which the service takes only once coerced (stored values, Date). This route runs no
+ * GraphQL document, so it coerces them here.
+ */
+function coercedFilters(d: EntityDefinition, vars: Values): Values {
+  const out: Values = { ...vars };
+  if (vars.filter) {
+    const byName = new Map(d.fields.map((f) => [f.name, f]));
+    out.filter = Object.fromEntries(Object.entries(vars.filter as Values).map(([key, value]) => [key, coercedValue(byName.get(key) ?? byName.get(key.replace(/_(min|max)$/, '')), value)]));
+  }
+  if (vars.where) out.where = coercedWhere(d, vars.where as Values);
+  return out;
+}
+
+function coercedValue(field: FieldDefinition | undefined, value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => coercedValue(field, item));
+  if (!field || typeof value !== 'string') return value;
+  if (hasEnum(field)) return field.enum!.find((stored) => enumValueName(stored) === value) ?? value;
+  return field.type === 'datetime' ? new Date(value) : value;
+}
+
+function coercedWhere(d: EntityDefinition, where: Values): Values {
+  const out: Values = {};
+  const quantified = (target: EntityDefinition, given: Values) => Object.fromEntries(Object.entries(given).map(([q, w]) => [q, coercedWhere(target, w as Values)]));
+  for (const [key, value] of Object.entries(where)) {
+    const relation = relationsOf(d).get(key);
+    const inverse = filterableInverses(d).get(key);
+    const link = filterableLinks(d).get(key);
+    const field = whereFields(d).find((f) => f.name === key);
+    if (key === 'AND' || key === 'OR') out[key] = (value as Values[]).map((w) => coercedWhere(d, w));
+    else if (key === 'NOT') out[key] = coercedWhere(d, value as Values);
+    else if (relation) out[key] = coercedWhere(relationTarget(relation), value as Values);
+    else if (inverse) out[key] = quantified(inverse.source, value as Values);
+    else if (link) out[key] = quantified(relationTarget(link), value as Values);
+    else if (field) out[key] = Object.fromEntries(Object.entries(value as Values).map(([op, v]) => [op, op === 'mode' ? String(v).toLowerCase() : flagOperators.has(op as Operator) ? v : coercedValue(field, v)]));
+    else out[key] = value;
+  }
+  return out;
+}
 
 function eventRoute(d: EntityDefinition): HttpRoute {
   const scope = `${d.slug}:read`;
@@ -26,7 +74,10 @@ function eventRoute(d: EntityDefinition): HttpRoute {
         if (ctx.actor.kind === 'user' && !hasScope(ctx.actor.scopes, scope)) throw forbidden(`Missing scope ${scope}`);
         assertPlainQuery(request.url);
         const { lastEventId, ...params } = Object.fromEntries(request.url.searchParams);
-        const stream = await subscribe(ctx, d, eventFilters(d, params), request.header('last-event-id') ?? lastEventId ?? null);
+        const header = request.header('last-event-id');
+        const after = header ?? lastEventId ?? null;
+        if (after !== null && !eventId.test(after)) throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: [{ path: header !== null ? 'Last-Event-ID' : 'lastEventId', code: 'invalid', message: 'must be the id of an event of this stream' }] });
+        const stream = await subscribe(ctx, d, coercedFilters(d, eventFilters(d, params)), after);
         return reply(200, eventStreamBody(stream, config.realtime.heartbeatMs), {
           'content-type': 'text/event-stream; charset=utf-8',
           'cache-control': 'no-cache, no-transform',

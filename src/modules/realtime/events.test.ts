@@ -216,6 +216,40 @@ describe('filters', () => {
     expect(await json.drain(300)).toEqual([]);
   });
 
+  it('takes select values (stored or GraphQL names), operators, tags and instants as LIST does', async () => {
+    const since = new Date().toISOString();
+    const high = await subscribe('/api/v1/tasks/events?priority=high', as(alice));
+    const inList = await subscribe('/api/v1/tasks/events?status[in]=in-progress,review', as(alice));
+    const json = await subscribe(`/api/v1/tasks/events?filter=${encodeURIComponent(JSON.stringify({ OR: [{ priority: { eq: 'URGENT' } }, { tags: { has: 'mixed' } }] }))}`, as(alice));
+    const recent = await subscribe(`/api/v1/tasks/events?createdAt[gte]=${encodeURIComponent(since)}&priority=low`, as(alice));
+    const [h, p, u, m, l] = [
+      await task(alice, 'High'),
+      await write(alice, 'POST', '/api/v1/tasks', { title: 'Busy', status: 'in-progress', priority: 'high' }),
+      await write(alice, 'POST', '/api/v1/tasks', { title: 'Urgent', priority: 'urgent' }),
+      await write(alice, 'POST', '/api/v1/tasks', { title: 'Tagged', priority: 'low', tags: ['mixed'] }),
+      await write(alice, 'POST', '/api/v1/tasks', { title: 'Low', priority: 'low' }),
+    ];
+    await write(alice, 'PATCH', `/api/v1/tasks/${h.id}`, { priority: 'high' }); // into the filter: an UPDATED
+    expect(h.priority).toBe('medium');
+    const take = async (stream: SseClient, n: number) => {
+      const got: string[] = [];
+      for (let i = 0; i < n; i++) got.push((await stream.next()).data.id);
+      return got;
+    };
+    expect(await take(high, 2)).toEqual([p.id, h.id]);
+    expect(await take(inList, 1)).toEqual([p.id]);
+    expect(await take(json, 2)).toEqual([u.id, m.id]);
+    expect(await take(recent, 2)).toEqual([m.id, l.id]);
+    for (const stream of [high, inList, json, recent]) expect(await stream.drain(300)).toEqual([]);
+  });
+
+  it('compares text ignoring case with [mode]=insensitive', async () => {
+    const stream = await subscribe('/api/v1/customers/events?office[eq]=PORTO&office[mode]=insensitive', as(alice));
+    await customer(alice, { office: 'Madrid' });
+    const porto = await customer(alice, { office: 'Porto' });
+    expect((await stream.next()).data).toMatchObject({ type: 'CREATED', id: porto.id });
+  });
+
   it('refuses an unknown filter field with 400', async () => {
     const refused = await openEventStream(`${t.origin}/api/v1/customers/events?nope=1`, as(alice));
     expect(refused.status).toBe(400);
