@@ -3,9 +3,10 @@
 // at once, and the outage is logged once, not per reconnection attempt. With a Redis of the test's
 // own that stops (killed, or paused: connections open, no answers) and comes back, a key revoked
 // while the bus is down is refused on the other instance (it stops trusting its cache), and
-// everything works again once Redis is back.
+// everything works again once Redis is back. And a revocation answers only once the other instances
+// applied its eviction, also one that reads what Redis sends it late.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket, connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -160,6 +161,44 @@ class OwnRedis {
   }
 }
 
+/**
+ * A TCP proxy to a local port that hands on what the server sends `delayMs` late (what the client
+ * sends goes at once): an instance behind it reads its messages late, as a busy or distant one does.
+ */
+class LateProxy {
+  private constructor(
+    private readonly server: Server,
+    private readonly sockets: Set<Socket>,
+    readonly url: string,
+  ) {}
+
+  static async to(port: number, delayMs: number): Promise<LateProxy> {
+    const sockets = new Set<Socket>();
+    const server = createServer((client) => {
+      const upstream = connect(port, '127.0.0.1');
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on('error', () => {});
+        socket.on('close', () => {
+          sockets.delete(socket);
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.on('data', (chunk) => upstream.write(chunk));
+      // In order: timers of equal delay fire in turn.
+      upstream.on('data', (chunk) => void setTimeout(() => client.write(chunk), delayMs));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return new LateProxy(server, sockets, `redis://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
 describe('a bus that stops and comes back (two instances)', () => {
   let redis: OwnRedis;
   let a: TestApp;
@@ -265,6 +304,27 @@ describe('a bus that stops and comes back (two instances)', () => {
     await sleep(100);
     await bothListening();
     expect((await b.json('GET', '/api/auth/session', undefined, bearer(missed.key))).status).toBe(401);
+  });
+
+  it('answers a revocation only once the other instances applied its eviction, also one that reads its messages late', async () => {
+    // PUBLISH answers once Redis has queued the message, not once its subscribers read it: an
+    // instance reading late (here 200 ms) served the next request from its cache (it did, under CI
+    // load, with no delay: the other instance of this process had not read its socket yet).
+    const proxy = await LateProxy.to(redis.port, 200);
+    const c = await createTestApp({ LOG_LEVEL: 'warn', REDIS_URL: proxy.url }, a);
+    try {
+      for (let i = 0; i < 200 && (await redis.subscribers(channel)) < 3; i++) await sleep(50);
+      expect(await redis.subscribers(channel)).toBe(3);
+      await sleep(500); // the subscription's confirmation reaches c
+      const owner = await signUp(a);
+      const minted = await createKey(a, owner);
+      expect((await c.json('GET', '/api/auth/session', undefined, bearer(minted.key))).status).toBe(200); // cached on c
+      expect((await a.json('DELETE', `/api/v1/api-keys/${minted.id}`, undefined, { cookie: owner.cookie })).status).toBe(200);
+      expect((await c.json('GET', '/api/auth/session', undefined, bearer(minted.key))).status).toBe(401);
+    } finally {
+      await c.close();
+      await proxy.close();
+    }
   });
 
   it('keeps a healthy connection through a pause of this process that falls between a PING and its answer', async () => {
