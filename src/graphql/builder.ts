@@ -1,6 +1,7 @@
 // The one Pothos builder. Modules register their types and fields on it (src/graphql/schema.ts lists
 // them); scope-auth is wired for the whole schema: fields declare `authenticated`, `role` or `scope`.
 // The dataloader plugin gives loadable fields (a list's field read for every record in one batch).
+// Subscription fields are authorized when they open (authorizeOnSubscribe), not on every event.
 import SchemaBuilder from '@pothos/core';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
@@ -37,6 +38,8 @@ export function createBuilder() {
     defaultFieldNullability: false,
     scopeAuth: {
       authScopes: scopeChecks,
+      // A subscription is authorized once, when it opens (its events then carry what the service let through).
+      authorizeOnSubscribe: true,
       // The contract's answers: 401 for nobody, else 403 naming what was missing (the first failed rule).
       unauthorizedError: (_parent, ctx, _info, result) => (ctx.actor.kind === 'anonymous' ? unauthenticated() : forbidden(refusalMessage(result.failure) ?? 'Forbidden')),
     },
@@ -124,6 +127,7 @@ export function createBuilder() {
 
   builder.queryType({});
   builder.mutationType({});
+  // The Subscription type is declared with its fields (realtime module): a schema without any has none.
   return builder;
 }
 

@@ -182,21 +182,22 @@ function rateLimitedError(retryAfter: number): GraphQLError {
  * operation's root fields require (operation-scopes.ts, http/rate-rule.ts), before execution.
  */
 function costLimitPlugin(maxCost: number): Plugin<Context> {
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const cost = operationCost(args.schema, args.document, args.operationName, args.variableValues);
-      if (cost > maxCost) {
-        setResultAndStopExecution({ errors: [tooComplex(`Query cost limit of ${maxCost} exceeded, found ${cost}.`, { cost, maxCost })] });
-        return;
-      }
-      // Only keyed requests wait on the rate limiter; the rest go on without a promise in between.
-      const ctx = args.contextValue;
-      const charged = ctx.chargeCost && ctx.chargeCost(cost, operationScopes(args.schema, args.document, args.operationName));
-      return charged?.then((refused) => {
-        if (refused) setResultAndStopExecution({ errors: [rateLimitedError(refused.retryAfter)] });
-      });
-    },
+  type Hook = NonNullable<Plugin<Context>['onExecute']>;
+  // A subscription is weighed and charged once, when it opens (one event's selection).
+  const check = ({ args, setResultAndStopExecution }: Pick<Parameters<Hook>[0], 'args' | 'setResultAndStopExecution'>) => {
+    const cost = operationCost(args.schema, args.document, args.operationName, args.variableValues);
+    if (cost > maxCost) {
+      setResultAndStopExecution({ errors: [tooComplex(`Query cost limit of ${maxCost} exceeded, found ${cost}.`, { cost, maxCost })] });
+      return;
+    }
+    // Only keyed requests wait on the rate limiter; the rest go on without a promise in between.
+    const ctx = args.contextValue;
+    const charged = ctx.chargeCost && ctx.chargeCost(cost, operationScopes(args.schema, args.document, args.operationName));
+    return charged?.then((refused) => {
+      if (refused) setResultAndStopExecution({ errors: [rateLimitedError(refused.retryAfter)] });
+    });
   };
+  return { onExecute: check, onSubscribe: check };
 }
 
 /** The envelop plugins that enforce `limits` (add them to yoga's plugin list). */

@@ -7,6 +7,7 @@ import type { Context } from './context.js';
 import { toClientError } from './errors.js';
 import { graphiqlPage, graphiqlPolicy } from './graphiql.js';
 import { defaultOperationLimits, operationLimitPlugins, type OperationLimits } from './limits.js';
+import { eventByEventSubscriptions } from './subscriptions.js';
 
 /** Marks the request failed (rollback) and makes every execution error client-safe, with the request's logger. */
 const errorsToClient: Plugin<Context> = {
@@ -44,6 +45,6 @@ export function createGraphQLServer(schema: GraphQLSchema, { graphiql = true, in
     logging: false,
     multipart: false,
     maskedErrors: { maskError: (error) => toClientError(error, log) },
-    plugins: [errorsToClient, graphiqlPolicy, ...(introspection ? [] : [noIntrospection]), ...operationLimitPlugins(limits)],
+    plugins: [errorsToClient, eventByEventSubscriptions, graphiqlPolicy, ...(introspection ? [] : [noIntrospection]), ...operationLimitPlugins(limits)],
   });
 }

@@ -66,7 +66,13 @@ export function toFetchRequest(request: HttpRequest, body?: string): Request {
   return new Request(request.url, init);
 }
 
-/** Reads a fetch-API Response whole into the app's response (only small, non-streaming bodies come this way). */
+/** Media types whose bodies are streams that last (GraphQL subscriptions over SSE, incremental delivery). */
+const streamedMediaType = /^\s*(text\/event-stream|multipart\/mixed)\b/i;
+
+/**
+ * The fetch-API Response as the app's response: read whole (small bodies), or, for a stream that lasts
+ * (a subscription's text/event-stream), piped on as it comes; a client that leaves cancels it.
+ */
 export async function fromFetchResponse(response: Response): Promise<HttpResponse> {
   const answer = reply(response.status, null);
   // Some fetch implementations (yoga's @whatwg-node ponyfill) keep the case a header was set with:
@@ -76,6 +82,30 @@ export async function fromFetchResponse(response: Response): Promise<HttpRespons
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length) answer.headers['set-cookie'] = cookies;
+  if (response.body && streamedMediaType.test(response.headers.get('content-type') ?? '')) {
+    answer.body = readableOf(response.body);
+    return answer;
+  }
   answer.body = response.body ? new Uint8Array(await response.arrayBuffer()) : null;
   return answer;
+}
+
+/**
+ * A fetch-API body as a node Readable, pulled as the client reads; destroying it (the client left)
+ * cancels the body. By hand: yoga's fetch ponyfill makes streams Readable.fromWeb does not take.
+ */
+function readableOf(body: ReadableStream<Uint8Array>): Readable {
+  const reader = body.getReader();
+  return new Readable({
+    read() {
+      reader.read().then(
+        ({ value, done }) => void this.push(done ? null : value),
+        (error: unknown) => this.destroy(error as Error),
+      );
+    },
+    destroy(error, callback) {
+      reader.cancel(error ?? undefined).catch(() => {});
+      callback(error);
+    },
+  });
 }

@@ -22,8 +22,8 @@ import * as records from './service.js';
 
 type Values = Record<string, unknown>;
 
-/** Registers the entities' types and fields on `b` (the platform's builder, or a test's own). */
-export function registerEntities(b: Builder, definitions: readonly EntityDefinition[]): void {
+/** Registers the entities' types and fields on `b` (the platform's builder, or a test's own); gives each definition's types. */
+export function registerEntities(b: Builder, definitions: readonly EntityDefinition[]): ReadonlyMap<EntityDefinition, EntityTypes> {
   const shared = sharedTypes(b);
   const built = new Map<EntityDefinition, EntityTypes>();
   // A relation's field reads its target's record type, built in this same loop (fields are built with the schema).
@@ -42,6 +42,7 @@ export function registerEntities(b: Builder, definitions: readonly EntityDefinit
     if (d.operations.list) registerAggregate(b, d, types, listAuthScopes(d));
     registerMutations(b, d, types);
   }
+  return built;
 }
 
 /** The field's scope rule: any of the definition's scopes; public reads grant anonymous callers too. */
@@ -83,7 +84,7 @@ function reached(d: EntityDefinition, where: unknown, out = new Set<EntityDefini
  * LIST's (and aggregate's) rule: the entity's list scopes, and for each entity its `where` reaches
  * through a relation, that entity's read scopes too (filtering by a customer's office reads customers).
  */
-function listAuthScopes(d: EntityDefinition): Rule | ((parent: unknown, args: { where?: unknown }) => object) {
+export function listAuthScopes(d: EntityDefinition): Rule | ((parent: unknown, args: { where?: unknown }) => object) {
   const own = authScopesFor(d, 'list');
   if (!relationsOf(d).size && !filterableInverses(d).size && !filterableLinks(d).size) return own;
   return withDeclared((_parent: unknown, args: { where?: unknown }) => [...reached(d, args.where)].reduce<object>((rule, target) => both(rule, authScopesFor(target, 'read')), own), own);
@@ -218,4 +219,14 @@ function childMutations(t: MutationBuilder, d: EntityDefinition, child: ChildDef
   ] as const;
 }
 
-registerEntities(builder, entityDefinitions);
+const registered = registerEntities(builder, entityDefinitions);
+
+/**
+ * An entity's GraphQL face on the platform's builder, for fields of other modules over its records
+ * (realtime's `taskEvents`): its types, its names, and LIST's rule (they filter as LIST does).
+ */
+export function entityFace(d: EntityDefinition): { types: EntityTypes; names: ReturnType<typeof graphqlNames>; listAuthScopes: ReturnType<typeof listAuthScopes> } {
+  const types = registered.get(d);
+  if (!types) throw new Error(`Entity ${d.slug} has no GraphQL types on the platform's builder`);
+  return { types, names: graphqlNames(d), listAuthScopes: listAuthScopes(d) };
+}
