@@ -2,6 +2,7 @@
 // readiness, metrics, the docs and /graphql itself; /api and /uploads belong to the router (both
 // declaration kinds, from the module list: src/modules/index.ts). Every route acting for a caller runs
 // the one pipeline (http/pipeline.ts): authenticate → rate limit → transaction → handler → headers.
+// GraphQL over WebSocket (http/websocket.ts) runs each operation as a request of that pipeline too.
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from './config/env.js';
@@ -17,6 +18,7 @@ import { createMetrics } from './http/metrics.js';
 import { createPipeline } from './http/pipeline.js';
 import { respondingWith, type Handled } from './http/respond.js';
 import { createApiRouter, httpRouteTraits } from './http/routing.js';
+import { createWebSocketGateway, type WebSocketGateway } from './http/websocket.js';
 import { nodeHandler } from './http/node.js';
 import { composition, sealModules } from './modules/composition.js';
 import type { RenderLimits } from './modules/media/render.js';
@@ -44,6 +46,10 @@ export interface App {
   handle(request: HttpRequest): Promise<HttpResponse>;
   /** `handle` as a node:http request listener. */
   listener: RequestListener;
+  /** node:http's `upgrade` listener: GraphQL over WebSocket (graphql-ws) on /graphql, in the same pipeline. */
+  upgrade: WebSocketGateway['upgrade'];
+  /** Closes the WebSockets (1001): node:http's server.close() waits for them, so this goes first. */
+  closeSockets(): Promise<void>;
   /** /healthz answers 200 once this is called (after migrations); the built-in scheduler (CRON_INTERVAL_SECONDS) starts then. */
   markReady(): void;
   /** Stops the built-in scheduler (waiting for its batch), writes pending key usage and closes Redis connections (the database stays open). */
@@ -61,6 +67,7 @@ export function createApp({ config, database, logger, now = () => new Date(), re
   });
   const services = createAppServices(config, database, logger, now);
   const pipeline = createPipeline(services);
+  const sockets = createWebSocketGateway({ schema, config, logger, pipeline, graphql });
   const rest = createRestRouter(schema, routes, config.bodyLimitBytes);
   const router = createApiRouter(rest, createHttpRouter(httpRoutes, { config, database, logger, now, renderLimits }));
   const metrics = config.metricsEnabled ? createMetrics(database.poolStats) : null;
@@ -125,6 +132,8 @@ export function createApp({ config, database, logger, now = () => new Date(), re
   return {
     handle,
     listener: nodeHandler(handle, { trustProxy: config.trustProxy }),
+    upgrade: sockets.upgrade,
+    closeSockets: () => sockets.close(),
     markReady() {
       ready = true;
       const every = config.scheduledActions.intervalMs;

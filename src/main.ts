@@ -34,6 +34,7 @@ async function main(): Promise<void> {
   const app = createApp({ config, database, logger });
   opened.unshift(() => app.close());
   const server = createServer(app.listener);
+  server.on('upgrade', app.upgrade);
   server.keepAliveTimeout = 65_000;
   answerClientErrors(server);
 
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
     logger,
     destination,
     timeoutMs: config.shutdownTimeoutMs,
+    closeSockets: () => app.closeSockets(),
     closers: [
       { name: 'app (scheduler, Redis, storage)', close: () => app.close() },
       { name: 'database', close: () => database.close() },

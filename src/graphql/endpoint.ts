@@ -3,6 +3,8 @@
 // masking and error handling) and is answered with yoga's own result processor. Everything else
 // (GraphiQL, GET queries, other media types, malformed bodies, invalid documents) goes to yoga's
 // full HTTP handling, so answers are yoga's in every case; only the fetch-API round trip is skipped.
+// Subscriptions go to yoga too: over Server-Sent Events (Accept: text/event-stream), its answer is
+// streamed (http/exchange.ts); over a WebSocket (http/websocket.ts) each operation runs `overSocket`.
 //
 // Files: a multipart POST (the GraphQL multipart request spec, multipart.ts) runs the same way, its
 // body cut off at the upload limit; its Upload variables are promises of file streams that resolvers
@@ -20,10 +22,11 @@ import { fromFetchResponse, reply, toFetchRequest, type HttpRequest, type HttpRe
 import { isJsonContentType, readLimitedText } from '../rest/body.js';
 import { AppError } from '../shared/errors.js';
 import type { Context } from './context.js';
+import { toClientError } from './errors.js';
 import { asJsonRequest, claimedUploads, drain, isFormPostWithoutPreflight, isMultipartRequest, readOperations, rootFieldCount, type MultipartLimits, type Refusal } from './multipart.js';
 import { createGraphQLServer, type GraphQLServerOptions } from './yoga.js';
 
-interface GraphQLParams {
+export interface GraphQLParams {
   query: string;
   variables?: Record<string, unknown>;
   operationName?: string;
@@ -89,7 +92,17 @@ function acceptedMediaType(accept: string | null): string | null {
   return null;
 }
 
-export type GraphQLEndpoint = (request: HttpRequest, ctx: Context) => Promise<HttpResponse>;
+/** What an operation sent over a WebSocket came to: refused before it ran, or its result (a subscription's stream). */
+export type SocketOutcome = { refused: readonly GraphQLError[] } | { document: DocumentNode; result: ExecutionResult | AsyncIterable<ExecutionResult> };
+
+export interface GraphQLEndpoint {
+  (request: HttpRequest, ctx: Context): Promise<HttpResponse>;
+  /**
+   * Runs an operation that came over a WebSocket (graphql-ws) with the request's context, through
+   * yoga's envelop pipeline as /graphql's (limits, masking, event-by-event subscriptions).
+   */
+  overSocket(params: GraphQLParams, ctx: Context): Promise<SocketOutcome>;
+}
 
 /** Why yoga refused with an empty body: a media type it does not read (415), or no acceptable answer (406). */
 const emptyRefusals: Record<number, { code: string; message: string }> = {
@@ -183,7 +196,24 @@ export function createGraphQLEndpoint(schema: GraphQLSchema, limits: GraphQLEndp
     }
   }
 
-  return async function serve(request, ctx) {
+  async function overSocket(params: GraphQLParams, ctx: Context): Promise<SocketOutcome> {
+    const enveloped = yoga.getEnveloped(Object.assign(ctx, { request: { method: 'POST' }, params }));
+    let document: DocumentNode;
+    try {
+      document = enveloped.parse(params.query);
+    } catch (error) {
+      return { refused: [toClientError(error, ctx.log)] };
+    }
+    const invalid = enveloped.validate(enveloped.schema, document);
+    if (invalid.length) return { refused: invalid.map((error: GraphQLError) => toClientError(error, ctx.log)) };
+    const operation = getOperationAST(document, params.operationName);
+    if (!operation) return { refused: [new GraphQLError('Unable to identify the operation to run (operationName)', { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } })] };
+    const args = { schema: enveloped.schema, document, contextValue: await enveloped.contextFactory(), variableValues: params.variables, operationName: params.operationName };
+    const result = operation.operation === 'subscription' ? await enveloped.subscribe(args) : await enveloped.execute(args);
+    return { document, result: result as ExecutionResult | AsyncIterable<ExecutionResult> };
+  }
+
+  return Object.assign(async function serve(request: HttpRequest, ctx: Context) {
     if (isFormPostWithoutPreflight(request)) throw new AppError('CSRF_REJECTED', 'A multipart or form POST to /graphql must carry a GraphQL-Preflight header (any value)');
     if (isMultipartRequest(request)) return serveMultipart(request, ctx);
     if (request.method !== 'POST' || !isJsonContentType(request.header('content-type'))) return viaYoga(request, ctx);
@@ -193,5 +223,5 @@ export function createGraphQLEndpoint(schema: GraphQLSchema, limits: GraphQLEndp
     const prepared = params && prepare(request, ctx, params);
     if (!mediaType || !prepared) return viaYoga(request, ctx, text);
     return answer(await prepared.execute(), mediaType);
-  };
+  }, { overSocket });
 }

@@ -70,6 +70,7 @@ export async function createTestApp(env: Record<string, string> = {}, sameDataba
   const app = createApp({ config, database: testDb.database, logger, now: options.now, renderLimits: options.renderLimits });
   app.markReady();
   const server = createServer(app.listener);
+  server.on('upgrade', app.upgrade);
   answerClientErrors(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -80,6 +81,7 @@ export async function createTestApp(env: Record<string, string> = {}, sameDataba
     origin,
     ...httpClient(origin),
     async close() {
+      await app.closeSockets();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
