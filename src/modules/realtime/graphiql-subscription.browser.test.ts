@@ -1,0 +1,73 @@
+// GraphiQL runs a subscription, in a real browser (Debian's chromium, driven by playwright-core, as
+// http/pages.browser.test.ts): typed into its editor and run with its button, it goes over yoga's
+// Server-Sent Events with the session cookie, and a task created meanwhile shows in the result pane.
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { chromium, type Browser } from 'playwright-core';
+import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
+import { createTestApp, type TestApp } from '../../testkit/test-app.js';
+
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const pageTimeout = 60_000;
+
+let t: TestApp;
+let browser: Browser;
+let user: SignedUpUser;
+
+beforeAll(async () => {
+  if (!existsSync(executablePath)) throw new Error(`No browser at ${executablePath}: apt-get install chromium (or set CHROMIUM_PATH)`);
+  t = await createTestApp();
+  user = await signUp(t);
+  browser = await chromium.launch({
+    executablePath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+}, 60_000);
+
+test('GraphiQL runs a subscription: the changes arrive in its result pane as they are committed', async () => {
+  const context = await browser.newContext();
+  const [name, value] = user.cookie.split('=');
+  await context.addCookies([{ name: name!, value: value!, url: t.origin }]);
+  const page = await context.newPage();
+  page.setDefaultTimeout(pageTimeout);
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(String(error)));
+  const streams: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().startsWith(`${t.origin}/graphql`) && request.headers().accept?.includes('text/event-stream')) streams.push(request.method());
+  });
+
+  await page.goto(`${t.origin}/graphql`);
+  const editor = page.locator('.graphiql-query-editor .monaco-editor').first();
+  await editor.waitFor();
+  await editor.click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText('subscription Board { taskEvents { type record { title } } }');
+  await expect.poll(async () => (await editor.innerText()).replace(/\s+/g, ' '), { timeout: pageTimeout }).toContain('subscription Board { taskEvents { type record { title } } }');
+  await page.locator('.graphiql-execute-button').click();
+  await expect.poll(() => streams.length, { timeout: pageTimeout }).toBeGreaterThan(0);
+
+  // The subscription opens once the request is answered: a task is written until one shows.
+  const result = page.locator('.result-window');
+  let shown = '';
+  for (let i = 0; i < 60 && !shown.includes('Seen in GraphiQL'); i++) {
+    const res = await t.json('POST', '/api/v1/tasks', { title: `Seen in GraphiQL ${i}` }, { cookie: user.cookie });
+    expect(res.status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Monaco renders spaces as no-break spaces.
+    shown = (await result.innerText()).replace(/\s+/g, ' ');
+  }
+  expect(shown).toContain('"type": "CREATED"');
+  expect(shown).toContain('Seen in GraphiQL');
+  expect(errors).toEqual([]);
+  await context.close();
+}, 180_000);
