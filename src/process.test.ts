@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './testkit/database.js';
+import { subscribeOverWs, wsClient } from './testkit/graphql-subscriptions.js';
 import { freePort, spawnTs, waitForHealthz, type Spawned, type SpawnOptions } from './testkit/processes.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'process-test-'));
@@ -160,6 +161,26 @@ describe('SIGTERM and SIGINT end the process within SHUTDOWN_TIMEOUT_MS', () => 
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ success: false, code: 'BAD_REQUEST' });
     await endsWithin(spawned, 'SIGINT');
     expect(spawned.stdout()).toContain('"msg":"stopped"');
+  }, 240_000);
+
+  it('with an open WebSocket subscription (node:http alone would wait for upgraded sockets): cleanly, the client told', async () => {
+    const { spawned, origin } = await started();
+    let closedWith!: (code: number) => void;
+    const closed = new Promise<number>((resolve) => (closedWith = resolve));
+    const client = wsClient(origin, { onClosed: (event: any) => closedWith(event.code) });
+    // The connection is acknowledged once a query over it is answered; the subscription follows it.
+    expect((await subscribeOverWs(client, '{ __typename }').next()).data).toEqual({ __typename: 'Query' });
+    const subscription = subscribeOverWs(client, 'subscription { postEvents { type } }');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const sent = Date.now();
+    spawned.child.kill('SIGTERM');
+    expect(await closed).toBe(1001);
+    const ended = await spawned.exit(timeoutMs + slack);
+    expect(ended, `still running ${Date.now() - sent} ms after SIGTERM`).not.toBeNull();
+    expect(ended!.code).toBe(0);
+    expect(spawned.stdout()).toContain('"msg":"stopped"');
+    expect(spawned.stdout()).not.toContain('shutdown timeout');
+    expect(await subscription.ended).toMatchObject({ error: expect.anything() });
   }, 240_000);
 
   it('with a Redis that refuses connections', async () => {
