@@ -3,7 +3,8 @@
 // and projects, and its 50k media records, and 1k tasks of a second account), then measures every
 // target in interleaved rounds (raw, product on PostgreSQL, product on PGlite, the rate-limit check
 // and the large uploads' memory each on its own product instance; again...), counts SQL statements
-// per request once, and prints medians, ratios and goals. Uploaded files go to a temporary directory.
+// per request once, measures realtime delivery (1,000 SSE subscribers, bench/realtime.ts), and prints
+// medians, ratios and goals. Uploaded files go to a temporary directory.
 // See /work/shared/BENCHMARKS.md for the method. Progress goes to stderr, the table to stdout.
 import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync } from 'node:fs';
@@ -53,7 +54,8 @@ import { startStatementCounter, statementsPerRequest, type StatementCount } from
 import { measureTaskCreates, renderTaskCreates, reportTaskCreatesAlone, taskCreatesGoal, type CreateRun } from './task-creates.js';
 import { killAllServers, repoRoot, startServer, type RunningServer, type ServerSpec } from './targets.js';
 import { cursorPage, deepCursorOf, expectedTaskAnswers, seedTasks, smallTasksUser, taskCounts, type RecordOwner, type TaskDataset, type TaskSize } from './tasks.js';
-import { seedTeams, type BenchTeams } from './teams.js';
+import { memberAccount, membersPerTeam, seedTeams, type BenchTeams } from './teams.js';
+import { measureRealtime, realtimeGoals, renderRealtime, type RealtimeResults } from './realtime.js';
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -506,17 +508,32 @@ async function main(): Promise<void> {
       log(`statements per request: ${statements.map((c) => `${c.scenario} on ${c.target} ${c.perRequest.toFixed(2)}`).join(', ')}`);
     }
 
+    // Issue 17, after the statements count: it writes (and deletes again) customers of the bench user's team, which S8 reads.
+    let realtime: RealtimeResults = { runs: [], cross: [] };
+    if (selected(options, 'realtime')) {
+      log('realtime: 1,000 SSE subscribers while 50 changes/s are written, each variant on a product instance of its own; then two instances on one PostgreSQL');
+      const members = Array.from({ length: membersPerTeam - 1 }, (_, i) => memberAccount(i + 1));
+      realtime = await measureRealtime(
+        [
+          { database: 'postgres', start: () => startServer(specs['product-pg']), cookie: pgCredentials.cookie, teamId: ownerOf(pgCredentials.session).teamId, members },
+          { database: 'pglite', start: () => startServer(specs['product-pglite']), cookie: pgliteCredentials.cookie, teamId: ownerOf(pgliteCredentials.session).teamId },
+        ],
+        options,
+        log,
+      );
+    }
+
     const summary = summarize(samples, { rateLimit: rateLimitChecks, statements, verification, largeUploads, uploadDrift, notMeasured, queue: queueChecks });
-    summary.goals.push(taskCreatesGoal(taskCreates));
+    summary.goals.push(taskCreatesGoal(taskCreates), ...realtimeGoals(realtime));
     // With --only, a goal whose figures were not taken is not a result.
     if (options.only) summary.goals = summary.goals.filter((g) => Number.isFinite(g.value));
-    process.stdout.write(`${renderMarkdown(summary, options)}\n${renderTaskCreates(taskCreates)}\n`);
+    process.stdout.write(`${renderMarkdown(summary, options)}\n${renderTaskCreates(taskCreates)}\n${renderRealtime(realtime)}\n`);
 
     const environment = describeEnvironment(await serverVersion(options.databaseUrl));
     const resultsDir = path.join(repoRoot, 'bench', 'results');
     await mkdir(resultsDir, { recursive: true });
     const file = path.join(resultsDir, `${startedAt.toISOString().replaceAll(':', '-')}.json`);
-    const record = { startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), options, environment, datasets, summary, samples, taskCreates };
+    const record = { startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), options, environment, datasets, summary, samples, taskCreates, realtime };
     await writeFile(file, `${JSON.stringify(record, null, 2)}\n`);
     log(`results written to ${path.relative(repoRoot, file)}`);
     const broken = summary.goals.filter((g) => g.kind !== 'performance' && !g.pass);

@@ -67,7 +67,8 @@ function dataString(parsed: unknown, field: string, what: string): string {
   return value;
 }
 
-function memberAccount(n: number): Account {
+/** The n-th member account (1-based) seedTeams signs up. */
+export function memberAccount(n: number): Account {
   const number = String(n).padStart(2, '0');
   return { email: `bench-member-${number}@example.com`, password: 'benchpassword', firstName: 'Member', lastName: `Number ${number}` };
 }
