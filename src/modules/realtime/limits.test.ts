@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { bearer, createKey } from '../../testkit/api-keys.js';
 import { openEventStream, type SseClient } from '../../testkit/event-stream.js';
+
+type Opened = SseClient & { refusal: any };
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 
 let two: TestApp; // REALTIME_MAX_SUBSCRIPTIONS=2
@@ -17,14 +19,14 @@ const open: SseClient[] = [];
 const sockets: Socket[] = [];
 const as = (u: SignedUpUser) => ({ cookie: u.cookie });
 
-async function subscribe(t: TestApp, path: string, headers: Record<string, string>): Promise<SseClient> {
+async function subscribe(t: TestApp, path: string, headers: Record<string, string>): Promise<Opened> {
   const stream = await openEventStream(`${t.origin}${path}`, headers);
   open.push(stream);
   return stream;
 }
 
 /** Opens a subscription until it is no longer refused with 429 (the server frees a closed one when it notices), up to 10 s. */
-async function reopened(t: TestApp, path: string, headers: Record<string, string>): Promise<SseClient> {
+async function reopened(t: TestApp, path: string, headers: Record<string, string>): Promise<Opened> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const stream = await subscribe(t, path, headers);
