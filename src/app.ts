@@ -48,8 +48,12 @@ export interface App {
   listener: RequestListener;
   /** node:http's `upgrade` listener: GraphQL over WebSocket (graphql-ws) on /graphql, in the same pipeline. */
   upgrade: WebSocketGateway['upgrade'];
-  /** Closes the WebSockets (1001): node:http's server.close() waits for them, so this goes first. */
-  closeSockets(): Promise<void>;
+  /**
+   * Ends the long-lived connections: WebSockets (1001) and open subscriptions (SSE streams end with
+   * END RESTARTING; clients reconnect elsewhere with Last-Event-ID). node:http's server.close() waits
+   * for them, so this goes first.
+   */
+  closeStreams(): Promise<void>;
   /** /healthz answers 200 once this is called (after migrations); the built-in scheduler (CRON_INTERVAL_SECONDS) starts then. */
   markReady(): void;
   /** Stops the built-in scheduler (waiting for its batch), writes pending key usage and closes Redis connections (the database stays open). */
@@ -133,7 +137,11 @@ export function createApp({ config, database, logger, now = () => new Date(), re
     handle,
     listener: nodeHandler(handle, { trustProxy: config.trustProxy }),
     upgrade: sockets.upgrade,
-    closeSockets: () => sockets.close(),
+    closeStreams: async () => {
+      // Sockets first: a subscription the hub ended would let its client close the socket itself (1000, not 1001).
+      await sockets.close();
+      await services.realtime.close();
+    },
     markReady() {
       ready = true;
       const every = config.scheduledActions.intervalMs;

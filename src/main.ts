@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     logger,
     destination,
     timeoutMs: config.shutdownTimeoutMs,
-    closeSockets: () => app.closeSockets(),
+    closeStreams: () => app.closeStreams(),
     closers: [
       { name: 'app (scheduler, Redis, storage)', close: () => app.close() },
       { name: 'database', close: () => database.close() },

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './testkit/database.js';
+import { openEventStream } from './testkit/event-stream.js';
 import { subscribeOverWs, wsClient } from './testkit/graphql-subscriptions.js';
 import { freePort, spawnTs, waitForHealthz, type Spawned, type SpawnOptions } from './testkit/processes.js';
 
@@ -168,10 +169,10 @@ describe('SIGTERM and SIGINT end the process within SHUTDOWN_TIMEOUT_MS', () => 
     let closedWith!: (code: number) => void;
     const closed = new Promise<number>((resolve) => (closedWith = resolve));
     const client = wsClient(origin, { onClosed: (event: any) => closedWith(event.code) });
-    // The connection is acknowledged once a query over it is answered; the subscription follows it.
-    expect((await subscribeOverWs(client, '{ __typename }').next()).data).toEqual({ __typename: 'Query' });
+    // The subscription first: it keeps the (lazy) connection open, so the query after it does not
+    // close and reopen it; the query's answer says the connection is acknowledged.
     const subscription = subscribeOverWs(client, 'subscription { postEvents { type } }');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await subscribeOverWs(client, '{ __typename }').next()).data).toEqual({ __typename: 'Query' });
     const sent = Date.now();
     spawned.child.kill('SIGTERM');
     expect(await closed).toBe(1001);
@@ -181,6 +182,18 @@ describe('SIGTERM and SIGINT end the process within SHUTDOWN_TIMEOUT_MS', () => 
     expect(spawned.stdout()).toContain('"msg":"stopped"');
     expect(spawned.stdout()).not.toContain('shutdown timeout');
     expect(await subscription.ended).toMatchObject({ error: expect.anything() });
+  }, 240_000);
+
+  it('with an open SSE subscription: the stream is told the server restarts (END RESTARTING) and the process exits cleanly', async () => {
+    const { spawned, origin } = await started();
+    const stream = await openEventStream(`${origin}/api/v1/posts/events`); // public posts: anonymous
+    expect(stream.status).toBe(200);
+    spawned.child.kill('SIGTERM');
+    expect((await stream.next(timeoutMs)).data).toMatchObject({ type: 'END', code: 'RESTARTING' });
+    const ended = await spawned.exit(timeoutMs + slack);
+    expect(ended).not.toBeNull();
+    expect(ended!.code).toBe(0);
+    expect(spawned.stdout()).toContain('"msg":"stopped"');
   }, 240_000);
 
   it('with a Redis that refuses connections', async () => {

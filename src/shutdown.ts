@@ -11,8 +11,8 @@ export interface ShutdownParts {
   logger: Logger;
   destination: LogDestination;
   timeoutMs: number;
-  /** Closes the WebSockets at once: node:http's close() would wait for them (clients reconnect elsewhere). */
-  closeSockets?: () => Promise<void>;
+  /** Ends WebSockets and open subscriptions at once: node:http's close() would wait for them (clients reconnect elsewhere). */
+  closeStreams?: () => Promise<void>;
   /** Closed in order after the HTTP server, each within what remains of the timeout. */
   closers: Array<{ name: string; close: () => Promise<void> }>;
 }
@@ -29,7 +29,7 @@ export function stopOnSignals(parts: ShutdownParts): void {
   process.on('SIGINT', onSignal);
 }
 
-async function stop({ server, logger, destination, timeoutMs, closeSockets, closers }: ShutdownParts, signal: NodeJS.Signals): Promise<void> {
+async function stop({ server, logger, destination, timeoutMs, closeStreams, closers }: ShutdownParts, signal: NodeJS.Signals): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   // The last part of the budget is kept for writing out the logs, the rest for closing.
   const logBudget = Math.min(500, timeoutMs / 10);
@@ -44,7 +44,7 @@ async function stop({ server, logger, destination, timeoutMs, closeSockets, clos
   logger.info({ signal }, 'shutting down: finishing requests in flight');
   // Requests in flight get up to three quarters of the time left; then their connections are closed.
   const closeConnections = setTimeout(() => server.closeAllConnections(), remaining() * 0.75);
-  void closeSockets?.().catch((error: unknown) => logger.warn({ err: error }, 'shutdown: closing WebSockets failed'));
+  void closeStreams?.().catch((error: unknown) => logger.warn({ err: error }, 'shutdown: ending WebSockets and subscriptions failed'));
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
     server.closeIdleConnections();

@@ -220,6 +220,7 @@ export function createHub(options: HubOptions): Hub {
     },
     size: () => [...byEntity.values()].reduce((n, subs) => n + subs.size, 0),
     async close() {
+      if (closed) return;
       closed = true;
       clearInterval(timer);
       endAll({ by: 'server', code: 'RESTARTING', message: 'The server is shutting down: reconnect (with Last-Event-ID) to continue' });

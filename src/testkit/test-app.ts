@@ -81,7 +81,7 @@ export async function createTestApp(env: Record<string, string> = {}, sameDataba
     origin,
     ...httpClient(origin),
     async close() {
-      await app.closeSockets();
+      await app.closeStreams();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
