@@ -2,8 +2,9 @@
 // (the trigger's NOTIFY, delivered at commit, in commit order, to every instance: a rolled-back change
 // is never announced), and the hub hands it to the open subscriptions of that entity as each may see
 // it. Seeing is the subscriber's own rules, decided at delivery (`resolve`); subscriptions that would
-// see an event alike form a group and it is resolved once for them. Events are dispatched one after
-// another, so each subscriber receives them in commit order. Credentials of open subscriptions are
+// see an event alike form a group and it is resolved once for them. Events are dispatched in batches,
+// one batch after another, so each subscriber receives them in commit order; what arrives while a
+// batch is resolved forms the next one, so a burst costs a read per group and batch, not per event. Credentials of open subscriptions are
 // checked again every `recheckMs` (once per credential): a logout, a revoked key, a lost membership
 // or a changed role ends the streams or changes what they see from then on.
 import type { Logger } from 'pino';
@@ -29,6 +30,9 @@ export interface ChangeEvent {
 
 export const changesChannel = 'entity_events';
 
+/** Most events one dispatch resolves together. */
+const maxBatch = 500;
+
 /** What the hub needs of one subscription; T is what the subscriber receives. */
 export interface SubscriptionSpec<T> {
   entity: string;
@@ -43,8 +47,8 @@ export interface SubscriptionSpec<T> {
   admits(now: Actor): { actor: Actor } | { end: EndReason };
   /** Subscriptions whose group is equal (for their current actors) see every event alike. */
   group(actor: Actor): string;
-  /** The event as `actor` may see it, or null when it is not theirs to see. */
-  resolve(event: ChangeEvent, actor: Actor): Promise<T | null>;
+  /** The events (of this entity, in order) as `actor` may see them: one item each, null when not theirs to see. */
+  resolve(events: readonly ChangeEvent[], actor: Actor): Promise<(T | null)[]>;
 }
 
 /** An open subscription: its stream, and (when opened held) the release of what arrived meanwhile. */
@@ -95,7 +99,6 @@ export function createHub(options: HubOptions): Hub {
   const { logger, maxSubscriptions, bufferEvents } = options;
   const byEntity = new Map<string, Set<Subscription>>();
   const perHolder = new Map<string, number>();
-  let dispatching: Promise<void> = Promise.resolve();
   let closed = false;
 
   function deliver(sub: Subscription, item: unknown): void {
@@ -104,29 +107,45 @@ export function createHub(options: HubOptions): Hub {
     else sub.held.push(item);
   }
 
-  async function dispatch(event: ChangeEvent): Promise<void> {
-    const subs = byEntity.get(event.entity);
-    if (!subs?.size) return;
-    const groups = new Map<string, Subscription[]>();
-    for (const sub of subs) {
-      const key = sub.spec.group(sub.actor);
-      const group = groups.get(key);
-      if (group) group.push(sub);
-      else groups.set(key, [sub]);
+  /** Hands a batch of events (in commit order) to the subscriptions of their entities. */
+  async function dispatch(batch: ChangeEvent[]): Promise<void> {
+    const byEntityOfBatch = new Map<string, ChangeEvent[]>();
+    for (const event of batch) {
+      const events = byEntityOfBatch.get(event.entity);
+      if (events) events.push(event);
+      else byEntityOfBatch.set(event.entity, [event]);
+    }
+    const groups: { subs: Subscription[]; events: ChangeEvent[] }[] = [];
+    for (const [entity, events] of byEntityOfBatch) {
+      const alike = new Map<string, Subscription[]>();
+      for (const sub of byEntity.get(entity) ?? []) {
+        const key = sub.spec.group(sub.actor);
+        const group = alike.get(key);
+        if (group) group.push(sub);
+        else alike.set(key, [sub]);
+      }
+      for (const subs of alike.values()) groups.push({ subs, events });
     }
     await Promise.all(
-      [...groups.values()].map(async (group) => {
-        const first = group[0]!;
-        let item: unknown;
+      groups.map(async ({ subs, events }) => {
+        const first = subs[0]!;
+        let items: unknown[];
         try {
-          item = await first.spec.resolve(event, first.actor);
+          items = await first.spec.resolve(events, first.actor);
         } catch (error) {
-          logger.error({ err: error, entity: event.entity, eventId: event.id }, 'realtime: an event could not be resolved for its subscribers');
+          logger.error({ err: error, entity: first.spec.entity, events: events.length }, 'realtime: events could not be resolved for their subscribers');
           return;
         }
-        if (item !== null) for (const sub of group) deliver(sub, item);
+        for (const item of items) if (item !== null) for (const sub of subs) deliver(sub, item);
       }),
     );
+  }
+
+  // Events announced and not dispatched yet; one loop dispatches them, a batch at a time.
+  const pending: ChangeEvent[] = [];
+  let dispatching: Promise<void> | null = null;
+  async function dispatchPending(): Promise<void> {
+    while (pending.length) await dispatch(pending.splice(0, maxBatch));
   }
 
   function announced(payload: string): void {
@@ -137,7 +156,8 @@ export function createHub(options: HubOptions): Hub {
     } catch {
       return logger.error('realtime: an announcement was not JSON');
     }
-    dispatching = dispatching.then(() => dispatch(event));
+    pending.push(event);
+    dispatching ??= dispatchPending().finally(() => (dispatching = null));
   }
 
   function endAll(reason: EndReason): void {
@@ -158,7 +178,13 @@ export function createHub(options: HubOptions): Hub {
     checking = true;
     try {
       const byCredential = new Map<string, Subscription[]>();
-      for (const subs of byEntity.values()) for (const sub of subs) byCredential.set(sub.spec.credential, [...(byCredential.get(sub.spec.credential) ?? []), sub]);
+      for (const subs of byEntity.values()) {
+        for (const sub of subs) {
+          const alike = byCredential.get(sub.spec.credential);
+          if (alike) alike.push(sub);
+          else byCredential.set(sub.spec.credential, [sub]);
+        }
+      }
       await Promise.all([...byCredential.values()].map((subs) => recheckOne(subs)));
     } finally {
       checking = false;

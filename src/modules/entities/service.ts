@@ -226,14 +226,14 @@ export async function related(scope: RequestScope, d: EntityDefinition, ids: rea
 }
 
 /**
- * One record as a LIST with `q`'s filters would show it to the caller, or null when it would not be
- * listed (not the caller's to see, or filtered out): a change delivered to a subscriber (realtime).
+ * The records of `ids` a LIST with `q`'s filters would show the caller, by id (those it would not
+ * list are absent: not the caller's to see, or filtered out): changes delivered to a subscriber (realtime).
  */
-export async function listedOne(scope: RequestScope, d: EntityDefinition, id: string, q: ParsedQuery): Promise<Values | null> {
+export async function listedMany(scope: RequestScope, d: EntityDefinition, ids: readonly string[], q: ParsedQuery): Promise<Map<string, Values>> {
   const caller = callerFor(scope, d, 'list');
-  const where = { AND: [{ id }, ...baseWhere(d, caller), ...filterWhere(d, q)] };
-  const row = await delegateOf(await scope.db.tx(), d.name).findFirst({ where, ...includeOf(d, caller, q.children) });
-  return row ? decorate(d, row, caller, q) : null;
+  const where = { AND: [{ id: { in: [...ids] } }, ...baseWhere(d, caller), ...filterWhere(d, q)] };
+  const rows = await delegateOf(await scope.db.tx(), d.name).findMany({ where, ...includeOf(d, caller, q.children) });
+  return new Map(rows.map((row) => [row.id as string, decorate(d, row, caller, q)]));
 }
 
 type SideQuery = Pick<ListQuery, 'where' | 'sortBy' | 'sortOrder' | 'limit'>;

@@ -10,7 +10,13 @@ import type { Change } from './service.js';
 /** How long an EventSource waits before reconnecting (it then sends Last-Event-ID). */
 const retryMs = 2_000;
 
-const frame = (change: Change) => `id: ${change.eventId}\ndata: ${JSON.stringify(change)}\n\n`;
+// A change goes alike to every subscriber of its group (hub.ts): its frame is made once.
+const frames = new WeakMap<Change, string>();
+function frame(change: Change): string {
+  let text = frames.get(change);
+  if (text === undefined) frames.set(change, (text = `id: ${change.eventId}\ndata: ${JSON.stringify(change)}\n\n`));
+  return text;
+}
 
 export function eventStreamBody(stream: Stream<Change>, heartbeatMs: number): Readable {
   let wanted: (() => void) | null = null;

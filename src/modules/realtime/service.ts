@@ -13,7 +13,7 @@ import type { EndReason, Stream } from '../../realtime/stream.js';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { checkListQuery, type ListQuery, type ParsedQuery } from '../entities/query.js';
-import { callerFor, listedOne } from '../entities/service.js';
+import { callerFor, listedMany } from '../entities/service.js';
 import type { Values } from '../entities/validate.js';
 
 /** What a subscriber receives: a change of a record, or a GAP (events it missed that cannot be replayed). */
@@ -65,6 +65,9 @@ export async function subscribe(ctx: RealtimeScope, d: EntityDefinition, filters
   });
   const subscribed = ctx.actor;
   const filtersKey = JSON.stringify(filters);
+  // A shared entity's records read alike for the whole team (any role reads), unless they carry
+  // many-to-many ids (their related records may be private) or the filters read other tables.
+  const alikeInTeam = d.access.shared && d.links.length === 0 && !q.across;
   const spec: SubscriptionSpec<Change> = {
     entity: d.slug,
     holder: holderOf(ctx),
@@ -72,13 +75,19 @@ export async function subscribe(ctx: RealtimeScope, d: EntityDefinition, filters
     credential: ctx.realtime.credential,
     reauthenticate: ctx.realtime.reauthenticate,
     admits: (now) => admits(d, subscribed, now),
-    group: (actor) => (actor.kind === 'user' ? `${actor.userId} ${actor.activeTeamId} ${actor.teams.find((t) => t.teamId === actor.activeTeamId)?.role} ${filtersKey}` : `public ${filtersKey}`),
-    async resolve(event, actor) {
-      if (!concerns(d, q, event, actor)) return null;
-      const change = { eventId: event.id, type: event.type, id: event.recordId, occurredAt: event.occurredAt, record: null };
-      if (event.type === 'DELETED') return change;
-      const record = await readAs(ctx, actor, (scope) => listedOne(scope, d, event.recordId, q));
-      return record ? { ...change, record } : null;
+    group: (actor) => (actor.kind === 'user' ? `${alikeInTeam ? '' : actor.userId} ${actor.activeTeamId} ${filtersKey}` : `public ${filtersKey}`),
+    async resolve(events, actor) {
+      const seen = new Set(events.filter((event) => concerns(d, q, event, actor)));
+      const ids = [...new Set([...seen].filter((event) => event.type !== 'DELETED').map((event) => event.recordId))];
+      // The records as they are now, in one read for the whole batch.
+      const records = ids.length ? await readAs(ctx, actor, (scope) => listedMany(scope, d, ids, q)) : new Map<string, Values>();
+      return events.map((event) => {
+        if (!seen.has(event)) return null;
+        const change: Change = { eventId: event.id, type: event.type, id: event.recordId, occurredAt: event.occurredAt, record: null };
+        if (event.type === 'DELETED') return change;
+        const record = records.get(event.recordId);
+        return record ? { ...change, record } : null;
+      });
     },
   };
   const { stream, release } = hub.open(spec, { held: after !== null });
@@ -101,10 +110,7 @@ async function replay(ctx: RealtimeScope, spec: SubscriptionSpec<Change>, after:
   const changes: Change[] = [];
   const gap = (eventId: string, reason: string): Change => ({ eventId, type: 'GAP', id: null, occurredAt: ctx.now().toISOString(), record: null, reason });
   if (found.kind === 'gap') changes.push(gap(String(after), `Events after ${after} are no longer kept (REALTIME_REPLAY_SECONDS): what changed before the events below was missed; read the list again`));
-  for (const event of found.events) {
-    const change = await spec.resolve(event, spec.actor);
-    if (change) changes.push(change);
-  }
+  for (const change of await spec.resolve(found.events, spec.actor)) if (change) changes.push(change);
   const last = found.events.at(-1)?.id ?? String(after);
   if (found.truncated) changes.push(gap(last, `More events were missed than one reconnection replays: read the list again`));
   return changes;
