@@ -8,6 +8,8 @@ export type EndReason = { by: 'client' } | { by: 'server'; code: 'UNAUTHENTICATE
 export interface Stream<T> extends AsyncIterableIterator<T> {
   /** Adds an item, or ends the stream as a slow consumer when `limit` items already wait. */
   push(item: T): void;
+  /** Takes every item already waiting (none: empty), without waiting: a transport sends them at once, in one write. */
+  takeWaiting(): T[];
   /** Ends the stream: items still waiting are dropped, and the iterator finishes. */
   end(reason: EndReason): void;
   /** Set once the stream ended. */
@@ -48,6 +50,9 @@ export function createStream<T>(limit: number, onEnd: (reason: EndReason) => voi
       pull = null;
       settle(why);
       onEnd(why);
+    },
+    takeWaiting() {
+      return waiting.splice(0);
     },
     get reason() {
       return reason;
