@@ -1,8 +1,8 @@
 // Authorization is declared once (issue 15): scopes are named on GraphQL fields (`authScopes`), in
 // module descriptions, in configuration (env defaults, entity definitions) and in HTTP declarations,
 // and checked by the one matcher through scope-auth (fields, and through its checks the REST router and
-// the pipeline's HTTP declarations: graphql/operation-authority.ts) and the action
-// runner (handlers' declared creator scopes). This reads the source tree and fails on a `hasScope(`
+// the pipeline's HTTP declarations: graphql/operation-authority.ts), the action runner (handlers'
+// declared creator scopes) and the realtime recheck (an open subscription's read scope). This reads the source tree and fails on a `hasScope(`
 // call or a scope string anywhere else, so a service cannot grow a check of its own again.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,7 +12,9 @@ import { describe, expect, it } from 'vitest';
 const root = path.resolve(import.meta.dirname, '..');
 
 /** The generic enforcers: the matcher, scope-auth, the action runner. */
-const hasScopeCallers = new Set(['auth/scopes.ts', 'graphql/builder.ts', 'modules/scheduled-actions/run-handler.ts']);
+// The action runner checks a creator's scopes again at each run, and the realtime service a
+// subscriber's at each recheck of an open subscription (a role change takes effect on it).
+const hasScopeCallers = new Set(['auth/scopes.ts', 'graphql/builder.ts', 'modules/scheduled-actions/run-handler.ts', 'modules/realtime/service.ts']);
 
 /** Where a scope may be named outside a call's arguments checked below. */
 const scopeDeclarationFiles = [
@@ -72,7 +74,7 @@ function findings(): { calls: Finding[]; literals: Finding[] } {
 describe('authorization is declared once', () => {
   const found = findings();
 
-  it('calls hasScope only in the matcher, scope-auth and the action runner', () => {
+  it('calls hasScope only in the matcher, scope-auth, the action runner and the realtime recheck', () => {
     expect(found.calls).toEqual([]);
   });
 

@@ -20,6 +20,8 @@ export interface RouteTraits {
   scopes?: readonly string[];
   /** A scope the pipeline itself requires of the caller (HTTP declarations): 401 anonymous, 403 without it. */
   requires?: string;
+  /** Anonymous callers pass `requires` (the route serves them itself); signed-in callers must hold it. */
+  anonymous?: boolean;
   /** false: error envelopes without `code` (contract: media and API-key routes). */
   errorCodes?: boolean;
   /** Largest body the route reads (uploads); BODY_LIMIT_BYTES unless stated. */
@@ -44,7 +46,7 @@ export function createPipeline(services: AppServices): Pipeline {
     const upFront = await rate?.payUpFront(traits.scopes);
     if (upFront && !upFront.allowed) return rateLimited(upFront);
     // An HTTP declaration's scope, judged as a field's `{ scope }` rule is (401 anonymous, 403 naming it).
-    const refusal = traits.requires ? operationRefusal([{ scope: traits.requires }], { actor }) : null;
+    const refusal = traits.requires && !(traits.anonymous && actor.kind === 'anonymous') ? operationRefusal([{ scope: traits.requires }], { actor }) : null;
     if (refusal) throw refusal;
     let failed = false;
     const ctx = createRequestContext(services, {

@@ -37,5 +37,5 @@ export function createApiRouter(rest: RestRouter, http: HttpRouter): ApiRouter {
 
 /** What the pipeline takes from an HTTP declaration: its scope (paid for, and required), error format and body limit. */
 export function httpRouteTraits(route: PipelineHttpRoute, config: Config): RouteTraits {
-  return { scopes: route.scope ? [route.scope] : undefined, requires: route.scope, errorCodes: route.errorCodes, bodyLimitBytes: route.bodyLimitBytes?.(config) };
+  return { scopes: route.scope ? [route.scope] : undefined, requires: route.scope, anonymous: route.anonymous, errorCodes: route.errorCodes, bodyLimitBytes: route.bodyLimitBytes?.(config) };
 }

@@ -41,6 +41,8 @@ export interface PipelineHttpRoute extends HttpRouteCommon {
   pipeline: true;
   /** The scope the caller must hold: anonymous callers get 401, others without it 403. */
   scope?: string;
+  /** Anonymous callers are let through (a public entity's changes): the scope is then required of signed-in callers only. */
+  anonymous?: boolean;
   start(setup: HttpRouteSetup): (request: HttpRequest, ctx: Context, params: RouteParams) => Promise<HttpResponse>;
 }
 

@@ -2,12 +2,11 @@
 // parameters. A reconnecting EventSource sends Last-Event-ID (or a client gives ?lastEventId=): the
 // changes it missed are replayed first (service.ts). In the request pipeline: authenticated as every
 // request, and `{entity}:read` required (anonymous callers only on public entities).
-import { hasScope } from '../../auth/scopes.js';
 import { relationTarget, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import { reply } from '../../http/exchange.js';
 import { defineHttpRoute, type HttpRoute } from '../../rest/http-route.js';
 import { assertPlainQuery } from '../../rest/query-params.js';
-import { AppError, forbidden } from '../../shared/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { enumValueName, hasEnum } from '../entities/graphql-names.js';
 import { eventFilters } from '../entities/list-params.js';
 import { filterableInverses, filterableLinks, flagOperators, relationsOf, whereFields, type Operator } from '../entities/where.js';
@@ -66,12 +65,12 @@ function eventRoute(d: EntityDefinition): HttpRoute {
     methods: ['GET'],
     path: `/api/v1/${d.slug}/events`,
     pipeline: true,
-    // A public entity's changes are open to anonymous subscribers: the scope is then checked below, for callers who sign in.
-    scope: d.access.public ? undefined : scope,
+    scope,
+    // A public entity's changes are open to anonymous subscribers; signed-in callers need the scope.
+    anonymous: d.access.public,
     openApi: { get: eventsOperation(d) },
     start({ config }) {
       return async (request, ctx) => {
-        if (ctx.actor.kind === 'user' && !hasScope(ctx.actor.scopes, scope)) throw forbidden(`Missing scope ${scope}`);
         assertPlainQuery(request.url);
         const { lastEventId, ...params } = Object.fromEntries(request.url.searchParams);
         const header = request.header('last-event-id');
