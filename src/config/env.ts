@@ -54,6 +54,7 @@ const envSchema = z.object({
   REALTIME_BUFFER_EVENTS: z.coerce.number().int().min(1).max(100_000).default(1000),
   REALTIME_RECHECK_MS: z.coerce.number().int().min(50).max(60_000).default(500),
   REALTIME_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
+  REALTIME_BATCH_MS: z.coerce.number().int().min(0).max(1000).default(40),
   API_KEY_USAGE_FLUSH_MS: z.coerce.number().int().min(10).default(5_000),
   API_KEY_FAILURE_DELAY_MS: z.coerce.number().int().min(100).default(100),
   RATE_LIMIT_ENABLED: flag.default(true),
@@ -189,6 +190,8 @@ export type Config = {
     recheckMs: number;
     /** An SSE comment this often keeps proxies from closing an idle stream. */
     heartbeatMs: number;
+    /** The longest wait between two batches of changes handed to subscribers (a batch is followed by a wait as long as it took). */
+    batchMs: number;
   };
   apiKeys: {
     /** `live` or `test`: the environment new keys are minted for (`sk_<env>_…`). */
@@ -319,6 +322,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       bufferEvents: e.REALTIME_BUFFER_EVENTS,
       recheckMs: e.REALTIME_RECHECK_MS,
       heartbeatMs: e.REALTIME_HEARTBEAT_SECONDS * 1000,
+      batchMs: e.REALTIME_BATCH_MS,
     },
     apiKeys: {
       environment: e.API_KEY_ENV ?? (e.NODE_ENV === 'production' ? 'live' : 'test'),

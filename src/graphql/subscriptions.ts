@@ -39,18 +39,8 @@ function mapped<T, R>(source: AsyncIterator<T>, map: (item: T) => Promise<R>): A
 }
 
 /** One event executed as the subscriber, in a context (and transaction) of its own. */
-async function executeEvent(args: ExecutionArgs, ctx: Context, payload: unknown): Promise<ExecutionResult> {
-  const own = ctx.realtime.detached(ctx.actor);
-  let result: ExecutionResult;
-  try {
-    result = await execute({ ...args, rootValue: payload, contextValue: own });
-  } catch (error) {
-    await own.db.finish(false).catch(() => {});
-    throw error;
-  }
-  // Reads only: a failed commit changes nothing the client was sent.
-  await own.db.finish(!result.errors?.length).catch((error: unknown) => ctx.log.error({ err: error }, 'subscription: ending an event’s transaction failed'));
-  return result;
+function executeEvent(args: ExecutionArgs, ctx: Context, payload: unknown): Promise<ExecutionResult> {
+  return ctx.realtime.detached(ctx.actor, async (own) => execute({ ...args, rootValue: payload, contextValue: own }));
 }
 
 /** graphql-js's subscribe, with each event executed in its own context (see above). */

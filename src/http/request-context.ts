@@ -69,7 +69,17 @@ export function createRequestContext(services: AppServices, parts: ContextParts)
       hub: services.realtime,
       credential: credentialOf(parts.request),
       reauthenticate: async () => (await authenticate(systemDb(database, 'authenticate'), services.keys, parts.request, { ipAddress: parts.client.ip, userAgent: parts.client.userAgent })).actor,
-      detached: (other) => createRequestContext(services, { ...parts, actor: other }),
+      async detached(other, work) {
+        const scope = createRequestContext(services, { ...parts, actor: other });
+        try {
+          const result = await work(scope);
+          await scope.db.finish(true);
+          return result;
+        } catch (error) {
+          await scope.db.finish(false).catch(() => {});
+          throw error;
+        }
+      },
     },
   };
   return ctx;

@@ -54,7 +54,11 @@ export interface SubscriptionSpec<T> {
 /** An open subscription: its stream, and (when opened held) the release of what arrived meanwhile. */
 export interface Opened<T> {
   stream: Stream<T>;
-  /** Delivers what arrived while held (those `keep` admits), and everything after, in order. */
+  /**
+   * Delivers what arrived while held (those `keep` admits), and everything after, in order: once the
+   * events this instance had heard of by now are dispatched (a replay read them too, so they are held and
+   * kept out rather than sent again after it).
+   */
   release(keep: (item: T) => boolean): void;
 }
 
@@ -75,8 +79,8 @@ export interface RealtimeAccess<S> {
   credential: string;
   /** The caller as this request's credentials say now (checked again while a subscription is open). */
   reauthenticate(): Promise<Actor>;
-  /** A scope for `actor` outside this request: its own transaction, which the caller finishes. */
-  detached(actor: Actor): S;
+  /** Runs `work` as `actor` outside this request, in a scope of its own: its transaction, committed when `work` succeeds, else rolled back. */
+  detached<T>(actor: Actor, work: (scope: S) => Promise<T>): Promise<T>;
 }
 
 export interface HubOptions {
@@ -85,6 +89,8 @@ export interface HubOptions {
   maxSubscriptions: number;
   bufferEvents: number;
   recheckMs: number;
+  /** The longest wait after a batch before the next (it waits as long as the batch took, up to this; 0: no wait). */
+  batchMs: number;
 }
 
 interface Subscription {
@@ -92,6 +98,18 @@ interface Subscription {
   actor: Actor;
   stream: Stream<unknown>;
   held: unknown[] | null;
+}
+
+/** `items` by `key`, each group in the items' order. */
+function groupBy<T>(items: Iterable<T>, key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
 }
 
 /** The hub; it starts listening for changes at once (see `ready`). */
@@ -109,22 +127,9 @@ export function createHub(options: HubOptions): Hub {
 
   /** Hands a batch of events (in commit order) to the subscriptions of their entities. */
   async function dispatch(batch: ChangeEvent[]): Promise<void> {
-    const byEntityOfBatch = new Map<string, ChangeEvent[]>();
-    for (const event of batch) {
-      const events = byEntityOfBatch.get(event.entity);
-      if (events) events.push(event);
-      else byEntityOfBatch.set(event.entity, [event]);
-    }
     const groups: { subs: Subscription[]; events: ChangeEvent[] }[] = [];
-    for (const [entity, events] of byEntityOfBatch) {
-      const alike = new Map<string, Subscription[]>();
-      for (const sub of byEntity.get(entity) ?? []) {
-        const key = sub.spec.group(sub.actor);
-        const group = alike.get(key);
-        if (group) group.push(sub);
-        else alike.set(key, [sub]);
-      }
-      for (const subs of alike.values()) groups.push({ subs, events });
+    for (const [entity, events] of groupBy(batch, (event) => event.entity)) {
+      for (const subs of groupBy(byEntity.get(entity) ?? [], (sub) => sub.spec.group(sub.actor)).values()) groups.push({ subs, events });
     }
     await Promise.all(
       groups.map(async ({ subs, events }) => {
@@ -141,11 +146,39 @@ export function createHub(options: HubOptions): Hub {
     );
   }
 
-  // Events announced and not dispatched yet; one loop dispatches them, a batch at a time.
+  // Events announced and not dispatched yet; one loop dispatches them, a batch at a time. After a
+  // batch (its reads and its subscribers' writes) the hub waits as long as the batch took, at most
+  // `batchMs`, and what arrives meanwhile joins the next one: a change after a quiet moment goes at
+  // once, and a busy instance writes to each subscriber less often, with more in each write, rather
+  // than later (delivery takes at most about half of the event loop).
   const pending: ChangeEvent[] = [];
   let dispatching: Promise<void> | null = null;
+  let quietUntil = 0;
+  // Events heard and dispatched so far, and who waits for the dispatch of the events heard by then.
+  let heard = 0;
+  let dispatched = 0;
+  let waiters: { upTo: number; resolve: () => void }[] = [];
+  function dispatchedAll(): Promise<void> {
+    const upTo = heard;
+    if (dispatched >= upTo) return Promise.resolve();
+    return new Promise((resolve) => waiters.push({ upTo, resolve }));
+  }
   async function dispatchPending(): Promise<void> {
-    while (pending.length) await dispatch(pending.splice(0, maxBatch));
+    while (pending.length) {
+      const wait = quietUntil - performance.now();
+      if (wait > 0 && !closed) await new Promise((resolve) => setTimeout(resolve, wait));
+      const started = performance.now();
+      const batch = pending.splice(0, maxBatch);
+      await dispatch(batch);
+      dispatched += batch.length;
+      const ready = waiters.filter((w) => w.upTo <= dispatched);
+      waiters = waiters.filter((w) => w.upTo > dispatched);
+      for (const w of ready) w.resolve();
+      // The streams' writes of the batch are done before the loop's next check phase.
+      await new Promise((resolve) => setImmediate(resolve));
+      const now = performance.now();
+      quietUntil = now + Math.min(now - started, options.batchMs);
+    }
   }
 
   function announced(payload: string): void {
@@ -157,6 +190,7 @@ export function createHub(options: HubOptions): Hub {
       return logger.error('realtime: an announcement was not JSON');
     }
     pending.push(event);
+    heard++;
     dispatching ??= dispatchPending().finally(() => (dispatching = null));
   }
 
@@ -177,15 +211,8 @@ export function createHub(options: HubOptions): Hub {
     if (checking) return;
     checking = true;
     try {
-      const byCredential = new Map<string, Subscription[]>();
-      for (const subs of byEntity.values()) {
-        for (const sub of subs) {
-          const alike = byCredential.get(sub.spec.credential);
-          if (alike) alike.push(sub);
-          else byCredential.set(sub.spec.credential, [sub]);
-        }
-      }
-      await Promise.all([...byCredential.values()].map((subs) => recheckOne(subs)));
+      const all = [...byEntity.values()].flatMap((subs) => [...subs]);
+      await Promise.all([...groupBy(all, (sub) => sub.spec.credential).values()].map((subs) => recheckOne(subs)));
     } finally {
       checking = false;
     }
@@ -238,9 +265,11 @@ export function createHub(options: HubOptions): Hub {
       return {
         stream: sub.stream as Stream<T>,
         release(keep) {
-          const held = sub.held ?? [];
-          sub.held = null;
-          for (const item of held) if (keep(item as T)) sub.stream.push(item);
+          void dispatchedAll().then(() => {
+            const held = sub.held ?? [];
+            sub.held = null;
+            for (const item of held) if (keep(item as T)) sub.stream.push(item);
+          });
         },
       };
     },

@@ -80,7 +80,7 @@ export async function subscribe(ctx: RealtimeScope, d: EntityDefinition, filters
       const seen = new Set(events.filter((event) => concerns(d, q, event, actor)));
       const ids = [...new Set([...seen].filter((event) => event.type !== 'DELETED').map((event) => event.recordId))];
       // The records as they are now, in one read for the whole batch.
-      const records = ids.length ? await readAs(ctx, actor, (scope) => listedMany(scope, d, ids, q)) : new Map<string, Values>();
+      const records = ids.length ? await ctx.realtime.detached(actor, (scope) => listedMany(scope, d, ids, q)) : new Map<string, Values>();
       return events.map((event) => {
         if (!seen.has(event)) return null;
         const change: Change = { eventId: event.id, type: event.type, id: event.recordId, occurredAt: event.occurredAt, record: null };
@@ -114,19 +114,6 @@ async function replay(ctx: RealtimeScope, spec: SubscriptionSpec<Change>, after:
   const last = found.events.at(-1)?.id ?? String(after);
   if (found.truncated) changes.push(gap(last, `More events were missed than one reconnection replays: read the list again`));
   return changes;
-}
-
-/** Runs `work` as `actor` in a transaction of its own (a delivery is not part of any request). */
-async function readAs<T>(ctx: RealtimeScope, actor: Actor, work: (scope: RealtimeScope) => Promise<T>): Promise<T> {
-  const scope = ctx.realtime.detached(actor);
-  try {
-    const result = await work(scope);
-    await scope.db.finish(true);
-    return result;
-  } catch (error) {
-    await scope.db.finish(false).catch(() => {});
-    throw error;
-  }
 }
 
 /**
