@@ -73,7 +73,7 @@ export function createApp({ config, database, logger, now = () => new Date(), re
   const pipeline = createPipeline(services);
   const sockets = createWebSocketGateway({ schema, config, logger, pipeline, graphql });
   const rest = createRestRouter(schema, routes, config.bodyLimitBytes);
-  const router = createApiRouter(rest, createHttpRouter(httpRoutes, { config, database, logger, now, renderLimits }));
+  const router = createApiRouter(rest, createHttpRouter(httpRoutes, { config, schema, database, logger, now, renderLimits }));
   const metrics = config.metricsEnabled ? createMetrics(database.poolStats) : null;
   const openApiExtras = Object.fromEntries(httpRoutes.flatMap((r) => (r.openApi ? [[r.path, r.openApi]] : [])));
   // Scheduled actions: batches run as named system work, from the cron route or the built-in scheduler.

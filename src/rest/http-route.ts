@@ -4,6 +4,7 @@
 // in the request pipeline at all) and its OpenAPI operations; its handler is made once per app, with
 // the app's configuration and database (a render queue, local storage, the queue's dependencies).
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
+import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { Config } from '../config/env.js';
 import type { Database } from '../db/database.js';
@@ -15,6 +16,8 @@ export type HttpRouteMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELET
 /** What a route's handler is made with, once per app. */
 export interface HttpRouteSetup {
   config: Config;
+  /** The platform's schema (a route that takes a field's arguments coerces them with its types). */
+  schema: GraphQLSchema;
   database: Database;
   logger: Logger;
   now(): Date;

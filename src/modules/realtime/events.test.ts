@@ -274,4 +274,15 @@ describe('filters', () => {
     expect(refused.status).toBe(400);
     expect(refused.refusal).toMatchObject({ success: false });
   });
+
+  it('refuses a value its field does not take with 400, naming it, as LIST does', async () => {
+    const cases = { 'priority=someday': 'priority', 'createdAt[gte]=yesterday': 'createdAt', [`filter=${encodeURIComponent(JSON.stringify({ priority: { eq: 'SOMEDAY' } }))}`]: 'priority' };
+    for (const [query, named] of Object.entries(cases)) {
+      const refused = await openEventStream(`${t.origin}/api/v1/tasks/events?${query}`, as(alice));
+      expect(refused.status, query).toBe(400);
+      expect((await t.json('GET', `/api/v1/tasks?${query}`, undefined, as(alice))).status, query).toBe(400);
+      expect(refused.refusal, query).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
+      expect(JSON.stringify(refused.refusal), query).toContain(named);
+    }
+  });
 });
