@@ -22,6 +22,7 @@
 // an event is parsed once, at its first arrival): it runs in the bench's process, on the same cores
 // as the server and PostgreSQL, so its own event-loop delay is part of the latencies measured.
 import http from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { mapLimited } from './concurrency.js';
 import { cpuMs } from './cpu.js';
 import type { BenchOptions } from './options.js';
@@ -74,6 +75,8 @@ export interface RealtimeRun {
   dispatchedPerSec: number;
   serverCpuPercent: number;
   clientCpuPercent: number;
+  /** The bench process's own event-loop delay over the window (p99): part of every latency measured, not the server's. */
+  clientLoopDelayP99Ms: number;
   /** Streams that ended before the bench closed them, by their END code. */
   ended: Record<string, number>;
   p50Ms: number;
@@ -371,6 +374,7 @@ interface Window {
   /** CPU of the server (all its threads) and of the bench's process (the subscribers' client and the writer) over the window and its drain, in % of one core. */
   serverCpuPercent: number;
   clientCpuPercent: number;
+  clientLoopDelayP99Ms: number;
 }
 
 async function waitUntil(check: () => boolean, timeoutMs: number): Promise<boolean> {
@@ -398,6 +402,8 @@ async function measureWindow(writer: Writer, subs: readonly Subscriber[], catalo
   const started = performance.now();
   const serverBefore = await cpuMs(serverPid);
   const clientBefore = process.cpuUsage();
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
   const writes = await writer.run(options.measureSeconds, realtimeRate);
   if (writes.failures.length) throw new Error(`realtime writes failed: ${writes.failures.slice(0, 3).join('; ')}`);
   const expected = () => windowIds(catalog, startId).length;
@@ -413,9 +419,11 @@ async function measureWindow(writer: Writer, subs: readonly Subscriber[], catalo
   const client = process.cpuUsage(clientBefore);
   const serverCpuPercent = (((await cpuMs(serverPid)) - serverBefore) / elapsedMs) * 100;
   const clientCpuPercent = ((client.user + client.system) / 1000 / elapsedMs) * 100;
+  loopDelay.disable();
+  const clientLoopDelayP99Ms = loopDelay.percentile(99) / 1e6;
   // Missing at the deadline: given as long again, to tell late deliveries from events never sent.
   if (!complete) await waitUntil(drained, drainTimeoutMs * 2);
-  return { writes, startId, deadline, serverCpuPercent, clientCpuPercent };
+  return { writes, startId, deadline, serverCpuPercent, clientCpuPercent, clientLoopDelayP99Ms };
 }
 
 interface Deliveries {
@@ -545,6 +553,7 @@ async function measureVariant(server: RunningServer, target: RealtimeTarget, pla
     dispatchedPerSec: d.dispatchedPerSec,
     serverCpuPercent: window.serverCpuPercent,
     clientCpuPercent: window.clientCpuPercent,
+    clientLoopDelayP99Ms: window.clientLoopDelayP99Ms,
     ended: d.ended,
     ...percentiles(d.latencies),
     rssBeforeMb,
@@ -609,7 +618,7 @@ export async function measureRealtime(targets: readonly RealtimeTarget[], option
           const ended = Object.entries(run.ended).map(([code, n]) => `${n} ${code}`).join(', ');
           log(
             `round ${round} realtime ${run.variant} on ${run.database}: ${run.subscribers} subscribers (${run.users} users, ${run.keys} keys) opened in ${fixed(run.openSeconds)} s; ${run.writes} writes answered at ${fixed(run.writesPerSec)}/s (p50 ${fixed(run.writeP50Ms)} ms), events reaching subscribers at ${fixed(run.dispatchedPerSec)}/s; ` +
-              `${run.deliveries} of ${run.expectedDeliveries} deliveries, ${run.lost} lost, ${run.late} late (after the drain deadline), ${run.duplicates} duplicates${ended ? `, streams ended: ${ended}` : ''}; latency p50 ${fixed(run.p50Ms)} ms, p99 ${fixed(run.p99Ms)} ms, max ${fixed(run.maxMs)} ms; CPU server ${fixed(run.serverCpuPercent, 0)}%, bench client ${fixed(run.clientCpuPercent, 0)}%; ` +
+              `${run.deliveries} of ${run.expectedDeliveries} deliveries, ${run.lost} lost, ${run.late} late (after the drain deadline), ${run.duplicates} duplicates${ended ? `, streams ended: ${ended}` : ''}; latency p50 ${fixed(run.p50Ms)} ms, p99 ${fixed(run.p99Ms)} ms, max ${fixed(run.maxMs)} ms; CPU server ${fixed(run.serverCpuPercent, 0)}%, bench client ${fixed(run.clientCpuPercent, 0)}% (its event-loop delay p99 ${fixed(run.clientLoopDelayP99Ms)} ms); ` +
               `RSS ${fixed(run.rssBeforeMb)} MB before, ${fixed(run.rssOpenMb)} MB open (${fixed(run.kbPerSubscription)} KB per subscription), ${fixed(run.rssAfterMb)} MB after the window`,
           );
         } finally {
@@ -689,15 +698,15 @@ export function renderRealtime(results: RealtimeResults): string {
     '',
     `Realtime (issue 17): ${realtimeSubscribers} SSE subscribers (GET ${eventsPath}, the customers of one team) on one instance while ${realtimeRate} changes/s are written through REST (create, update, update, delete); latency = arrival at the client − the event's occurredAt (written in the change's transaction, before its commit). Medians over rounds; each variant on an instance started for it.`,
     '',
-    '| Database | Variant | subscribers | users / keys | writes/s answered | events/s delivered | deliveries | lost | late | dup | p50 ms | p99 ms | max ms | per round p99 ms | server CPU % | bench CPU % | RSS before MB | RSS open MB | KB per subscription |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Database | Variant | subscribers | users / keys | writes/s answered | events/s delivered | deliveries | lost | late | dup | p50 ms | p99 ms | max ms | per round p99 ms | server CPU % | bench CPU % | bench loop delay p99 ms | RSS before MB | RSS open MB | KB per subscription |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const runs of groupsOf(results)) {
     const r = runs[0]!;
     const m = (pick: (run: RealtimeRun) => number) => median(runs.map(pick));
     const total = (pick: (run: RealtimeRun) => number) => runs.reduce((n, run) => n + pick(run), 0);
     lines.push(
-      `| ${r.database} | ${r.variant} | ${r.subscribers} | ${r.users} / ${r.keys} | ${fixed(m((x) => x.writesPerSec))} | ${fixed(m((x) => x.dispatchedPerSec))} | ${total((x) => x.deliveries)} of ${total((x) => x.expectedDeliveries)} | ${total((x) => x.lost)} | ${total((x) => x.late)} | ${total((x) => x.duplicates)} | ${fixed(m((x) => x.p50Ms))} | ${fixed(m((x) => x.p99Ms))} | ${fixed(Math.max(...runs.map((x) => x.maxMs)))} | ${runs.map((x) => fixed(x.p99Ms)).join(', ')} | ${fixed(m((x) => x.serverCpuPercent), 0)} | ${fixed(m((x) => x.clientCpuPercent), 0)} | ${fixed(m((x) => x.rssBeforeMb), 0)} | ${fixed(m((x) => x.rssOpenMb), 0)} | ${fixed(m((x) => x.kbPerSubscription))} |`,
+      `| ${r.database} | ${r.variant} | ${r.subscribers} | ${r.users} / ${r.keys} | ${fixed(m((x) => x.writesPerSec))} | ${fixed(m((x) => x.dispatchedPerSec))} | ${total((x) => x.deliveries)} of ${total((x) => x.expectedDeliveries)} | ${total((x) => x.lost)} | ${total((x) => x.late)} | ${total((x) => x.duplicates)} | ${fixed(m((x) => x.p50Ms))} | ${fixed(m((x) => x.p99Ms))} | ${fixed(Math.max(...runs.map((x) => x.maxMs)))} | ${runs.map((x) => fixed(x.p99Ms)).join(', ')} | ${fixed(m((x) => x.serverCpuPercent), 0)} | ${fixed(m((x) => x.clientCpuPercent), 0)} | ${fixed(m((x) => x.clientLoopDelayP99Ms))} | ${fixed(m((x) => x.rssBeforeMb), 0)} | ${fixed(m((x) => x.rssOpenMb), 0)} | ${fixed(m((x) => x.kbPerSubscription))} |`,
     );
   }
   if (results.cross.length) {

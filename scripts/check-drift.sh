@@ -4,9 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npm run -s generate
-if ! git diff --exit-code --stat -- schema src/generated prisma/schema.prisma prisma/entities.prisma || [ -n "$(git ls-files --others --exclude-standard -- schema src/generated)" ]; then
+if ! git diff --exit-code --stat -- schema src/generated client/src/generated prisma/schema.prisma prisma/entities.prisma || [ -n "$(git ls-files --others --exclude-standard -- schema src/generated client/src/generated)" ]; then
   echo "Generated files differ from what is committed: run 'npm run generate' and commit the result." >&2
-  git ls-files --others --exclude-standard -- schema src/generated >&2
+  git ls-files --others --exclude-standard -- schema src/generated client/src/generated >&2
   exit 1
 fi
 npm run -s db:migration -- --check

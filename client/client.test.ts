@@ -1,0 +1,67 @@
+// The typed client against a real server (over HTTP, Node's fetch): the README's example runs as
+// written, REST answers and errors are what its types say, GraphQL results are typed by the document.
+// Its types are checked by `npm run typecheck` (expectTypeOf), its behaviour here. Must pass on
+// PostgreSQL (TEST_DATABASE_URL) as well as on PGlite.
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { signUp, type SignedUpUser } from '../src/testkit/accounts.js';
+import { createKey } from '../src/testkit/api-keys.js';
+import { createTestApp, type TestApp } from '../src/testkit/test-app.js';
+import { quickstart } from './examples/quickstart.js';
+import { graphql } from './src/generated/graphql/index.js';
+import { createPlatformClient } from './src/index.js';
+
+let t: TestApp;
+let owner: SignedUpUser;
+let key: string;
+
+beforeAll(async () => {
+  t = await createTestApp({ RATE_LIMIT_ENABLED: 'false' });
+  owner = await signUp(t);
+  key = (await createKey(t, owner, { name: 'client', scopes: ['tasks:*'] })).key;
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('typed client', () => {
+  it('runs the README example: a task created over REST, listed, and found by a typed GraphQL query', async () => {
+    const { task, listed, open } = await quickstart(t.origin, key);
+    expectTypeOf(task.title).toEqualTypeOf<string>();
+    expect(task).toMatchObject({ title: 'Write the report', priority: 'high', status: 'todo' });
+    expect(listed.some((row) => 'id' in row && row.id === task.id)).toBe(true);
+    expect(open).toContainEqual({ id: task.id, title: 'Write the report', priority: 'HIGH' });
+  });
+
+  it('answers errors in the contract’s envelope, typed: 404 for an unknown id, 401 without credentials, 403 without the scope', async () => {
+    const client = createPlatformClient({ baseUrl: t.origin, apiKey: key });
+    const missing = await client.rest.GET('/api/v1/tasks/{id}', { params: { path: { id: '00000000-0000-4000-8000-000000000000' } } });
+    expect(missing.response.status).toBe(404);
+    expect(missing.error).toMatchObject({ success: false, code: 'NOT_FOUND' });
+
+    const anonymous = await createPlatformClient({ baseUrl: t.origin }).rest.GET('/api/v1/tasks', {});
+    expect(anonymous.response.status).toBe(401);
+
+    const narrow = (await createKey(t, owner, { name: 'narrow', scopes: ['customers:read'] })).key;
+    const refused = await createPlatformClient({ baseUrl: t.origin, apiKey: narrow }).rest.POST('/api/v1/tasks', { body: { title: 'Nope' } });
+    expect(refused.response.status).toBe(403);
+    expect(refused.data).toBeUndefined();
+  });
+
+  it('sends GraphQL variables and returns errors with their code', async () => {
+    const client = createPlatformClient({ baseUrl: t.origin, apiKey: key });
+    const byId = graphql(`
+      query TaskById($id: ID!) {
+        task(id: $id) {
+          id
+          title
+        }
+      }
+    `);
+    const created = await client.rest.POST('/api/v1/tasks', { body: { title: 'By id' } });
+    const found = await client.graphql(byId, { id: created.data!.data.id });
+    expectTypeOf(found.data!.task!.title).toEqualTypeOf<string>();
+    expect(found.data?.task).toEqual({ id: created.data!.data.id, title: 'By id' });
+    const bad = await client.graphql(byId, { id: 'not-a-uuid' });
+    expect(bad.errors?.[0]?.extensions?.code).toBeTruthy();
+  });
+});
