@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { printedSchema } from './graphql/schema.js';
 import { readFileSync } from 'node:fs';
+import { loadConfig } from './config/env.js';
 import { createTestApp, type TestApp } from './testkit/test-app.js';
 
 let t: TestApp;
@@ -118,6 +119,25 @@ describe('docs and operations', () => {
     expect(text).toContain('http_request_duration_seconds_bucket');
     expect(text).toContain('nodejs_eventloop_lag_seconds');
     expect(text).toContain('db_pool_connections');
+  });
+
+  it('answers /metrics only to the bearer token when METRICS_TOKEN is set; a short token is refused at start', async () => {
+    const token = 'metrics-'.padEnd(40, 'x');
+    const guarded = await createTestApp({ METRICS_TOKEN: token });
+    try {
+      for (const authorization of [undefined, 'Bearer wrong-token', `Basic ${token}`, `Bearer ${token}x`]) {
+        const refused = await guarded.fetch('/metrics', { headers: authorization ? { authorization } : {} });
+        expect(refused.status, authorization).toBe(401);
+        expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer/);
+        expect(await refused.json()).toMatchObject({ success: false, code: 'UNAUTHENTICATED' });
+      }
+      const allowed = await guarded.fetch('/metrics', { headers: { authorization: `Bearer ${token}` } });
+      expect(allowed.status).toBe(200);
+      expect(await allowed.text()).toContain('http_requests_total');
+    } finally {
+      await guarded.close();
+    }
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
   });
 
   it('keeps schema/schema.graphql in step with the code', () => {

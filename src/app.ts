@@ -14,7 +14,7 @@ import { createAppServices } from './http/app-services.js';
 import { reply, type HttpRequest, type HttpResponse } from './http/exchange.js';
 import { preflight } from './http/headers.js';
 import { landingPage } from './http/landing.js';
-import { createMetrics } from './http/metrics.js';
+import { createMetrics, metricsAllowed } from './http/metrics.js';
 import { createPipeline } from './http/pipeline.js';
 import { respondingWith, type Handled } from './http/respond.js';
 import { createApiRouter, httpRouteTraits } from './http/routing.js';
@@ -113,6 +113,9 @@ export function createApp({ config, database, logger, now = () => new Date(), re
       return { response: ready ? await services.readiness() : json(503, { status: 'starting', checks: {} }), route: '/readyz' };
     }
     if (pathname === '/metrics' && method === 'GET' && metrics) {
+      if (!metricsAllowed(config.metricsToken, request.header('authorization'))) {
+        return { response: json(401, { success: false, error: 'The metrics need the bearer token METRICS_TOKEN', code: 'UNAUTHENTICATED' }, { 'www-authenticate': 'Bearer realm="metrics"' }), route: '/metrics' };
+      }
       const { contentType, body } = await metrics.render();
       return { response: reply(200, body, { 'content-type': contentType }), route: '/metrics' };
     }

@@ -43,6 +43,7 @@ const envSchema = z.object({
   TRUST_PROXY: flag.default(false),
   CORS_ORIGINS: list.default([]),
   METRICS_ENABLED: flag.default(true),
+  METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters (a random secret: openssl rand -hex 32)').optional(),
   GRAPHIQL: flag.optional(),
   GRAPHQL_INTROSPECTION: flag.optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
@@ -171,6 +172,8 @@ export type Config = {
   /** Browser origins allowed to call with credentials; empty means any origin, without credentials. */
   corsOrigins: string[];
   metricsEnabled: boolean;
+  /** METRICS_TOKEN: when set, GET /metrics answers only to `Authorization: Bearer <token>`. */
+  metricsToken: string | null;
   /** GRAPHIQL: serve the GraphiQL page at /graphql to browsers (default: on, except in production). */
   graphiql: boolean;
   /** GRAPHQL_INTROSPECTION: answer `__schema`/`__type` queries (default: on, except in production). */
@@ -312,6 +315,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustProxy: e.TRUST_PROXY,
     corsOrigins: e.CORS_ORIGINS,
     metricsEnabled: e.METRICS_ENABLED,
+    metricsToken: e.METRICS_TOKEN ?? null,
     graphiql: e.GRAPHIQL ?? e.NODE_ENV !== 'production',
     graphqlIntrospection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
