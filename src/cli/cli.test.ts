@@ -122,3 +122,53 @@ describe('apikey create', () => {
     expect(unknown.stderr).toMatch(/No user/);
   }, 120_000); // five CLI processes, each loading the app: over 30 s on a loaded machine
 });
+
+describe('listings', () => {
+  it('lists users, keys (never their secret), teams and members, as JSON and as a table', async () => {
+    const created = JSON.parse(cli('user', 'create', '--email', 'lister@example.com', '--password', 'operator-pass', '--json').stdout);
+    const key = JSON.parse(cli('apikey', 'create', '--email', 'lister@example.com', '--name', 'reporting', '--scopes', 'teams:read', '--json').stdout);
+
+    const users = JSON.parse(cli('user', 'list', '--json').stdout);
+    expect(users).toContainEqual(expect.objectContaining({ id: created.id, email: 'lister@example.com', role: 'member' }));
+    const keys = cli('apikey', 'list', '--email', 'Lister@Example.com', '--json');
+    expect(keys.status).toBe(0);
+    expect(JSON.parse(keys.stdout)).toEqual([expect.objectContaining({ id: key.id, owner: 'lister@example.com', name: 'reporting', keyPrefix: key.keyPrefix, scopes: ['teams:read'], status: 'active' })]);
+    expect(keys.stdout).not.toContain(key.key);
+    const teams = JSON.parse(cli('team', 'list', '--json').stdout);
+    expect(teams).toContainEqual(expect.objectContaining({ id: created.teamId, members: 1 }));
+    const members = cli('team', 'members', '--team', created.teamId);
+    expect(members.status).toBe(0);
+    expect(members.stdout.split('\n')[0]).toMatch(/^userId\s+email\s+role\s+joinedAt$/);
+    expect(members.stdout).toMatch(new RegExp(`${created.id}\\s+lister@example.com\\s+owner`));
+
+    for (const [args, message] of [
+      [['apikey', 'list', '--email', 'nobody@example.com'], /No user with e-mail/],
+      [['team', 'members', '--team', 'not-an-id'], /--team must be a team id/],
+      [['team', 'members', '--team', '00000000-0000-4000-8000-000000000000'], /No team with id/],
+      [['user', 'list', '--verbose'], /Unknown option/],
+    ] as const) {
+      const run = cli(...args);
+      expect(run.status, args.join(' ')).not.toBe(0);
+      expect(run.stderr).toMatch(message);
+    }
+  }, 180_000); // a dozen CLI processes, each loading the app
+
+  it('tells which migrations are applied, applying none', async () => {
+    const status = cli('migrations', 'status', '--json');
+    expect(status.status).toBe(0);
+    const rows = JSON.parse(status.stdout) as { migration: string; state: string; appliedAt: string | null }[];
+    expect(rows.length).toBeGreaterThan(5);
+    expect(rows.every((r) => r.state === 'applied' && r.appliedAt)).toBe(true);
+    // One forgotten as if it were new: pending, and still pending after the status (nothing applied).
+    const last = rows.at(-1)!.migration;
+    await withDatabase((db) => db.prisma.$executeRawUnsafe(`UPDATE _prisma_migrations SET rolled_back_at = now() WHERE migration_name = '${last}'`));
+    try {
+      const text = cli('migrations', 'status');
+      expect(text.stdout).toMatch(new RegExp(`${last}\\s+pending`));
+      expect(text.stdout).toContain('1 not applied');
+      expect(cli('migrations', 'status').stdout).toContain('1 not applied');
+    } finally {
+      await withDatabase((db) => db.prisma.$executeRawUnsafe(`UPDATE _prisma_migrations SET rolled_back_at = NULL WHERE migration_name = '${last}'`));
+    }
+  }, 120_000);
+});

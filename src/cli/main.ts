@@ -1,13 +1,11 @@
 // Operators' CLI: `npm run -s cli -- user create --email E --password P [--role R] [--first-name F]
 // [--last-name L] [--json]`, `user set-password --email E --password P [--json]`, `user disable-2fa
 // --email E [--json]` and `apikey create --email E --name N --scopes "a:read,b:*" [--expires-at ISO]
-// [--json]`. Clear errors and a non-zero exit for bad arguments, a duplicate e-mail or an unknown user.
+// [--json]`, and the read-only `user list`, `apikey list`, `team list`, `team members` and `migrations
+// status` (listings.ts). Clear errors and a non-zero exit for bad arguments, a duplicate e-mail or an unknown user.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/env.js';
-import { openDatabase } from '../db/database.js';
-import { DataDirLockedError, DataDirUnusableError } from '../db/data-dir-lock.js';
-import { applyMigrations } from '../db/migrations.js';
-import { migrationsDir } from '../db/paths.js';
+import { DataDirUnusableError } from '../db/data-dir-lock.js';
 import { RequestDb, runAsUser, systemDb } from '../db/request-db.js';
 import { isGlobalRole } from '../auth/actor.js';
 import '../graphql/schema.js'; // every module declares its scope resources while the schema is built
@@ -21,11 +19,18 @@ import { setPassword, turnOffTwoFactor } from '../modules/accounts/operator.js';
 import { createUser } from '../modules/accounts/service.js';
 import { AppError } from '../shared/errors.js';
 import { parseInput } from '../shared/validation.js';
+import { apikeyList, migrationsStatus, teamList, teamMembers, userList } from './listings.js';
+import { Refusal, withDatabase } from './open.js';
 
 const usage = `Usage: npm run -s cli -- user create --email E --password P [--role member|developer|superadmin] [--first-name F] [--last-name L] [--json]
        npm run -s cli -- user set-password --email E --password P [--json]     (ends the user's sessions)
        npm run -s cli -- user disable-2fa --email E [--json]                   (turns two-factor sign-in off)
-       npm run -s cli -- apikey create --email E --name N --scopes "a:read,b:*" [--expires-at ISO] [--json]`;
+       npm run -s cli -- apikey create --email E --name N --scopes "a:read,b:*" [--expires-at ISO] [--json]
+       npm run -s cli -- user list [--json]
+       npm run -s cli -- apikey list [--email E] [--json]                      (never the secret)
+       npm run -s cli -- team list [--json]
+       npm run -s cli -- team members --team ID [--json]
+       npm run -s cli -- migrations status [--json]                           (applies nothing)`;
 
 async function userCreate(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -47,28 +52,16 @@ async function userCreate(args: string[]): Promise<number> {
     firstName: values['first-name'],
     lastName: values['last-name'],
   }, 'Invalid arguments');
-  const user = await withDatabase('users', (database) => createUser({ runAs: (id, work) => runAsUser(database, id, work) }, input));
+  const user = await withDatabase('create users', (database) => createUser({ runAs: (id, work) => runAsUser(database, id, work) }, input));
   const out = { id: user.id, email: user.email, role: user.role, teamId: user.teamId };
   console.log(values.json ? JSON.stringify(out) : `Created ${out.role} ${out.email} (id ${out.id}, team ${out.teamId})`);
   return 0;
 }
 
-/** Opens the configured database (refused while the server holds the embedded one), migrated, for `work`. */
-async function withDatabase<T>(what: 'users' | 'keys', work: (database: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, holder: 'cli' }).catch(refuseLocked(what));
-  try {
-    await applyMigrations(database, migrationsDir);
-    return await work(database);
-  } finally {
-    await database.close();
-  }
-}
-
 async function userSetPassword(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { email: { type: 'string' }, password: { type: 'string' }, json: { type: 'boolean', default: false } } });
   const input = parseInput(setPasswordInput, { email: values.email, password: values.password }, 'Invalid arguments');
-  const out = await withDatabase('users', (database) => setPassword(database, input.email, input.password));
+  const out = await withDatabase('create users', (database) => setPassword(database, input.email, input.password));
   console.log(values.json ? JSON.stringify(out) : `Password set for ${out.email}; ${out.endedSessions} session(s) ended`);
   return 0;
 }
@@ -77,7 +70,7 @@ async function userDisableTwoFactor(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { email: { type: 'string' }, json: { type: 'boolean', default: false } } });
   if (!values.email) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --email is required');
   const email = values.email;
-  const out = await withDatabase('users', (database) => turnOffTwoFactor(database, email));
+  const out = await withDatabase('create users', (database) => turnOffTwoFactor(database, email));
   console.log(values.json ? JSON.stringify(out) : out.wasOn ? `Two-factor sign-in turned off for ${out.email}` : `Two-factor sign-in was not on for ${out.email}`);
   return 0;
 }
@@ -95,18 +88,17 @@ async function apikeyCreate(args: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
     },
   });
-  if (!values.email) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --email is required');
+  const email = values.email;
+  if (!email) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --email is required');
   const input = parseInput(createApiKeyInput, {
     name: values.name,
     scopes: values.scopes?.split(',').map((s) => s.trim()).filter(Boolean),
     expiresAt: values['expires-at'],
   }, 'Invalid arguments');
   const config = loadConfig();
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, holder: 'cli' }).catch(refuseLocked('keys'));
-  try {
-    await applyMigrations(database, migrationsDir);
-    const user = await systemDb(database, 'cli: find key owner').prisma.user.findUnique({ where: { email: values.email.trim().toLowerCase() } });
-    if (!user || !isGlobalRole(user.role)) throw new AppError('NOT_FOUND', `No user with e-mail ${values.email}`);
+  return withDatabase('create keys', async (database) => {
+    const user = await systemDb(database, 'cli: find key owner').prisma.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+    if (!user || !isGlobalRole(user.role)) throw new AppError('NOT_FOUND', `No user with e-mail ${email}`);
     const db = new RequestDb(database, user.id);
     const noPending = { count: 0, last24h: 0, lastUsedAt: null };
     let ok = false;
@@ -135,22 +127,7 @@ async function apikeyCreate(args: string[]): Promise<number> {
     } finally {
       await db.finish(ok);
     }
-  } finally {
-    await database.close();
-  }
-}
-
-/** An error for a data directory another process holds, saying what to do instead (the API does the same work). */
-class Refusal extends Error {}
-
-function refuseLocked(what: 'users' | 'keys'): (error: unknown) => never {
-  return (error) => {
-    if (!(error instanceof DataDirLockedError)) throw error;
-    const { owner, dataDir } = error;
-    const where = `DATA_DIR ${dataDir}${owner ? `, ${owner.holder} pid ${owner.pid}` : ''}`;
-    if (owner && owner.holder !== 'server') throw new Refusal(`another command is using this data directory: wait for it to finish (${where})`);
-    throw new Refusal(`the server is running on this data directory: stop it, or create ${what} through the API (${where})`);
-  };
+  });
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -159,6 +136,11 @@ async function main(argv: string[]): Promise<number> {
   if (noun === 'user' && verb === 'set-password') return userSetPassword(rest);
   if (noun === 'user' && verb === 'disable-2fa') return userDisableTwoFactor(rest);
   if (noun === 'apikey' && verb === 'create') return apikeyCreate(rest);
+  if (noun === 'user' && verb === 'list') return userList(rest);
+  if (noun === 'apikey' && verb === 'list') return apikeyList(rest);
+  if (noun === 'team' && verb === 'list') return teamList(rest);
+  if (noun === 'team' && verb === 'members') return teamMembers(rest);
+  if (noun === 'migrations' && verb === 'status') return migrationsStatus(rest);
   console.error(usage);
   return 2;
 }

@@ -1,0 +1,100 @@
+// Read-only CLI commands: who and what the deployment holds (users, API keys, teams and their members)
+// and which migrations are applied. Each prints a table, or JSON with --json; none changes anything.
+import { readdir } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { Prisma } from '../generated/prisma/client.js';
+import { migrationsDir } from '../db/paths.js';
+import { systemDb } from '../db/request-db.js';
+import { AppError } from '../shared/errors.js';
+import { withDatabase } from './open.js';
+
+type Row = Record<string, unknown>;
+
+/** Rows as aligned columns (dates as ISO text, lists joined), or a line saying there are none. */
+function table(rows: readonly Row[], none: string): string {
+  if (!rows.length) return none;
+  const cell = (value: unknown) => (value instanceof Date ? value.toISOString() : Array.isArray(value) ? value.join(',') : value === null || value === undefined ? '-' : String(value));
+  const columns = Object.keys(rows[0]!);
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
+}
+
+function print(rows: readonly Row[], json: boolean, none: string): number {
+  console.log(json ? JSON.stringify(rows) : table(rows, none));
+  return 0;
+}
+
+const jsonOnly = { json: { type: 'boolean', default: false } } as const;
+
+/** `user list`: every user, oldest first. */
+export async function userList(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: jsonOnly });
+  const users = await withDatabase('list users', (database) =>
+    systemDb(database, 'cli: list users').prisma.user.findMany({ orderBy: { createdAt: 'asc' }, select: { id: true, email: true, role: true, firstName: true, lastName: true, createdAt: true } }),
+  );
+  return print(users, values.json, 'No users.');
+}
+
+/** `apikey list [--email E]`: keys (never their secret), with their owner and state. */
+export async function apikeyList(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { ...jsonOnly, email: { type: 'string' } } });
+  const email = values.email?.trim().toLowerCase();
+  const keys = await withDatabase('list keys', async (database) => {
+    const prisma = systemDb(database, 'cli: list keys').prisma;
+    if (email && !(await prisma.user.findUnique({ where: { email }, select: { id: true } }))) throw new AppError('NOT_FOUND', `No user with e-mail ${values.email}`);
+    const rows = await prisma.apiKey.findMany({
+      where: email ? { user: { email } } : {},
+      orderBy: { createdAt: 'asc' },
+      select: { id: true, keyPrefix: true, name: true, scopes: true, status: true, expiresAt: true, lastUsedAt: true, createdAt: true, user: { select: { email: true } } },
+    });
+    return rows.map(({ user, id, ...key }) => ({ id, owner: user.email, ...key }));
+  });
+  return print(keys, values.json, 'No API keys.');
+}
+
+/** `team list`: teams with their number of members. */
+export async function teamList(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: jsonOnly });
+  const teams = await withDatabase('list teams', async (database) => {
+    const rows = await systemDb(database, 'cli: list teams').prisma.team.findMany({ orderBy: { createdAt: 'asc' }, select: { id: true, name: true, createdAt: true, _count: { select: { members: true } } } });
+    return rows.map(({ _count, ...team }) => ({ ...team, members: _count.members }));
+  });
+  return print(teams, values.json, 'No teams.');
+}
+
+/** `team members --team ID`: a team's members and their roles. */
+export async function teamMembers(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { ...jsonOnly, team: { type: 'string' } } });
+  const teamId = values.team;
+  if (!teamId || !/^[0-9a-f-]{36}$/i.test(teamId)) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --team must be a team id (team list shows them)');
+  const members = await withDatabase('list members', async (database) => {
+    const prisma = systemDb(database, 'cli: list members').prisma;
+    if (!(await prisma.team.findUnique({ where: { id: teamId }, select: { id: true } }))) throw new AppError('NOT_FOUND', `No team with id ${teamId}`);
+    const rows = await prisma.teamMember.findMany({ where: { teamId }, orderBy: { joinedAt: 'asc' }, select: { role: true, joinedAt: true, user: { select: { id: true, email: true } } } });
+    return rows.map(({ user, ...member }) => ({ userId: user.id, email: user.email, ...member }));
+  });
+  return print(members, values.json, 'No members.');
+}
+
+/** `migrations status`: each migration of the release, applied (when) or pending; applies nothing. */
+export async function migrationsStatus(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: jsonOnly });
+  const names = (await readdir(migrationsDir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const applied = await withDatabase(
+    'read the migrations',
+    async (database) => {
+      const prisma = systemDb(database, 'cli: migrations status').prisma;
+      const [exists] = await prisma.$queryRaw<{ found: boolean }[]>(Prisma.sql`SELECT to_regclass('_prisma_migrations') IS NOT NULL AS found`);
+      if (!exists?.found) return new Map<string, Date | null>();
+      const rows = await prisma.$queryRaw<{ name: string; finished: Date | null }[]>(Prisma.sql`SELECT migration_name AS name, finished_at AS finished FROM _prisma_migrations WHERE rolled_back_at IS NULL`);
+      return new Map(rows.map((r) => [r.name, r.finished]));
+    },
+    { migrate: false },
+  );
+  const rows = names.map((name) => ({ migration: name, state: applied.get(name) ? 'applied' : applied.has(name) ? 'failed' : 'pending', appliedAt: applied.get(name) ?? null }));
+  const pending = rows.filter((r) => r.state !== 'applied').length;
+  if (values.json) console.log(JSON.stringify(rows));
+  else console.log(`${table(rows, 'No migrations.')}\n${pending ? `${pending} not applied: npm run db:migrate (or start the server) applies them.` : 'Database is up to date.'}`);
+  return 0;
+}

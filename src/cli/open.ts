@@ -1,0 +1,34 @@
+// How a CLI command reaches the database: the configured one (DATABASE_URL, or the embedded one under
+// DATA_DIR, which only one process may hold: refused while the server or another command has it),
+// migrated first unless the command is about migrations.
+import { loadConfig } from '../config/env.js';
+import { openDatabase, type Database } from '../db/database.js';
+import { DataDirLockedError } from '../db/data-dir-lock.js';
+import { applyMigrations } from '../db/migrations.js';
+import { migrationsDir } from '../db/paths.js';
+
+/** An error for a data directory another process holds, saying what to do instead (the API does the same work). */
+export class Refusal extends Error {}
+
+/** Refuses, clearly, a data directory another process holds; `what` names what the API could do instead. */
+export function refuseLocked(what: string): (error: unknown) => never {
+  return (error) => {
+    if (!(error instanceof DataDirLockedError)) throw error;
+    const { owner, dataDir } = error;
+    const where = `DATA_DIR ${dataDir}${owner ? `, ${owner.holder} pid ${owner.pid}` : ''}`;
+    if (owner && owner.holder !== 'server') throw new Refusal(`another command is using this data directory: wait for it to finish (${where})`);
+    throw new Refusal(`the server is running on this data directory: stop it, or ${what} through the API (${where})`);
+  };
+}
+
+/** Opens the configured database for `work` (migrated first, unless `migrate` is false) and closes it after. */
+export async function withDatabase<T>(what: string, work: (database: Database) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
+  const config = loadConfig();
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, holder: 'cli' }).catch(refuseLocked(what));
+  try {
+    if (options.migrate !== false) await applyMigrations(database, migrationsDir);
+    return await work(database);
+  } finally {
+    await database.close();
+  }
+}
