@@ -3,9 +3,8 @@
 // for all matching records or per group of up to three fields' values (`groupBy`). Groups come
 // sorted by their key (empty values last); more than `maxGroups` is refused with 400 rather than cut.
 import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
-import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
-import { checkListQuery, type ListQuery } from './query.js';
+import { checkListQuery, invalidQuery, type ListQuery } from './query.js';
 import { delegateOf } from './repository.js';
 import { baseWhere, callerFor, filterWhere, shown } from './service.js';
 import type { Values } from './validate.js';
@@ -43,7 +42,7 @@ function checkGroupBy(d: EntityDefinition, given: readonly string[]): FieldDefin
   const fields = [...new Set(given)].map((name) => allowed.find((f) => f.name === name));
   if (fields.length > maxGroupFields || fields.some((f) => !f)) {
     const message = fields.length > maxGroupFields ? `at most ${maxGroupFields} fields` : `must name fields among ${allowed.map((f) => f.name).join(', ') || '(none: no filterable field)'}`;
-    throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: [{ path: 'groupBy', code: 'invalid', message }] });
+    throw invalidQuery([{ path: 'groupBy', message }]);
   }
   return fields as FieldDefinition[];
 }
@@ -81,7 +80,7 @@ export async function aggregate(scope: RequestScope, d: EntityDefinition, query:
   if (!by.length) return [groupOf(d, by, await model.aggregate({ where, ...measures }))];
   const rows = await model.groupBy({ by: by.map((f) => f.name), where, ...measures, orderBy: by.map((f) => ({ [f.name]: { sort: 'asc', nulls: 'last' } })), take: maxGroups + 1 });
   if (rows.length > maxGroups) {
-    throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: [{ path: 'groupBy', code: 'invalid', message: `makes more than ${maxGroups} groups: filter the records or group by fewer fields` }] });
+    throw invalidQuery([{ path: 'groupBy', message: `makes more than ${maxGroups} groups: filter the records or group by fewer fields` }]);
   }
   return rows.map((row) => groupOf(d, by, row));
 }

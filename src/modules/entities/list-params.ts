@@ -6,7 +6,7 @@
 // can still get wrong (limit over 100, search length, a non-filterable `distinct`) is the service's to
 // refuse, for GraphQL callers as for REST ones.
 import { expandableRelations, relationTarget, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
-import { AppError } from '../../shared/errors.js';
+import { invalidQuery } from './query.js';
 import { isUuid } from '../../shared/validation.js';
 import { extremeFields, groupFields, numberFields } from './aggregate.js';
 import { aggregateFlag, childFlag, fieldFlag, metasFlag, pickableFields, relatedFlags, wholeFlag, type Values } from './rest-documents.js';
@@ -53,7 +53,7 @@ function vocabulary(d: EntityDefinition): Vocabulary {
 }
 
 function refuse(problems: Problems): never {
-  throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: problems.map((p) => ({ ...p, code: 'invalid' })) });
+  throw invalidQuery(problems);
 }
 
 /** `page`/`limit`: digits that an Int holds; the bounds (limit ≤ 100) are the service's. */

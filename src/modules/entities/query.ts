@@ -67,8 +67,13 @@ const day = /^\d{4}-\d{2}-\d{2}$/;
 
 type Problems = { path: string; message: string }[];
 
+/** The 400 for query parameters a list (or a stream of its changes) does not take: each with its path and why (code `invalid`). */
+export function invalidQuery(problems: Problems): AppError {
+  return new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: problems.map((p) => ({ ...p, code: 'invalid' })) });
+}
+
 function refuse(problems: Problems): void {
-  if (problems.length) throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: problems.map((p) => ({ ...p, code: 'invalid' })) });
+  if (problems.length) throw invalidQuery(problems);
 }
 
 function parseDay(value: string, name: string, problems: Problems): Date | null {

@@ -17,7 +17,7 @@ import { assertPlanAllows } from '../teams/plan-usage.js';
 import { assertCanWriteTeamData } from '../teams/service.js';
 import { recordEntityEvent, type EntityChange } from '../webhooks/service.js';
 import { childField, inverseField, linkModel, linksField } from './prisma-model.js';
-import { checkListQuery, type ListQuery, type ParsedQuery, type View } from './query.js';
+import { checkListQuery, invalidQuery, type ListQuery, type ParsedQuery, type View } from './query.js';
 import { after, decodeCursor, encodeCursor, fingerprint, reversed, type Cursor, type Sort } from './cursor.js';
 import { delegateOf, escapeLike, isForeignKeyViolation, isRowSecurityViolation, isUniqueViolation, type Delegate, type Row } from './repository.js';
 import { exactTotal } from './totals.js';
@@ -159,7 +159,7 @@ async function keysetRows(d: EntityDefinition, caller: Caller, q: ParsedQuery, k
   const { backward, cursor: given } = q.keyset!;
   const cursor = given === null ? null : decodeCursor(given, k.sort, k.print);
   if (given !== null && !cursor) {
-    throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: [{ path: backward ? 'before' : 'after', code: 'invalid', message: 'is not a cursor of this list (made for its sort and filters)' }] });
+    throw invalidQuery([{ path: backward ? 'before' : 'after', message: 'is not a cursor of this list (made for its sort and filters)' }]);
   }
   const walk = backward ? reversed(k.sort) : k.sort;
   const from = (c: Cursor | null, sort: Sort) => ({ AND: [...k.where.AND, ...(c ? [after(sort, c)] : [])] });

@@ -7,13 +7,12 @@ import type { EntityDefinition } from '../../config/entity-definition.js';
 import { reply } from '../../http/exchange.js';
 import { defineHttpRoute, type HttpRoute } from '../../rest/http-route.js';
 import { assertPlainQuery } from '../../rest/query-params.js';
-import { AppError } from '../../shared/errors.js';
 import { graphqlNames } from '../entities/graphql-names.js';
 import { eventFilters } from '../entities/list-params.js';
+import { invalidQuery } from '../entities/query.js';
 import { eventStreamBody } from './event-stream.js';
-import { subscribe } from './service.js';
+import { eventIdPattern, subscribe } from './service.js';
 
-const eventId = /^[0-9]{1,18}$/;
 
 type Values = Record<string, unknown>;
 
@@ -28,12 +27,12 @@ function argumentCoercion(schema: GraphQLSchema, d: EntityDefinition): (vars: Va
   if (!field) throw new Error(`events route of ${d.slug}: the schema has no subscription ${name}`);
   return (vars) => {
     const out: Values = {};
-    const errors: { path: string; code: string; message: string }[] = [];
+    const problems: { path: string; message: string }[] = [];
     for (const arg of field.args) {
       if (vars[arg.name] === undefined) continue;
-      out[arg.name] = coerceInputValue(vars[arg.name], arg.type, (path, _invalid, error) => errors.push({ path: [arg.name, ...path].join('.'), code: 'invalid', message: error.message }));
+      out[arg.name] = coerceInputValue(vars[arg.name], arg.type, (path, _invalid, error) => problems.push({ path: [arg.name, ...path].join('.'), message: error.message }));
     }
-    if (errors.length) throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors });
+    if (problems.length) throw invalidQuery(problems);
     return out;
   };
 }
@@ -55,7 +54,7 @@ function eventRoute(d: EntityDefinition): HttpRoute {
         const { lastEventId, ...params } = Object.fromEntries(request.url.searchParams);
         const header = request.header('last-event-id');
         const after = header ?? lastEventId ?? null;
-        if (after !== null && !eventId.test(after)) throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: [{ path: header !== null ? 'Last-Event-ID' : 'lastEventId', code: 'invalid', message: 'must be the id of an event of this stream' }] });
+        if (after !== null && !eventIdPattern.test(after)) throw invalidQuery([{ path: header !== null ? 'Last-Event-ID' : 'lastEventId', message: 'must be the id of an event of this stream' }]);
         const stream = await subscribe(ctx, d, coerced(eventFilters(d, params)), after);
         return reply(200, eventStreamBody(stream, config.realtime.heartbeatMs), {
           'content-type': 'text/event-stream; charset=utf-8',
@@ -80,8 +79,8 @@ function eventsOperation(d: EntityDefinition): Record<string, unknown> {
     // Anonymous callers subscribe to a public entity's changes: no credentials ({}) is one way.
     security: [{ session: [] }, { bearer: [] }, { apiKey: [] }, ...(d.access.public ? [{}] : [])],
     parameters: [
-      { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string', pattern: '^[0-9]{1,18}$' } },
-      { name: 'lastEventId', in: 'query', required: false, schema: { type: 'string', pattern: '^[0-9]{1,18}$' } },
+      { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string', pattern: eventIdPattern.source } },
+      { name: 'lastEventId', in: 'query', required: false, schema: { type: 'string', pattern: eventIdPattern.source } },
     ],
     responses: {
       200: { description: 'The stream of changes', content: { 'text/event-stream': { schema: { type: 'string' } } } },

@@ -12,7 +12,7 @@ import type { ChangeEvent, RealtimeAccess, SubscriptionSpec } from '../../realti
 import type { EndReason, Stream } from '../../realtime/stream.js';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
-import { checkListQuery, type ListQuery, type ParsedQuery } from '../entities/query.js';
+import { checkListQuery, invalidQuery, type ListQuery, type ParsedQuery } from '../entities/query.js';
 import { callerFor, listedMany } from '../entities/service.js';
 import type { Values } from '../entities/validate.js';
 
@@ -38,7 +38,8 @@ export interface RealtimeScope extends RequestScope {
   realtime: RealtimeAccess<RealtimeScope>;
 }
 
-const lastEventId = /^[0-9]{1,18}$/;
+/** An event's id as clients give it back (`after`, Last-Event-ID): digits of a bigint. */
+export const eventIdPattern = /^[0-9]{1,18}$/;
 
 /** The holder a subscription counts against (REALTIME_MAX_SUBSCRIPTIONS). */
 function holderOf(ctx: RealtimeScope): string {
@@ -57,7 +58,7 @@ function concerns(d: EntityDefinition, q: ParsedQuery, event: ChangeEvent, actor
 /** Opens a subscription to `d`'s changes for the caller; `after` replays what came after that event first. */
 export async function subscribe(ctx: RealtimeScope, d: EntityDefinition, filters: ChangeFilters, after: string | null): Promise<Stream<Change>> {
   callerFor(ctx, d, 'list'); // 401 anonymous (unless public), 403 without an active team
-  if (after !== null && !lastEventId.test(after)) throw new AppError('VALIDATION_ERROR', 'Invalid query parameters', { errors: [{ path: 'after', code: 'invalid', message: 'must be the id of an event of this stream' }] });
+  if (after !== null && !eventIdPattern.test(after)) throw invalidQuery([{ path: 'after', message: 'must be the id of an event of this stream' }]);
   const q = checkListQuery(d, filters, { fields: null, metas: d.metas, children: [] });
   const { hub } = ctx.realtime;
   await hub.ready().catch(() => {
