@@ -19,15 +19,13 @@ import type { Credentials } from '../shared/request-scope.js';
 import { isGlobalRole, type AuthenticatedActor, type TeamMembership } from './actor.js';
 import { recordKeyEvent, type KeyEvent, type KeyEventClient } from './key-audit.js';
 import { effectiveKeyScopes } from './scopes.js';
-import { hashToken, sameHash } from './secret-token.js';
+import { bearerToken, hashToken, sameHash } from './secret-token.js';
 
 export const apiKeyPattern = /^sk_(live|test)_[A-Za-z0-9_-]{40}$/;
 
 /** The key the request presents, if it presents one (well-formed or not). */
 export function presentedApiKey(request: HttpRequest): string | null {
-  const authorization = request.header('authorization');
-  if (authorization && /^bearer\s/i.test(authorization)) return authorization.slice(7).trim();
-  return request.header('x-api-key')?.trim() ?? null;
+  return bearerToken(request.header('authorization')) ?? request.header('x-api-key')?.trim() ?? null;
 }
 
 interface KeyRow {

@@ -1,7 +1,7 @@
 // Prometheus metrics: requests and latency by route and status, event-loop delay (default metrics),
 // and the database pool. With METRICS_TOKEN set, only a scraper presenting it may read them.
 import client from 'prom-client';
-import { hashToken, sameHash } from '../auth/secret-token.js';
+import { bearerToken, sameSecret } from '../auth/secret-token.js';
 import type { PoolStats } from '../db/database.js';
 
 export interface Metrics {
@@ -11,9 +11,7 @@ export interface Metrics {
 
 /** Whether a request may read the metrics: no token configured, or `Authorization: Bearer <token>` (compared in constant time). */
 export function metricsAllowed(token: string | null, authorization: string | null): boolean {
-  if (token === null) return true;
-  const presented = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-  return presented !== undefined && sameHash(hashToken(token), hashToken(presented));
+  return token === null || sameSecret(token, bearerToken(authorization));
 }
 
 export function createMetrics(poolStats: () => PoolStats): Metrics {

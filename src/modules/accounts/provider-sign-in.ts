@@ -11,7 +11,7 @@
 // With two-factor on, no session starts: the second step's challenge goes back to the app instead.
 import { randomUUID } from 'node:crypto';
 import { noPassword } from '../../auth/password.js';
-import { hashToken, newToken, sameHash } from '../../auth/secret-token.js';
+import { hashToken, newToken, sameSecret } from '../../auth/secret-token.js';
 import type { Config } from '../../config/env.js';
 import type { SignInProvider } from '../../config/oidc.js';
 import type { Tx } from '../../db/request-db.js';
@@ -99,7 +99,7 @@ export async function finishProviderSignIn(scope: ThrottledScope, provider: Prov
   if (!flowToken) throw invalidFlow();
   const flow = await repo.takeSignInFlow(scope.system('provider sign-in: take the flow'), hashToken(flowToken));
   const state = callbackQuery.get('state') ?? '';
-  if (!flow || flow.expiresAt <= scope.now() || flow.provider !== provider.setting.id || !sameHash(hashToken(flow.state), hashToken(state))) throw invalidFlow();
+  if (!flow || flow.expiresAt <= scope.now() || flow.provider !== provider.setting.id || !sameSecret(flow.state, state)) throw invalidFlow();
   const back = new URL(flow.redirectTo);
   try {
     if (callbackQuery.has('error')) throw new AppError('SIGN_IN_FAILED', `The provider did not sign you in (${callbackQuery.get('error')?.slice(0, 100)})`);

@@ -6,7 +6,7 @@
 // right secret, with a message saying it is disabled (the server logs that once at start). Outside the
 // request pipeline: no user is authenticated, the secret is the credential.
 import type { Logger } from 'pino';
-import { hashToken, sameHash } from '../../auth/secret-token.js';
+import { sameSecret } from '../../auth/secret-token.js';
 import type { HttpRequest, HttpResponse } from '../../http/exchange.js';
 import { json } from '../../rest/envelope.js';
 import { defineHttpRoute } from '../../rest/http-route.js';
@@ -18,7 +18,7 @@ export const minimumSecretLength = 32;
 
 /** Whether the presented secret is the configured one, in time that does not depend on where they differ. */
 export function cronSecretMatches(configured: string, presented: string | null): boolean {
-  return presented !== null && sameHash(hashToken(configured), hashToken(presented));
+  return sameSecret(configured, presented);
 }
 
 /** Why cron processing is disabled by this CRON_SECRET (unset, or too short), or null when it is enabled. */
