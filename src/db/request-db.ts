@@ -171,16 +171,21 @@ export function systemDb(database: Pick<Database, 'prisma' | 'hotQuery'>, purpos
   return { purpose, prisma: database.prisma, hotQuery: database.hotQuery };
 }
 
-/** Runs one short unit of work through RLS as `userId` (signing up, signing in: before the request has that caller). */
-export async function runAsUser<T>(source: TransactionSource, userId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
-  const db = new RequestDb(source, userId);
+/** Runs `work`, then commits `db`'s transaction; rolls it back when `work` throws (and throws that). */
+export async function committing<T>(db: Pick<RequestDb, 'finish'>, work: () => Promise<T>): Promise<T> {
   let result: T;
   try {
-    result = await work(await db.tx());
+    result = await work();
   } catch (error) {
     await db.finish(false).catch(() => {});
     throw error;
   }
   await db.finish(true);
   return result;
+}
+
+/** Runs one short unit of work through RLS as `userId` (signing up, signing in: before the request has that caller). */
+export function runAsUser<T>(source: TransactionSource, userId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const db = new RequestDb(source, userId);
+  return committing(db, async () => work(await db.tx()));
 }

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Actor } from '../auth/actor.js';
 import { evictingAfterCommit } from '../auth/api-key-strategy.js';
 import { authenticate } from '../auth/authenticate.js';
-import { RequestDb, runAsUser, systemDb } from '../db/request-db.js';
+import { committing, RequestDb, runAsUser, systemDb } from '../db/request-db.js';
 import type { Context } from '../graphql/context.js';
 import type { ClientInfo } from '../shared/request-scope.js';
 import type { AppServices } from './app-services.js';
@@ -69,16 +69,9 @@ export function createRequestContext(services: AppServices, parts: ContextParts)
       hub: services.realtime,
       credential: credentialOf(parts.request),
       reauthenticate: async () => (await authenticate(systemDb(database, 'authenticate'), services.keys, parts.request, { ipAddress: parts.client.ip, userAgent: parts.client.userAgent })).actor,
-      async detached(other, work) {
+      detached(other, work) {
         const scope = createRequestContext(services, { ...parts, actor: other });
-        try {
-          const result = await work(scope);
-          await scope.db.finish(true);
-          return result;
-        } catch (error) {
-          await scope.db.finish(false).catch(() => {});
-          throw error;
-        }
+        return committing(scope.db, () => work(scope));
       },
     },
   };
