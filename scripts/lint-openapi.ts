@@ -1,31 +1,19 @@
-// Lints the OpenAPI document the app serves: boots the app in process on a fresh embedded database
-// (testkit's createTestApp, no server of ours to start), reads GET /api/v1/openapi.json, and runs
-// `redocly lint` on it with the repository's redocly.yaml. Exit status: redocly's (errors fail,
-// warnings do not). `npm run lint:openapi`; extra arguments go to redocly (`-- --format=summary`).
+// Lints the OpenAPI document the app serves (served-openapi.ts) with `redocly lint` and the
+// repository's redocly.yaml. Exit status: redocly's (errors fail, warnings do not).
+// `npm run lint:openapi`; extra arguments go to redocly (`-- --format=summary`).
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestApp } from '../src/testkit/test-app.js';
+import { servedOpenApi } from './served-openapi.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-async function servedDocument(): Promise<string> {
-  const app = await createTestApp();
-  try {
-    const response = await app.fetch('/api/v1/openapi.json');
-    if (response.status !== 200) throw new Error(`GET /api/v1/openapi.json answered ${response.status}`);
-    return await response.text();
-  } finally {
-    await app.close();
-  }
-}
 
 const dir = await mkdtemp(path.join(tmpdir(), 'openapi-lint-'));
 try {
   const file = path.join(dir, 'openapi.json');
-  await writeFile(file, JSON.stringify(JSON.parse(await servedDocument()), null, 2));
+  await writeFile(file, JSON.stringify(await servedOpenApi(), null, 2));
   const cli = path.join(root, 'node_modules/@redocly/cli/bin/cli.js');
   const { status } = spawnSync(process.execPath, [cli, 'lint', file, '--config', path.join(root, 'redocly.yaml'), ...process.argv.slice(2)], {
     stdio: 'inherit',
