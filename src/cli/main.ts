@@ -4,7 +4,6 @@
 // [--json]`, and the read-only `user list`, `apikey list`, `team list`, `team members` and `migrations
 // status` (listings.ts). Clear errors and a non-zero exit for bad arguments, a duplicate e-mail or an unknown user.
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config/env.js';
 import { DataDirUnusableError } from '../db/data-dir-lock.js';
 import { RequestDb, runAsUser, systemDb } from '../db/request-db.js';
 import { isGlobalRole } from '../auth/actor.js';
@@ -95,8 +94,7 @@ async function apikeyCreate(args: string[]): Promise<number> {
     scopes: values.scopes?.split(',').map((s) => s.trim()).filter(Boolean),
     expiresAt: values['expires-at'],
   }, 'Invalid arguments');
-  const config = loadConfig();
-  return withDatabase('create keys', async (database) => {
+  return withDatabase('create keys', async (database, config) => {
     const user = await systemDb(database, 'cli: find key owner').prisma.user.findUnique({ where: { email: email.trim().toLowerCase() } });
     if (!user || !isGlobalRole(user.role)) throw new AppError('NOT_FOUND', `No user with e-mail ${email}`);
     const db = new RequestDb(database, user.id);

@@ -1,7 +1,7 @@
 // How a CLI command reaches the database: the configured one (DATABASE_URL, or the embedded one under
 // DATA_DIR, which only one process may hold: refused while the server or another command has it),
 // migrated first unless the command is about migrations.
-import { loadConfig } from '../config/env.js';
+import { loadConfig, type Config } from '../config/env.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { applyMigrations } from '../db/migrations.js';
@@ -21,13 +21,13 @@ export function refuseLocked(what: string): (error: unknown) => never {
   };
 }
 
-/** Opens the configured database for `work` (migrated first, unless `migrate` is false) and closes it after. */
-export async function withDatabase<T>(what: string, work: (database: Database) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
+/** Opens the configured database for `work` (migrated first, unless `migrate` is false) and closes it after; `work` gets the configuration too. */
+export async function withDatabase<T>(what: string, work: (database: Database, config: Config) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
   const config = loadConfig();
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, holder: 'cli' }).catch(refuseLocked(what));
   try {
     if (options.migrate !== false) await applyMigrations(database, migrationsDir);
-    return await work(database);
+    return await work(database, config);
   } finally {
     await database.close();
   }
