@@ -116,12 +116,15 @@ describe('an upload refused before its body is read', () => {
       socket.on('close', () => finish(true));
       setTimeout(() => finish(false), 60_000);
       socket.write(`POST /api/v1/media/upload HTTP/1.1\r\nhost: localhost\r\ncontent-type: multipart/form-data; boundary=b\r\ncontent-length: ${total}\r\n\r\n`);
+      // One chunk per turn of the event loop, as a client polling its socket both ways does: a write
+      // that completes at once would otherwise start the next from the same turn, the client would never
+      // read, and the reset that follows the server's close would reach its write before the answer.
       const chunk = Buffer.alloc(64 * 1024, 7);
       const pump = () => {
-        while (!done && written < total) {
-          written += chunk.length;
-          if (!socket.write(chunk)) return void socket.once('drain', pump);
-        }
+        if (done || written >= total) return;
+        written += chunk.length;
+        if (socket.write(chunk)) setImmediate(pump);
+        else socket.once('drain', () => setImmediate(pump));
       };
       pump();
     });
