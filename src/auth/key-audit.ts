@@ -1,5 +1,5 @@
 // Audit records of API keys written outside the owner's own requests (authentication failures,
-// expiry, rate limiting), through the named system context. Action values: README "API keys".
+// expiry, rate limiting), through the named system context. Action values: docs/api/api-keys.md.
 import type { SystemDb } from '../db/request-db.js';
 
 export interface KeyEventClient {

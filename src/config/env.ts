@@ -2,7 +2,7 @@
 // the code base reads process.env: it receives a Config.
 import path from 'node:path';
 import { z } from 'zod';
-import { defaultRenditionsPerSource, parseMediaConfig, parseStorageConfig, storageEnvNames, type MediaConfig } from './media.js';
+import { defaultRenditionsPerSource, parseMediaConfig, parseStorageConfig, storageEnvSchema, type MediaConfig } from './media.js';
 import { parseSignInProviders, type SignInProvider } from './oidc.js';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -285,10 +285,11 @@ export type Config = {
   uploadIdleTimeoutMs: number;
 };
 
-/** Parses an environment (process.env by default) into a Config, or throws with every problem listed. */
-/** The environment variables the configuration reads (the README's configuration table lists each). */
-export const configVariables: readonly string[] = [...Object.keys(envSchema.shape), ...storageEnvNames];
+/** Every variable the configuration reads, with its schema (docs/configuration.md lists each). */
+export const configShape = { ...envSchema.shape, ...storageEnvSchema.shape };
+export type ConfigVariable = keyof typeof configShape;
 
+/** Parses an environment (process.env by default) into a Config, or throws with every problem listed. */
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(cleaned);

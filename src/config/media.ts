@@ -138,7 +138,7 @@ export const hostedBlobTokenPrefix = 'hosted_blob_';
 export const defaultBlobApiUrl = 'http://127.0.0.1:3900';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
-const storageEnvSchema = z.object({
+export const storageEnvSchema = z.object({
   MEDIA_STORAGE: z.enum(['local', 'hosted-blob', 's3']).optional(),
   BLOB_READ_WRITE_TOKEN: z.string().optional(),
   BLOB_API_URL: httpUrl.optional(),
@@ -153,8 +153,8 @@ const storageEnvSchema = z.object({
   S3_PUBLIC_URL: httpUrl.optional(),
 });
 
-/** The storage environment variables, for listing and checking. */
-export const storageEnvNames = Object.keys(storageEnvSchema.shape);
+/** The storage environment variables. */
+const storageEnvNames = Object.keys(storageEnvSchema.shape);
 
 /**
  * Chooses the storage driver from the environment: MEDIA_STORAGE when set, else hosted-blob when

@@ -1,6 +1,6 @@
 // The platform's entities: every other file in this folder is one definition (its default export).
 // Adding an entity: add a file here, then `npm run generate` and `npm run db:migration -- <name>`
-// (README "Entities"). Loaded and sanitized once; a bad definition stops the server with the reasons.
+// (docs/api/entities.md). Loaded and sanitized once; a bad definition stops the server with the reasons.
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sanitizeEntities, type EntityDefinition } from '../entity-definition.js';

@@ -1,4 +1,4 @@
-// Projects: shared by the whole team, and the example of relations (README "Relations"). Each project
+// Projects: shared by the whole team, and the example of relations (docs/api/entities.md, "Relations"). Each project
 // may name its customer (a customer with projects cannot be deleted: restrict), a parent project (`parentProject`: its
 // sub-projects are deleted with it: cascade) and the task marking its next milestone (a task is its
 // creator's alone: others see null there; deleting the task clears it: setNull), and its tasks, many

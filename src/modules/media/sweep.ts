@@ -9,7 +9,7 @@
 // ('media: orphan sweep'), runs once at start-up and then every MEDIA_ORPHAN_SWEEP_MINUTES in each
 // process (several instances sweeping at once only remove the same files twice). At start-up the spool
 // directory is cleaned first, more eagerly: spool files idle for a minute (a file being received is
-// written continuously, a received one is moved into storage at once; see README "Storage").
+// written continuously, a received one is moved into storage at once; see docs/api/media.md, "Storage").
 // Why not a scheduled action type: the queue runs only where a scheduler calls the cron route or
 // CRON_INTERVAL_SECONDS is set, and this must run in every deployment.
 import { readdir, rm, stat } from 'node:fs/promises';

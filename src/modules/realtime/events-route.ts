@@ -69,7 +69,7 @@ function eventRoute(d: EntityDefinition): HttpRoute {
 
 function eventsOperation(d: EntityDefinition): Record<string, unknown> {
   return {
-    tags: [d.name],
+    tags: [d.pluralName],
     operationId: `${d.slug}Events`,
     summary: `Changes of ${d.slug} as Server-Sent Events`,
     description:

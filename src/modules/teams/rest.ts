@@ -163,7 +163,7 @@ export const teamRoutes = [
   defineRoute({
     method: 'PATCH',
     path: '/api/v1/teams/{teamId}/members/{memberId}',
-    summary: "Change a member's role (role rules: README)",
+    summary: "Change a member's role (role rules: docs/api/teams.md)",
     tags,
     access,
     params: memberParams,
