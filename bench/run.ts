@@ -36,6 +36,7 @@ import { runLoad, startLoad } from './load.js';
 import { parseOptions, selected, type BenchOptions } from './options.js';
 import { measureQueue, queueCallers, queueEnv, type QueueCheck } from './queue.js';
 import { preparePglite } from './pglite.js';
+import { readRss } from './rss.js';
 import { burstAboveLimit, rateLimit, type RateLimitCheck } from './rate-limit.js';
 import { renderMarkdown, summarize, type NotMeasured, type Sample } from './report.js';
 import {
@@ -443,6 +444,7 @@ async function main(): Promise<void> {
     const uploadDrift: UploadDriftCheck[] = [];
     const notMeasured: NotMeasured[] = [];
     const queueChecks: QueueCheck[] = [];
+    const serverMemory: Array<{ round: number; server: string; rssMb: number; peakMb: number }> = [];
     for (let round = 1; round <= options.rounds; round++) {
       // With --against, this build and the previous one run side by side: both servers up, each
       // scenario measured on one and at once on the other (taking turns going first, round by round),
@@ -455,6 +457,12 @@ async function main(): Promise<void> {
         await withServers(lists.map((l) => specs[l.kind]), async (servers) => {
           for (const [m, i, ms] of pairings(lists.map((l) => l.list))) {
             samples.push(...(ms ? await measurePair(servers, ms, round, options, notMeasured) : await measure(servers[i]!, m, round, options, notMeasured)));
+          }
+          // What each server holds once its scenarios ran (the embedded database's memory against PostgreSQL's).
+          for (const server of servers) {
+            const { rssMb, hwmMb } = await readRss(server.pid);
+            serverMemory.push({ round, server: server.name, rssMb, peakMb: hwmMb });
+            log(`round ${round} memory of ${server.name} after its scenarios: RSS ${rssMb.toFixed(0)} MB, peak ${hwmMb.toFixed(0)} MB`);
           }
         });
       }
@@ -533,7 +541,7 @@ async function main(): Promise<void> {
     const resultsDir = path.join(repoRoot, 'bench', 'results');
     await mkdir(resultsDir, { recursive: true });
     const file = path.join(resultsDir, `${startedAt.toISOString().replaceAll(':', '-')}.json`);
-    const record = { startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), options, environment, datasets, summary, samples, taskCreates, realtime };
+    const record = { startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), options, environment, datasets, summary, samples, taskCreates, realtime, serverMemory };
     await writeFile(file, `${JSON.stringify(record, null, 2)}\n`);
     log(`results written to ${path.relative(repoRoot, file)}`);
     const broken = summary.goals.filter((g) => g.kind !== 'performance' && !g.pass);
