@@ -2,6 +2,7 @@
 // below are redacted should an object carrying them ever be logged.
 import pino, { type Logger } from 'pino';
 import type { Config } from './config/env.js';
+import { activeTracing } from './telemetry/tracing.js';
 
 /**
  * Errors are logged by type, code and stack frames, nothing else of their own properties (an error may
@@ -50,9 +51,12 @@ function secretsOf(config: Partial<Config>): string[] {
 /** The app's logger; `destination` (default stdout) lets a test read what would be logged. */
 export function createLogger(config: Pick<Config, 'logLevel'> & Partial<Config>, destination?: pino.DestinationStream): Logger {
   const secrets = secretsOf(config);
+  const tracing = activeTracing();
   const options: pino.LoggerOptions = {
     level: config.logLevel,
     base: undefined,
+    // With traces on, a line written within a span names it (trace_id, span_id): a log line joins its trace.
+    ...(tracing && { mixin: tracing.logFields }),
     serializers: { err: serializeError },
     redact: {
       paths: [

@@ -1,6 +1,6 @@
-// Entry point: configuration, database (locked, reachable), pending migrations, then listen. A start-up
-// failure is one line on stderr and a non-zero exit (start-failure.ts); SIGTERM/SIGINT finish the
-// requests in flight and close everything within SHUTDOWN_TIMEOUT_MS (shutdown.ts).
+// The server, as main.ts runs it: configuration, database (locked, reachable), pending migrations, then
+// listen. A start-up failure is one line on stderr and a non-zero exit (start-failure.ts); SIGTERM/SIGINT
+// finish the requests in flight and close everything within SHUTDOWN_TIMEOUT_MS (shutdown.ts).
 import { createServer, type Server } from 'node:http';
 import { createApp } from './app.js';
 import { loadConfig, type Config } from './config/env.js';
@@ -12,19 +12,16 @@ import { closeDestination, stdoutDestination, type LogDestination } from './log-
 import { createLogger } from './logger.js';
 import { stopOnSignals } from './shutdown.js';
 import { describeStartFailure, StartStepError } from './start-failure.js';
+import { activeTracing } from './telemetry/tracing.js';
 
 /** How long start-up waits for PostgreSQL to answer a first query. */
 const databaseProbeMs = 15_000;
-
-// Nobody may be reading our output any more (a parent that went away): a failed write is not an error.
-process.stdout.on('error', () => {});
-process.stderr.on('error', () => {});
 
 let destination: LogDestination | undefined;
 /** What to close when start-up fails half-way, latest first. */
 const opened: Array<() => Promise<void>> = [];
 
-async function main(): Promise<void> {
+async function start(): Promise<void> {
   const config = loadConfig();
   destination = stdoutDestination();
   const logger = createLogger(config, destination);
@@ -46,6 +43,7 @@ async function main(): Promise<void> {
   await listen(server, config);
   logger.info({ host: config.host, port: config.port, database: database.kind }, `listening on http://${config.host}:${config.port}${config.graphiql ? ' (GraphiQL at /graphql)' : ''}`);
 
+  const tracing = activeTracing();
   stopOnSignals({
     server,
     logger,
@@ -55,6 +53,8 @@ async function main(): Promise<void> {
     closers: [
       { name: 'app (scheduler, Redis, storage)', close: () => app.close() },
       { name: 'database', close: () => database.close() },
+      // The last spans (the shutdown's own requests included) are exported before the exit.
+      ...(tracing ? [{ name: 'traces', close: () => tracing.shutdown() }] : []),
     ],
   });
 }
@@ -86,13 +86,16 @@ function listen(server: Server, config: Config): Promise<void> {
   });
 }
 
-main().catch(async (error: unknown) => {
-  process.stderr.write(`Failed to start: ${describeStartFailure(error)}\n`);
-  // Close what was opened (Redis, the database and its lock), but never wait long for it.
-  const cleanup = (async () => {
-    for (const close of opened) await close().catch(() => {});
-  })();
-  await Promise.race([cleanup, new Promise((resolve) => setTimeout(resolve, 3_000))]);
-  if (destination) await closeDestination(destination, 500);
-  process.exit(1);
-});
+/** Starts the server; a failure is reported in one line and ends the process. */
+export function runServer(): Promise<void> {
+  return start().catch(async (error: unknown) => {
+    process.stderr.write(`Failed to start: ${describeStartFailure(error)}\n`);
+    // Close what was opened (Redis, the database and its lock), but never wait long for it.
+    const cleanup = (async () => {
+      for (const close of opened) await close().catch(() => {});
+    })();
+    await Promise.race([cleanup, new Promise((resolve) => setTimeout(resolve, 3_000))]);
+    if (destination) await closeDestination(destination, 500);
+    process.exit(1);
+  });
+}

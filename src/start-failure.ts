@@ -1,5 +1,5 @@
 // What stopped the server from starting, as the one line an operator reads: the setting at fault and what
-// to do, never a stack trace. main.ts prints it on stderr and exits with a non-zero status.
+// to do, never a stack trace. server.ts prints it on stderr and exits with a non-zero status.
 import { DataDirLockedError, DataDirUnusableError } from './db/data-dir-lock.js';
 
 /** A step of the start-up that failed, with what the operator configured for it. */

@@ -14,7 +14,9 @@ import { listenOnPostgres, type NotificationHandlers } from './notifications.js'
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { activeTracing } from '../telemetry/tracing.js';
 import { wholeScriptFactory } from './script-runner.js';
+import { tracingStatements } from './traced-statements.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -67,12 +69,20 @@ export interface DatabaseOptions {
 
 /** Opens PGlite or PostgreSQL according to the options. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.url ? openPostgres(options.url, options.poolSize) : openPglite(options.dataDir, options.holder ?? 'server');
+  const database = await (options.url ? openPostgres(options.url, options.poolSize) : openPglite(options.dataDir, options.holder ?? 'server'));
+  const tracing = activeTracing();
+  if (!tracing) return database;
+  // With traces on, the hot lookups get their spans as the adapter's statements do (clientOn).
+  return { ...database, hotQuery: <Row>(name: string, sql: string, values: unknown[]) => tracing.statement(sql, () => database.hotQuery<Row>(name, sql, values)) };
 }
 
-/** Prisma's client and the request transactions' adapter, on one driver (the same guard on both; Prisma may join). */
+/**
+ * Prisma's client and the request transactions' adapter, on one driver (the same guard on both; Prisma
+ * may join); with traces on, each statement the driver runs in a span (traced-statements.ts).
+ */
 async function clientOn(factory: SqlDriverAdapterFactory): Promise<Pick<Database, 'prisma' | 'adapter'>> {
-  const guarded = refusingCommitAfterFailure(factory);
+  const tracing = activeTracing();
+  const guarded = refusingCommitAfterFailure(tracing ? tracingStatements(factory, tracing) : factory);
   return { prisma: new PrismaClient({ adapter: joinable(guarded) }), adapter: await guarded.connect() };
 }
 

@@ -3,11 +3,13 @@
 import { NoSchemaIntrospectionCustomRule, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import { activeTracing } from '../telemetry/tracing.js';
 import type { Context } from './context.js';
 import { toClientError } from './errors.js';
 import { graphiqlPage, graphiqlPolicy } from './graphiql.js';
 import { defaultOperationLimits, operationLimitPlugins, type OperationLimits } from './limits.js';
 import { eventByEventSubscriptions } from './subscriptions.js';
+import { tracedOperations } from './traced-operations.js';
 
 /** Marks the request failed (rollback) and makes every execution error client-safe, with the request's logger. */
 const errorsToClient: Plugin<Context> = {
@@ -36,6 +38,7 @@ export interface GraphQLServerOptions {
 }
 
 export function createGraphQLServer(schema: GraphQLSchema, { graphiql = true, introspection = true, limits = defaultOperationLimits, log }: GraphQLServerOptions = {}): YogaServerInstance<Context, Context> {
+  const tracing = activeTracing();
   return createYoga<Context, Context>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -45,6 +48,9 @@ export function createGraphQLServer(schema: GraphQLSchema, { graphiql = true, in
     logging: false,
     multipart: false,
     maskedErrors: { maskError: (error) => toClientError(error, log) },
-    plugins: [errorsToClient, eventByEventSubscriptions, graphiqlPolicy, ...(introspection ? [] : [noIntrospection]), ...operationLimitPlugins(limits)],
+    plugins: [
+      errorsToClient, eventByEventSubscriptions, graphiqlPolicy, ...(introspection ? [] : [noIntrospection]), ...operationLimitPlugins(limits),
+      ...(tracing ? [tracedOperations(tracing)] : []),
+    ],
   });
 }

@@ -1,6 +1,7 @@
 // Every answer's last steps: a request id (the caller's when well-formed), errors nothing else caught
 // made into the envelope (a database refusal → its 4xx, an outage → 503 with Retry-After, anything
-// else → a logged 500), security headers, the metrics observation and one log line.
+// else → a logged 500), security headers, the metrics observation, the request id and route on the
+// request's span (when traces are on) and one log line.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../config/env.js';
@@ -8,6 +9,7 @@ import { databaseRefusal } from '../db/errors.js';
 import { databaseRetryAfterSeconds, databaseUnavailable, isDatabaseUnavailable, reportDatabaseOutage } from '../db/unavailable.js';
 import { failure } from '../rest/envelope.js';
 import { AppError } from '../shared/errors.js';
+import { activeTracing } from '../telemetry/tracing.js';
 import type { HttpRequest, HttpResponse } from './exchange.js';
 import { decorate } from './headers.js';
 import type { Metrics } from './metrics.js';
@@ -22,6 +24,7 @@ const requestIdPattern = /^[A-Za-z0-9._-]{8,128}$/;
 
 /** The app's request handler around `dispatch`; never rejects. */
 export function respondingWith(dispatch: (request: HttpRequest, requestId: string) => Promise<Handled>, config: Config, logger: Logger, metrics: Metrics | null) {
+  const tracing = activeTracing();
   /** The answer to what `dispatch` threw. */
   function answerError(thrown: unknown, requestId: string): Handled {
     // A value the database cannot hold, a record already gone: the request's fault (db/errors.ts).
@@ -51,6 +54,7 @@ export function respondingWith(dispatch: (request: HttpRequest, requestId: strin
     decorate(response, request, config, requestId, request.url.origin);
     const seconds = (performance.now() - started) / 1000;
     metrics?.observe(request.method, route, response.status, seconds);
+    tracing?.answered(requestId, request.method, route);
     if (logger.isLevelEnabled('info')) {
       logger.info({ requestId, method: request.method, route, status: response.status, ms: Math.round(seconds * 10_000) / 10 }, 'request');
     }

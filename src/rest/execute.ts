@@ -9,12 +9,13 @@
 // written, has been validated against the schema.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import {
-  coerceInputValue, getNamedType, GraphQLError, isInputObjectType, Kind, typeFromAST, validate, visit,
+  coerceInputValue, getNamedType, getOperationAST, GraphQLError, isInputObjectType, Kind, typeFromAST, validate, visit,
   type DocumentNode, type ExecutionResult, type GraphQLInputType, type GraphQLNamedType, type GraphQLSchema,
 } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Context } from '../graphql/context.js';
 import { toClientError } from '../graphql/errors.js';
+import { activeTracing } from '../telemetry/tracing.js';
 
 export interface OperationResult<TData> {
   data: TData | null | undefined;
@@ -34,7 +35,7 @@ export function compileOperation<TData, TVars>(schema: GraphQLSchema, document: 
   const recursive = recursiveVariables(schema, document as DocumentNode);
   const compiled = compileQuery(schema, passedThrough(document as DocumentNode, recursive), undefined, { disableLeafSerialization: storedValues });
   if (!isCompiledQuery(compiled)) throw new Error(`REST route ${where}: operation does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
-  return async (variables, ctx) => {
+  const run: CompiledOperation<TData, TVars> = async (variables, ctx) => {
     let given = variables as Record<string, unknown>;
     if (recursive.size) {
       const coerced = coerceRecursive(given, recursive);
@@ -49,6 +50,12 @@ export function compileOperation<TData, TVars>(schema: GraphQLSchema, document: 
     ctx.fail();
     return { data: result.data, errors: result.errors.map((error) => toClientError(error, ctx.log)) };
   };
+  // With traces on, the operation's span (as on /graphql) is the parent of its statements' spans.
+  const tracing = activeTracing();
+  if (!tracing) return run;
+  const operation = getOperationAST(document as DocumentNode);
+  const traced = { type: operation?.operation ?? 'query', name: operation?.name?.value } as const;
+  return (variables, ctx) => tracing.operation(traced, () => run(variables, ctx));
 }
 
 /** Whether an input object type reaches itself through its fields (lists and non-nulls included). */

@@ -1,0 +1,137 @@
+// OpenTelemetry's Node SDK, started by main.ts only when traces are asked for (config/tracing.ts),
+// before the app is imported: node:http is instrumented as it is imported (an ESM import goes through
+// import-in-the-middle's loader hook, registered here for the instrumented modules only). The SDK
+// takes its exporter, endpoint, protocol, sampler, propagators and resource from the standard OTEL_*
+// variables; traces only (metrics stay Prometheus's, on /metrics; logs stay pino's, on stdout).
+//
+// Spans: the HTTP server span of each request (instrumentation-http), a span per GraphQL operation
+// (yoga's plugin and the REST routes' compiled operations, through Tracing.operation) and a span per
+// SQL statement, made in our database layer (db/traced-statements.ts) so that PGlite and PostgreSQL
+// give the same spans: the pg instrumentation would see PostgreSQL only, and its BEGIN-merged texts.
+import { register } from 'node:module';
+import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { createAddHookMessageChannel } from 'import-in-the-middle';
+import { installTracing, type TracedOperation, type Tracing } from './tracing.js';
+
+/** Probes and scrapes, every few seconds: no trace for them. */
+const untraced = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** Query parameters whose values never reach a span (OAuth's code and state, invitations), beside the SDK's own list. */
+const redactedQueryParams = ['code', 'state', 'inviteToken', 'token', 'sig', 'Signature', 'AWSAccessKeyId', 'X-Goog-Signature'];
+
+/** A code that says what failed without quoting anything (an SQLSTATE, a domain code, an error's class). */
+function errorType(error: unknown): string {
+  const code = (error as { code?: unknown; cause?: { originalCode?: unknown } } | null)?.cause?.originalCode ?? (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(code)) return code;
+  return error instanceof Error ? error.name : 'Error';
+}
+
+/** The codes of a GraphQL result's errors (extensions.code, as the client gets them, else the original error's). */
+function graphqlErrorCodes(result: unknown): string[] {
+  const errors = (result as { errors?: unknown } | null)?.errors;
+  if (!Array.isArray(errors) || !errors.length) return [];
+  const codes = errors.map((error: { extensions?: { code?: unknown }; originalError?: unknown }) =>
+    typeof error?.extensions?.code === 'string' ? error.extensions.code : error?.originalError ? errorType(error.originalError) : 'GRAPHQL_ERROR',
+  );
+  return [...new Set(codes)];
+}
+
+/** The statement's first keyword (SELECT, INSERT, COMMIT …), its span's name. */
+function operationOf(sql: string): string {
+  return /^\s*(?:--[^\n]*\n\s*)*([A-Za-z]+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SQL';
+}
+
+function failed(span: Span, error: unknown): void {
+  const type = errorType(error);
+  span.setAttribute('error.type', type);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+}
+
+/** Starts the SDK and installs the app's Tracing (telemetry/tracing.ts); resolves once node:http is hooked. */
+export async function startTracing(): Promise<Tracing> {
+  const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
+  register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
+  const sdk = new NodeSDK({
+    // service.name is `platform` unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES say otherwise (they are merged over this).
+    resource: defaultResource().merge(resourceFromAttributes({ 'service.name': 'platform' })),
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (request) => untraced.has((request.url ?? '/').split('?')[0]!),
+        redactedQueryParamsServer: redactedQueryParams,
+        // An outgoing call (S3, a webhook) is traced within a traced request or operation, not on its own.
+        requireParentforOutgoingSpans: true,
+      }),
+    ],
+    metricReaders: [],
+    logRecordProcessors: [],
+  });
+  sdk.start();
+  await waitForAllMessagesAcknowledged();
+  const tracer = trace.getTracer('platform');
+
+  const tracing: Tracing = {
+    operation<T>(operation: TracedOperation, run: () => Promise<T>): Promise<T> {
+      const attributes = { 'graphql.operation.type': operation.type, ...(operation.name && { 'graphql.operation.name': operation.name }) };
+      return tracer.startActiveSpan(operation.name ? `${operation.type} ${operation.name}` : operation.type, { attributes }, async (span) => {
+        try {
+          const result = await run();
+          const codes = graphqlErrorCodes(result);
+          if (codes.length) {
+            span.setAttribute('graphql.error.codes', codes);
+            span.setStatus({ code: SpanStatusCode.ERROR, message: codes.join(', ') });
+          }
+          return result;
+        } catch (error) {
+          failed(span, error);
+          throw error;
+        } finally {
+          span.end();
+        }
+      });
+    },
+
+    async statement<T>(sql: string, run: () => Promise<T>): Promise<T> {
+      const parent = context.active();
+      // Start-up, the scheduler and the sweeper run outside any request: their statements alone would be noise.
+      if (!trace.getSpan(parent)) return run();
+      const operation = operationOf(sql);
+      const span = tracer.startSpan(
+        operation,
+        { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': sql } },
+        parent,
+      );
+      try {
+        return await run();
+      } catch (error) {
+        failed(span, error);
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+
+    answered(requestId, method, route) {
+      const span = trace.getActiveSpan();
+      if (!span) return;
+      span.setAttribute('request.id', requestId);
+      if (route.startsWith('/')) {
+        span.setAttribute('http.route', route);
+        span.updateName(`${method} ${route}`);
+      }
+    },
+
+    logFields() {
+      const span = trace.getActiveSpan();
+      if (!span) return {};
+      const { traceId, spanId } = span.spanContext();
+      return { trace_id: traceId, span_id: spanId };
+    },
+
+    shutdown: () => sdk.shutdown(),
+  };
+  installTracing(tracing);
+  return tracing;
+}
