@@ -673,7 +673,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a member's role (role rules: README)
+         * Change a member's role (role rules: docs/api/teams.md)
          * @description Requires scope `teams:write`.
          */
         patch: operations["changeTeamMemberRole"];

@@ -20,7 +20,7 @@ const remove = developer('scheduled-actions:delete');
 const given = (args: Record<string, unknown>) => Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined));
 
 const ScheduledActionRef = builder.objectRef<ScheduledAction>('ScheduledAction').implement({
-  description: 'A unit of background work: pending, running, completed or failed (README "Scheduled actions").',
+  description: 'A unit of background work: pending, running, completed or failed (docs/api/scheduled-actions.md).',
   fields: (t) => ({
     id: t.exposeID('id'),
     actionType: t.exposeString('actionType'),
