@@ -1,6 +1,7 @@
 // Authentication by API key (`Authorization: Bearer sk_…` or `X-API-Key`), in the contract's order:
 // format, hash, cache (API_KEY_CACHE_TTL_SECONDS) or storage, status, expiry; the caller then acts as
-// the key's owner with the key's scopes, cut to what the owner's current role allows. Failures
+// the key's owner with the key's scopes, cut to what the owner's current role allows (a disabled
+// owner's keys are refused). Failures
 // answer the same 401 after at least API_KEY_FAILURE_DELAY_MS. Revocation and membership changes
 // evict cached keys on every instance through the broadcast, once they are committed.
 //
@@ -35,6 +36,8 @@ interface KeyRow {
   scopes: string[];
   status: string;
   expires_at: Date | null;
+  /** The owner's account is disabled (CLI `user disable`): the key is refused until it is enabled again. */
+  disabled: boolean;
   email: string;
   role: string;
   first_name: string;
@@ -56,7 +59,7 @@ export interface KeyGrant {
 
 const keySql = `
     SELECT k.id::text AS id, k.key_hash, k.user_id::text AS user_id, k.scopes, k.status, k.expires_at,
-           u.email, u.role, u.first_name, u.last_name, u.image,
+           u.disabled_at IS NOT NULL AS disabled, u.email, u.role, u.first_name, u.last_name, u.image,
            coalesce(json_agg(json_build_object('teamId', m.team_id, 'role', m.role, 'plan', coalesce(sub.plan, 'free')) ORDER BY m.joined_at)
                     FILTER (WHERE m.team_id IS NOT NULL), '[]') AS teams
       FROM api_keys k
@@ -106,6 +109,18 @@ export function evictingAfterCommit(credentials: Credentials, db: { afterCommit(
 }
 
 const channel = 'api-keys:forget';
+
+/**
+ * How evictions reach every instance's cache: on the broadcast's channel, which the servers subscribe
+ * to. The operators' CLI publishes on it too (its own broadcast over REDIS_URL), so a revocation or a
+ * disabled user it commits is refused at once by running servers.
+ */
+export function keyEvictions(broadcast: Pick<Broadcast, 'publish'>): Pick<ApiKeyAuth, 'forgetKey' | 'forgetUser'> {
+  return {
+    forgetKey: (keyHash) => broadcast.publish(channel, `key ${keyHash}`),
+    forgetUser: (userId) => broadcast.publish(channel, `user ${userId}`),
+  };
+}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createApiKeyAuth(deps: ApiKeyAuthDeps): ApiKeyAuth {
@@ -217,6 +232,9 @@ export function createApiKeyAuth(deps: ApiKeyAuthDeps): ApiKeyAuth {
           refused.set(keyHash, { reason, keyId: row.id });
           return refuse(reason, row.id);
         }
+        // Not kept in `refused`: an operator may enable the owner again. Never cached either; a
+        // disable evicts the owner's cached keys everywhere (forgetUser), once it is committed.
+        if (row.disabled) return refuse('owner disabled', row.id);
         const loaded = grantOf(row, keyHash);
         if (!loaded) return refuse('owner role unknown', row.id);
         grant = loaded;
@@ -235,8 +253,7 @@ export function createApiKeyAuth(deps: ApiKeyAuthDeps): ApiKeyAuth {
       return { actor: withTeam(grant.actor, request.header('x-team-id')), grant };
     },
     audit,
-    forgetKey: (keyHash) => broadcast.publish(channel, `key ${keyHash}`),
-    forgetUser: (userId) => broadcast.publish(channel, `user ${userId}`),
+    ...keyEvictions(broadcast),
   };
 }
 

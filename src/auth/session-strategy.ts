@@ -1,5 +1,6 @@
 // Authentication by browser session: the cookie's token is hashed and looked up with its user and
-// the user's team memberships in one statement. Sessions are never cached: logout is immediate. When
+// the user's team memberships in one statement. Sessions are never cached: logout is immediate, and so
+// is an operator's disable (a disabled user's sessions are deleted, and never verify anyway). When
 // a session was last seen over a minute ago, its last_seen_at is renewed beside the request (what the
 // session list shows), so a busy session costs one write a minute, not one per request.
 import type { SystemDb } from '../db/request-db.js';
@@ -32,7 +33,7 @@ const liveSessionSql = `
       FROM sessions s
       JOIN users u ON u.id = s.user_id
       LEFT JOIN team_members m ON m.user_id = u.id
-     WHERE s.token_hash = $1 AND s.expires_at > now()
+     WHERE s.token_hash = $1 AND s.expires_at > now() AND u.disabled_at IS NULL
      GROUP BY s.id, u.id`;
 
 const seenSql = `UPDATE sessions SET last_seen_at = now() WHERE id = $1::uuid`;

@@ -10,8 +10,8 @@ import { withDatabase } from './open.js';
 
 type Row = Record<string, unknown>;
 
-/** Rows as aligned columns (dates as ISO text, lists joined), or a line saying there are none. */
-function table(rows: readonly Row[], none: string): string {
+/** Rows as aligned columns (dates as ISO text, lists joined), or a line saying there are none (every listing of the CLI). */
+export function table(rows: readonly Row[], none: string): string {
   if (!rows.length) return none;
   const cell = (value: unknown) => (value instanceof Date ? value.toISOString() : Array.isArray(value) ? value.join(',') : value === null || value === undefined ? '-' : String(value));
   const columns = Object.keys(rows[0]!);
@@ -27,11 +27,11 @@ function print(rows: readonly Row[], json: boolean, none: string): number {
 
 const jsonOnly = { json: { type: 'boolean', default: false } } as const;
 
-/** `user list`: every user, oldest first. */
+/** `user list`: every user, oldest first (disabledAt: when an operator disabled them, or null). */
 export async function userList(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: jsonOnly });
   const users = await withDatabase('list users', (database) =>
-    systemDb(database, 'cli: list users').prisma.user.findMany({ orderBy: { createdAt: 'asc' }, select: { id: true, email: true, role: true, firstName: true, lastName: true, createdAt: true } }),
+    systemDb(database, 'cli: list users').prisma.user.findMany({ orderBy: { createdAt: 'asc' }, select: { id: true, email: true, role: true, firstName: true, lastName: true, disabledAt: true, createdAt: true } }),
   );
   return print(users, values.json, 'No users.');
 }

@@ -10,19 +10,23 @@ import { migrationsDir } from '../db/paths.js';
 /** An error for a data directory another process holds, saying what to do instead (the API does the same work). */
 export class Refusal extends Error {}
 
-/** Refuses, clearly, a data directory another process holds; `what` names what the API could do instead. */
-export function refuseLocked(what: string): (error: unknown) => never {
+/**
+ * Refuses, clearly, a data directory another process holds; `what` names what the API could do
+ * instead, or says what to do when the API has no such thing (`{ otherwise }`).
+ */
+export function refuseLocked(what: string | { otherwise: string }): (error: unknown) => never {
   return (error) => {
     if (!(error instanceof DataDirLockedError)) throw error;
     const { owner, dataDir } = error;
     const where = `DATA_DIR ${dataDir}${owner ? `, ${owner.holder} pid ${owner.pid}` : ''}`;
     if (owner && owner.holder !== 'server') throw new Refusal(`another command is using this data directory: wait for it to finish (${where})`);
-    throw new Refusal(`the server is running on this data directory: stop it, or ${what} through the API (${where})`);
+    const instead = typeof what === 'string' ? `stop it, or ${what} through the API` : `stop it first${what.otherwise}`;
+    throw new Refusal(`the server is running on this data directory: ${instead} (${where})`);
   };
 }
 
 /** Opens the configured database for `work` (migrated first, unless `migrate` is false) and closes it after; `work` gets the configuration too. */
-export async function withDatabase<T>(what: string, work: (database: Database, config: Config) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
+export async function withDatabase<T>(what: string | { otherwise: string }, work: (database: Database, config: Config) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
   const config = loadConfig();
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, holder: 'cli' }).catch(refuseLocked(what));
   try {

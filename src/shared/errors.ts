@@ -29,6 +29,8 @@ export const statusByCode = {
   SIGN_IN_FAILED: 400,
   /** Sign-in with the right password to an account whose e-mail is not verified yet (REQUIRE_EMAIL_VERIFICATION). */
   EMAIL_NOT_VERIFIED: 403,
+  /** Sign-in (with the right password, a provider or a second factor) to an account an operator disabled (CLI `user disable`). */
+  ACCOUNT_DISABLED: 403,
   TEAM_CREATION_DISABLED: 403,
   PUBLIC_SIGNUP_RESTRICTED: 403,
   INVITATIONS_DISABLED: 403,

@@ -10,6 +10,8 @@ import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './databa
 
 export interface ServerProcess {
   origin: string;
+  /** The PostgreSQL database the server uses (testing on PostgreSQL), for a second process on it (the CLI). */
+  databaseUrl: string | undefined;
   child: ChildProcess;
   /** What the process wrote to stderr so far. */
   stderr(): string;
@@ -25,14 +27,18 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts the server with `env` over the defaults (silent logs) and waits for /healthz. */
+/**
+ * Starts the server with `env` over the defaults (silent logs) and waits for /healthz. On PostgreSQL it
+ * gets a new database, unless `env` names one (DATABASE_URL: it is neither created nor dropped here).
+ */
 export async function startServerProcess(env: Record<string, string> = {}): Promise<ServerProcess> {
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'platform-process-'));
   let db: TestDatabase | undefined;
   const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), NODE_ENV: 'test', LOG_LEVEL: 'silent', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, UPLOAD_DIR: path.join(dataDir, 'uploads'), ...env };
   delete childEnv.DATABASE_URL;
-  if (testDatabaseUrl) {
+  if (env.DATABASE_URL) childEnv.DATABASE_URL = env.DATABASE_URL;
+  else if (testDatabaseUrl) {
     db = await createTestDatabase();
     childEnv.DATABASE_URL = db.url!;
   }
@@ -58,5 +64,5 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
     if ((await fetch(`${origin}/healthz`).then((r) => r.status, () => 0)) === 200) break;
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
-  return { origin, child, stderr: () => stderr, stop };
+  return { origin, databaseUrl: childEnv.DATABASE_URL, child, stderr: () => stderr, stop };
 }

@@ -9,6 +9,7 @@ import { bearer, createKey } from '../../testkit/api-keys.js';
 import { startFakeGitHub, type FakeGitHub } from '../../testkit/github-oauth.js';
 import { startOidcProvider, type TestOidcProvider } from '../../testkit/oidc-provider.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
+import { disableUser, enableUser } from './operator.js';
 
 let idp: TestOidcProvider;
 let t: TestApp;
@@ -135,6 +136,21 @@ describe('first sign-in and after', () => {
     const { session } = await signInWith(t, login);
     expect((await me(t, session!)).user.id).toBe(user.id);
     expect((await t.json('POST', '/api/auth/login', { email: user.email, password: user.password })).status).toBe(200);
+  });
+
+  it('refuses a disabled account (sign_in_error=ACCOUNT_DISABLED, no session), linked or not, until it is enabled', async () => {
+    const user = await verifiedUser();
+    const login = uniqueLogin('disabled');
+    idp.accounts.set(login, { email: user.email, emailVerified: true });
+    await disableUser(t.database, { forgetUser: async () => {} }, user.email);
+    for (let i = 0; i < 2; i++) {
+      const refused = await signInWith(t, login); // linked by e-mail the first time, linked already the second
+      expect(refused.location.searchParams.get('sign_in_error')).toBe('ACCOUNT_DISABLED');
+      expect(refused.session).toBeNull();
+    }
+    await enableUser(t.database, user.email);
+    const { session } = await signInWith(t, login);
+    expect((await me(t, session!)).user.id).toBe(user.id);
   });
 
   it('never links nor creates by an e-mail the provider does not verify, unless the provider is trusted to (trustEmail)', async () => {

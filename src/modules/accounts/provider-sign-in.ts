@@ -21,7 +21,7 @@ import { openInvitationForSignup } from '../teams/service.js';
 import { newFlowChecks, type Provider, type ProviderIdentity } from './provider-client.js';
 import * as repo from './repository.js';
 import { openInvitedAccount, openPublicAccount, type NewAccount } from './service.js';
-import { startSession, type StartedSession, type ThrottledScope } from './session-start.js';
+import { accountDisabled, startSession, type StartedSession, type ThrottledScope } from './session-start.js';
 import { challengeFor, removeTwoFactor, type TwoFactorChallenge } from './two-factor.js';
 
 export const flowTtlMs = 10 * 60_000;
@@ -109,6 +109,8 @@ export async function finishProviderSignIn(scope: ThrottledScope, provider: Prov
       throw new AppError('SIGN_IN_FAILED', 'The provider’s answer could not be verified', { provider: provider.setting.id, reason: (error as Error).message });
     });
     const user = await accountOf(scope, provider.setting, identity, flow.inviteToken);
+    // Checked again where the session would start (startSession); here so that no challenge is issued either.
+    if (user.disabled) throw accountDisabled();
     if (user.twoFactor) {
       const { challenge } = await challengeFor(scope, user.id);
       back.hash = new URLSearchParams({ two_factor_challenge: challenge }).toString();
@@ -123,7 +125,7 @@ export async function finishProviderSignIn(scope: ThrottledScope, provider: Prov
   }
 }
 
-type SignedInUser = repo.UserView & { twoFactor: boolean };
+type SignedInUser = repo.UserView & { twoFactor: boolean; disabled: boolean };
 
 /** The account `identity` signs in to (linked, linked now by verified e-mail, or new); see the top of the file. */
 async function accountOf(scope: ThrottledScope, provider: SignInProvider, identity: ProviderIdentity, inviteToken: string | null, retried = false): Promise<SignedInUser> {
@@ -146,10 +148,10 @@ async function accountOf(scope: ThrottledScope, provider: SignInProvider, identi
         await link(tx, existing.id);
         if (!existing.emailVerifiedAt) await takeOverUnverified(scope, tx, existing.id);
       });
-      const { passwordHash: _hash, emailVerifiedAt, totp, ...user } = existing;
-      return { ...user, twoFactor: Boolean(emailVerifiedAt && totp?.enabledAt) };
+      const { passwordHash: _hash, emailVerifiedAt, disabledAt, totp, ...user } = existing;
+      return { ...user, twoFactor: Boolean(emailVerifiedAt && totp?.enabledAt), disabled: Boolean(disabledAt) };
     }
-    return { ...(await newAccount(scope, identity, email, inviteToken, link)), twoFactor: false };
+    return { ...(await newAccount(scope, identity, email, inviteToken, link)), twoFactor: false, disabled: false };
   } catch (error) {
     // The same provider account signing in twice at once: the other sign-in linked it (or made its account) first.
     const raced = repo.isUniqueViolation(error) || (error instanceof AppError && error.code === 'EMAIL_EXISTS');
@@ -158,7 +160,11 @@ async function accountOf(scope: ThrottledScope, provider: SignInProvider, identi
   }
 }
 
-const withTwoFactor = ({ totp, ...user }: repo.UserView & { totp: { enabledAt: Date | null } | null }): SignedInUser => ({ ...user, twoFactor: Boolean(totp?.enabledAt) });
+const withTwoFactor = ({ totp, disabledAt, ...user }: repo.UserView & { disabledAt: Date | null; totp: { enabledAt: Date | null } | null }): SignedInUser => ({
+  ...user,
+  twoFactor: Boolean(totp?.enabledAt),
+  disabled: Boolean(disabledAt),
+});
 
 /** An account whose e-mail was never verified, now proved by the provider: what an unproved holder set goes. */
 async function takeOverUnverified(scope: RequestScope, tx: Tx, userId: string): Promise<void> {

@@ -19,7 +19,7 @@ export function insertUser(tx: Tx, data: { id: string; email: string; passwordHa
 
 /** The user and password hash for an e-mail, looked up before anyone is signed in. */
 export function findCredentials(system: SystemDb, email: string) {
-  return system.prisma.user.findUnique({ where: { email }, select: { ...userView, passwordHash: true, emailVerifiedAt: true, totp: { select: { enabledAt: true } } } });
+  return system.prisma.user.findUnique({ where: { email }, select: { ...userView, passwordHash: true, emailVerifiedAt: true, disabledAt: true, totp: { select: { enabledAt: true } } } });
 }
 
 export function insertSession(tx: Tx, data: { userId: string; tokenHash: string; activeTeamId: string | null; expiresAt: Date; ipAddress: string | null; userAgent: string | null }) {
@@ -82,6 +82,12 @@ export async function markEmailVerified(tx: Tx, userId: string, now: Date): Prom
   await tx.user.updateMany({ where: { id: userId, emailVerifiedAt: null }, data: { emailVerifiedAt: now } });
 }
 
+/** Whether an operator disabled the user (read in a unit of work as them: a session must not start then). */
+export async function isDisabled(tx: Tx, userId: string): Promise<boolean> {
+  const user = await tx.user.findUnique({ where: { id: userId }, select: { disabledAt: true } });
+  return Boolean(user?.disabledAt);
+}
+
 /** The first team the user joined: the active team of a new session. */
 export async function firstTeamId(tx: Tx, userId: string): Promise<string | null> {
   const membership = await tx.teamMember.findFirst({ where: { userId }, orderBy: { joinedAt: 'asc' }, select: { teamId: true } });
@@ -92,7 +98,7 @@ export async function firstTeamId(tx: Tx, userId: string): Promise<string | null
 export function linkedIdentity(system: SystemDb, provider: string, subject: string) {
   return system.prisma.userIdentity.findUnique({
     where: { provider_subject: { provider, subject } },
-    select: { id: true, user: { select: { ...userView, totp: { select: { enabledAt: true } } } } },
+    select: { id: true, user: { select: { ...userView, disabledAt: true, totp: { select: { enabledAt: true } } } } },
   });
 }
 

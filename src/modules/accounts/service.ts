@@ -7,7 +7,7 @@ import type { RequestScope } from '../../shared/request-scope.js';
 import { createGlobalTeam, createPersonalTeam, joinByInvitation, openInvitationForSignup } from '../teams/service.js';
 import type { CreateUserInput, LoginInput, SignupInput, SignupWithInviteInput } from './inputs.js';
 import * as repo from './repository.js';
-import { startSession, userOf, type SessionInfo, type StartedSession, type ThrottledScope } from './session-start.js';
+import { accountDisabled, startSession, userOf, type SessionInfo, type StartedSession, type ThrottledScope } from './session-start.js';
 import { challengeFor, type TwoFactorChallenge } from './two-factor.js';
 import { mailVerificationLink } from './verification.js';
 export type { UserView } from './repository.js';
@@ -145,7 +145,8 @@ export async function signupWithInvite(scope: ThrottledScope, input: SignupWithI
  * and count the same towards throttling (sign-in-throttle.ts): once blocked, even the right password
  * is refused (429) until the block ends; a success clears the e-mail's failures from this address.
  * With REQUIRE_EMAIL_VERIFICATION, the right password of an unverified account is answered 403
- * EMAIL_NOT_VERIFIED (only the password's holder learns it). With two-factor on, the right password
+ * EMAIL_NOT_VERIFIED, and of a disabled account 403 ACCOUNT_DISABLED (only the password's holder
+ * learns either). With two-factor on, the right password
  * gives a challenge for the second step instead of a session (two-factor.ts).
  */
 export async function login(scope: ThrottledScope, input: LoginInput): Promise<StartedSession | TwoFactorChallenge> {
@@ -158,7 +159,8 @@ export async function login(scope: ThrottledScope, input: LoginInput): Promise<S
     throw unauthenticated();
   }
   await scope.signIns.signInSucceeded(input.email, ip);
-  const { passwordHash: _hash, emailVerifiedAt, totp, ...user } = found;
+  const { passwordHash: _hash, emailVerifiedAt, disabledAt, totp, ...user } = found;
+  if (disabledAt) throw accountDisabled();
   if (!emailVerifiedAt && scope.config.requireEmailVerification) throw emailNotVerified();
   if (totp?.enabledAt) return challengeFor(scope, user.id);
   return scope.runAs(user.id, async (tx) => startSession(scope, tx, user, await repo.firstTeamId(tx, user.id)));

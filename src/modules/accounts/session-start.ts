@@ -3,7 +3,7 @@
 import { hashToken, newToken } from '../../auth/secret-token.js';
 import type { SignInThrottle } from '../../auth/sign-in-throttle.js';
 import type { Tx } from '../../db/request-db.js';
-import { unauthenticated } from '../../shared/errors.js';
+import { AppError, unauthenticated } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import * as repo from './repository.js';
 import type { UserView } from './repository.js';
@@ -22,8 +22,16 @@ export interface StartedSession extends SessionInfo {
 /** The request scope of public sign-ins and signups: with the throttle of password guessing and signup floods. */
 export type ThrottledScope = RequestScope & { signIns: SignInThrottle };
 
-/** Starts a session for `user` (a new token: sign-in, signup, verified e-mail). */
+/** The refusal of a sign-in to a disabled account (told only to whoever proved who they are: right password, provider, second factor). */
+export const accountDisabled = () => new AppError('ACCOUNT_DISABLED', 'This account is disabled: ask an operator of this platform');
+
+/**
+ * Starts a session for `user` (a new token: sign-in, signup, verified e-mail, provider, second factor).
+ * Every way in passes here, so a disabled account (CLI `user disable`) is refused here, in the unit of
+ * work that would insert the session: a disable that committed first is always seen.
+ */
 export async function startSession(scope: RequestScope, tx: Tx, user: UserView, activeTeamId: string | null): Promise<StartedSession> {
+  if (await repo.isDisabled(tx, user.id)) throw accountDisabled();
   const token = newToken();
   const session = await repo.insertSession(tx, {
     userId: user.id,

@@ -13,6 +13,7 @@ import type { HttpRequest, HttpResponse } from '../../http/exchange.js';
 import { success } from '../../rest/envelope.js';
 import { defineHttpRoute } from '../../rest/http-route.js';
 import { AppError } from '../../shared/errors.js';
+import type { RequestScope } from '../../shared/request-scope.js';
 import { recordUploads, uploadTeam, type ContentDuplicate, type MediaView, type StoredUpload } from './service.js';
 import { removeStoredFiles, type MediaStorage, type StoredFile } from './storage.js';
 import { mediaOpenApiPaths } from './openapi.js';
@@ -64,6 +65,14 @@ export async function uploadMediaFiles(ctx: Context, files: Promise<FileUpload>[
   return storeAndRecord(ctx, team, received, storage, 'the argument files');
 }
 
+/** Uploads files given in process (the operators' CLI's demo data) as the scope's caller, exactly as an upload request would: judged, stored, recorded, committed. */
+export async function uploadFiles(scope: RequestScope, files: IncomingFile[], teamId: string | null): Promise<UploadAnswer> {
+  const team = uploadTeam(scope, teamId, 'teamId');
+  const storage = scope.mediaStorage;
+  const received = await receiveFiles(scope.config.media, files.map((file) => Promise.resolve(file)), await storage.spoolDir());
+  return storeAndRecord(scope, team, received, storage, 'the files given');
+}
+
 /** Upload values as files to receive. graphql-upload-minimal streams each file once: a file given twice is refused. */
 function incomingFiles(files: Promise<FileUpload>[]): Promise<IncomingFile>[] {
   const taken = new Set<FileUpload>();
@@ -85,7 +94,7 @@ function incomingFiles(files: Promise<FileUpload>[]): Promise<IncomingFile>[] {
  * all are recorded in one statement in `teamId` and the request's transaction is committed; a failure
  * on the way removes what was stored. `field` names where files go, for the answer to an empty batch.
  */
-async function storeAndRecord(ctx: Context, teamId: string, received: Received, storage: MediaStorage, field: string): Promise<UploadAnswer> {
+async function storeAndRecord(ctx: RequestScope, teamId: string, received: Received, storage: MediaStorage, field: string): Promise<UploadAnswer> {
   if (received.rejected.length) {
     await discard(received.files);
     throw new AppError('VALIDATION_ERROR', 'Upload rejected', { files: received.rejected });

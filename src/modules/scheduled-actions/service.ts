@@ -186,12 +186,13 @@ export async function createAction(scope: RequestScope, body: CreateActionInput)
   return { id, actionType: body.actionType, status: 'pending' };
 }
 
+/** The refusal to retry an action that is not failed (the developer endpoint and the operators' CLI). */
+export const notRetriable = (status: string) => new AppError('VALIDATION_ERROR', `Only failed actions can be retried; this one is ${status}`, { status });
+
 /** failed → pending, attempts reset to 0, due now; any other status is 400. */
 export async function retryAction(scope: RequestScope, id: string): Promise<{ id: string; status: ActionStatus; attempts: number }> {
   const row = await existing(scope, id, 'change');
-  if (!(await repo.retryFailed(await scope.db.tx(), id, scope.now()))) {
-    throw new AppError('VALIDATION_ERROR', `Only failed actions can be retried; this one is ${row.status}`, { status: row.status });
-  }
+  if (!(await repo.retryFailed(await scope.db.tx(), id, scope.now()))) throw notRetriable(row.status);
   return { id, status: 'pending', attempts: 0 };
 }
 

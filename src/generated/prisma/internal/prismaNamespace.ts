@@ -2743,6 +2743,7 @@ export const UserScalarFieldEnum = {
   image: 'image',
   role: 'role',
   emailVerifiedAt: 'emailVerifiedAt',
+  disabledAt: 'disabledAt',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const

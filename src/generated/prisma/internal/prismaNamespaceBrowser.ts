@@ -211,6 +211,7 @@ export const UserScalarFieldEnum = {
   image: 'image',
   role: 'role',
   emailVerifiedAt: 'emailVerifiedAt',
+  disabledAt: 'disabledAt',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const

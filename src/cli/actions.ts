@@ -1,0 +1,32 @@
+// CLI commands about scheduled actions, across every team: `actions failed` (those whose last run
+// failed: given up, or waiting for a retry) and `actions retry --id ID` (a failed one runs again at the
+// next processing, as the developer endpoint's retry). The queue's own functions (operator.ts).
+import { parseArgs } from 'node:util';
+import { systemDb } from '../db/request-db.js';
+import { failedActions, retryFailedAction } from '../modules/scheduled-actions/operator.js';
+import { AppError } from '../shared/errors.js';
+import { table } from './listings.js';
+import { withDatabase } from './open.js';
+
+const json = { type: 'boolean', default: false } as const;
+
+/** `actions failed [--limit N]`: most recently failed first (default 100, at most 1000). */
+export async function actionsFailed(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { json, limit: { type: 'string' } } });
+  const limit = values.limit === undefined ? 100 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --limit must be a whole number from 1 to 1000');
+  const rows = await withDatabase('list scheduled actions', (database) => failedActions(systemDb(database, 'cli: failed actions'), limit));
+  if (values.json) console.log(JSON.stringify(rows));
+  else console.log(table(rows.map((r) => ({ ...r, lastError: r.lastError && r.lastError.length > 60 ? `${r.lastError.slice(0, 59)}…` : r.lastError })), 'No failed actions.'));
+  return 0;
+}
+
+/** `actions retry --id ID`: a failed action back to pending, attempts 0, due now. */
+export async function actionsRetry(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { json, id: { type: 'string' } } });
+  const id = values.id;
+  if (!id) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --id is required (actions failed shows them)');
+  const out = await withDatabase('retry scheduled actions', (database) => retryFailedAction(systemDb(database, 'cli: retry an action'), id, new Date()));
+  console.log(values.json ? JSON.stringify(out) : `Action ${out.id} (${out.actionType}) is pending again: it runs at the next processing (cron or the built-in scheduler)`);
+  return 0;
+}
