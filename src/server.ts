@@ -25,7 +25,7 @@ async function start(): Promise<void> {
   const config = loadConfig();
   destination = stdoutDestination();
   const logger = createLogger(config, destination);
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, holder: 'server' });
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, holder: 'server', pgliteSharedBuffersMb: config.pgliteSharedBuffersMb });
   opened.unshift(() => database.close());
   await probe(database, config);
   const app = createApp({ config, database, logger });

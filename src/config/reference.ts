@@ -49,6 +49,7 @@ export const configReference = {
   DATABASE_URL: { section: "Database and Redis", meaning: "PostgreSQL connection string (`postgresql://` or `postgres://`; another scheme stops the server); unset uses embedded PGlite" },
   DATA_DIR: { section: "Database and Redis", meaning: "Where PGlite keeps its files (`$DATA_DIR/pglite`); one process at a time holds it (`pglite.lock`, see [deployment](deployment.md#the-embedded-database-one-process))" },
   DB_POOL_SIZE: { section: "Database and Redis", meaning: "PostgreSQL connection pool size" },
+  PGLITE_SHARED_BUFFERS_MB: { section: "Database and Redis", meaning: "Shared buffers of the embedded database, in MiB (1–4096; a PostgreSQL server keeps its own setting). Resident from the start and never handed back (WebAssembly memory only grows): raise it for a large embedded database read more than its buffers hold, at that cost in memory (see [deployment](deployment.md#memory))" },
   REDIS_URL: { section: "Database and Redis", meaning: "`redis://…`: instances share API-key evictions and rate-limit counters. Unset: one instance, in memory. Unreachable: the service keeps running (limits per instance, no key cache) and reconnects by itself" },
   // GraphQL
   GRAPHIQL: { section: "GraphQL", default: "`true`, in production `false`", meaning: "Serve the GraphiQL page at `/graphql` to browsers (`Accept: text/html`)" },

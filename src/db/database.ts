@@ -14,6 +14,7 @@ import { listenOnPostgres, type NotificationHandlers } from './notifications.js'
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { defaultPgliteSharedBuffersMb } from '../config/env.js';
 import { activeTracing } from '../telemetry/tracing.js';
 import { wholeScriptFactory } from './script-runner.js';
 import { tracingStatements } from './traced-statements.js';
@@ -65,11 +66,14 @@ export interface DatabaseOptions {
   poolSize: number;
   /** Who opens a PGlite data directory (named to a second process it refuses); default `server`. */
   holder?: DataDirHolder;
+  /** PGlite's shared buffers in MiB (PGLITE_SHARED_BUFFERS_MB); default `defaultPgliteSharedBuffersMb`. */
+  pgliteSharedBuffersMb?: number;
 }
+
 
 /** Opens PGlite or PostgreSQL according to the options. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  const database = await (options.url ? openPostgres(options.url, options.poolSize) : openPglite(options.dataDir, options.holder ?? 'server'));
+  const database = await (options.url ? openPostgres(options.url, options.poolSize) : openPglite(options.dataDir, options.holder ?? 'server', options.pgliteSharedBuffersMb ?? defaultPgliteSharedBuffersMb));
   const tracing = activeTracing();
   if (!tracing) return database;
   // With traces on, the hot lookups get their spans as the adapter's statements do (clientOn).
@@ -90,12 +94,17 @@ async function clientOn(factory: SqlDriverAdapterFactory): Promise<Pick<Database
  * PGlite is single-process: the data directory is locked before anything in it is created or opened
  * (data-dir-lock.ts), and released when the database closes.
  */
-async function openPglite(dataDir: string, holder: DataDirHolder): Promise<Database> {
+async function openPglite(dataDir: string, holder: DataDirHolder, sharedBuffersMb: number): Promise<Database> {
   const inMemory = dataDir.startsWith('memory://');
   const unlock = inMemory ? async () => {} : await lockDataDir(dataDir, holder);
   let pglite: PGlite;
   try {
-    pglite = await PGlite.create(inMemory ? dataDir : path.join(dataDir, 'pglite'), { extensions: { pg_trgm } });
+    pglite = await PGlite.create(inMemory ? dataDir : path.join(dataDir, 'pglite'), {
+      extensions: { pg_trgm },
+      // A start parameter, not PGlite's postgresqlconf option, which replaces the data directory's
+      // postgresql.conf (its time zone and text search configuration with it).
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffersMb}MB`],
+    });
   } catch (error) {
     await unlock();
     throw pgliteOpenError(dataDir, error);
