@@ -2,7 +2,7 @@
 // document, every GraphQL query and mutation of the schema, and the multipart routes, on a server
 // whose logger writes into memory. A failure lists each distinct finding with the request, a curl
 // command and `npm run fuzz -- --only <suite> --seed <seed> --path <path>` to replay it. Longer runs:
-// `npm run fuzz -- --runs 20000` (README "Fuzzing").
+// `npm run fuzz -- --runs 20000` (docs/development.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../testkit/database.js';
 import { finalFindings, fuzz, report, type FuzzSession } from './fuzz-run.js';

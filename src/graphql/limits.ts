@@ -53,7 +53,7 @@ export interface OperationLimits {
   maxCost: number;
 }
 
-/** The documented defaults (README, config/env.ts; limits.test.ts checks they agree). */
+/** The documented defaults (docs/configuration.md, config/env.ts; limits.test.ts checks they agree). */
 export const defaultOperationLimits: OperationLimits = { maxDepth: 10, maxAliases: 15, maxTokens: 2000, maxCost: 5000 };
 
 /** Objects a list is assumed to hold when no argument bounds it (the API's page sizes are 10 to 20). */

@@ -121,7 +121,7 @@ describe('NUL and other control characters', () => {
     expect(JSON.parse(raw.body)).toMatchObject({ success: false, code: 'BAD_REQUEST' });
   });
 
-  it('other control characters are kept as sent (README: only NUL is refused)', async () => {
+  it('other control characters are kept as sent (docs/api/README.md: only NUL is refused)', async () => {
     const title = 'line one\nline\ttwo\r bell\u0007 escape\u001b del\u007f';
     const kept = await t.json('POST', '/api/v1/tasks', { title }, as());
     expect(kept.status, JSON.stringify(kept.body)).toBe(201);

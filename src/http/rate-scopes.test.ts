@@ -1,4 +1,4 @@
-// Per-scope key rate limits (contract "Limits"; README "Rate limits"): a key's request pays into the
+// Per-scope key rate limits (contract "Limits"; docs/api/api-keys.md, rate limits): a key's request pays into the
 // bucket of each scope its operation's root fields require (RATE_LIMIT_SCOPES: tasks:read 1000,
 // tasks:write 500, tasks:delete 100 by default), one bucket per key and scope, else the key's tier
 // (free: 60). REST entity routes and GraphQL operations alike; never twice, never free.
