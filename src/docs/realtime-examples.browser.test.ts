@@ -4,16 +4,16 @@
 // placeholders are filled in: the server's address for api.example.com, the key, and what the page
 // leaves to the reader (`render`, and a WebSocket for Node, which has none before Node 22).
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { repositoryRoot } from '../../scripts/docs-pages.js';
 import { signUp, type SignedUpUser } from '../testkit/accounts.js';
 import { bearer, createKey } from '../testkit/api-keys.js';
+import { launchChromium, signedInContext } from '../testkit/browser.js';
 import { createTestApp, type TestApp } from '../testkit/test-app.js';
 
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const page = readFileSync(path.join(repositoryRoot, 'docs/api/realtime.md'), 'utf8');
 const blocks = [...page.matchAll(/^```(js|sh)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, code: m[2]! }));
 const [eventSourceExample, curlExample, graphqlWsExample] = blocks;
@@ -24,14 +24,10 @@ let user: SignedUpUser;
 let key: string;
 
 beforeAll(async () => {
-  if (!existsSync(executablePath)) throw new Error(`No browser at ${executablePath}: apt-get install chromium (or set CHROMIUM_PATH)`);
+  browser = await launchChromium();
   t = await createTestApp();
   user = await signUp(t);
   key = (await createKey(t, user, { scopes: ['tasks:*', 'customers:*'] })).key;
-  browser = await chromium.launch({
-    executablePath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
 }, 180_000);
 
 afterAll(async () => {
@@ -57,9 +53,7 @@ it('the page has its three examples: EventSource, curl, graphql-ws', () => {
 });
 
 it('the browser example receives a task created meanwhile, with the session cookie', async () => {
-  const context = await browser.newContext({ bypassCSP: true });
-  const [name, value] = user.cookie.split('=');
-  await context.addCookies([{ name: name!, value: value!, url: t.origin }]);
+  const context = await signedInContext(browser, t.origin, user.cookie, { bypassCSP: true });
   const tab = await context.newPage();
   await tab.goto(`${t.origin}/`);
   await tab.evaluate(`window.changes = []; const render = (change) => window.changes.push(change);\n${eventSourceExample!.code}`);

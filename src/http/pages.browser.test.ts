@@ -2,13 +2,12 @@
 // landing page, GraphiQL with a session (a query typed into the editor and run with its button), and
 // the API docs. No console error (a blocked script or style is one), and every request the pages make
 // goes to the app's own origin.
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { signUp } from '../testkit/accounts.js';
+import { launchChromium, signedInContext } from '../testkit/browser.js';
 import { createTestApp, type TestApp } from '../testkit/test-app.js';
 
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const pageTimeout = 60_000;
 
 let t: TestApp;
@@ -41,17 +40,11 @@ function foreign(requests: string[]): string[] {
 }
 
 beforeAll(async () => {
-  if (!existsSync(executablePath)) throw new Error(`No browser at ${executablePath}: apt-get install chromium (or set CHROMIUM_PATH)`);
+  browser = await launchChromium();
   t = await createTestApp();
   const user = await signUp(t);
   email = user.email;
-  browser = await chromium.launch({
-    executablePath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
-  context = await browser.newContext();
-  const [name, value] = user.cookie.split('=');
-  await context.addCookies([{ name: name!, value: value!, url: t.origin }]);
+  context = await signedInContext(browser, t.origin, user.cookie);
 }, 180_000);
 
 afterAll(async () => {

@@ -1,13 +1,12 @@
 // Signing in with a provider in a real browser (Debian's chromium, driven by playwright-core): from
 // the app's sign-in link to the provider's login page (oidc-provider on loopback), its form filled in
 // and sent, and back to the app, signed in: the browser's next request carries the new session.
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../../testkit/browser.js';
 import { startOidcProvider, type TestOidcProvider } from '../../testkit/oidc-provider.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const pageTimeout = 60_000;
 
 let idp: TestOidcProvider;
@@ -15,15 +14,11 @@ let t: TestApp;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(executablePath)) throw new Error(`No browser at ${executablePath}: apt-get install chromium (or set CHROMIUM_PATH)`);
+  browser = await launchChromium();
   idp = await startOidcProvider();
   t = await createTestApp({ OIDC_PROVIDERS: JSON.stringify([idp.setting('corp', { name: 'Corp SSO' })]) });
   idp.register({ origin: t.origin, providerIds: ['corp'] });
   idp.accounts.set('grace', { email: 'grace@corp.test', givenName: 'Grace', familyName: 'Hopper' });
-  browser = await chromium.launch({
-    executablePath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
 }, 180_000);
 
 afterAll(async () => {

@@ -1,13 +1,12 @@
 // GraphiQL runs a subscription, in a real browser (Debian's chromium, driven by playwright-core, as
 // http/pages.browser.test.ts): typed into its editor and run with its button, it goes over yoga's
 // Server-Sent Events with the session cookie, and a task created meanwhile shows in the result pane.
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
+import { launchChromium, signedInContext } from '../../testkit/browser.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const pageTimeout = 60_000;
 
 let t: TestApp;
@@ -15,13 +14,9 @@ let browser: Browser;
 let user: SignedUpUser;
 
 beforeAll(async () => {
-  if (!existsSync(executablePath)) throw new Error(`No browser at ${executablePath}: apt-get install chromium (or set CHROMIUM_PATH)`);
+  browser = await launchChromium();
   t = await createTestApp();
   user = await signUp(t);
-  browser = await chromium.launch({
-    executablePath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
 }, 180_000);
 
 afterAll(async () => {
@@ -30,9 +25,7 @@ afterAll(async () => {
 }, 60_000);
 
 test('GraphiQL runs a subscription: the changes arrive in its result pane as they are committed', async () => {
-  const context = await browser.newContext();
-  const [name, value] = user.cookie.split('=');
-  await context.addCookies([{ name: name!, value: value!, url: t.origin }]);
+  const context = await signedInContext(browser, t.origin, user.cookie);
   const page = await context.newPage();
   page.setDefaultTimeout(pageTimeout);
   const errors: string[] = [];

@@ -1,0 +1,24 @@
+// A real browser for the *.browser.test.ts files: Debian's chromium (or CHROMIUM_PATH), driven by
+// playwright-core, headless and quiet (no GPU, no background fetches or component updates of its own,
+// so that every request a page makes is the page's).
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
+
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Launches chromium, or throws saying how to install it when there is none at CHROMIUM_PATH (default /usr/bin/chromium). */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(executablePath)) throw new Error(`No browser at ${executablePath}: apt-get install chromium (or set CHROMIUM_PATH)`);
+  return chromium.launch({
+    executablePath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+}
+
+/** A new browser context that sends the session cookie (a Cookie header, `name=value`) to `origin`. */
+export async function signedInContext(browser: Browser, origin: string, cookie: string, options?: BrowserContextOptions): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  const separator = cookie.indexOf('=');
+  await context.addCookies([{ name: cookie.slice(0, separator), value: cookie.slice(separator + 1), url: origin }]);
+  return context;
+}
