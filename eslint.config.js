@@ -69,6 +69,13 @@ export default tseslint.config(
     { regex: '^\\./(service|repository|schema)(\\.js)?$', message: 'REST never calls a service directly: it runs the GraphQL operation (DESIGN.md).' },
     { regex: '^\\.\\./[^/.]+/', message: 'rest.ts imports no other module (DESIGN.md).' },
   ]),
+  // The environment is read in config/ only (DESIGN.md): everything else receives what config/ made of
+  // it. Tests and the testkit read their own settings (TEST_DATABASE_URL, CHROMIUM_PATH…).
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/config/**', 'src/testkit/**', '**/*.test.ts'],
+    rules: { 'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Only src/config/ reads process.env (DESIGN.md).' }] },
+  },
   // config/: nothing of ours but shared/ (entity definitions import config's own entity-definition.ts).
   restrict(['src/config/*.ts'], [
     { regex: `^\\.\\./(?!shared/)`, message: 'config/ imports nothing of ours but shared/ (DESIGN.md).' },

@@ -7,7 +7,7 @@ import { tracesRequested } from './config/tracing.js';
 process.stdout.on('error', () => {});
 process.stderr.on('error', () => {});
 
-if (tracesRequested(process.env)) {
+if (tracesRequested()) {
   try {
     const { startTracing } = await import('./telemetry/start.js');
     await startTracing();
