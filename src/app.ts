@@ -5,7 +5,7 @@
 // GraphQL over WebSocket (http/websocket.ts) runs each operation as a request of that pipeline too.
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
-import type { Config } from './config/env.js';
+import type { Config } from './config/config.js';
 import type { Database } from './db/database.js';
 import { systemDb } from './db/request-db.js';
 import { createGraphQLEndpoint } from './graphql/endpoint.js';

@@ -1,7 +1,7 @@
 // Structured JSON logs (pino). Secrets never reach a log line: headers are not logged, and the paths
 // below are redacted should an object carrying them ever be logged.
 import pino, { type Logger } from 'pino';
-import type { Config } from './config/env.js';
+import type { Config } from './config/config.js';
 import { activeTracing } from './telemetry/tracing.js';
 
 /**

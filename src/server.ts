@@ -3,7 +3,8 @@
 // finish the requests in flight and close everything within SHUTDOWN_TIMEOUT_MS (shutdown.ts).
 import { createServer, type Server } from 'node:http';
 import { createApp } from './app.js';
-import { loadConfig, type Config } from './config/env.js';
+import type { Config } from './config/config.js';
+import { loadConfig } from './config/env.js';
 import { openDatabase, type Database } from './db/database.js';
 import { applyMigrations } from './db/migrations.js';
 import { migrationsDir } from './db/paths.js';

@@ -1,6 +1,6 @@
 // The browser session cookie: httpOnly, SameSite=Lax, Secure behind HTTPS.
 import { parse, serialize } from 'cookie';
-import type { Config } from '../config/env.js';
+import type { Config } from '../config/config.js';
 import type { ClientInfo } from '../shared/request-scope.js';
 
 export const sessionCookieName = 'sid';

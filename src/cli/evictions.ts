@@ -5,7 +5,7 @@
 // (the data directory lock), on PostgreSQL a server's cached key lapses within API_KEY_CACHE_TTL_SECONDS.
 import pino from 'pino';
 import { keyEvictions } from '../auth/api-key-strategy.js';
-import type { Config } from '../config/env.js';
+import type { Config } from '../config/config.js';
 import { createBroadcast } from '../shared/broadcast.js';
 import { closeRedis, createRedis, redisTimeouts } from '../shared/redis-connection.js';
 import type { Credentials } from '../shared/request-scope.js';

@@ -1,7 +1,8 @@
 // How a CLI command reaches the database: the configured one (DATABASE_URL, or the embedded one under
 // DATA_DIR, which only one process may hold: refused while the server or another command has it),
 // migrated first unless the command is about migrations.
-import { loadConfig, type Config } from '../config/env.js';
+import type { Config } from '../config/config.js';
+import { loadConfig } from '../config/env.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { applyMigrations } from '../db/migrations.js';

@@ -4,7 +4,7 @@
 import pino from 'pino';
 import { isGlobalRole, type AuthenticatedActor } from '../auth/actor.js';
 import { sessionScopes } from '../auth/scopes.js';
-import type { Config } from '../config/env.js';
+import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import { committing, RequestDb, runAsUser, systemDb } from '../db/request-db.js';
 import { createMailer } from '../mail/outbox.js';

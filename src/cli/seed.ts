@@ -8,7 +8,7 @@ import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { hashPassword } from '../auth/password.js';
-import type { Config } from '../config/env.js';
+import type { Config } from '../config/config.js';
 import { entityDefinitions } from '../config/entities/index.js';
 import type { Database } from '../db/database.js';
 import { runAsUser, systemDb } from '../db/request-db.js';

@@ -1,9 +1,10 @@
 // The environment, parsed once at start-up into a typed, fail-closed configuration. Nothing else in
-// the code base reads process.env: it receives a Config.
+// the code base reads process.env: it receives a Config (config.ts).
 import path from 'node:path';
 import { z } from 'zod';
-import { defaultRenditionsPerSource, parseMediaConfig, parseStorageConfig, storageEnvSchema, type MediaConfig } from './media.js';
-import { parseSignInProviders, type SignInProvider } from './oidc.js';
+import { logLevels, type Config } from './config.js';
+import { defaultRenditionsPerSource, parseMediaConfig, parseStorageConfig, storageEnvSchema } from './media.js';
+import { parseSignInProviders } from './oidc.js';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const list = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
@@ -45,7 +46,7 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('./.data'),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   PGLITE_SHARED_BUFFERS_MB: z.coerce.number().int().min(1).max(4096).default(defaultPgliteSharedBuffersMb),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: z.enum(logLevels).default('info'),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(24 * 7),
   COOKIE_SECURE: z.enum(['auto', 'true', 'false']).default('auto'),
@@ -144,157 +145,6 @@ const envSchema = z.object({
   const highest = Math.max(...keyLimits);
   if (e.RATE_LIMIT_SESSION < highest) ctx.addIssue({ code: 'custom', path: ['RATE_LIMIT_SESSION'], message: `must not be below the highest key limit (${highest} per minute)` });
 });
-
-export type Config = {
-  env: 'development' | 'production' | 'test';
-  host: string;
-  port: number;
-  /** PostgreSQL connection string; when absent the embedded PGlite database under dataDir is used. */
-  databaseUrl: string | undefined;
-  dataDir: string;
-  dbPoolSize: number;
-  /** PGLITE_SHARED_BUFFERS_MB: the embedded database's shared buffers, in MiB. */
-  pgliteSharedBuffersMb: number;
-  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
-  bodyLimitBytes: number;
-  sessionTtlMs: number;
-  /** How long a password reset link works. */
-  passwordResetTtlMs: number;
-  /** REQUIRE_EMAIL_VERIFICATION: public signups verify their e-mail by a mailed link before they can sign in (default: in production). */
-  requireEmailVerification: boolean;
-  /** How long an e-mail verification link works. */
-  emailVerificationTtlMs: number;
-  twoFactor: {
-    /** The name authenticator apps show beside the account. */
-    issuer: string;
-    /** AES-256-GCM key sealing users' TOTP secrets at rest; null: stored unsealed. */
-    secretKey: Buffer | null;
-  };
-  /** Sign-in with OpenID Connect (and GitHub's OAuth2) providers: OIDC_PROVIDERS; none configured by default. */
-  signIn: {
-    providers: SignInProvider[];
-    /** PUBLIC_URL: this server's origin as browsers reach it (the providers' callback URLs); unset: the request's own. */
-    publicUrl: string | undefined;
-  };
-  /** 'auto' marks the session cookie Secure when the request arrived over HTTPS. */
-  cookieSecure: 'auto' | boolean;
-  /** Trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy. */
-  trustProxy: boolean;
-  /** Browser origins allowed to call with credentials; empty means any origin, without credentials. */
-  corsOrigins: string[];
-  metricsEnabled: boolean;
-  /** METRICS_TOKEN: when set, GET /metrics answers only to `Authorization: Bearer <token>`. */
-  metricsToken: string | null;
-  /** GRAPHIQL: serve the GraphiQL page at /graphql to browsers (default: on, except in production). */
-  graphiql: boolean;
-  /** GRAPHQL_INTROSPECTION: answer `__schema`/`__type` queries (default: on, except in production). */
-  graphqlIntrospection: boolean;
-  shutdownTimeoutMs: number;
-  /** Shared state between instances (key revocations, rate-limit counters); absent: this process alone. */
-  redisUrl: string | undefined;
-  /** Subscriptions to entity changes (src/realtime/, src/modules/realtime/). */
-  realtime: {
-    /** How long events stay replayable for a reconnecting client (Last-Event-ID). */
-    replayMs: number;
-    /** Open subscriptions per user (or API key) on one instance; one more is 429. */
-    maxSubscriptions: number;
-    /** Events waiting for one subscriber before it is ended as a slow consumer. */
-    bufferEvents: number;
-    /** How often open subscriptions' credentials are checked again (logout, revocation, membership). */
-    recheckMs: number;
-    /** An SSE comment this often keeps proxies from closing an idle stream. */
-    heartbeatMs: number;
-    /** The longest wait between two batches of changes handed to subscribers (a batch is followed by a wait as long as it took). */
-    batchMs: number;
-  };
-  apiKeys: {
-    /** `live` or `test`: the environment new keys are minted for (`sk_<env>_…`). */
-    environment: 'live' | 'test';
-    cacheTtlMs: number;
-    usageFlushMs: number;
-    /** Every failed key validation answers after at least this long (contract: 100 ms). */
-    failureDelayMs: number;
-  };
-  rateLimit: {
-    enabled: boolean;
-    /** Per key per minute for requests whose operation requires the scope. */
-    scopes: Record<string, number>;
-    /** Per key per minute for keys holding `*` (when no scope limit applies). */
-    wildcard: number;
-    /** Per key per minute by the plan of the key owner's active team. */
-    tiers: Record<string, number>;
-    /** Per user per minute for browser sessions. */
-    session: number;
-  };
-  /** Operation limits on /graphql (graphql/limits.ts), and how much of a key's rate limit a request's cost takes. */
-  graphqlLimits: {
-    maxDepth: number;
-    maxAliases: number;
-    maxTokens: number;
-    maxCost: number;
-    /** A keyed /graphql request takes ceil(cost / this) points (at least 1) of its per-minute limit. */
-    costPerRatePoint: number;
-  };
-  /** Throttling of failed sign-ins and signups, per e-mail and client address (auth/sign-in-throttle.ts). */
-  signInThrottle: {
-    maxFailuresPerAccount: number;
-    maxFailuresPerIp: number;
-    maxSignupsPerIp: number;
-    maxMailLinksPerAccount: number;
-    maxMailLinksPerIp: number;
-    maxProviderSignInsPerIp: number;
-    windowSeconds: number;
-    blockSeconds: number;
-  };
-  teams: {
-    mode: 'single-user' | 'single-tenant' | 'multi-tenant';
-    allowCreateTeams: boolean;
-    /** Name of the one team of a single-tenant deployment (created by the first signup). */
-    globalTeamName: string;
-    invitationTtlMs: number;
-    /** Plan overrides (JSON, merged over the defaults of src/modules/teams/plans.ts). */
-    plansJson: string | undefined;
-  };
-  scheduledActions: {
-    /** CRON_SECRET: the cron route's shared secret; it refuses to run (503) when unset or under 32 characters. */
-    cronSecret: string | undefined;
-    /** CRON_INTERVAL_SECONDS: the server processes a batch itself this often; undefined: only when the route is called. */
-    intervalMs: number | undefined;
-    batchSize: number;
-    /** A failed attempt n runs again after n × this (linear backoff). */
-    retryBaseMs: number;
-    /** Handler timeout, unless `timeouts` names the action type. */
-    timeoutMs: number;
-    timeouts: Record<string, number>;
-    /** A running action older than its timeout plus this was left by a dead process: reclaimed as a failed attempt. */
-    reclaimGraceMs: number;
-    /** Completed and failed actions are deleted this long after they finished. */
-    retentionMs: number;
-    /** scheduleAction merges into a pending action about the same entity scheduled within this of the new one. */
-    dedupWindowMs: number;
-  };
-  webhooks: {
-    /** WEBHOOKS_ALLOW_PRIVATE: endpoints may be private, loopback, link-local… addresses (development and tests only). */
-    allowPrivate: boolean;
-    /** One delivery request (connect, send, answer) fails after this long. */
-    timeoutMs: number;
-    /** AES-256-GCM key sealing the endpoints' signing secrets at rest; null: stored unsealed. */
-    secretKey: Buffer | null;
-    /** Delivery log entries older than this are pruned. */
-    deliveryRetentionMs: number;
-  };
-  mail: {
-    /** smtp(s)://… to send e-mail; unset: e-mails are recorded in the outbox and not sent. */
-    smtpUrl: string | undefined;
-    from: string;
-    /** Where the front end lives, for links in e-mails (invitation accept page). */
-    appUrl: string | undefined;
-  };
-  /** Upload rules (MEDIA_CONFIG), where local storage keeps files (UPLOAD_DIR), the storage driver (MEDIA_STORAGE, BLOB_*, S3_*), cached renditions per image (MEDIA_RENDITIONS_PER_SOURCE). */
-  media: MediaConfig;
-  /** UPLOAD_IDLE_TIMEOUT_SECONDS: a multipart body that sends nothing for this long is abandoned (400). */
-  uploadIdleTimeoutMs: number;
-};
 
 /** Every variable the configuration reads, with its schema (docs/configuration.md lists each). */
 export const configShape = { ...envSchema.shape, ...storageEnvSchema.shape };

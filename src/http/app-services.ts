@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { createApiKeyAuth, type ApiKeyAuth } from '../auth/api-key-strategy.js';
 import { createKeyUsage, type KeyUsage } from '../auth/key-usage.js';
 import { createSignInThrottle, type SignInThrottle } from '../auth/sign-in-throttle.js';
-import type { Config } from '../config/env.js';
+import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import { systemDb } from '../db/request-db.js';
 import { createMailer, type Mailer } from '../mail/outbox.js';

@@ -1,6 +1,6 @@
 // Cross-site request forgery: a state-changing request that rides on the session cookie (or signs in)
 // must come from our own origin or a configured one. SameSite=Lax cookies are the first guard.
-import type { Config } from '../config/env.js';
+import type { Config } from '../config/config.js';
 import { sessionCookieName } from '../auth/session-cookie.js';
 import type { HttpRequest } from './exchange.js';
 import { isTrustedOrigin } from './headers.js';

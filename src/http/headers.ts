@@ -1,6 +1,6 @@
 // Response headers every answer carries: security headers, CORS and the request id.
 import { createHash } from 'node:crypto';
-import type { Config } from '../config/env.js';
+import type { Config } from '../config/config.js';
 import { appendHeader, lowerCaseHeaders, reply, type HttpRequest, type HttpResponse } from './exchange.js';
 
 const securityHeaders: Record<string, string> = {

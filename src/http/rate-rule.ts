@@ -12,7 +12,7 @@
 // So a request never pays twice and is never free.
 import type { Actor } from '../auth/actor.js';
 import type { KeyGrant } from '../auth/api-key-strategy.js';
-import type { Config } from '../config/env.js';
+import type { Config } from '../config/config.js';
 import type { RateDecision, RateLimiter } from './rate-limit.js';
 
 interface Bucket {

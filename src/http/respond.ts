@@ -4,7 +4,7 @@
 // request's span (when traces are on) and one log line.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Config } from '../config/env.js';
+import type { Config } from '../config/config.js';
 import { databaseRefusal } from '../db/errors.js';
 import { databaseRetryAfterSeconds, databaseUnavailable, isDatabaseUnavailable, reportDatabaseOutage } from '../db/unavailable.js';
 import { failure } from '../rest/envelope.js';

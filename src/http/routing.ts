@@ -2,7 +2,7 @@
 // streams, cron) is matched first, then a JSON route (defineRoute); a path either kind takes for other
 // methods answers 405 with Allow (in the error format of the HTTP route when it is one); anything else
 // under them is left to the app's 404.
-import type { Config } from '../config/env.js';
+import type { Config } from '../config/config.js';
 import type { HttpMatch, HttpRouter, PipelineHttpRoute } from '../rest/http-route.js';
 import { methodNotAllowed, type RestMatch, type RestRouter } from '../rest/router.js';
 import type { HttpResponse } from './exchange.js';

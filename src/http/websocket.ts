@@ -15,7 +15,7 @@ import { GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { CloseCode, handleProtocols, makeServer } from 'graphql-ws';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Config } from '../config/env.js';
+import type { Config } from '../config/config.js';
 import type { GraphQLEndpoint, GraphQLParams, SocketOutcome } from '../graphql/endpoint.js';
 import { toClientError } from '../graphql/errors.js';
 import { isCrossSiteForgery } from './csrf.js';

@@ -6,7 +6,7 @@
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import type { Config } from '../config/env.js';
+import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import type { Context } from '../graphql/context.js';
 import type { HttpRequest, HttpResponse } from '../http/exchange.js';

@@ -2,7 +2,7 @@
 // named all-rows access, configuration, the app's mailer and media storage, and the clock. Built once
 // per request by the context.
 import type { Actor } from '../auth/actor.js';
-import type { Config } from '../config/env.js';
+import type { Config } from '../config/config.js';
 import type { RequestDb, SystemDb, Tx } from '../db/request-db.js';
 import type { Mailer } from '../mail/outbox.js';
 import type { MediaStorage } from '../modules/media/storage.js';

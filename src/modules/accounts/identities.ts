@@ -1,7 +1,7 @@
 // Sign-in providers as users see them: the configured ones (what a sign-in page offers, public), the
 // ones linked to the signed-in user's account, and unlinking one, never the last way to sign in.
 import { noPassword } from '../../auth/password.js';
-import type { Config } from '../../config/env.js';
+import type { Config } from '../../config/config.js';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid } from '../../shared/validation.js';

@@ -5,7 +5,7 @@
 // two-factor is on, or with `?sign_in_error=<code>`.
 import { parse, serialize } from 'cookie';
 import { secureCookies, sessionCookie } from '../../auth/session-cookie.js';
-import type { Config } from '../../config/env.js';
+import type { Config } from '../../config/config.js';
 import type { Context } from '../../graphql/context.js';
 import { reply, type HttpRequest, type HttpResponse } from '../../http/exchange.js';
 import { defineHttpRoute } from '../../rest/http-route.js';

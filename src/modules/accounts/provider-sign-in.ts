@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { noPassword } from '../../auth/password.js';
 import { hashToken, newToken, sameSecret } from '../../auth/secret-token.js';
-import type { Config } from '../../config/env.js';
+import type { Config } from '../../config/config.js';
 import type { SignInProvider } from '../../config/oidc.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';

@@ -9,7 +9,7 @@
 import type { z } from 'zod';
 import type { Logger } from 'pino';
 import type { AppError } from '../../shared/errors.js';
-import type { Config } from '../../config/env.js';
+import type { Config } from '../../config/config.js';
 import type { SystemDb } from '../../db/request-db.js';
 import type { Creator, CreatorStanding } from './creator.js';
 

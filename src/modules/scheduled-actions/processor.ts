@@ -5,7 +5,7 @@
 // at once: the database decides who runs what (see repository.ts, claimDue).
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Config } from '../../config/env.js';
+import type { Config } from '../../config/config.js';
 import type { Database } from '../../db/database.js';
 import { runAsUser, systemDb, type SystemDb, type Tx } from '../../db/request-db.js';
 import { mayRetry, retryAt } from './backoff.js';

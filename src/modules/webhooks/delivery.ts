@@ -11,7 +11,7 @@ import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
-import type { Config } from '../../config/env.js';
+import type { Config } from '../../config/config.js';
 import type { Tx } from '../../db/request-db.js';
 import { checkUrlShape, DestinationRefused, guardedLookup } from './destination-guard.js';
 import { patternsFor } from './event-types.js';
