@@ -17,8 +17,34 @@ export interface HttpRequest {
   body: AsyncIterable<Uint8Array>;
 }
 
-/** A stream body (a stored file) is piped out; its response sets content-length itself. */
-export type HttpBody = string | Uint8Array | Readable | null;
+/**
+ * A stream body (a stored file) is piped out; its response sets content-length itself. A push body
+ * (Server-Sent Events) is written as it comes.
+ */
+export type HttpBody = string | Uint8Array | Readable | PushBody | null;
+
+/** Where a push body writes, while its client stays. */
+export interface PushSink {
+  /** Sends `text`; false when the client's socket is full (wait for `drained`) or the client left. */
+  write(text: string): boolean;
+  /** Resolves once the client can take more, or has left. */
+  drained(): Promise<void>;
+  /** Whether the client has left, or the body ended. */
+  readonly closed: boolean;
+  /** Ends the body, and the connection with it. */
+  end(): void;
+}
+
+/**
+ * A body written as it comes, for as long as its client stays (Server-Sent Events). Once the headers
+ * are out, `start` is given the sink; what it returns runs once, when the client leaves or the body
+ * ended. Each write goes straight to the connection, with no stream or chunked framing between (a
+ * change fans out to every subscriber at once: the less each write costs, the sooner the last
+ * subscriber has it); the body ends with the connection, as HTTP/1.1 allows, which is not kept alive.
+ */
+export class PushBody {
+  constructor(readonly start: (sink: PushSink) => () => void) {}
+}
 
 export interface HttpResponse {
   status: number;

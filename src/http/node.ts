@@ -4,7 +4,7 @@ import { STATUS_CODES, type IncomingMessage, type RequestListener, type Server, 
 import type { Duplex } from 'node:stream';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { HttpRequest, HttpResponse } from './exchange.js';
+import { PushBody, type HttpRequest, type HttpResponse, type PushSink } from './exchange.js';
 
 export interface NodeHandlerOptions {
   trustProxy: boolean;
@@ -50,6 +50,7 @@ export function fromNodeRequest(req: IncomingMessage, trustProxy: boolean): Http
 export function writeNodeResponse(res: ServerResponse, response: HttpResponse, method: string): void {
   const { body } = response;
   const headers = response.headers;
+  if (body instanceof PushBody) return writePushBody(res, response.status, headers, body, method);
   if (body instanceof Readable) {
     res.writeHead(response.status, headers);
     if (method === 'HEAD') {
@@ -69,6 +70,45 @@ export function writeNodeResponse(res: ServerResponse, response: HttpResponse, m
 }
 
 /**
+ * A push body: no chunked framing (each write one buffer on the socket), the end of the body is the
+ * end of the connection. Nothing is written once the client left or the body ended.
+ */
+function writePushBody(res: ServerResponse, status: number, headers: HttpResponse['headers'], body: PushBody, method: string): void {
+  res.removeHeader('transfer-encoding');
+  res.writeHead(status, { ...headers, connection: 'close' });
+  if (method === 'HEAD') {
+    res.end();
+    return;
+  }
+  let closed = false;
+  let wake: (() => void) | null = null;
+  const woken = () => {
+    const resolve = wake;
+    wake = null;
+    resolve?.();
+  };
+  const sink: PushSink = {
+    write: (text) => !closed && !res.writableEnded && res.write(text),
+    drained: () => (closed ? Promise.resolve() : new Promise((resolve) => (wake = resolve))),
+    get closed() {
+      return closed || res.writableEnded;
+    },
+    end: () => {
+      if (!res.writableEnded) res.end();
+    },
+  };
+  res.on('drain', woken);
+  // A failed write means the client is gone: the connection goes, and 'close' follows.
+  res.on('error', () => res.destroy());
+  res.once('close', () => {
+    closed = true;
+    woken();
+    stop();
+  });
+  const stop = body.start(sink);
+}
+
+/**
  * How long and how much of an unwanted body is read and dropped after an early answer (nginx's
  * lingering close): enough for the uploads a refusal usually meets, bounded for the rest.
  */
@@ -84,7 +124,7 @@ export const lingerLimits = { bytes: 8 * 1024 * 1024, ms: 10_000 };
 function answerEarly(req: IncomingMessage, res: ServerResponse, response: HttpResponse, method: string): void {
   response.headers.connection = 'close';
   const { body } = response;
-  if (body instanceof Readable) return writeNodeResponse(res, response, method);
+  if (body instanceof Readable || body instanceof PushBody) return writeNodeResponse(res, response, method);
   if (body !== null && response.headers['content-length'] === undefined) {
     response.headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   }

@@ -125,32 +125,42 @@ export function createHub(options: HubOptions): Hub {
     else sub.held.push(item);
   }
 
-  /** Hands a batch of events (in commit order) to the subscriptions of their entities. */
-  async function dispatch(batch: ChangeEvent[]): Promise<void> {
+  /**
+   * Hands a batch of events (in commit order) to the subscriptions of their entities: each group's
+   * view of them is read (concurrently), then delivered. Resolves with how long the delivery took (the
+   * subscribers' writes included): the event loop's own share of the batch, the reads being waits.
+   */
+  async function dispatch(batch: ChangeEvent[]): Promise<number> {
     const groups: { subs: Subscription[]; events: ChangeEvent[] }[] = [];
     for (const [entity, events] of groupBy(batch, (event) => event.entity)) {
       for (const subs of groupBy(byEntity.get(entity) ?? [], (sub) => sub.spec.group(sub.actor)).values()) groups.push({ subs, events });
     }
-    await Promise.all(
+    const resolved = await Promise.all(
       groups.map(async ({ subs, events }) => {
         const first = subs[0]!;
-        let items: unknown[];
         try {
-          items = await first.spec.resolve(events, first.actor);
+          return await first.spec.resolve(events, first.actor);
         } catch (error) {
           logger.error({ err: error, entity: first.spec.entity, events: events.length }, 'realtime: events could not be resolved for their subscribers');
-          return;
+          return [];
         }
-        for (const item of items) if (item !== null) for (const sub of subs) deliver(sub, item);
       }),
     );
+    const started = performance.now();
+    groups.forEach(({ subs }, i) => {
+      for (const item of resolved[i]!) if (item !== null) for (const sub of subs) deliver(sub, item);
+    });
+    // The streams' writes of the batch are done before the loop's next check phase.
+    await new Promise((resolve) => setImmediate(resolve));
+    return performance.now() - started;
   }
 
   // Events announced and not dispatched yet; one loop dispatches them, a batch at a time. After a
-  // batch (its reads and its subscribers' writes) the hub waits as long as the batch took, at most
-  // `batchMs`, and what arrives meanwhile joins the next one: a change after a quiet moment goes at
-  // once, and a busy instance writes to each subscriber less often, with more in each write, rather
-  // than later (delivery takes at most about half of the event loop).
+  // batch the hub waits as long as its delivery took (the subscribers' writes; not the reads, which
+  // leave the event loop free), at most `batchMs`, and what arrives meanwhile joins the next one: a
+  // change after a quiet moment goes at once, and a busy instance writes to each subscriber less
+  // often, with more in each write, rather than later (delivery takes at most about half of the
+  // event loop).
   const pending: ChangeEvent[] = [];
   let dispatching: Promise<void> | null = null;
   let quietUntil = 0;
@@ -167,17 +177,13 @@ export function createHub(options: HubOptions): Hub {
     while (pending.length) {
       const wait = quietUntil - performance.now();
       if (wait > 0 && !closed) await new Promise((resolve) => setTimeout(resolve, wait));
-      const started = performance.now();
       const batch = pending.splice(0, maxBatch);
-      await dispatch(batch);
+      const deliveryMs = await dispatch(batch);
       dispatched += batch.length;
       const ready = waiters.filter((w) => w.upTo <= dispatched);
       waiters = waiters.filter((w) => w.upTo > dispatched);
       for (const w of ready) w.resolve();
-      // The streams' writes of the batch are done before the loop's next check phase.
-      await new Promise((resolve) => setImmediate(resolve));
-      const now = performance.now();
-      quietUntil = now + Math.min(now - started, options.batchMs);
+      quietUntil = performance.now() + Math.min(deliveryMs, options.batchMs);
     }
   }
 

@@ -2,8 +2,9 @@
 // `data:` the change as JSON) so that EventSource's onmessage gets them all, a comment every
 // heartbeat so that proxies keep an idle stream open, and, when the server ends the stream, a last
 // `END` event saying why. It pulls the next change only once the client has read what was sent: a
-// client that reads too slowly leaves changes waiting in its bounded stream, which ends it.
-import { Readable } from 'node:stream';
+// client that reads too slowly leaves changes waiting in its bounded stream, which ends it. Written
+// straight to the connection (a push body): one write per subscriber and batch.
+import { PushBody, type PushSink } from '../../http/exchange.js';
 import type { Stream } from '../../realtime/stream.js';
 import type { Change } from './service.js';
 
@@ -18,36 +19,26 @@ function frame(change: Change): string {
   return text;
 }
 
-export function eventStreamBody(stream: Stream<Change>, heartbeatMs: number): Readable {
-  let wanted: (() => void) | null = null;
-  const body = new Readable({
-    read() {
-      wanted?.();
-      wanted = null;
-    },
-    destroy(error, callback) {
+export function eventStreamBody(stream: Stream<Change>, heartbeatMs: number): PushBody {
+  return new PushBody((sink) => {
+    const heartbeat = setInterval(() => sink.write(': heartbeat\n\n'), heartbeatMs);
+    heartbeat.unref();
+    sink.write(`retry: ${retryMs}\n\n`);
+    pump(stream, sink).catch(() => sink.end());
+    return () => {
       clearInterval(heartbeat);
       stream.end({ by: 'client' });
-      callback(error);
-    },
+    };
   });
-  const heartbeat = setInterval(() => body.push(': heartbeat\n\n'), heartbeatMs);
-  heartbeat.unref();
-  body.push(`retry: ${retryMs}\n\n`);
+}
 
-  async function pump(): Promise<void> {
-    for await (const change of stream) {
-      if (body.destroyed) return;
-      // What the hub delivered with it (one batch) goes in the same write: a busy server writes less often, not later.
-      const text = [change, ...stream.takeWaiting()].map(frame).join('');
-      if (!body.push(text)) await new Promise<void>((resolve) => (wanted = resolve));
-    }
-    clearInterval(heartbeat);
-    if (body.destroyed) return;
-    const reason = stream.reason;
-    if (reason?.by === 'server') body.push(`data: ${JSON.stringify({ type: 'END', code: reason.code, message: reason.message })}\n\n`);
-    body.push(null);
+async function pump(stream: Stream<Change>, sink: PushSink): Promise<void> {
+  for await (const change of stream) {
+    // What the hub delivered with it (one batch) goes in the same write: a busy server writes less often, not later.
+    if (!sink.write([change, ...stream.takeWaiting()].map(frame).join(''))) await sink.drained();
   }
-  pump().catch((error: unknown) => body.destroy(error as Error));
-  return body;
+  if (sink.closed) return;
+  const reason = stream.reason;
+  if (reason?.by === 'server') sink.write(`data: ${JSON.stringify({ type: 'END', code: reason.code, message: reason.message })}\n\n`);
+  sink.end();
 }
