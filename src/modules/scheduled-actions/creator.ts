@@ -1,6 +1,7 @@
 // The authority of an action created through the API (the developer endpoints): its creator's. When
 // it is created, the caller (their role, teams and the key's scopes) is checked; when it runs, the
-// creator is read again (role and teams as they are now) and the handler acts as them: through RLS
+// creator is read again (role and teams as they are now; a disabled creator's action fails without
+// running) and the handler acts as them: through RLS
 // as the creator for data (content:publish), or after checking the team role the work needs
 // (webhook:send). Superadmins act across teams; everyone else only within teams they may write. The
 // platform's own actions (scheduled in process, createdBy null) are system work, as before.
@@ -20,6 +21,8 @@ export interface CreatorStanding {
 
 /** The creator of an action being run: their standing now, and work through RLS as them. */
 export interface Creator extends CreatorStanding {
+  /** Disabled by an operator (CLI `user disable`): their actions run nothing until they are enabled. */
+  disabled: boolean;
   runAs<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
 }
 
@@ -49,6 +52,7 @@ export async function loadCreator(db: Tx, userId: string, runAs: <T>(userId: str
   return {
     userId,
     role: row.role,
+    disabled: row.disabled,
     teams: row.teams.map((t) => ({ teamId: t.teamId, role: t.role as TeamRole })),
     scopes: ['*'],
     runAs: (work) => runAs(userId, work),
@@ -58,6 +62,7 @@ export async function loadCreator(db: Tx, userId: string, runAs: <T>(userId: str
 /** Why an action created by `creator` may not run now, whatever its type; null when it may. */
 export function creatorRefusal(creator: Creator | null, createdBy: string, teamId: string | null): string | null {
   if (!creator) return `The action's creator (user ${createdBy}) no longer exists: it ran with their authority`;
+  if (creator.disabled) return `The action's creator (user ${createdBy}) is disabled: it runs with their authority (enable them, then retry it)`;
   if (teamId && !mayWriteTeam(creator, teamId)) return `The action's creator (user ${createdBy}) may no longer write team ${teamId}: it runs with their authority`;
   return null;
 }

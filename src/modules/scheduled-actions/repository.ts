@@ -216,12 +216,12 @@ export async function cancelPending(db: Tx, id: string, message: string, now: Da
 // ---- the creator of an action, at run time (named system access: the processor) ----------------
 
 /** A creator's global role and team roles as they are now; null when the user no longer exists. */
-export async function creatorStanding(db: Tx, userId: string): Promise<{ role: string; teams: { teamId: string; role: string }[] } | null> {
-  const [row] = await db.$queryRaw<{ role: string; teams: { teamId: string; role: string }[] }[]>`
-    SELECT u.role,
+export async function creatorStanding(db: Tx, userId: string): Promise<{ role: string; disabled: boolean; teams: { teamId: string; role: string }[] } | null> {
+  const [row] = await db.$queryRaw<{ role: string; disabled: boolean; teams: { teamId: string; role: string }[] }[]>`
+    SELECT u.role, u.disabled_at IS NOT NULL AS disabled,
            coalesce(json_agg(json_build_object('teamId', m.team_id, 'role', m.role)) FILTER (WHERE m.team_id IS NOT NULL), '[]'::json) AS teams
       FROM users u LEFT JOIN team_members m ON m.user_id = u.id
      WHERE u.id = ${userId}::uuid
-     GROUP BY u.id, u.role`;
+     GROUP BY u.id, u.role, u.disabled_at`;
   return row ?? null;
 }

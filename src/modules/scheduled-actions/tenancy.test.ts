@@ -209,6 +209,24 @@ describe('an action created through the API runs with its creator’s authority'
     expect(await postOf(post)).toMatchObject({ status: 'published' });
   });
 
+  it('a creator disabled by an operator runs nothing as them; enabled again, the retry publishes', async () => {
+    const post = await draftPost('disabled-creator-target');
+    const res = await create({ actionType: 'content:publish', payload: { entityType: 'posts', entityId: post }, teamId: teamV, maxRetries: 1 }, key(insider));
+    expect(res.status).toBe(201);
+    const setDisabled = (disabledAt: Date | null) => t.database.prisma.user.update({ where: { id: insider.id }, data: { disabledAt } });
+    await setDisabled(new Date());
+    try {
+      expect((await runCron(t)).body).toMatchObject({ processed: 1, failed: 1 });
+      expect(await storedAction(t, res.body.data.id)).toMatchObject({ status: 'failed', errorMessage: expect.stringMatching(/is disabled/) });
+      expect(await postOf(post)).toMatchObject({ status: 'draft' });
+    } finally {
+      await setDisabled(null);
+    }
+    expect((await t.json('POST', `${base}/${res.body.data.id}/retry`, undefined, key(insider))).status).toBe(200);
+    expect((await runCron(t)).body).toMatchObject({ processed: 1, succeeded: 1 });
+    expect(await postOf(post)).toMatchObject({ status: 'published' });
+  });
+
   it('a published post of another team is visible to the creator, still not theirs to change', async () => {
     const post = await draftPost('public-target');
     await t.json('PATCH', `/api/v1/posts/${post}`, { status: 'published' }, { cookie: owner.cookie });
