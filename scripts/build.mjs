@@ -7,6 +7,11 @@
 // `npm start` runs it first: a stamp of the sources in dist/ makes it a no-op (and read-only) when
 // nothing changed. A build goes to a temporary folder that replaces dist/ only once it succeeded, so a
 // failed build leaves the previous one in place. `--force` rebuilds regardless of the stamp.
+//
+// `--out-dir dist.NAME` builds to that folder of the repository root instead of dist/ (a test runs the
+// built CLI from one of its own, never touching the dist/ that `npm start` and the bench run). It must
+// sit directly in the root, as dist/ does (prisma/ is found one level up); git and the linter ignore
+// `dist.*` folders.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
@@ -16,7 +21,22 @@ import lockfile from 'proper-lockfile';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const srcDir = path.join(root, 'src');
-const distDir = path.join(root, 'dist');
+const distDir = outDirOption();
+const distName = path.basename(distDir);
+
+/** dist/, or the `dist.*` folder `--out-dir` names, directly in the root (the build finds prisma/ one level up). */
+function outDirOption() {
+  const at = process.argv.indexOf('--out-dir');
+  if (at === -1) return path.join(root, 'dist');
+  const value = process.argv[at + 1];
+  const dir = value ? path.resolve(root, value) : '';
+  if (!value || path.dirname(dir) !== root || !/^dist\.[\w-][\w.-]*$/.test(path.basename(dir))) {
+    console.error(`--out-dir must name a dist.* folder directly in ${root} (the build finds prisma/ one level up), not ${value ?? 'nothing'}`);
+    process.exit(2);
+  }
+  return dir;
+}
+
 const stampFile = '.build-stamp';
 /** Test-only code: never part of the server (its packages are dev dependencies). */
 const excluded = (relative) => /\.test\.ts$/.test(relative) || /^(testkit|fuzz)\//.test(relative.split(path.sep).join('/'));
@@ -108,11 +128,12 @@ async function main() {
   // Two builds at once (two `npm start`) take turns; the second then finds the stamp current.
   const lockDir = path.join(root, 'node_modules', '.cache');
   await mkdir(lockDir, { recursive: true });
-  const release = await lockfile.lock(root, { lockfilePath: path.join(lockDir, 'platform-build.lock'), realpath: false, stale: 60_000, retries: { retries: 120, minTimeout: 500, maxTimeout: 1000 } });
+  const lockName = distName === 'dist' ? 'platform-build.lock' : `platform-build-${distName}.lock`;
+  const release = await lockfile.lock(root, { lockfilePath: path.join(lockDir, lockName), realpath: false, stale: 60_000, retries: { retries: 120, minTimeout: 500, maxTimeout: 1000 } });
   try {
     if (!force && currentStamp() === stamp) return;
     const outcome = await build(files, stamp);
-    console.error(`build: ${outcome.files} files to dist/ in ${outcome.ms} ms`);
+    console.error(`build: ${outcome.files} files to ${distName}/ in ${outcome.ms} ms`);
   } finally {
     await release();
   }
@@ -120,6 +141,6 @@ async function main() {
 
 main().catch((error) => {
   const errors = error?.errors?.length ? error.errors.map((e) => `${e.location ? `${e.location.file}:${e.location.line}: ` : ''}${e.text}`) : [error?.message ?? String(error)];
-  console.error(`Build failed (the previous build in dist/ is kept):\n${errors.slice(0, 20).join('\n')}`);
+  console.error(`Build failed (the previous build in ${distName}/ is kept):\n${errors.slice(0, 20).join('\n')}`);
   process.exit(1);
 });

@@ -1,6 +1,6 @@
 // The production build (scripts/build.mjs) on a small project of its own: per-file output with relative
-// `.ts` imports rewritten, test code left out, nothing rebuilt while the sources are unchanged, and a
-// failed build that leaves the previous dist/ in place.
+// `.ts` imports rewritten, test code left out, nothing rebuilt while the sources are unchanged, a
+// failed build that leaves the previous dist/ in place, and a build to another folder (--out-dir).
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,5 +58,20 @@ describe('npm run build (scripts/build.mjs)', () => {
     write('src/name.ts', "export const name = 'again';\n");
     expect(build().status).toBe(0);
     expect(runDist().stdout).toBe('hello, again\n');
+  }, 60_000);
+
+  it('--out-dir builds to another dist.* folder of the root, leaving dist/ alone, and refuses any other folder', () => {
+    const before = statSync(path.join(project, 'dist/main.js')).mtimeMs;
+    const other = spawnSync(process.execPath, ['scripts/build.mjs', '--out-dir', 'dist.other'], { cwd: project, encoding: 'utf8' });
+    expect(other.status, other.stderr).toBe(0);
+    expect(other.stderr).toMatch(/^build: 3 files to dist\.other\/ in \d+ ms/);
+    expect(spawnSync(process.execPath, ['dist.other/main.js'], { cwd: project, encoding: 'utf8' }).stdout).toBe('hello, again\n');
+    expect(statSync(path.join(project, 'dist/main.js')).mtimeMs).toBe(before);
+    for (const folder of ['src', 'out/dist.x', '../dist.x']) {
+      const refused = spawnSync(process.execPath, ['scripts/build.mjs', '--out-dir', folder], { cwd: project, encoding: 'utf8' });
+      expect(refused.status, folder).toBe(2);
+      expect(refused.stderr).toContain('--out-dir must name a dist.* folder directly in');
+    }
+    expect(readFileSync(path.join(project, 'src/main.ts'), 'utf8')).toContain('greeting');
   }, 60_000);
 });
