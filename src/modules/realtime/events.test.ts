@@ -56,6 +56,9 @@ describe('delivery', () => {
   it('streams a customer’s create, update and delete in order, with the record (null when deleted)', async () => {
     const stream = await subscribe('/api/v1/customers/events', as(alice));
     expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    // Written as it comes, without chunked framing: the body ends with the connection.
+    expect(stream.headers.get('transfer-encoding')).toBeNull();
+    expect(stream.headers.get('connection')).toBe('close');
     // Each change read before the next is written: a change is sent with the record as it is at
     // delivery, so an update of a record deleted before its delivery would (rightly) not be sent.
     const c = await customer(alice, { name: 'Acme' });
