@@ -139,7 +139,7 @@ export async function seedCommand(args: string[]): Promise<number> {
     console.log(JSON.stringify(result));
     return 0;
   }
-  const counts = Object.entries(result.records).map(([slug, n]) => `${n} ${slug}`).join(', ');
+  const counts = Object.entries(result.records).map(([slug, n]) => `${n} ${n === 1 ? slug.replace(/s$/, '') : slug}`).join(', ');
   console.log(
     [
       `Seeded "${result.team.name}" (team ${result.team.id}): ${counts}, ${result.media.length} images.`,
