@@ -98,7 +98,7 @@ export const configReference = {
   REALTIME_BUFFER_EVENTS: { section: "Realtime", meaning: "Events waiting unread for one subscriber before it is ended as a slow consumer" },
   REALTIME_RECHECK_MS: { section: "Realtime", meaning: "How often open subscriptions' credentials are checked again (logout, revocation, membership)" },
   REALTIME_HEARTBEAT_SECONDS: { section: "Realtime", meaning: "A comment line this often on idle SSE streams, for proxies" },
-  REALTIME_BATCH_MS: { section: "Realtime", meaning: "Longest wait between two batches of changes handed to subscribers (each batch is followed by a wait as long as it took, up to this; `0`: none)" },
+  REALTIME_BATCH_MS: { section: "Realtime", meaning: "Longest wait between two batches of changes handed to subscribers (each batch is followed by a wait as long as its delivery took, up to this; `0`: none)" },
   // Scheduled actions
   CRON_SECRET: { section: "Scheduled actions", meaning: "Secret of `GET /api/v1/cron/process` (header `x-cron-secret`); unset or shorter than 32 characters: cron is disabled, the route answers 401 saying so, and the server warns once at start" },
   CRON_INTERVAL_SECONDS: { section: "Scheduled actions", meaning: "The server processes a batch of scheduled actions itself this often (1–86400); unset: only when the cron route is called" },
