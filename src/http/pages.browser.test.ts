@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { signUp } from '../testkit/accounts.js';
-import { launchChromium, signedInContext } from '../testkit/browser.js';
+import { launchChromium, signedInContext, typeIntoGraphiQL } from '../testkit/browser.js';
 import { createTestApp, type TestApp } from '../testkit/test-app.js';
 
 const pageTimeout = 60_000;
@@ -56,14 +56,7 @@ describe('pages in a browser', () => {
   test('GraphiQL runs a query typed into its editor, with the session', async () => {
     const { page, errors, requests } = await watchedPage();
     await page.goto(`${t.origin}/graphql`);
-    const editor = page.locator('.graphiql-query-editor .monaco-editor').first();
-    await editor.waitFor();
-    await editor.click();
-    await page.keyboard.press('ControlOrMeta+A');
-    await page.keyboard.press('Delete');
-    await page.keyboard.insertText('query Me { me { user { email } } }');
-    // Monaco renders spaces as no-break spaces; the text is the query exactly (no auto-closed brackets).
-    await expect.poll(async () => (await editor.innerText()).replace(/\s+/g, ' '), { timeout: pageTimeout }).toContain('query Me { me { user { email } } }');
+    await typeIntoGraphiQL(page, 'query Me { me { user { email } } }', pageTimeout);
     await page.locator('.graphiql-execute-button').click();
     const result = page.locator('.result-window');
     await expect.poll(() => result.innerText(), { timeout: pageTimeout }).toContain(email);

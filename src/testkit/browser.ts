@@ -2,7 +2,8 @@
 // playwright-core, headless and quiet (no GPU, no background fetches or component updates of its own,
 // so that every request a page makes is the page's).
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -21,4 +22,16 @@ export async function signedInContext(browser: Browser, origin: string, cookie: 
   const separator = cookie.indexOf('=');
   await context.addCookies([{ name: cookie.slice(0, separator), value: cookie.slice(separator + 1), url: origin }]);
   return context;
+}
+
+/** Replaces what GraphiQL's editor (on `page`, already at /graphql) holds with `text`, once the editor shows it. */
+export async function typeIntoGraphiQL(page: Page, text: string, timeoutMs: number): Promise<void> {
+  const editor = page.locator('.graphiql-query-editor .monaco-editor').first();
+  await editor.waitFor();
+  await editor.click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(text);
+  // Monaco renders spaces as no-break spaces; the text is the query exactly (no auto-closed brackets).
+  await expect.poll(async () => (await editor.innerText()).replace(/\s+/g, ' '), { timeout: timeoutMs }).toContain(text);
 }

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
-import { launchChromium, signedInContext } from '../../testkit/browser.js';
+import { launchChromium, signedInContext, typeIntoGraphiQL } from '../../testkit/browser.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 
 const pageTimeout = 60_000;
@@ -39,13 +39,7 @@ test('GraphiQL runs a subscription: the changes arrive in its result pane as the
   });
 
   await page.goto(`${t.origin}/graphql`);
-  const editor = page.locator('.graphiql-query-editor .monaco-editor').first();
-  await editor.waitFor();
-  await editor.click();
-  await page.keyboard.press('ControlOrMeta+A');
-  await page.keyboard.press('Delete');
-  await page.keyboard.insertText('subscription Board { taskEvents { type record { title } } }');
-  await expect.poll(async () => (await editor.innerText()).replace(/\s+/g, ' '), { timeout: pageTimeout }).toContain('subscription Board { taskEvents { type record { title } } }');
+  await typeIntoGraphiQL(page, 'subscription Board { taskEvents { type record { title } } }', pageTimeout);
   await page.locator('.graphiql-execute-button').click();
   await expect.poll(() => streams.length, { timeout: pageTimeout }).toBeGreaterThan(0);
 
