@@ -18,6 +18,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../config/config.js';
 import type { GraphQLEndpoint, GraphQLParams, SocketOutcome } from '../graphql/endpoint.js';
 import { toClientError } from '../graphql/errors.js';
+import { activeTracing } from '../telemetry/tracing.js';
 import { isCrossSiteForgery } from './csrf.js';
 import { reply, type HttpRequest, type HttpResponse } from './exchange.js';
 import { fromNodeRequest } from './node.js';
@@ -101,13 +102,20 @@ function discard(outcome: SocketOutcome | undefined): void {
 
 export function createWebSocketGateway({ schema, config, logger, pipeline, graphql }: GatewayDeps): WebSocketGateway {
   const log = logger.child({ transport: 'graphql-ws' });
+  const tracing = activeTracing();
+  /** A message's work as one request of the pipeline, in a span of its own when traces are on. */
+  const asRequest = (message: 'connection_init' | 'subscribe', request: HttpRequest, handle: Parameters<Pipeline>[3]) => {
+    const requestId = randomUUID();
+    const work = () => pipeline(request, requestId, {}, handle);
+    return tracing ? tracing.socket(message, requestId, work) : work();
+  };
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.bodyLimitBytes, handleProtocols: (protocols) => handleProtocols(protocols) });
 
   /** Runs `params` as one request of the pipeline; a refusal comes back as GraphQL errors. */
   async function run(request: HttpRequest, params: GraphQLParams): Promise<SocketOutcome> {
     let outcome: SocketOutcome | undefined;
     try {
-      const response = await pipeline(request, randomUUID(), {}, async (ctx) => {
+      const response = await asRequest('subscribe', request, async (ctx) => {
         outcome = await graphql.overSocket(params, ctx);
         return reply(200, null);
       });
@@ -126,7 +134,7 @@ export function createWebSocketGateway({ schema, config, logger, pipeline, graph
     async onConnect({ connectionParams, extra }) {
       let refusal: GraphQLError | null = null;
       try {
-        const response = await pipeline(operationRequest(extra.upgrade, connectionParams), randomUUID(), {}, async () => reply(204, null));
+        const response = await asRequest('connection_init', operationRequest(extra.upgrade, connectionParams), async () => reply(204, null));
         if (response.status >= 400) refusal = refusalOf(response);
       } catch (error) {
         refusal = toClientError(error, log);

@@ -4,8 +4,9 @@
 // takes its exporter, endpoint, protocol, sampler, propagators and resource from the standard OTEL_*
 // variables; traces only (metrics stay Prometheus's, on /metrics; logs stay pino's, on stdout).
 //
-// Spans: the HTTP server span of each request (instrumentation-http), a span per GraphQL operation
-// (yoga's plugin and the REST routes' compiled operations, through Tracing.operation) and a span per
+// Spans: the HTTP server span of each request (instrumentation-http), a server span per graphql-ws
+// message that runs as a request (Tracing.socket), a span per GraphQL operation (yoga's plugin and
+// the REST routes' compiled operations, through Tracing.operation; a subscription's while it opens) and a span per
 // SQL statement, made in our database layer (db/traced-statements.ts) so that PGlite and PostgreSQL
 // give the same spans: the pg instrumentation would see PostgreSQL only, and its BEGIN-merged texts.
 import { register } from 'node:module';
@@ -84,6 +85,20 @@ export async function startTracing(): Promise<Tracing> {
             span.setStatus({ code: SpanStatusCode.ERROR, message: codes.join(', ') });
           }
           return result;
+        } catch (error) {
+          failed(span, error);
+          throw error;
+        } finally {
+          span.end();
+        }
+      });
+    },
+
+    socket<T>(message: 'connection_init' | 'subscribe', requestId: string, run: () => Promise<T>): Promise<T> {
+      const attributes = { 'network.protocol.name': 'websocket', 'url.path': '/graphql', 'graphql_ws.message.type': message, 'request.id': requestId };
+      return tracer.startActiveSpan(`WebSocket /graphql ${message}`, { kind: SpanKind.SERVER, attributes }, async (span) => {
+        try {
+          return await run();
         } catch (error) {
           failed(span, error);
           throw error;

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tracesRequested } from '../config/tracing.js';
 import { signUp } from '../testkit/accounts.js';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../testkit/database.js';
+import { subscribeOverWs, wsClient } from '../testkit/graphql-subscriptions.js';
 import { freePort, spawnTs, waitForHealthz, type Spawned } from '../testkit/processes.js';
 import { httpClient, type TestApp } from '../testkit/test-app.js';
 
@@ -209,6 +210,45 @@ describe('traces on (OTLP over HTTP, JSON)', () => {
     expect(operation).toMatchObject({ parentSpanId: root.spanId, attributes: { 'graphql.operation.type': 'query', 'graphql.operation.name': 'TracedTasks' } });
     const select = spans.find((s) => /FROM "public"\."tasks"/.test(String(s.attributes['db.query.text'])))!;
     expect(select).toMatchObject({ name: 'SELECT', parentSpanId: operation.spanId });
+  });
+
+  it('export a server span per graphql-ws message run as a request, the subscription opening under it', async () => {
+    const { key } = await createTaskWithKey(booted.origin);
+    const client = wsClient(booted.origin, { connectionParams: { authorization: `Bearer ${key}` } });
+    try {
+      const subscription = subscribeOverWs(client, 'subscription TracedBoard { taskEvents { type record { title } } }');
+      // Open once a change written after it arrives.
+      let received = false;
+      for (let i = 0; i < 40 && !received; i++) {
+        const created = await httpClient(booted.origin).json('POST', '/api/v1/tasks', { title: `over ws ${i}` }, { authorization: `Bearer ${key}` });
+        expect(created.status).toBe(201);
+        received = await subscription.next(500).then(
+          () => true,
+          () => false,
+        );
+      }
+      expect(received).toBe(true);
+      subscription.close();
+    } finally {
+      await client.dispose();
+    }
+    const { socket, operation, spans } = await until('the spans of the graphql-ws subscription', () => {
+      const operation = receiver.spans.find((s) => s.name === 'subscription TracedBoard');
+      const socket = operation && receiver.spans.find((s) => s.spanId === operation.parentSpanId);
+      return socket ? { socket, operation, spans: receiver.spans.filter((s) => s.traceId === socket.traceId) } : undefined;
+    });
+    expect(socket).toMatchObject({ name: 'WebSocket /graphql subscribe', kind: 2, parentSpanId: undefined });
+    expect(socket.attributes).toMatchObject({ 'network.protocol.name': 'websocket', 'url.path': '/graphql', 'graphql_ws.message.type': 'subscribe', 'request.id': expect.any(String) });
+    expect(operation.attributes).toMatchObject({ 'graphql.operation.type': 'subscription', 'graphql.operation.name': 'TracedBoard' });
+    // Whatever the opening traced (SQL included) descends from the message's span.
+    const byId = new Map(spans.map((s) => [s.spanId, s]));
+    for (const span of spans) {
+      let at: ReceivedSpan | undefined = span;
+      while (at?.parentSpanId) at = byId.get(at.parentSpanId);
+      expect(at?.spanId, `${span.name} reaches the message's span`).toBe(socket.spanId);
+    }
+    // The connection's first message is a request of its own.
+    expect(receiver.spans.some((s) => s.name === 'WebSocket /graphql connection_init' && s.kind === 2)).toBe(true);
   });
 
   it('export no span for probes (/healthz)', async () => {

@@ -14,6 +14,11 @@ export interface Tracing {
   operation<T>(operation: TracedOperation, run: () => Promise<T>): Promise<T>;
   /** Runs one SQL statement in a span, when it runs within a traced request (or operation). */
   statement<T>(sql: string, run: () => Promise<T>): Promise<T>;
+  /**
+   * Runs what a graphql-ws message asks (the connection's `connection_init`, an operation's
+   * `subscribe`) in a server span of its own: a WebSocket's messages are requests no HTTP span covers.
+   */
+  socket<T>(message: 'connection_init' | 'subscribe', requestId: string, run: () => Promise<T>): Promise<T>;
   /** Marks the HTTP request being answered (the active server span) with its request id and route. */
   answered(requestId: string, method: string, route: string): void;
   /** The active span's trace and span ids, for a log line (pino's mixin); empty outside any span. */
