@@ -51,6 +51,20 @@ function failed(span: Span, error: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: type });
 }
 
+/** Runs `run` in `span`, ended after it (failed when it throws); `settled` may mark the span from the result. */
+async function within<T>(span: Span, run: () => Promise<T>, settled?: (result: T) => void): Promise<T> {
+  try {
+    const result = await run();
+    settled?.(result);
+    return result;
+  } catch (error) {
+    failed(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
 /** Starts the SDK and installs the app's Tracing (telemetry/tracing.ts); resolves once node:http is hooked. */
 export async function startTracing(): Promise<Tracing> {
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
@@ -76,36 +90,20 @@ export async function startTracing(): Promise<Tracing> {
   const tracing: Tracing = {
     operation<T>(operation: TracedOperation, run: () => Promise<T>): Promise<T> {
       const attributes = { 'graphql.operation.type': operation.type, ...(operation.name && { 'graphql.operation.name': operation.name }) };
-      return tracer.startActiveSpan(operation.name ? `${operation.type} ${operation.name}` : operation.type, { attributes }, async (span) => {
-        try {
-          const result = await run();
+      return tracer.startActiveSpan(operation.name ? `${operation.type} ${operation.name}` : operation.type, { attributes }, (span) =>
+        within(span, run, (result) => {
           const codes = graphqlErrorCodes(result);
           if (codes.length) {
             span.setAttribute('graphql.error.codes', codes);
             span.setStatus({ code: SpanStatusCode.ERROR, message: codes.join(', ') });
           }
-          return result;
-        } catch (error) {
-          failed(span, error);
-          throw error;
-        } finally {
-          span.end();
-        }
-      });
+        }),
+      );
     },
 
     socket<T>(message: 'connection_init' | 'subscribe', requestId: string, run: () => Promise<T>): Promise<T> {
       const attributes = { 'network.protocol.name': 'websocket', 'url.path': '/graphql', 'graphql_ws.message.type': message, 'request.id': requestId };
-      return tracer.startActiveSpan(`WebSocket /graphql ${message}`, { kind: SpanKind.SERVER, attributes }, async (span) => {
-        try {
-          return await run();
-        } catch (error) {
-          failed(span, error);
-          throw error;
-        } finally {
-          span.end();
-        }
-      });
+      return tracer.startActiveSpan(`WebSocket /graphql ${message}`, { kind: SpanKind.SERVER, attributes }, (span) => within(span, run));
     },
 
     async statement<T>(sql: string, run: () => Promise<T>): Promise<T> {
@@ -113,19 +111,8 @@ export async function startTracing(): Promise<Tracing> {
       // Start-up, the scheduler and the sweeper run outside any request: their statements alone would be noise.
       if (!trace.getSpan(parent)) return run();
       const operation = operationOf(sql);
-      const span = tracer.startSpan(
-        operation,
-        { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': sql } },
-        parent,
-      );
-      try {
-        return await run();
-      } catch (error) {
-        failed(span, error);
-        throw error;
-      } finally {
-        span.end();
-      }
+      const attributes = { 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': sql };
+      return within(tracer.startSpan(operation, { kind: SpanKind.CLIENT, attributes }, parent), run);
     },
 
     answered(requestId, method, route) {
