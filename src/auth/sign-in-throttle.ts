@@ -11,26 +11,11 @@ import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, type RateLimiterRes } from 'rate-limiter-flexible';
+import type { Config } from '../config/config.js';
 import { AppError } from '../shared/errors.js';
 
-export interface SignInThrottleLimits {
-  /** Consecutive failed sign-ins for one e-mail from one address before it is refused there. */
-  maxFailuresPerAccount: number;
-  /** Failed sign-ins from one address (any e-mails) within the window before it is refused. */
-  maxFailuresPerIp: number;
-  /** Signup attempts (public and by invitation) from one address within the window. */
-  maxSignupsPerIp: number;
-  /** Requests for a mailed link (password reset, verification resend) for one e-mail (from any address) within the window. */
-  maxMailLinksPerAccount: number;
-  /** Requests for a mailed link from one address (any e-mails) within the window. */
-  maxMailLinksPerIp: number;
-  /** Sign-ins with a provider started from one address within the window (each stores a flow). */
-  maxProviderSignInsPerIp: number;
-  /** How long failures and signups are counted. */
-  windowSeconds: number;
-  /** How long sign-ins are refused once a failure limit is reached. */
-  blockSeconds: number;
-}
+/** The limits (SIGN_IN_* variables): config.ts says what each counts. */
+export type SignInThrottleLimits = Config['signInThrottle'];
 
 export interface SignInThrottle {
   /** Before credentials are checked: throws 429 RATE_LIMITED when this e-mail or this address is blocked here. */

@@ -100,13 +100,21 @@ export type Config = {
   };
   /** Throttling of failed sign-ins and signups, per e-mail and client address (auth/sign-in-throttle.ts). */
   signInThrottle: {
+    /** Consecutive failed sign-ins for one e-mail from one address before it is refused there. */
     maxFailuresPerAccount: number;
+    /** Failed sign-ins from one address (any e-mails) within the window before it is refused. */
     maxFailuresPerIp: number;
+    /** Signup attempts (public and by invitation) from one address within the window. */
     maxSignupsPerIp: number;
+    /** Requests for a mailed link (password reset, verification resend) for one e-mail (from any address) within the window. */
     maxMailLinksPerAccount: number;
+    /** Requests for a mailed link from one address (any e-mails) within the window. */
     maxMailLinksPerIp: number;
+    /** Sign-ins with a provider started from one address within the window (each stores a flow). */
     maxProviderSignInsPerIp: number;
+    /** How long failures and signups are counted. */
     windowSeconds: number;
+    /** How long sign-ins are refused once a failure limit is reached. */
     blockSeconds: number;
   };
   teams: {
