@@ -80,7 +80,9 @@ function writePushBody(res: ServerResponse, status: number, headers: HttpRespons
     res.end();
     return;
   }
-  let closed = false;
+  // The client may have left while the handler ran (a subscription opens after reading): then the
+  // body is stopped as soon as it starts, and what it holds let go.
+  let closed = res.destroyed || !res.socket || res.socket.destroyed;
   let wake: (() => void) | null = null;
   const woken = () => {
     const resolve = wake;
@@ -106,6 +108,7 @@ function writePushBody(res: ServerResponse, status: number, headers: HttpRespons
     stop();
   });
   const stop = body.start(sink);
+  if (closed) stop();
 }
 
 /**
