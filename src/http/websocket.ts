@@ -92,8 +92,16 @@ function closeCodeFor(status: number): number {
   return status >= 500 ? 1013 : CloseCode.BadRequest;
 }
 
-/** A close reason is at most 123 bytes. */
-const closeReason = (message: string) => (Buffer.byteLength(message) <= 123 ? message : `${Buffer.from(message).subarray(0, 120).toString()}…`);
+/** A close reason is at most 123 bytes (ws throws past that): a longer one is cut between characters, with `…` (3 bytes). */
+function closeReason(message: string): string {
+  if (Buffer.byteLength(message) <= 123) return message;
+  let cut = '';
+  for (const char of message) {
+    if (Buffer.byteLength(cut + char) > 120) break;
+    cut += char;
+  }
+  return `${cut}…`;
+}
 
 /** The operation's outcome with its stream closed (an operation refused after it opened). */
 function discard(outcome: SocketOutcome | undefined): void {
@@ -174,10 +182,17 @@ export function createWebSocketGateway({ schema, config, logger, pipeline, graph
         protocol: socket.protocol,
         // A socket gone mid-event drops what is sent; its close ends the subscriptions.
         send: (data) => new Promise<void>((resolve) => (socket.readyState === socket.OPEN ? socket.send(data, () => resolve()) : resolve())),
-        close: (code, reason) => socket.close(code, reason),
+        // graphql-ws's reasons may name a client's id (`Subscriber for <id> already exists`): ws refuses reasons past 123 bytes.
+        close: (code, reason) => socket.close(code, reason === undefined ? undefined : closeReason(reason)),
         onMessage: (receive) =>
           socket.on('message', (data) => {
             receive(String(data)).catch((error: unknown) => {
+              // A message the protocol has but only a server sends (connection_ack, next, error): graphql-ws
+              // throws for it; the protocol says 4400 for a message out of place, and it is the client's doing.
+              if (error instanceof Error && error.message.startsWith('Unexpected message of type ')) {
+                log.debug({ err: error }, 'graphql-ws: a message a client may not send');
+                return socket.close(CloseCode.BadRequest, closeReason(error.message));
+              }
               log.error({ err: error }, 'graphql-ws: a message could not be handled');
               socket.close(CloseCode.InternalServerError, 'Internal server error');
             });

@@ -8,7 +8,7 @@
 // connections, malformed frames, queries and mutations over it. On PGlite and, with TEST_DATABASE_URL,
 // PostgreSQL.
 import WebSocket from 'ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { bearer, createKey } from '../../testkit/api-keys.js';
 import { subscribeOverSse, subscribeOverWs, wsClient, type Result, type Subscription } from '../../testkit/graphql-subscriptions.js';
@@ -246,6 +246,33 @@ describe('over WebSocket only', () => {
     const anonymous = rawSocket({ origin: 'https://evil.example' });
     await anonymous.opened;
     anonymous.socket.close();
+  });
+
+  it('closes what the protocol forbids with its codes, not 4500: a message only a server sends (4400), a duplicate id too long to quote in 123 bytes (4409) (found by the fuzzer)', async () => {
+    /** A socket past connection_init: its ack received. */
+    const acknowledged = async () => {
+      const raw = rawSocket({ cookie: owner.cookie });
+      await raw.opened;
+      raw.socket.send(JSON.stringify({ type: 'connection_init' }));
+      await vi.waitFor(() => expect(raw.messages).toContainEqual({ type: 'connection_ack' }), { timeout: 10_000 });
+      return raw;
+    };
+    for (const message of [{ type: 'connection_ack' }, { type: 'next', id: '1', payload: { data: null } }, { type: 'error', id: '1', payload: [{ message: 'x' }] }]) {
+      const raw = await acknowledged();
+      raw.socket.send(JSON.stringify(message));
+      expect(await raw.closed).toEqual({ code: 4400, reason: `Unexpected message of type ${message.type} received` });
+    }
+
+    // graphql-ws names the id in its reason: cut to 123 bytes between characters, not refused by ws (which made it a 4500).
+    for (const id of ['x'.repeat(200), '😀'.repeat(70)]) {
+      const raw = await acknowledged();
+      raw.socket.send(JSON.stringify({ type: 'subscribe', id, payload: { query: taskEvents } }));
+      raw.socket.send(JSON.stringify({ type: 'subscribe', id, payload: { query: taskEvents } }));
+      const closed = await raw.closed;
+      expect(closed.code).toBe(4409);
+      expect(closed.reason).toMatch(/^Subscriber for .+…$/u);
+      expect(Buffer.byteLength(closed.reason)).toBeLessThanOrEqual(123);
+    }
   });
 
   it('survives malformed and oversized messages and vanished clients: that socket is closed, the server goes on', async () => {
