@@ -1,12 +1,12 @@
-// npm run fuzz -- [--runs N] [--seed S] [--only rest,graphql,multipart] [--path P] [--verbose]
+// npm run fuzz -- [--runs N] [--seed S] [--only rest,graphql,multipart,events,graphql-ws] [--path P] [--verbose]
 // The fuzzer of src/fuzz/ for long runs: N requests over every route and operation (split over the
 // suites as the in-suite run splits them), on PGlite, or on PostgreSQL when TEST_DATABASE_URL is
 // set. Prints the counts by status, the 5xx and crash counts and every distinct finding with the
 // seed and path that replay it (`--only <suite> --seed S --path P` sends that one request again on
 // a fresh server) and a curl command. Exits 1 when anything was found.
 import { parseArgs } from 'node:util';
-import { fuzz, finalFindings, report, type Finding } from '../src/fuzz/fuzz-run.js';
-import { closeSession, openSession, requestsOf, suiteShares, suites, type Suite } from '../src/fuzz/fuzz-session.js';
+import { finalFindings, report, type Finding } from '../src/fuzz/fuzz-run.js';
+import { closeSession, openSession, runSuite, suiteShares, suites, type Suite } from '../src/fuzz/fuzz-session.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,7 +33,7 @@ try {
   for (const suite of chosen) {
     const count = Math.max(1, Math.round(runs * share[suite]!));
     const before = session.stats.requests;
-    const found = await fuzz(session, suite, requestsOf(session, suite), { seed, runs: count, path: values.path, verbose: values.verbose });
+    const found = await runSuite(session, suite, { seed, runs: count, path: values.path, verbose: values.verbose });
     findings.push(...found);
     console.log(`  ${suite}: ${session.stats.requests - before} requests, ${found.length} findings (${Math.round((Date.now() - started) / 1000)} s)`);
   }

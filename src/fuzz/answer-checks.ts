@@ -34,7 +34,7 @@ const stackFrame = /^\s*at (?:.+ \()?(?:file:\/\/|node:|\/|[A-Za-z]:\\)[^\n]*:\d
 const isJson = (type: string | undefined) => !!type && /^application\/(?:[\w.+-]*\+)?json\b/i.test(type);
 
 /** What leaks server internals: stack frames and our own file paths (unless the request itself said them). */
-function leakIn(text: string, sent: string): string | null {
+export function leakIn(text: string, sent: string): string | null {
   // In a JSON body a stack's line breaks are escapes.
   const frame = stackFrame.exec(text.replace(/\\n/g, '\n'));
   if (frame && !sent.includes(frame[0].trim())) return `a stack frame: ${frame[0].trim().slice(0, 200)}`;
@@ -82,6 +82,55 @@ function shapeProblem(body: unknown, schema: Schema): string | null {
   return null;
 }
 
+/** The whole events of an event stream's text (a last one cut short is left out): name and data lines joined. */
+export function sseEvents(text: string): { event: string | null; data: string | null }[] {
+  const blocks = text.replace(/\r\n?/g, '\n').split('\n\n');
+  blocks.pop();
+  return blocks.map((block) => {
+    let event: string | null = null;
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      const colon = line.indexOf(':');
+      const [name, value] = colon === -1 ? [line, ''] : [line.slice(0, colon), line.slice(colon + 1).replace(/^ /, '')];
+      if (name === 'event') event = value;
+      else if (name === 'data') data.push(value);
+    }
+    return { event, data: data.length ? data.join('\n') : null };
+  });
+}
+
+/** What is wrong with a REST event stream: not a 200, no `retry:` first, an event whose data is not JSON. */
+function restStreamProblem(response: RawResponse, text: string): string | null {
+  if (response.status !== 200) return `an event stream at status ${response.status}: ${text.slice(0, 200)}`;
+  if (!text.startsWith('retry:')) return `an event stream that does not start with \`retry:\`: ${text.slice(0, 200)}`;
+  for (const { data } of sseEvents(text)) {
+    if (data === null) continue;
+    try {
+      JSON.parse(data);
+    } catch {
+      return `an event whose data is not JSON: ${data.slice(0, 200)}`;
+    }
+  }
+  return null;
+}
+
+/** What is wrong with GraphQL over SSE: a `next` that is no result; a stream that ended without any. */
+function graphqlStreamProblem(response: RawResponse, text: string): string | null {
+  let results = 0;
+  for (const { event, data } of sseEvents(text)) {
+    if (data === null || event === 'complete') continue;
+    try {
+      const result = JSON.parse(data) as Record<string, unknown>;
+      if (!typeOk.object!(result) || (!('data' in result) && !Array.isArray(result.errors))) return `a ${event ?? 'message'} event that is no GraphQL result: ${data.slice(0, 200)}`;
+      results++;
+    } catch {
+      return `an event whose data is not JSON: ${data.slice(0, 200)}`;
+    }
+  }
+  // A subscription read for a while and left (cut) may have had nothing to say yet.
+  return results || response.cut ? null : `a ${response.headers['content-type']} answer without a result: ${text.slice(0, 200)}`;
+}
+
 const restSuccess: Schema = { required: ['success'], properties: { success: { const: true } } };
 const restFailure: Schema = { required: ['success', 'error'], properties: { success: { const: false }, error: { type: 'string' } } };
 
@@ -90,6 +139,7 @@ function restEnvelopeProblem(doc: OpenApiDocument, request: FuzzRequest, respons
   const answer = declared(doc, request.method, template, response.status);
   const content = answer?.content;
   const type = response.headers['content-type'];
+  if (/^text\/event-stream/i.test(type ?? '')) return restStreamProblem(response, text);
   if (content && !isJson(type) && Object.keys(content).some((declaredType) => !isJson(declaredType))) return null; // bytes the route declares (an image)
   if (!isJson(type)) return `content-type ${type ?? '(none)'} instead of JSON: ${text.slice(0, 200)}`;
   let body: unknown;
@@ -110,7 +160,8 @@ function graphqlEnvelopeProblem(request: FuzzRequest, response: RawResponse, tex
   const accept = acceptOf(request);
   if (request.method === 'GET' && /^text\/html/i.test(type ?? '')) return null; // GraphiQL
   // Results as server-sent events or incremental multipart, when the client asked for them (GraphQL over SSE, incremental delivery).
-  if (/^(text\/event-stream|multipart\/mixed)/i.test(type ?? '') && accept.includes(type!.split(';')[0]!)) return /"(data|errors)"/.test(text) ? null : `a ${type} answer without a result: ${text.slice(0, 200)}`;
+  if (/^text\/event-stream/i.test(type ?? '') && accept.includes('text/event-stream')) return graphqlStreamProblem(response, text);
+  if (/^multipart\/mixed/i.test(type ?? '') && accept.includes(type!.split(';')[0]!)) return /"(data|errors)"/.test(text) ? null : `a ${type} answer without a result: ${text.slice(0, 200)}`;
   if (!isJson(type)) return `content-type ${type ?? '(none)'} instead of a GraphQL result: ${text.slice(0, 200)}`;
   let body: unknown;
   try {

@@ -63,7 +63,7 @@ function whereTree(fields: readonly FieldDefinition[], links: { relations: strin
 }
 
 /** One operator parameter (`{field}[op]=value`) or `filter=<JSON>`. */
-function operatorParameter(fields: readonly FieldDefinition[], links?: { relations: string[]; inverses: string[] }): fc.Arbitrary<[string, string]> {
+export function operatorParameter(fields: readonly FieldDefinition[], links?: { relations: string[]; inverses: string[] }): fc.Arbitrary<[string, string]> {
   const param = fc.constantFrom(...fields).chain((field) =>
     fc.tuple(fc.constantFrom(...operatorNames), fc.oneof(fieldValue(field).map((v) => (Array.isArray(v) ? v.join(',') : String(v))), oddValue)).map(([op, value]): [string, string] => [`${field.name}[${op}]`, value]),
   );

@@ -21,6 +21,19 @@ export interface FuzzRequest {
   body?: (string | Uint8Array)[];
   /** Sent twice at once (a race between two identical writes). */
   twin?: boolean;
+  /** An answer that is an event stream: how it is read and left (fuzz-run.ts). */
+  stream?: StreamRead;
+}
+
+/** How the client reads a stream and leaves it: the server must survive every way. */
+export interface StreamRead {
+  /** `read`: read `ms` after the answer's head, then close; `leave`: close `ms` after sending, whatever came. */
+  how: 'read' | 'leave';
+  ms: number;
+  /** While the stream is open, the fuzzing caller updates its record of this entity (an event to deliver as the client goes). */
+  change?: string;
+  /** The stream's entity is not public: no caller but the superadmin's `*` key may receive the victim's ids on it. */
+  private?: boolean;
 }
 
 const refPattern = /«ref:([^»]+)»/g;
@@ -60,5 +73,6 @@ export function replayCommand(raw: RawRequest, origin: string): string {
 export function describe(request: FuzzRequest): string {
   const body = request.body?.map((c) => (typeof c === 'string' ? c : `<${c.length} bytes>`)).join('') ?? '';
   const shown = body.length > 300 ? `${body.slice(0, 300)}… (${body.length} chars)` : body;
-  return `${request.route} as ${request.caller}${request.twin ? ', sent twice at once' : ''}: ${request.method} ${request.target.slice(0, 300)}${request.headers.length ? ` headers ${JSON.stringify(request.headers).slice(0, 300)}` : ''}${shown ? ` body ${JSON.stringify(shown)}` : ''}`;
+  const stream = request.stream ? `, ${request.stream.how === 'read' ? 'read' : 'left'} after ${request.stream.ms} ms${request.stream.change ? `, its ${request.stream.change} record changed meanwhile` : ''}` : '';
+  return `${request.route} as ${request.caller}${request.twin ? ', sent twice at once' : ''}${stream}: ${request.method} ${request.target.slice(0, 300)}${request.headers.length ? ` headers ${JSON.stringify(request.headers).slice(0, 300)}` : ''}${shown ? ` body ${JSON.stringify(shown)}` : ''}`;
 }

@@ -4,10 +4,12 @@
 // the log lines it caused. Findings are collected rather than thrown, so one known bug does not
 // hide the others; each carries its seed and path (fast-check's replay) and a command to resend it.
 import fc from 'fast-check';
-import { answerProblem, type OpenApiDocument } from './answer-checks.js';
-import { describe, replayCommand, toRaw, type FuzzRequest } from './fuzz-request.js';
+import { entityDefinitions } from '../config/entities/index.js';
+import { answerProblem, sseEvents, type OpenApiDocument } from './answer-checks.js';
+import { sampleRecord } from './entity-values.js';
+import { describe, replayCommand, toRaw, type FuzzRequest, type StreamRead } from './fuzz-request.js';
 import type { FuzzTarget } from './harness.js';
-import { sendRaw, type RawRequest } from './raw-http.js';
+import { sendAndLeave, sendRaw, type RawRequest, type RawResponse } from './raw-http.js';
 import { snapshotDiff, victimSnapshot, type Victim } from './victim-snapshot.js';
 import type { World } from './world.js';
 
@@ -54,21 +56,57 @@ function onTheWire(raw: RawRequest): RawRequest {
   return { ...raw, headers: raw.headers.map(([n, v]) => [Buffer.from(n, 'utf8').toString('latin1'), Buffer.from(v, 'utf8').toString('latin1')]) };
 }
 
-function send(session: FuzzSession, raw: RawRequest) {
+function send(session: FuzzSession, raw: RawRequest, streamMs?: number) {
   const { hostname, port } = new URL(session.target.origin);
-  return sendRaw(hostname, Number(port), onTheWire(raw), timeoutMs);
+  return sendRaw(hostname, Number(port), onTheWire(raw), timeoutMs, streamMs);
+}
+
+/** The fuzzing caller updates its own record of `entity` (with the values it was seeded with): an event for the streams open on it. */
+export async function changeRecord(session: FuzzSession, entity: string): Promise<string | null> {
+  const index = entityDefinitions.findIndex((d) => d.slug === entity);
+  const id = session.world.refs.get(`attacker.${entity}Id`);
+  if (index < 0 || !id) return null;
+  const body = Buffer.from(JSON.stringify(sampleRecord(entityDefinitions[index]!.fields, index)));
+  const headers: [string, string][] = [...Object.entries(session.world.headersOf('session', 'authorization')), ['content-type', 'application/json']];
+  const answer = await send(session, { method: 'PATCH', target: `/api/v1/${entity}/${id}`, headers, body }).catch((error: Error) => error);
+  if (answer instanceof Error) return `the change of the caller's ${entity} record meanwhile got no answer: ${answer.message}`;
+  return answer.status >= 500 ? `the change of the caller's ${entity} record meanwhile: status ${answer.status}: ${answer.body.toString('utf8').slice(0, 300)}` : null;
+}
+
+/** Sends a request whose answer may be a stream, as `stream` says (read a while, or left early: null), its entity changing meanwhile if asked. */
+async function sendStreamed(session: FuzzSession, stream: StreamRead, raw: RawRequest, problems: string[]): Promise<RawResponse | null> {
+  const { hostname, port } = new URL(session.target.origin);
+  const sending = stream.how === 'leave' ? sendAndLeave(hostname, Number(port), onTheWire(raw), stream.ms).then(() => null) : send(session, raw, stream.ms);
+  // The change goes out once the subscription had a moment to open: its event meets a client reading, leaving or gone.
+  const change = stream.change ? new Promise((resolve) => setTimeout(resolve, 30)).then(() => changeRecord(session, stream.change!)) : null;
+  const [answer, changeProblem] = await Promise.all([sending, change]);
+  if (changeProblem) problems.push(changeProblem);
+  return answer;
+}
+
+/** A stream of an entity that is not public, to anyone but the superadmin's `*` key, carries none of the victim's ids. */
+function victimIdsIn(session: FuzzSession, request: FuzzRequest, response: RawResponse): string | null {
+  if (request.caller === 'wildcardKey' || !request.stream?.private || !/^text\/event-stream/i.test(response.headers['content-type'] ?? '')) return null;
+  const data = sseEvents(response.body.toString('utf8')).map((e) => e.data ?? '').join('\n');
+  for (const [name, value] of session.world.refs) if (name.startsWith('victim.') && name.endsWith('Id') && data.includes(value)) return `the stream carries the victim's ${name.slice('victim.'.length)}: ${data.slice(Math.max(0, data.indexOf(value) - 200), data.indexOf(value) + 100)}`;
+  return null;
+}
+
+/** Log lines at error level and above (pino's 50, 60) among `lines`. */
+export function errorLinesIn(lines: string[]): string[] {
+  return lines.filter((line) => /"level":(5|6)0\b/.test(line)).map((line) => `the server logged an error: ${line.slice(0, 600)}`);
 }
 
 /** Sends one request and returns what is wrong with what followed. */
 async function exercise(session: FuzzSession, request: FuzzRequest, at: string): Promise<{ status: number | null; problems: string[] }> {
-  const { target, world, stats, seen } = session;
+  const { world, stats } = session;
   const raw = toRaw(request, world);
   const sent = `${raw.target} ${JSON.stringify(raw.headers)} ${raw.body?.toString('utf8') ?? ''}`;
   const problems: string[] = [];
   let status: number | null = null;
   const started = performance.now();
   // A twin is the same request twice at once (two deletes of one record, two creates of one slug): a race, judged like any answer.
-  const answers = await Promise.allSettled((request.twin ? [raw, raw] : [raw]).map((copy) => send(session, copy)));
+  const answers = await Promise.allSettled((request.twin ? [raw, raw] : [raw]).map((copy) => (request.stream ? sendStreamed(session, request.stream, copy, problems) : send(session, copy))));
   noteSlow(stats, request, performance.now() - started, at);
   for (const answer of answers) {
     stats.requests++;
@@ -77,12 +115,35 @@ async function exercise(session: FuzzSession, request: FuzzRequest, at: string):
       problems.push(`no answer: ${(answer.reason as Error).message}`);
       continue;
     }
+    // The client left before its answer: nothing to judge but what follows (the server answering, nothing unhandled).
+    if (answer.value === null) {
+      stats.byStatus.left = (stats.byStatus.left ?? 0) + 1;
+      continue;
+    }
+    const leak = victimIdsIn(session, request, answer.value);
+    if (leak) problems.push(leak);
     status = Math.max(status ?? 0, answer.value.status);
     stats.byStatus[answer.value.status] = (stats.byStatus[answer.value.status] ?? 0) + 1;
     if (answer.value.status >= 500) stats.serverErrors++;
     const problem = answerProblem(session.doc, request, answer.value, sent);
     if (problem) problems.push(request.twin ? `${problem} (one of two sent at once)` : problem);
   }
+  // A client that left a stream: a moment for the server's side of it (the stream's end, a write to a closed socket) before the checks.
+  if (request.stream) await new Promise((resolve) => setTimeout(resolve, 50));
+  problems.push(...(await aftermath(session, { mayWrite: mayWrite(request), streamed: !!request.stream })));
+  if (status === 401 && request.caller !== 'anonymous' && request.caller !== 'unknownKey') await world.heal();
+  return { status, problems };
+}
+
+/**
+ * What is wrong after a request (or a WebSocket's case): the server no longer answering /healthz, an
+ * error nothing handled, the victim's rows changed (checked when the request may write), a delivery to
+ * the victim's endpoint, a secret in the new log lines; for a stream, a log line at error level (a
+ * client leaving, however it leaves, is no error of the server's).
+ */
+export async function aftermath(session: FuzzSession, options: { mayWrite: boolean; streamed: boolean }): Promise<string[]> {
+  const { target, world, stats, seen } = session;
+  const problems: string[] = [];
   const health = await send(session, { method: 'GET', target: '/healthz', headers: [] }).catch((error: Error) => error);
   if (health instanceof Error || health.status !== 200) problems.push(`the server stopped answering /healthz: ${health instanceof Error ? health.message : health.status}`);
   if (target.uncaught.length > seen.uncaught) {
@@ -91,7 +152,7 @@ async function exercise(session: FuzzSession, request: FuzzRequest, at: string):
     seen.uncaught = target.uncaught.length;
     problems.push(`an error nothing handled (it ends a server process): ${errors.map((e) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e))).join('; ').slice(0, 300)}`);
   }
-  if (mayWrite(request)) {
+  if (options.mayWrite) {
     const now = await victimSnapshot(target.database, session.victim);
     const changed = snapshotDiff(session.last, now);
     if (changed.length) problems.push(`the victim's rows changed:\n    ${changed.slice(0, 6).join('\n    ').slice(0, 1500)}`);
@@ -101,9 +162,9 @@ async function exercise(session: FuzzSession, request: FuzzRequest, at: string):
   if (deliveries > seen.deliveries) problems.push(`the victim's webhook endpoint received ${deliveries - seen.deliveries} deliveries`);
   seen.deliveries = deliveries;
   problems.push(...secretsIn(target.logs.slice(seen.logs), [...target.configSecrets, ...world.secrets()]));
+  if (options.streamed) problems.push(...errorLinesIn(target.logs.slice(seen.logs)));
   seen.logs = target.logs.length;
-  if (status === 401 && request.caller !== 'anonymous' && request.caller !== 'unknownKey') await world.heal();
-  return { status, problems };
+  return problems;
 }
 
 /** Keeps the slowest answers (route, method, milliseconds): where a run's time goes. */
@@ -133,7 +194,9 @@ export async function fuzz(session: FuzzSession, suite: string, arbitrary: fc.Ar
     if (options.path) for (const line of session.target.logs.slice(logsBefore)) if (/"level":(4|5|6)0/.test(line)) console.log(`  log: ${line.slice(0, 2000)}`);
     if (options.verbose || options.path) console.log(`[${suite} ${at}] ${status ?? 'no answer'} in ${Math.round(performance.now() - started)} ms: ${describe(request)}${options.path ? `\n${replayCommand(toRaw(request, session.world), session.target.origin)}` : ''}`);
     for (const problem of problems) {
-      const command = replayCommand(toRaw(request, session.world), session.target.origin);
+      const written = replayCommand(toRaw(request, session.world), session.target.origin);
+      // An event stream never ends by itself: curl reads it a while.
+      const command = request.stream && written.startsWith('curl ') ? written.replace('curl ', 'curl -N --max-time 3 ') : written;
       findings.push({ suite, seed: options.seed, path: String(at), route: request.route, status, problem, request: describe(request), replay: request.twin ? `(${command}) & (${command}); wait` : command });
     }
     if (at % 50 === 49) await session.world.heal();
@@ -151,7 +214,28 @@ export async function finalFindings(session: FuzzSession): Promise<string[]> {
   const health = await send(session, { method: 'GET', target: '/healthz', headers: [] }).catch((error: Error) => error);
   if (health instanceof Error || health.status !== 200) problems.push('the server no longer answers /healthz');
   if (session.target.uncaught.length) problems.push(`${session.target.uncaught.length} errors nothing handled`);
+  problems.push(...(await quotaProblems(session)));
   problems.push(...new Set(secretsIn(session.target.logs, [...session.target.configSecrets, ...session.world.secrets()])));
+  return problems;
+}
+
+/**
+ * Whether every subscription a client left was let go: each caller opens its whole quota
+ * (REALTIME_MAX_SUBSCRIPTIONS, low in the fuzz target) at once, and every one must be a 200 stream.
+ * A subscription still counted for a client gone (before its answer, mid-stream, with its socket)
+ * makes the last of them a 429.
+ */
+async function quotaProblems(session: FuzzSession): Promise<string[]> {
+  await session.world.heal();
+  const max = session.target.config.realtime.maxSubscriptions;
+  const problems: string[] = [];
+  const callers = [['session', 'tasks'], ['wildcardKey', 'tasks'], ['narrowKey', 'tasks'], ['anonymous', 'posts']] as const;
+  for (const [caller, entity] of callers) {
+    const headers: [string, string][] = [...Object.entries(session.world.headersOf(caller, 'authorization')), ['accept', 'text/event-stream']];
+    const answers = await Promise.all(Array.from({ length: max }, () => send(session, { method: 'GET', target: `/api/v1/${entity}/events`, headers }, 300).catch((error: Error) => error)));
+    const refused = answers.filter((a) => a instanceof Error || a.status !== 200);
+    if (refused.length) problems.push(`${caller}: ${refused.length} of ${max} subscriptions to ${entity} opened at once were refused (${[...new Set(refused.map((a) => (a instanceof Error ? a.message : `${a.status} ${a.body.toString('utf8').slice(0, 160)}`)))].join('; ')}): subscriptions of clients that left are still counted`);
+  }
   return problems;
 }
 

@@ -1,25 +1,29 @@
 // A fuzz session: the target booted, its OpenAPI document read from GET /api/v1/openapi.json, the
 // world seeded and the victim's rows snapshotted; then the request generators of each suite,
-// built from that document, the GraphQL schema and the entity definitions.
+// built from that document, the GraphQL schema and the entity definitions: REST, GraphQL, multipart,
+// the event streams (REST events routes, GraphQL over SSE) and GraphQL over WebSocket (graphql-ws).
 import fc from 'fast-check';
 import { entityDefinitions } from '../config/entities/index.js';
 import { schema } from '../graphql/schema.js';
 import type { OpenApiDocument } from './answer-checks.js';
 import { fieldValue } from './entity-values.js';
+import { eventStreamRequests } from './event-stream-requests.js';
 import type { FuzzRequest } from './fuzz-request.js';
-import type { FuzzSession } from './fuzz-run.js';
+import { fuzz, type Finding, type FuzzSession } from './fuzz-run.js';
 import { graphqlRequests, graphqlUploadRequests } from './graphql-arbitraries.js';
+import { graphqlWsCases } from './graphql-ws-cases.js';
+import { fuzzWebSocket } from './graphql-ws-run.js';
 import { startTarget } from './harness.js';
 import { operationRequests, operationsOf, restRequests } from './openapi-arbitraries.js';
 import type { ValueContext } from './schema-values.js';
 import { victimSnapshot } from './victim-snapshot.js';
 import { seedWorld } from './world.js';
 
-export const suites = ['rest', 'graphql', 'multipart'] as const;
+export const suites = ['rest', 'graphql', 'multipart', 'events', 'graphql-ws'] as const;
 export type Suite = (typeof suites)[number];
 
-/** How a run's requests are split over the suites: REST has the most operations, multipart the fewest. */
-const weights: Record<Suite, number> = { rest: 5, graphql: 4, multipart: 1 };
+/** How a run's requests are split over the suites: REST has the most operations, multipart the fewest; streams and sockets take longer each. */
+const weights: Record<Suite, number> = { rest: 5, graphql: 4, multipart: 1, events: 0.5, 'graphql-ws': 0.5 };
 
 /** Each chosen suite's share of a run (summing to 1). */
 export function suiteShares(chosen: readonly Suite[]): Partial<Record<Suite, number>> {
@@ -62,13 +66,20 @@ function valueContext(session: FuzzSession): ValueContext {
   return { idRefs: session.world.idRefs, names: session.world.names, slugs: session.world.slugs, fieldValues };
 }
 
-/** The request generator of `suite`. */
-export function requestsOf(session: FuzzSession, suite: Suite): fc.Arbitrary<FuzzRequest> {
+/** The request generator of `suite` (graphql-ws plays connections, not requests: runSuite). */
+export function requestsOf(session: FuzzSession, suite: Exclude<Suite, 'graphql-ws'>): fc.Arbitrary<FuzzRequest> {
   const ctx = valueContext(session);
   if (suite === 'rest') return restRequests(session.doc, ctx, entityDefinitions);
   if (suite === 'graphql') return graphqlRequests(schema, ctx);
+  if (suite === 'events') return eventStreamRequests(session.doc, schema, ctx, entityDefinitions);
   const rest = operationsOf(session.doc)
     .filter((op) => op.body?.type.startsWith('multipart/'))
     .map((op) => operationRequests(op, ctx));
   return fc.oneof(...rest, ...graphqlUploadRequests(schema, ctx));
+}
+
+/** Runs `runs` requests (or WebSocket connections) of `suite` with `seed`, or only the one at `path`. */
+export function runSuite(session: FuzzSession, suite: Suite, options: { seed: number; runs: number; path?: string; verbose?: boolean }): Promise<Finding[]> {
+  if (suite === 'graphql-ws') return fuzzWebSocket(session, suite, graphqlWsCases(schema, valueContext(session), entityDefinitions), options);
+  return fuzz(session, suite, requestsOf(session, suite), options);
 }

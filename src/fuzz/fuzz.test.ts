@@ -1,16 +1,22 @@
 // The fuzzer in the suite: a fixed seed and a bounded count over every REST operation of the OpenAPI
-// document, every GraphQL query and mutation of the schema, and the multipart routes, on a server
-// whose logger writes into memory. A failure lists each distinct finding with the request, a curl
-// command and `npm run fuzz -- --only <suite> --seed <seed> --path <path>` to replay it. Longer runs:
+// document, every GraphQL query and mutation of the schema, the multipart routes, and the
+// subscriptions (the REST events routes and GraphQL over SSE, read a while then left mid-stream;
+// GraphQL over WebSocket, graphql-ws, with hostile messages), on a server whose logger writes into
+// memory. A failure lists each distinct finding with the request, a curl command and
+// `npm run fuzz -- --only <suite> --seed <seed> --path <path>` to replay it. Longer runs:
 // `npm run fuzz -- --runs 20000` (docs/development.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../testkit/database.js';
-import { finalFindings, fuzz, report, type FuzzSession } from './fuzz-run.js';
-import { closeSession, openSession, requestsOf, type Suite } from './fuzz-session.js';
+import { finalFindings, report, type FuzzSession } from './fuzz-run.js';
+import { closeSession, openSession, runSuite, type Suite } from './fuzz-session.js';
 
 const seed = 20261123;
-/** Requests per suite: about 1,200 in all, a minute or two on a loaded two-core machine. */
-const runs: Record<Suite, number> = { rest: 600, graphql: 450, multipart: 150 };
+/**
+ * Requests per suite: about 1,200 in all, a minute or two on a loaded two-core machine; a few dozen
+ * subscriptions (each read up to 400 ms) and WebSocket connections (each followed by another that
+ * must still work).
+ */
+const runs: Record<Suite, number> = { rest: 600, graphql: 450, multipart: 150, events: 40, 'graphql-ws': 40 };
 
 let session: FuzzSession;
 
@@ -25,13 +31,23 @@ afterAll(async () => {
 describe('fuzzing every route and operation (fixed seed)', () => {
   for (const suite of ['rest', 'graphql', 'multipart'] as const) {
     it(`${suite}: every answer is a 2xx/4xx in its envelope, without a stack or a path; the server keeps answering; the victim's rows stay as they were; no log line carries a secret`, async () => {
-      const findings = await fuzz(session, suite, requestsOf(session, suite), { seed, runs: runs[suite] });
+      const findings = await runSuite(session, suite, { seed, runs: runs[suite] });
       if (findings.length) throw new Error(`${findings.length} findings (seed ${seed}):\n${report(findings)}`);
     }, 300_000);
   }
 
+  it("events: the REST events routes and GraphQL over SSE with hostile filters, Last-Event-ID and credentials answer a 4xx envelope or a stream starting with `retry:`, carry none of the victim's ids, and the server minds no client leaving mid-stream", async () => {
+    const findings = await runSuite(session, 'events', { seed, runs: runs.events });
+    if (findings.length) throw new Error(`${findings.length} findings (seed ${seed}):\n${report(findings)}`);
+  }, 300_000);
+
+  it('graphql-ws: hostile connections (malformed JSON, unknown types, oversized messages, subscribe before connection_init, duplicate ids, hostile documents) get the protocol\'s close codes or error messages, never a crash or an error logged, and another connection still works after each', async () => {
+    const findings = await runSuite(session, 'graphql-ws', { seed, runs: runs['graphql-ws'] });
+    if (findings.length) throw new Error(`${findings.length} findings (seed ${seed}):\n${report(findings)}`);
+  }, 300_000);
+
   it('after the run: the victim owns what they owned, the server answers, nothing went unhandled, the logs hold no secret', async () => {
-    expect(session.stats.requests).toBeGreaterThanOrEqual(runs.rest + runs.graphql + runs.multipart);
+    expect(session.stats.requests).toBeGreaterThanOrEqual(Object.values(runs).reduce((sum, n) => sum + n, 0));
     // The logs were captured (a request line each), so their check means something.
     expect(session.target.logs.length).toBeGreaterThan(session.stats.requests);
     // Enough requests got past authentication and validation to exercise the services (about 12% succeed).

@@ -59,14 +59,14 @@ function selectionOf(type: GraphQLNamedType, ctx: ValueContext, depth: number): 
   );
 }
 
-interface Operation {
+export interface Operation {
   query: string;
   variables: JsonTree;
   operationName?: string;
 }
 
 /** Operations on one root field: arguments, selection, variables (sometimes an extra or a wrong one). */
-function fieldOperation(kind: 'query' | 'mutation', field: AnyField, ctx: ValueContext): fc.Arbitrary<Operation> {
+export function fieldOperation(kind: 'query' | 'mutation' | 'subscription', field: AnyField, ctx: ValueContext): fc.Arbitrary<Operation> {
   return fc
     .tuple(argumentsOf(field, ctx), selectionOf(getNamedType(field.type), ctx, 0), fc.option(fc.tuple(fc.constantFrom('extra', '__proto__'), hostileJson), { freq: 6, nil: null }), fc.boolean())
     .map(([args, selection, extra, named]) => {
@@ -78,7 +78,7 @@ function fieldOperation(kind: 'query' | 'mutation', field: AnyField, ctx: ValueC
 }
 
 /** Documents no client should send, and some every server meets. */
-const randomDocument: fc.Arbitrary<string> = fc.oneof(
+export const randomDocument: fc.Arbitrary<string> = fc.oneof(
   fc.array(fc.constantFrom('{', '}', '(', ')', 'query', 'mutation', 'subscription', 'fragment', 'on', '...', '$x', ':', '!', '[', ']', '@include(if: true)', '@skip', '=', '"', 'teams', 'me', '__typename', '__schema', 'tasks', 'limit: 100', 'a', ',', '#', '\n', '"""', '\u0000', 'Int', 'ID!'), { maxLength: 30 }).map((t) => t.join(' ')),
   fc.constantFrom(100, 1_000, 10_000).map((n) => `{ ${'me { '.repeat(n)}__typename${' }'.repeat(n)} }`),
   fc.constantFrom(100, 1_000).map((n) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: __typename`).join(' ')} }`),

@@ -52,6 +52,8 @@ export async function startTarget(postgresUrl: string | undefined, env: Record<s
     RATE_LIMIT_WILDCARD: '1000000',
     RATE_LIMIT_TIERS: 'free=1000000,pro=1000000,enterprise=1000000',
     RATE_LIMIT_SCOPES: 'tasks:read=1000000,tasks:write=1000000,tasks:delete=1000000',
+    // Few subscriptions per user, key or address: one a client left and the server kept counting shows at the end (fuzz-run.ts).
+    REALTIME_MAX_SUBSCRIPTIONS: '8',
     ...env,
   });
   const logs: string[] = [];
@@ -69,6 +71,8 @@ export async function startTarget(postgresUrl: string | undefined, env: Record<s
   const app = createApp({ config, database: db.database, logger: createLogger(config, sink) });
   app.markReady();
   const server = createServer(app.listener);
+  // GraphQL over WebSocket on /graphql, as src/server.ts serves it.
+  server.on('upgrade', app.upgrade);
   // What node's parser refuses (a NUL in a header, headers too large) is answered in the envelope, as main.ts does.
   answerClientErrors(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -84,6 +88,8 @@ export async function startTarget(postgresUrl: string | undefined, env: Record<s
     uncaught,
     configSecrets,
     async close() {
+      // WebSockets and event streams first: node:http's close() waits for them.
+      await app.closeStreams();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -1,7 +1,9 @@
 // A bare HTTP/1.1 client over a TCP socket. The fuzzer needs to send what fetch refuses to send
 // (control characters and NUL in headers, a GET with a body, any method, duplicate headers, bytes
 // as given), and to tell an answer from a connection closed without one. One request per
-// connection (Connection: close): the answer is everything the server writes until it closes.
+// connection (Connection: close): the answer is everything the server writes until it closes, or,
+// for an event stream (which never ends by itself), what it wrote in a bounded time after its head;
+// then the client leaves, mid-stream, as a browser closing its tab does.
 import { connect } from 'node:net';
 
 export interface RawRequest {
@@ -16,7 +18,12 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** The client left before the answer ended (an event stream read for a bounded time). */
+  cut?: boolean;
 }
+
+/** How long an event stream is read after its head (ms) before the client closes the connection. */
+export const defaultStreamMs = 2_000;
 
 /** The body of a chunked response; what is there when it is cut short. */
 function dechunk(data: Buffer): Buffer {
@@ -65,12 +72,23 @@ function isComplete(data: Buffer, method: string): boolean {
   return /\r\ntransfer-encoding:[^\r]*chunked/i.test(head) && data.subarray(data.length - 5).toString('latin1') === '0\r\n\r\n';
 }
 
-/** Sends `request` to host:port; resolves with the answer, or rejects with why there was none (within `timeoutMs`). */
-export function sendRaw(host: string, port: number, request: RawRequest, timeoutMs: number): Promise<RawResponse> {
+/** Whether `data` starts with the head of an event stream (text/event-stream), which ends only when the client leaves. */
+function isEventStream(data: Buffer): boolean {
+  const headEnd = data.indexOf('\r\n\r\n');
+  return headEnd >= 0 && /\r\ncontent-type:\s*text\/event-stream/i.test(data.subarray(0, headEnd).toString('latin1'));
+}
+
+/**
+ * Sends `request` to host:port; resolves with the answer, or rejects with why there was none (within
+ * `timeoutMs`). An event stream is read for `streamMs` after its head, then the client closes the
+ * connection and the answer is what came (`cut`).
+ */
+export function sendRaw(host: string, port: number, request: RawRequest, timeoutMs: number, streamMs = defaultStreamMs): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host, port });
     const received: Buffer[] = [];
     let writeError: Error | undefined;
+    let streaming: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new Error(`no answer within ${timeoutMs} ms`));
@@ -81,8 +99,15 @@ export function sendRaw(host: string, port: number, request: RawRequest, timeout
       const data = Buffer.concat(received);
       if (isComplete(data, request.method)) {
         clearTimeout(timer);
+        clearTimeout(streaming);
         socket.destroy();
         resolve(parseResponse(data, request.method)!);
+      } else if (streaming === undefined && isEventStream(data)) {
+        streaming = setTimeout(() => {
+          clearTimeout(timer);
+          socket.destroy();
+          resolve({ ...parseResponse(Buffer.concat(received), request.method)!, cut: true });
+        }, streamMs);
       }
     });
     // A server that answers early and closes may reset the connection while the body is still going
@@ -90,6 +115,7 @@ export function sendRaw(host: string, port: number, request: RawRequest, timeout
     socket.on('error', (error) => void (writeError ??= error));
     socket.on('close', () => {
       clearTimeout(timer);
+      clearTimeout(streaming);
       const response = parseResponse(Buffer.concat(received), request.method);
       if (response) resolve(response);
       else reject(new Error(`connection closed without an answer${writeError ? ` (${writeError.message})` : ''}`));
@@ -102,6 +128,20 @@ export function sendRaw(host: string, port: number, request: RawRequest, timeout
       if (!names.has('content-length') && !names.has('transfer-encoding') && (body.length > 0 || !['GET', 'HEAD', 'DELETE', 'OPTIONS'].includes(request.method))) head.push(`Content-Length: ${body.length}`);
       socket.write(Buffer.from(head.join('\r\n') + '\r\n\r\n', 'latin1'));
       if (body.length) socket.write(body);
+    });
+  });
+}
+
+/** Sends `request` and closes the connection `ms` later, whatever came by then: a client gone before its answer. */
+export function sendAndLeave(host: string, port: number, request: RawRequest, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.on('error', () => {});
+    socket.on('close', () => resolve());
+    socket.on('connect', () => {
+      socket.write(Buffer.from([`${request.method} ${request.target} HTTP/1.1`, `Host: ${host}:${port}`, 'Connection: close', ...request.headers.map(([n, v]) => `${n}: ${v}`)].join('\r\n') + '\r\n\r\n', 'latin1'));
+      if (request.body?.length) socket.write(request.body);
+      setTimeout(() => socket.destroy(), ms);
     });
   });
 }
