@@ -1,8 +1,9 @@
 // A push body (an event stream) whose client left while the handler still ran (a subscription opens
 // after reading the database): the connection's 'close' came before the body was written, and the
 // body must still be stopped at once, so what it holds (a subscription, counted against
-// REALTIME_MAX_SUBSCRIPTIONS and fed by the hub) is let go. Found by the fuzzer: subscriptions of
-// clients gone before their answer stayed open and counted, until the holder got only 429s.
+// REALTIME_MAX_SUBSCRIPTIONS and fed by the hub) is let go. Found while writing the fuzzer's event
+// stream cases (this probe; the fuzz runs themselves never hit the window): subscriptions of clients
+// gone before their answer stayed open and counted, until the holder got only 429s.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
