@@ -18,7 +18,10 @@ import { forbidden } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
 import { actsAcrossTeams, mayWriteTeam, type Creator } from '../scheduled-actions/creator.js';
 import type { ActionHandler } from '../scheduled-actions/interfaces.js';
-import { publishRecord, type TransactionRunner } from './service.js';
+import type { QueueScope } from '../scheduled-actions/service.js';
+import { delegateOf } from './repository.js';
+import { changed, written } from './service.js';
+import type { Values } from './validate.js';
 
 const entitySlugs = new Set(entityDefinitions.map((d) => d.slug));
 const definitionOf = (slug: string): EntityDefinition => entityDefinitions.find((d) => d.slug === slug)!;
@@ -96,4 +99,37 @@ declare module '../scheduled-actions/handlers/built-in.js' {
   interface ActionPayloads {
     'content:publish': z.input<typeof contentPublishPayload>;
   }
+}
+
+/** Runs `work` in one transaction and answers what it answers. */
+export type TransactionRunner = <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
+
+/** The fields publishing sets on records of `d`: `status` (when it can hold `published`) and `publishedAt`. */
+export function publishableFields(d: EntityDefinition): { status: boolean; publishedAt: boolean } {
+  const status = d.fields.find((f) => f.name === 'status');
+  const publishedAt = d.fields.find((f) => f.name === 'publishedAt');
+  return {
+    status: !!status && (status.type === 'string' || status.type === 'text' || (status.type === 'select' && !!status.enum?.includes('published'))),
+    publishedAt: !!publishedAt && (publishedAt.type === 'datetime' || publishedAt.type === 'date'),
+  };
+}
+
+/**
+ * Publishes a record for the scheduler (`content:publish`, system work: no caller): `status` becomes
+ * `published` and `publishedAt` `at`, for the fields the entity has, and its `<slug>:updated` webhook
+ * event is recorded in the same transaction. With `teamId` the record must be that team's; a
+ * soft-deleted record is gone. Returns the fields set, or null when there is no such record.
+ * `transaction` runs the work in one transaction: system access, or RLS as an action's creator.
+ */
+export async function publishRecord(queue: QueueScope, transaction: TransactionRunner, d: EntityDefinition, id: string, teamId: string | null, at: Date): Promise<string[] | null> {
+  if (!isUuid(id)) return null;
+  const where = { id, ...(teamId ? { teamId } : {}), ...(d.softDelete ? { deletedAt: null } : {}) };
+  return transaction(async (tx) => {
+    const model = delegateOf(tx, d.name);
+    if (!(await model.findFirst({ where, select: { id: true } }))) return null;
+    const fields = publishableFields(d);
+    const data: Values = { ...(fields.status ? { status: 'published' } : {}), ...(fields.publishedAt ? { publishedAt: at } : {}) };
+    if (Object.keys(data).length) await changed(queue, tx, d, d.slug, 'updated', written(d, await model.update({ where: { id }, data }), { kind: 'user' }));
+    return Object.keys(data);
+  });
 }

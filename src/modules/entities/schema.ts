@@ -18,6 +18,7 @@ import { filterableInverses, filterableLinks, relationsOf } from './where.js';
 import { entityTypes, sharedTypes, type EntityTypes, type Relations } from './graphql-types.js';
 import { childField } from './prisma-model.js';
 import type { ListQuery } from './query.js';
+import * as children from './children.js';
 import * as records from './service.js';
 
 type Values = Record<string, unknown>;
@@ -36,7 +37,7 @@ export function registerEntities(b: Builder, definitions: readonly EntityDefinit
     loadReferring: (inverse, ids, args, ctx) => records.referring(ctx as Context, inverse, ids, args as ListQuery),
     loadLinked: (d, f, ids, args, ctx) => records.linked(ctx as Context, d, f, 'related', ids, args as ListQuery),
   };
-  for (const d of definitions) built.set(d, entityTypes(b, d, shared, (r, child, ctx) => records.listChildren(ctx as Context, d, String(r.id), child.slug), relations));
+  for (const d of definitions) built.set(d, entityTypes(b, d, shared, (r, child, ctx) => children.listChildren(ctx as Context, d, String(r.id), child.slug), relations));
   for (const [d, types] of built) {
     registerQueries(b, d, types);
     if (d.operations.list) registerAggregate(b, d, types, listAuthScopes(d));
@@ -213,9 +214,9 @@ function childMutations(t: MutationBuilder, d: EntityDefinition, child: ChildDef
   const authScopes = authScopesFor(d, 'update') as never;
   const parentId = () => t.arg.id({ required: true });
   return [
-    [names.create, t.field({ type: types.record as never, authScopes, args: { parentId: parentId(), input: t.arg({ type: types.createInput as never, required: true }) }, resolve: (_root, args, ctx) => records.createChild(ctx, d, String(args.parentId), child.slug, asBody(args.input as Values)) as never })],
-    [names.update, t.field({ type: types.record as never, authScopes, args: { parentId: parentId(), id: t.arg.id({ required: true }), input: t.arg({ type: types.updateInput as never, required: true }) }, resolve: (_root, args, ctx) => records.updateChild(ctx, d, String(args.parentId), child.slug, String(args.id), asBody(args.input as Values)) as never })],
-    [names.delete, t.boolean({ authScopes, args: { parentId: parentId(), id: t.arg.id({ required: true }) }, resolve: async (_root, args, ctx) => (await records.removeChild(ctx, d, String(args.parentId), child.slug, String(args.id)), true) })],
+    [names.create, t.field({ type: types.record as never, authScopes, args: { parentId: parentId(), input: t.arg({ type: types.createInput as never, required: true }) }, resolve: (_root, args, ctx) => children.createChild(ctx, d, String(args.parentId), child.slug, asBody(args.input as Values)) as never })],
+    [names.update, t.field({ type: types.record as never, authScopes, args: { parentId: parentId(), id: t.arg.id({ required: true }), input: t.arg({ type: types.updateInput as never, required: true }) }, resolve: (_root, args, ctx) => children.updateChild(ctx, d, String(args.parentId), child.slug, String(args.id), asBody(args.input as Values)) as never })],
+    [names.delete, t.boolean({ authScopes, args: { parentId: parentId(), id: t.arg.id({ required: true }) }, resolve: async (_root, args, ctx) => (await children.removeChild(ctx, d, String(args.parentId), child.slug, String(args.id)), true) })],
   ] as const;
 }
 

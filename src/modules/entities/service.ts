@@ -1,12 +1,12 @@
-// Entity records: list (the full query language), read, create, update, delete, children, for any
-// definition. Scopes are checked by the GraphQL fields (authScopes from the definition's permissions,
+// Entity records: list (the full query language), read, create, update, delete, for any definition
+// (their children: children.ts; publishing for the scheduler: publish-action.ts). Scopes are checked by the GraphQL fields (authScopes from the definition's permissions,
 // schema.ts), never here; here: the caller's active team (records never cross teams), the creator
 // alone unless the entity is shared, viewers read only, anonymous callers read public entities'
 // public rows. RLS enforces the same.
 // Every create, update and delete (soft deletes and children's changes included) records its webhook
 // event (`<slug>:created|updated|deleted`) in the same transaction as the change.
 import type { AuthenticatedActor } from '../../auth/actor.js';
-import { relationFields, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition, type Inverse, type Operation } from '../../config/entity-definition.js';
+import { relationFields, relationTarget, type EntityDefinition, type FieldDefinition, type Inverse, type Operation } from '../../config/entity-definition.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import { paginationOf, type Pagination } from '../../shared/pagination.js';
@@ -24,7 +24,8 @@ import { exactTotal } from './totals.js';
 import { validateRecord, type Values } from './validate.js';
 
 
-type Caller = { kind: 'user'; actor: AuthenticatedActor; teamId: string; role: string } | { kind: 'public' };
+/** Who asks: a member acting in their active team, or an anonymous reader of a public entity. */
+export type Caller = { kind: 'user'; actor: AuthenticatedActor; teamId: string; role: string } | { kind: 'public' };
 
 function requireOperation(d: EntityDefinition, op: Operation): void {
   if (!d.operations[op]) throw new AppError('METHOD_NOT_ALLOWED', `${op} is disabled for ${d.slug}`);
@@ -74,7 +75,8 @@ export function shown(field: FieldDefinition | undefined, value: unknown): unkno
   return value;
 }
 
-function present(d: { fields: FieldDefinition[]; links?: FieldDefinition[] }, row: Row, caller: Pick<Caller, 'kind'>, pick: string[] | null): Values {
+/** A row as the caller receives it (`pick`: only those fields). */
+export function present(d: { fields: FieldDefinition[]; links?: FieldDefinition[] }, row: Row, caller: Pick<Caller, 'kind'>, pick: string[] | null): Values {
   const out: Values = { id: row.id };
   // A multiselect is always a list (none chosen: empty), as its GraphQL field promises.
   for (const f of d.fields) out[f.name] = f.type === 'multiselect' ? (row[f.name] ?? []) : shown(f, row[f.name] ?? null);
@@ -205,7 +207,7 @@ function decorate(d: EntityDefinition, row: Row, caller: Caller, q: View): Value
 }
 
 /** One record the caller can see, or 404 `<Entity> not found`. */
-async function visible(scope: RequestScope, d: EntityDefinition, caller: Caller, id: string, extra: { include?: object; relationLoadStrategy?: 'query' } = {}): Promise<Row> {
+export async function visible(scope: RequestScope, d: EntityDefinition, caller: Caller, id: string, extra: { include?: object; relationLoadStrategy?: 'query' } = {}): Promise<Row> {
   const notFound = () => new AppError('NOT_FOUND', `${d.name} not found`);
   if (!isUuid(id)) throw notFound();
   const row = await delegateOf(await scope.db.tx(), d.name).findFirst({ where: { AND: [{ id }, ...baseWhere(d, caller)] }, ...extra });
@@ -364,13 +366,14 @@ function mergedMetas(current: unknown, changes: Record<string, string | null>): 
   return Object.fromEntries(Object.entries(merged).filter((e): e is [string, string] => e[1] !== null));
 }
 
-function conflict(error: unknown): never {
+/** A unique violation as 409 CONFLICT; anything else thrown on. */
+export function conflict(error: unknown): never {
   if (isUniqueViolation(error)) throw new AppError('CONFLICT', 'A record with the same unique value already exists in this team');
   throw error;
 }
 
 /** A record as its write answers it: every field, and its metas when the entity has them. */
-function written(d: EntityDefinition, row: Row, caller: Pick<Caller, 'kind'>): Values {
+export function written(d: EntityDefinition, row: Row, caller: Pick<Caller, 'kind'>): Values {
   return { ...present(d, row, caller, null), ...(d.metas ? { metas: row.metas } : {}) };
 }
 
@@ -379,7 +382,7 @@ function written(d: EntityDefinition, row: Row, caller: Pick<Caller, 'kind'>): V
  * Records of a private entity (`shared: false`, and its children) are their creator's alone, and a
  * team's webhooks are its admins': their events carry the ids and stamps, never the fields.
  */
-function changed(scope: QueueScope, tx: Tx, owner: EntityDefinition, entityType: string, verb: EntityChange['verb'], record: Values): Promise<void> {
+export function changed(scope: QueueScope, tx: Tx, owner: EntityDefinition, entityType: string, verb: EntityChange['verb'], record: Values): Promise<void> {
   const { id, teamId, userId, createdAt, updatedAt } = record;
   const data = owner.access.shared ? record : { id, teamId, userId, createdAt, updatedAt };
   return recordEntityEvent(scope, tx, { teamId: teamId as string, entityType, entityId: id as string, verb, data });
@@ -433,64 +436,6 @@ export async function remove(scope: RequestScope, d: EntityDefinition, id: strin
   return { deleted: null };
 }
 
-// ---- children --------------------------------------------------------------------------------
-
-function childOf(d: EntityDefinition, slug: string): ChildDefinition {
-  const child = d.children.find((c) => c.slug === slug);
-  if (!child) throw new AppError('NOT_FOUND', `${d.name} has no child "${slug}"`);
-  return child;
-}
-
-/** Children follow the parent: its read scope to see them, its update scope to change them. */
-async function parentFor(scope: RequestScope, d: EntityDefinition, parentId: string, op: 'read' | 'update') {
-  const caller = callerFor(scope, d, op);
-  await visible(scope, d, caller, parentId);
-  return caller;
-}
-
-export async function listChildren(scope: RequestScope, d: EntityDefinition, parentId: string, slug: string): Promise<Values[]> {
-  const child = childOf(d, slug);
-  const caller = await parentFor(scope, d, parentId, 'read');
-  const rows = await delegateOf(await scope.db.tx(), child.name).findMany({ where: { parentId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: 1000 });
-  return rows.map((r) => present(child, r, caller, null));
-}
-
-export async function createChild(scope: RequestScope, d: EntityDefinition, parentId: string, slug: string, body: unknown): Promise<Values> {
-  const child = childOf(d, slug);
-  const caller = (await parentFor(scope, d, parentId, 'update')) as Extract<Caller, { kind: 'user' }>;
-  const { values } = validateRecord(child.fields, body, { partial: false, metas: false });
-  const tx = await scope.db.tx();
-  const record = present(child, await delegateOf(tx, child.name).create({ data: { ...values, parentId, teamId: caller.teamId, userId: caller.actor.userId } }).catch(conflict), caller, null);
-  await changed(scope, tx, d, child.slug, 'created', record);
-  return record;
-}
-
-async function visibleChild(tx: Tx, child: ChildDefinition, parentId: string, childId: string): Promise<Row> {
-  const row = isUuid(childId) ? await delegateOf(tx, child.name).findFirst({ where: { id: childId, parentId } }) : null;
-  if (!row) throw new AppError('NOT_FOUND', `${child.name} not found`);
-  return row;
-}
-
-export async function updateChild(scope: RequestScope, d: EntityDefinition, parentId: string, slug: string, childId: string, body: unknown): Promise<Values> {
-  const child = childOf(d, slug);
-  const caller = await parentFor(scope, d, parentId, 'update');
-  const tx = await scope.db.tx();
-  await visibleChild(tx, child, parentId, childId);
-  const { values } = validateRecord(child.fields, body, { partial: true, metas: false });
-  const record = present(child, await delegateOf(tx, child.name).update({ where: { id: childId }, data: values }).catch(conflict), caller, null);
-  await changed(scope, tx, d, child.slug, 'updated', record);
-  return record;
-}
-
-export async function removeChild(scope: RequestScope, d: EntityDefinition, parentId: string, slug: string, childId: string): Promise<void> {
-  const child = childOf(d, slug);
-  const caller = await parentFor(scope, d, parentId, 'update');
-  const tx = await scope.db.tx();
-  const current = await visibleChild(tx, child, parentId, childId);
-  await delegateOf(tx, child.name).delete({ where: { id: childId } });
-  await changed(scope, tx, d, child.slug, 'deleted', present(child, current, caller, null));
-}
-
 /**
  * Records of a team, for plan usage (`tasks`, `customers`): every member's, not only the caller's.
  * With `atMost` (a create's limit check): at most that many, counted once the team's concurrent creates
@@ -502,39 +447,4 @@ export async function countForTeam(tx: Tx, d: EntityDefinition, teamId: string, 
       ? await tx.$queryRaw<[{ n: number }]>`SELECT app_team_record_count(${d.tableName}, ${teamId}::uuid, ${d.softDelete}) AS n`
       : await tx.$queryRaw<[{ n: number }]>`SELECT app_team_record_count_for_create(${d.tableName}, ${teamId}::uuid, ${d.softDelete}, ${atMost}::int) AS n`;
   return row.n;
-}
-
-// ---- scheduled publishing ----------------------------------------------------------------------
-
-/** Runs `work` in one transaction and answers what it answers. */
-export type TransactionRunner = <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
-
-/** The fields publishing sets on records of `d`: `status` (when it can hold `published`) and `publishedAt`. */
-export function publishableFields(d: EntityDefinition): { status: boolean; publishedAt: boolean } {
-  const status = d.fields.find((f) => f.name === 'status');
-  const publishedAt = d.fields.find((f) => f.name === 'publishedAt');
-  return {
-    status: !!status && (status.type === 'string' || status.type === 'text' || (status.type === 'select' && !!status.enum?.includes('published'))),
-    publishedAt: !!publishedAt && (publishedAt.type === 'datetime' || publishedAt.type === 'date'),
-  };
-}
-
-/**
- * Publishes a record for the scheduler (`content:publish`, system work: no caller): `status` becomes
- * `published` and `publishedAt` `at`, for the fields the entity has, and its `<slug>:updated` webhook
- * event is recorded in the same transaction. With `teamId` the record must be that team's; a
- * soft-deleted record is gone. Returns the fields set, or null when there is no such record.
- * `transaction` runs the work in one transaction: system access, or RLS as an action's creator.
- */
-export async function publishRecord(queue: QueueScope, transaction: TransactionRunner, d: EntityDefinition, id: string, teamId: string | null, at: Date): Promise<string[] | null> {
-  if (!isUuid(id)) return null;
-  const where = { id, ...(teamId ? { teamId } : {}), ...(d.softDelete ? { deletedAt: null } : {}) };
-  return transaction(async (tx) => {
-    const model = delegateOf(tx, d.name);
-    if (!(await model.findFirst({ where, select: { id: true } }))) return null;
-    const fields = publishableFields(d);
-    const data: Values = { ...(fields.status ? { status: 'published' } : {}), ...(fields.publishedAt ? { publishedAt: at } : {}) };
-    if (Object.keys(data).length) await changed(queue, tx, d, d.slug, 'updated', written(d, await model.update({ where: { id }, data }), { kind: 'user' }));
-    return Object.keys(data);
-  });
 }
