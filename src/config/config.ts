@@ -59,8 +59,10 @@ export type Config = {
   realtime: {
     /** How long events stay replayable for a reconnecting client (Last-Event-ID). */
     replayMs: number;
-    /** Open subscriptions per user (or API key) on one instance; one more is 429. */
+    /** Open subscriptions per API key, and per anonymous address (IPv6: per /64), on one instance; one more is 429. */
     maxSubscriptions: number;
+    /** Open subscriptions per user on one instance, its sessions and API keys together (default: maxSubscriptions); one more is 429. */
+    maxSubscriptionsPerUser: number;
     /** Events waiting for one subscriber before it is ended as a slow consumer. */
     bufferEvents: number;
     /** How often open subscriptions' credentials are checked again (logout, revocation, membership). */

@@ -62,6 +62,7 @@ const envSchema = z.object({
   API_KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(3600).default(300),
   REALTIME_REPLAY_SECONDS: z.coerce.number().int().min(0).max(7 * 24 * 3600).default(3600),
   REALTIME_MAX_SUBSCRIPTIONS: z.coerce.number().int().min(1).max(100_000).default(100),
+  REALTIME_MAX_SUBSCRIPTIONS_PER_USER: z.coerce.number().int().min(1).max(1_000_000).optional(),
   REALTIME_BUFFER_EVENTS: z.coerce.number().int().min(1).max(100_000).default(1000),
   REALTIME_RECHECK_MS: z.coerce.number().int().min(50).max(60_000).default(500),
   REALTIME_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
@@ -189,6 +190,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     realtime: {
       replayMs: e.REALTIME_REPLAY_SECONDS * 1000,
       maxSubscriptions: e.REALTIME_MAX_SUBSCRIPTIONS,
+      maxSubscriptionsPerUser: e.REALTIME_MAX_SUBSCRIPTIONS_PER_USER ?? e.REALTIME_MAX_SUBSCRIPTIONS,
       bufferEvents: e.REALTIME_BUFFER_EVENTS,
       recheckMs: e.REALTIME_RECHECK_MS,
       heartbeatMs: e.REALTIME_HEARTBEAT_SECONDS * 1000,

@@ -94,7 +94,8 @@ export const configReference = {
   PLANS_JSON: { section: "Teams and plans", meaning: "JSON merged over the default plans (limits, names, rate tiers)" },
   // Realtime
   REALTIME_REPLAY_SECONDS: { section: "Realtime", meaning: "How long changes stay in the event log for reconnecting subscribers (`Last-Event-ID`); older ids get a `GAP` event" },
-  REALTIME_MAX_SUBSCRIPTIONS: { section: "Realtime", meaning: "Open subscriptions per user or API key on one instance; one more is 429" },
+  REALTIME_MAX_SUBSCRIPTIONS: { section: "Realtime", meaning: "Open subscriptions per API key, and per anonymous client address (IPv6: per /64), on one instance; one more is 429" },
+  REALTIME_MAX_SUBSCRIPTIONS_PER_USER: { section: "Realtime", default: "`REALTIME_MAX_SUBSCRIPTIONS`", meaning: "Open subscriptions per user on one instance, its sessions and all its API keys together (keys cost nothing to mint: they do not multiply the limit); one more is 429. Set it above `REALTIME_MAX_SUBSCRIPTIONS` to let a user's keys and sessions each have that many" },
   REALTIME_BUFFER_EVENTS: { section: "Realtime", meaning: "Events waiting unread for one subscriber before it is ended as a slow consumer" },
   REALTIME_RECHECK_MS: { section: "Realtime", meaning: "How often open subscriptions' credentials are checked again (logout, revocation, membership)" },
   REALTIME_HEARTBEAT_SECONDS: { section: "Realtime", meaning: "A comment line this often on idle SSE streams, for proxies" },

@@ -33,11 +33,20 @@ export const changesChannel = 'entity_events';
 /** Most events one dispatch resolves together. */
 const maxBatch = 500;
 
+/** Whom open subscriptions are counted against on this instance, and how many that one may hold. */
+export interface Holder {
+  /** Unique across kinds (`user <id>`, `key <id>`, `address <group>`). */
+  id: string;
+  limit: number;
+  /** Named in the refusal: "one user", "one API key", "one client address". */
+  label: string;
+}
+
 /** What the hub needs of one subscription; T is what the subscriber receives. */
 export interface SubscriptionSpec<T> {
   entity: string;
-  /** Who holds it (a user, or an API key): the REALTIME_MAX_SUBSCRIPTIONS limit counts per holder. */
-  holder: string;
+  /** Whom it counts against (its user and API key, or an anonymous address group): one more than a holder's limit is refused. */
+  holders: readonly Holder[];
   actor: Actor;
   /** Subscriptions with the same credential are checked again with one call. */
   credential: string;
@@ -65,7 +74,7 @@ export interface Opened<T> {
 export interface Hub {
   /** Resolves once this instance hears changes (its LISTEN is in place); subscriptions open after it. */
   ready(): Promise<void>;
-  /** Opens a subscription; held: live events wait until release (a replay goes first). 429 past the holder's limit. */
+  /** Opens a subscription; held: live events wait until release (a replay goes first). 429 past any of its holders' limits. */
   open<T>(spec: SubscriptionSpec<T>, options?: { held?: boolean }): Opened<T>;
   /** Open subscriptions (all entities). */
   size(): number;
@@ -86,7 +95,6 @@ export interface RealtimeAccess<S> {
 export interface HubOptions {
   database: Pick<Database, 'listen'>;
   logger: Logger;
-  maxSubscriptions: number;
   bufferEvents: number;
   recheckMs: number;
   /** The longest wait after a batch before the next (it waits as long as the batch took, up to this; 0: no wait). */
@@ -114,7 +122,7 @@ function groupBy<T>(items: Iterable<T>, key: (item: T) => string): Map<string, T
 
 /** The hub; it starts listening for changes at once (see `ready`). */
 export function createHub(options: HubOptions): Hub {
-  const { logger, maxSubscriptions, bufferEvents } = options;
+  const { logger, bufferEvents } = options;
   const byEntity = new Map<string, Set<Subscription>>();
   const perHolder = new Map<string, number>();
   let closed = false;
@@ -251,9 +259,10 @@ export function createHub(options: HubOptions): Hub {
     ready: () => listening.then(() => undefined),
     open<T>(spec: SubscriptionSpec<T>, opts: { held?: boolean } = {}): Opened<T> {
       if (closed) throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down: subscribe again in a moment');
-      const count = perHolder.get(spec.holder) ?? 0;
-      if (count >= maxSubscriptions) throw new AppError('RATE_LIMITED', `At most ${maxSubscriptions} subscriptions may be open at once for one user or API key`, { limit: maxSubscriptions });
-      perHolder.set(spec.holder, count + 1);
+      // Checked and counted in one synchronous step: concurrent opens never pass a limit together.
+      const full = spec.holders.find((h) => (perHolder.get(h.id) ?? 0) >= h.limit);
+      if (full) throw new AppError('RATE_LIMITED', `At most ${full.limit} subscriptions may be open at once for ${full.label}`, { limit: full.limit });
+      for (const h of spec.holders) perHolder.set(h.id, (perHolder.get(h.id) ?? 0) + 1);
       const subs = byEntity.get(spec.entity) ?? new Set<Subscription>();
       byEntity.set(spec.entity, subs);
       const sub: Subscription = {
@@ -262,9 +271,11 @@ export function createHub(options: HubOptions): Hub {
         held: opts.held ? [] : null,
         stream: createStream<unknown>(bufferEvents, () => {
           subs.delete(sub);
-          const left = (perHolder.get(spec.holder) ?? 1) - 1;
-          if (left > 0) perHolder.set(spec.holder, left);
-          else perHolder.delete(spec.holder);
+          for (const h of spec.holders) {
+            const left = (perHolder.get(h.id) ?? 1) - 1;
+            if (left > 0) perHolder.set(h.id, left);
+            else perHolder.delete(h.id);
+          }
         }),
       };
       subs.add(sub);

@@ -5,10 +5,11 @@
 // for anonymous subscribers) — never another user's private record, not even its id. A reconnecting
 // subscriber names its last event (`after`): what it missed is replayed from the event log first.
 import type { Actor } from '../../auth/actor.js';
+import { addressGroup } from '../../auth/sign-in-throttle.js';
 import { hasScope } from '../../auth/scopes.js';
 import type { EntityDefinition } from '../../config/entity-definition.js';
 import { eventsSince } from '../../realtime/event-log.js';
-import type { ChangeEvent, RealtimeAccess, SubscriptionSpec } from '../../realtime/hub.js';
+import type { ChangeEvent, Holder, RealtimeAccess, SubscriptionSpec } from '../../realtime/hub.js';
 import type { EndReason, Stream } from '../../realtime/stream.js';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
@@ -41,11 +42,17 @@ export interface RealtimeScope extends RequestScope {
 /** An event's id as clients give it back (`after`, Last-Event-ID): digits of a bigint. */
 export const eventIdPattern = /^[0-9]{1,18}$/;
 
-/** The holder a subscription counts against (REALTIME_MAX_SUBSCRIPTIONS). */
-function holderOf(ctx: RealtimeScope): string {
+/**
+ * Whom a subscription counts against: its user (REALTIME_MAX_SUBSCRIPTIONS_PER_USER, sessions and keys
+ * together: keys cost nothing, so a limit per key alone is one a user multiplies) and its API key
+ * (REALTIME_MAX_SUBSCRIPTIONS); an anonymous caller's address, an IPv6 one by its /64 (one host's share).
+ */
+function holdersOf(ctx: RealtimeScope): Holder[] {
   const { actor } = ctx;
-  if (actor.kind !== 'user') return `anonymous ${ctx.client.ip ?? ''}`;
-  return actor.apiKeyId ? `key ${actor.apiKeyId}` : `user ${actor.userId}`;
+  const { maxSubscriptions, maxSubscriptionsPerUser } = ctx.config.realtime;
+  if (actor.kind !== 'user') return [{ id: `address ${addressGroup(ctx.client.ip)}`, limit: maxSubscriptions, label: 'one client address' }];
+  const user: Holder = { id: `user ${actor.userId}`, limit: maxSubscriptionsPerUser, label: 'one user (sessions and API keys together)' };
+  return actor.apiKeyId ? [{ id: `key ${actor.apiKeyId}`, limit: maxSubscriptions, label: 'one API key' }, user] : [user];
 }
 
 /** Whether an event is about a record `actor` could see (team, creator, public), before reading it. */
@@ -71,7 +78,7 @@ export async function subscribe(ctx: RealtimeScope, d: EntityDefinition, filters
   const alikeInTeam = d.access.shared && d.links.length === 0 && !q.across;
   const spec: SubscriptionSpec<Change> = {
     entity: d.slug,
-    holder: holderOf(ctx),
+    holders: holdersOf(ctx),
     actor: subscribed,
     credential: ctx.realtime.credential,
     reauthenticate: ctx.realtime.reauthenticate,
