@@ -78,7 +78,9 @@ export async function aggregate(scope: RequestScope, d: EntityDefinition, query:
   };
   const model = delegateOf(await scope.db.tx(), d.name);
   if (!by.length) return [groupOf(d, by, await model.aggregate({ where, ...measures }))];
-  const rows = await model.groupBy({ by: by.map((f) => f.name), where, ...measures, orderBy: by.map((f) => ({ [f.name]: { sort: 'asc', nulls: 'last' } })), take: maxGroups + 1 });
+  // Prisma takes `nulls` only on a nullable column: a required field's groups are plainly sorted.
+  const orderBy = by.map((f) => ({ [f.name]: f.required ? 'asc' : { sort: 'asc', nulls: 'last' } }));
+  const rows = await model.groupBy({ by: by.map((f) => f.name), where, ...measures, orderBy, take: maxGroups + 1 });
   if (rows.length > maxGroups) {
     throw invalidQuery([{ path: 'groupBy', message: `makes more than ${maxGroups} groups: filter the records or group by fewer fields` }]);
   }

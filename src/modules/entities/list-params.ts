@@ -106,8 +106,9 @@ function selectionFlags(d: EntityDefinition, params: Params, problems: Problems)
   if (metas && !d.metas) problems.push({ path: 'metas', message: 'this entity has no metas' });
   if (d.metas) flags[metasFlag] = metas;
 
+  // `all` is every child the entity has: none for an entity without children (the contract's empty include).
   const wanted = params.child === undefined ? [] : params.child === 'all' ? slugs : slugs.filter((s) => s === params.child);
-  if (params.child !== undefined && !wanted.length) problems.push({ path: 'child', message: slugs.length ? `must be all or one of ${slugs.join(', ')}` : 'this entity has no children' });
+  if (params.child !== undefined && params.child !== 'all' && !wanted.length) problems.push({ path: 'child', message: slugs.length ? `must be all or one of ${slugs.join(', ')}` : 'this entity has no children' });
   slugs.forEach((slug, i) => (flags[childFlag(i)] = wanted.includes(slug)));
   Object.assign(flags, relatedFlagValues(d, params, picked, problems));
   return { flags, fields };

@@ -11,7 +11,8 @@
 // (`projects: { some: { status: { eq: ACTIVE } } }` on customers), over the referring records the caller
 // can see: `every` holds when no such record fails the conditions (so also when there is none).
 // Conditions of one field, and the fields of one `where`, combine with AND; `ne` and `notIn` never
-// match an empty field (SQL's comparison: ask for `isNull: true` in an OR for those).
+// match an empty field (SQL's comparison: ask for `isNull: true` in an OR for those). A required field
+// (and a stamp) is never empty: `isNull: true` on it matches no record, `isNull: false` every one.
 // GraphQL types them (`TaskWhere`, `StringCondition`, `TaskStatusCondition`…, registered here), REST
 // builds the same value from its query string (rest-where.ts); `checkWhere` turns the coerced value
 // into Prisma's where, refusing what types cannot say: depth, number of conditions, list sizes, texts
@@ -33,7 +34,7 @@ export const whereLimits = { depth: 4, conditions: 32, listValues: 100 } as cons
 export type Operator = 'eq' | 'ne' | 'in' | 'notIn' | 'lt' | 'lte' | 'gt' | 'gte' | 'contains' | 'startsWith' | 'endsWith' | 'isNull' | 'has' | 'hasSome' | 'hasEvery' | 'isEmpty';
 
 /** The stamps every record has, usable in `where` like datetime fields. */
-const stamps: FieldDefinition[] = ['createdAt', 'updatedAt'].map((name) => ({ name, type: 'datetime' }) as FieldDefinition);
+const stamps: FieldDefinition[] = ['createdAt', 'updatedAt'].map((name) => ({ name, type: 'datetime', required: true }) as FieldDefinition);
 
 /** The fields a `where` may name: the filterable ones, then the stamps. */
 export const whereFields = (d: EntityDefinition): FieldDefinition[] => [...d.fields.filter((f) => f.filterable), ...stamps];
@@ -234,7 +235,9 @@ function fieldConditions(field: FieldDefinition, given: Values, path: string, pr
     counted.n++;
     const at = `${path}.${op}`;
     if (op === 'isNull') {
-      out.push(raw ? { [field.name]: null } : { NOT: { [field.name]: null } });
+      // A required column holds no null: Prisma refuses `{field: null}` on it, and the answer is known.
+      if (field.required) out.push(raw ? nothing : everything);
+      else out.push(raw ? { [field.name]: null } : { NOT: { [field.name]: null } });
       continue;
     }
     let value: unknown;
