@@ -129,7 +129,7 @@ export async function publishRecord(queue: QueueScope, transaction: TransactionR
     if (!(await model.findFirst({ where, select: { id: true } }))) return null;
     const fields = publishableFields(d);
     const data: Values = { ...(fields.status ? { status: 'published' } : {}), ...(fields.publishedAt ? { publishedAt: at } : {}) };
-    if (Object.keys(data).length) await changed(queue, tx, d, d.slug, 'updated', written(d, await model.update({ where: { id }, data }), { kind: 'user' }));
+    if (Object.keys(data).length) await changed(queue, tx, d, d.slug, 'updated', written(d, await model.update({ where: { id }, data }), null));
     return Object.keys(data);
   });
 }

@@ -5,7 +5,6 @@
 // public rows. RLS enforces the same.
 // Every create, update and delete (soft deletes and children's changes included) records its webhook
 // event (`<slug>:created|updated|deleted`) in the same transaction as the change.
-import type { AuthenticatedActor } from '../../auth/actor.js';
 import { relationFields, relationTarget, type EntityDefinition, type FieldDefinition, type Inverse, type Operation } from '../../config/entity-definition.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
@@ -22,10 +21,9 @@ import { after, decodeCursor, encodeCursor, fingerprint, reversed, type Cursor, 
 import { delegateOf, escapeLike, isForeignKeyViolation, isRowSecurityViolation, isUniqueViolation, type Delegate, type Row } from './repository.js';
 import { exactTotal } from './totals.js';
 import { validateRecord, type Values } from './validate.js';
+import { baseWhere, relationCheckInclude, withUnseenRelationsCleared, type Caller } from './visibility.js';
 
-
-/** Who asks: a member acting in their active team, or an anonymous reader of a public entity. */
-export type Caller = { kind: 'user'; actor: AuthenticatedActor; teamId: string; role: string } | { kind: 'public' };
+export { baseWhere, type Caller };
 
 function requireOperation(d: EntityDefinition, op: Operation): void {
   if (!d.operations[op]) throw new AppError('METHOD_NOT_ALLOWED', `${op} is disabled for ${d.slug}`);
@@ -44,18 +42,6 @@ export function callerFor(scope: RequestScope, d: EntityDefinition, op: Operatio
   if (!teamId || !membership) throw forbidden('No active team');
   if (op !== 'list' && op !== 'read') assertCanWriteTeamData(membership.role);
   return { kind: 'user', actor, teamId, role: membership.role };
-}
-
-/** Rows the caller may reach, before any filter of the request. */
-export function baseWhere(d: EntityDefinition, caller: Caller): Values[] {
-  const where: Values[] = [];
-  if (d.softDelete) where.push({ deletedAt: null });
-  if (caller.kind === 'public') where.push(...Object.entries(d.publicFilter ?? {}).map(([k, v]) => ({ [k]: v })));
-  else {
-    where.push({ teamId: caller.teamId });
-    if (!d.access.shared) where.push({ userId: caller.actor.userId });
-  }
-  return where;
 }
 
 export function filterWhere(d: EntityDefinition, q: ParsedQuery): Values[] {
@@ -181,23 +167,29 @@ const linkIdsShown = 100;
 const linkIdsInclude = (f: FieldDefinition, caller: Caller) => ({ where: { related: { is: { AND: baseWhere(relationTarget(f), caller) } } }, select: { relatedId: true }, orderBy: [{ createdAt: 'asc' }, { relatedId: 'asc' }], take: linkIdsShown });
 
 /**
- * Prisma's `include` for the requested children (oldest first) and the ids of many-to-many relations,
- * or nothing when there are none: one more statement each, as measured (customers-child); a reverse
+ * Prisma's `include` for the requested children (oldest first) and what a record carries (carriedOf),
+ * or nothing when there is none: one more statement each, as measured (customers-child); a reverse
  * side is joined instead (`referring`).
  */
 function includeOf(d: EntityDefinition, caller: Caller, slugs: string[]): { include?: object; relationLoadStrategy?: 'query' } {
-  if (!slugs.length && !d.links.length) return {};
+  const carried = carriedOf(d, caller).include;
+  if (!slugs.length && !carried) return {};
   const children = slugs.map((slug) => [childField(d.children.find((c) => c.slug === slug)!), { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }]);
-  return { include: { ...Object.fromEntries(children), ...linkIdsOf(d, caller).include }, relationLoadStrategy: 'query' };
+  return { include: { ...Object.fromEntries(children), ...carried }, relationLoadStrategy: 'query' };
 }
 
-/** `include` of the ids of `d`'s many-to-many relations, for records read beside others (related, referring). */
-function linkIdsOf(d: EntityDefinition, caller: Caller): { include?: object } {
-  return d.links.length ? { include: Object.fromEntries(d.links.map((f) => [linksField(f), linkIdsInclude(f, caller)])) } : {};
+/**
+ * `include` of what a record carries beyond its columns, also for records read beside others
+ * (related, referring): the ids of its many-to-many relations the caller can see, and the records its
+ * relations name where the caller may not see them all (visibility.ts).
+ */
+function carriedOf(d: EntityDefinition, caller: Caller): { include?: object } {
+  const include = { ...Object.fromEntries(d.links.map((f) => [linksField(f), linkIdsInclude(f, caller)])), ...relationCheckInclude(d, caller) };
+  return Object.keys(include).length ? { include } : {};
 }
 
 function decorate(d: EntityDefinition, row: Row, caller: Caller, q: View): Values {
-  const out = present(d, row, caller, q.fields);
+  const out = present(d, withUnseenRelationsCleared(d, row, caller), caller, q.fields);
   if (q.metas) out.metas = row.metas ?? {};
   for (const slug of q.children) {
     const child = d.children.find((c) => c.slug === slug)!;
@@ -262,7 +254,7 @@ export async function referring(scope: RequestScope, inverse: Inverse, ids: read
   const field = inverseField(d, inverse.field);
   const rows = await delegateOf(await scope.db.tx(), relationTarget(inverse.field).name).findMany({
     where: { id: { in: [...new Set(ids)] } },
-    select: { id: true, [field]: { where, orderBy, take, ...linkIdsOf(d, caller) } },
+    select: { id: true, [field]: { where, orderBy, take, ...carriedOf(d, caller) } },
     relationLoadStrategy: 'join',
   });
   const byId = new Map(rows.map((row) => [row.id, (row[field] as Row[]).map((r) => decorate(d, r, caller, view))]));
@@ -281,7 +273,7 @@ export async function linked(scope: RequestScope, d: EntityDefinition, f: FieldD
   const field = side === 'related' ? linksField(f) : inverseField(d, f);
   const rows = await delegateOf(await scope.db.tx(), paged.name).findMany({
     where: { id: { in: [...new Set(ids)] } },
-    select: { id: true, [field]: { where: { [side]: { is: where } }, orderBy: orderBy.map((o) => ({ [side]: o })), take, select: { [side]: linkIdsOf(listed, caller).include ? linkIdsOf(listed, caller) : true } } },
+    select: { id: true, [field]: { where: { [side]: { is: where } }, orderBy: orderBy.map((o) => ({ [side]: o })), take, select: { [side]: carriedOf(listed, caller).include ? carriedOf(listed, caller) : true } } },
     relationLoadStrategy: 'join',
   });
   const byId = new Map(rows.map((row) => [row.id, (row[field] as Row[]).map((link) => decorate(listed, link[side] as Row, caller, view))]));
@@ -372,9 +364,14 @@ export function conflict(error: unknown): never {
   throw error;
 }
 
-/** A record as its write answers it: every field, and its metas when the entity has them. */
-export function written(d: EntityDefinition, row: Row, caller: Pick<Caller, 'kind'>): Values {
-  return { ...present(d, row, caller, null), ...(d.metas ? { metas: row.metas } : {}) };
+/**
+ * A record as its write answers it: every field (a relation the caller may not see null, as reads
+ * show it), and its metas when the entity has them; `caller` null: as the platform sees it (a
+ * scheduled publish's event), every relation shown.
+ */
+export function written(d: EntityDefinition, row: Row, caller: Caller | null): Values {
+  const shownRow = caller ? withUnseenRelationsCleared(d, row, caller) : row;
+  return { ...present(d, shownRow, caller ?? { kind: 'user' }, null), ...(d.metas ? { metas: row.metas } : {}) };
 }
 
 /**
