@@ -92,6 +92,11 @@ export interface ActionHandler<P = unknown> {
    * manages). run() must check the creator's authority again: it may have changed since.
    */
   refuseCreation?(payload: P, creator: CreatorStanding, teamId: string | null): AppError | null;
+  /**
+   * 'active': created through the API without a teamId, the action is for the creator's active team
+   * (webhook:send: endpoints belong to a team), checked as if the caller had named it.
+   */
+  teamDefault?: 'active';
   run(payload: P, ctx: HandlerContext): Promise<HandlerResult>;
 }
 

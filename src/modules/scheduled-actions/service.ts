@@ -177,7 +177,7 @@ export async function createAction(scope: RequestScope, body: CreateActionInput)
   const id = await schedule(scope, body.actionType, body.payload, {
     tx: await scope.db.tx(),
     scheduledAt: body.scheduledAt ? new Date(body.scheduledAt) : undefined,
-    teamId: body.teamId ?? null,
+    teamId: body.teamId ?? (handlerOf(body.actionType)?.teamDefault === 'active' ? actor.activeTeamId : null),
     recurringInterval: body.recurringInterval ?? null,
     maxRetries: body.maxRetries ?? undefined,
     lockGroup: body.lockGroup ?? null,

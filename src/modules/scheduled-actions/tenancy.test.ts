@@ -144,13 +144,43 @@ describe('creating an action for a team', () => {
 
   it('webhook:send needs a team the creator manages (owner or admin) and webhooks:write: a member of the team is refused, no event is sent', async () => {
     const event = { eventType: 'posts:updated', entityType: 'posts', entityId: 'x', data: { forged: true } };
+    // Without a teamId: the outsider's own team (the contract makes teamId optional), never V.
     const noTeam = await create({ actionType: 'webhook:send', payload: event }, key(outsider));
-    expect(noTeam.status).toBe(400);
-    expect(noTeam.body).toMatchObject({ success: false, code: 'VALIDATION_ERROR', error: expect.stringMatching(/teamId/) });
+    expect(noTeam.status).toBe(201);
+    expect(await storedAction(t, noTeam.body.data.id)).toMatchObject({ teamId: outsider.activeTeamId, createdBy: outsider.id });
     const byMember = await create({ actionType: 'webhook:send', payload: event, teamId: teamV }, key(insider));
     expect(byMember.status).toBe(403);
     await runCron(t);
     expect(receiver.on('/victim')).toHaveLength(0);
+  });
+
+  it('webhook:send without a teamId is for the creator’s active team, with the same checks: a member is refused, an admin’s event is delivered', async () => {
+    const event = { eventType: 'posts:updated', entityType: 'posts', entityId: 'active', data: { v: 1 } };
+    const inV = { ...key(insider), 'x-team-id': teamV };
+    const byMember = await create({ actionType: 'webhook:send', payload: event }, inV);
+    expect(byMember.status).toBe(403);
+    expect(byMember.body).toMatchObject({ success: false, code: 'FORBIDDEN' });
+    await setRole('admin');
+    const byAdmin = await create({ actionType: 'webhook:send', payload: event }, inV);
+    expect(byAdmin.status, JSON.stringify(byAdmin.body)).toBe(201);
+    expect(byAdmin.body.data).toMatchObject({ actionType: 'webhook:send', status: 'pending' });
+    expect(await storedAction(t, byAdmin.body.data.id)).toMatchObject({ teamId: teamV, createdBy: insider.id });
+    await runCron(t);
+    expect(await storedAction(t, byAdmin.body.data.id)).toMatchObject({ status: 'completed' });
+    expect(receiver.on('/victim').map((r) => JSON.parse(r.body).data)).toEqual([{ entityType: 'posts', entityId: 'active', record: { v: 1 } }]);
+  });
+
+  it('webhook:send without a teamId by a creator in no team is accepted and sends to no endpoint', async () => {
+    const loner = await signUp(t);
+    await t.database.prisma.user.update({ where: { id: loner.id }, data: { role: 'developer' } });
+    await t.database.prisma.teamMember.deleteMany({ where: { userId: loner.id } });
+    const lonerKey = (await createKey(t, loner, { scopes: devScopes })).key;
+    const res = await create({ actionType: 'webhook:send', payload: { eventType: 'posts:updated', entityType: 'posts', entityId: 'none', data: {} } }, { 'x-api-key': lonerKey });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(await storedAction(t, res.body.data.id)).toMatchObject({ teamId: null, createdBy: loner.id });
+    await runCron(t);
+    expect(await storedAction(t, res.body.data.id)).toMatchObject({ status: 'completed', result: { delivered: [], message: expect.stringMatching(/no endpoint/) } });
+    expect(receiver.received).toHaveLength(0);
   });
 
   it('content:publish needs the entity’s update scope on the key', async () => {

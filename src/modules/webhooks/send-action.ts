@@ -7,9 +7,11 @@
 // admins (who manage its endpoints and hold their signing secrets, so it forges nothing they could not
 // sign themselves) or a superadmin may create one, for that team, with a key holding `webhooks:write`
 // (declared in module.ts, checked by the queue's handler runner); when it runs, its creator must still
-// manage the team. The handler lives here, with the data it owns: scheduled actions import no module.
+// manage the team. The contract makes `teamId` optional: without one it is the creator's active team
+// (the same checks), and a creator with no team at all sends to no endpoint. The handler lives here,
+// with the data it owns: scheduled actions import no module.
 import { z } from 'zod';
-import { AppError, forbidden } from '../../shared/errors.js';
+import { forbidden } from '../../shared/errors.js';
 import { managesTeam } from '../scheduled-actions/creator.js';
 import type { ActionHandler } from '../scheduled-actions/interfaces.js';
 import { deliverWebhookEvent } from './service.js';
@@ -26,13 +28,15 @@ export const webhookSend: ActionHandler<WebhookSendPayload> = {
   actionType: 'webhook:send',
   payload: webhookSendPayload,
   dedupKeys: ['eventType'],
+  teamDefault: 'active',
   refuseCreation(_payload, creator, teamId) {
-    if (!teamId) return new AppError('VALIDATION_ERROR', 'Invalid options: webhook:send needs a teamId (its event goes to that team’s webhook endpoints)', { teamId: 'required for webhook:send' });
-    if (!managesTeam(creator, teamId)) return forbidden('Only the team’s owners and admins (who manage its webhook endpoints) can send events to them');
+    if (teamId && !managesTeam(creator, teamId)) return forbidden('Only the team’s owners and admins (who manage its webhook endpoints) can send events to them');
     return null;
   },
   async run(payload, ctx) {
     const { creator, action } = ctx;
+    // Made through the API by a creator without a team: no team's endpoint is theirs to send to.
+    if (action.createdBy && !action.teamId) return { eventType: payload.eventType, delivered: [], message: 'No team: the action’s creator had no active team, so no endpoint receives the event' };
     if (creator && action.teamId && !managesTeam(creator, action.teamId)) {
       throw new Error(`Not permitted: the action's creator (user ${creator.userId}) no longer manages team ${action.teamId}'s webhook endpoints; the action runs with their authority`);
     }
