@@ -92,6 +92,8 @@ export type Config = {
     session: number;
   };
   /** Operation limits on /graphql (graphql/limits.ts), and how much of a key's rate limit a request's cost takes. */
+    /** Per client address per minute (IPv6: per /64) for anonymous requests. */
+    anonymous: number;
   graphqlLimits: {
     maxDepth: number;
     maxAliases: number;
@@ -100,12 +102,16 @@ export type Config = {
     /** A keyed /graphql request takes ceil(cost / this) points (at least 1) of its per-minute limit. */
     costPerRatePoint: number;
   };
-  /** Throttling of failed sign-ins and signups, per e-mail and client address (auth/sign-in-throttle.ts). */
+  /** Throttling of failed sign-ins and signups, per e-mail and client address, and of second factors per account (auth/sign-in-throttle.ts). */
   signInThrottle: {
     /** Consecutive failed sign-ins for one e-mail from one address before it is refused there. */
     maxFailuresPerAccount: number;
     /** Failed sign-ins from one address (any e-mails) within the window before it is refused. */
     maxFailuresPerIp: number;
+    /** Wrong second-factor codes for one account, from any addresses, within the window; past them its codes are refused for a window. */
+    maxSecondFactorFailures: number;
+    /** Codes tried with one two-factor sign-in challenge; past them the challenge is ended (sign in with the password again). */
+    maxCodesPerChallenge: number;
     /** Signup attempts (public and by invitation) from one address within the window. */
     maxSignupsPerIp: number;
     /** Requests for a mailed link (password reset, verification resend) for one e-mail (from any address) within the window. */

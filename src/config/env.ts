@@ -76,12 +76,15 @@ const envSchema = z.object({
   // Above the highest key limit (RATE_LIMIT_WILDCARD's 10000): the contract's "higher than key limits".
   RATE_LIMIT_SESSION: perMinute.default(20_000),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(10),
+  RATE_LIMIT_ANONYMOUS: perMinute.default(600),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).max(1000).default(15),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).max(1_000_000).default(2000),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(5000),
   GRAPHQL_COST_PER_RATE_POINT: z.coerce.number().int().min(1).default(200),
   SIGNIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(10),
   SIGNIN_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).default(100),
+  SIGNIN_MAX_SECOND_FACTOR_FAILURES: z.coerce.number().int().min(1).default(10),
+  SIGNIN_MAX_CODES_PER_CHALLENGE: z.coerce.number().int().min(1).max(100).default(5),
   SIGNUP_MAX_PER_IP: z.coerce.number().int().min(1).default(30),
   MAIL_LINK_MAX_PER_EMAIL: z.coerce.number().int().min(1).default(5),
   MAIL_LINK_MAX_PER_IP: z.coerce.number().int().min(1).default(30),
@@ -210,6 +213,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       session: e.RATE_LIMIT_SESSION,
     },
     graphqlLimits: {
+      anonymous: e.RATE_LIMIT_ANONYMOUS,
       maxDepth: e.GRAPHQL_MAX_DEPTH,
       maxAliases: e.GRAPHQL_MAX_ALIASES,
       maxTokens: e.GRAPHQL_MAX_TOKENS,
@@ -219,6 +223,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     signInThrottle: {
       maxFailuresPerAccount: e.SIGNIN_MAX_FAILURES_PER_ACCOUNT,
       maxFailuresPerIp: e.SIGNIN_MAX_FAILURES_PER_IP,
+      maxSecondFactorFailures: e.SIGNIN_MAX_SECOND_FACTOR_FAILURES,
+      maxCodesPerChallenge: e.SIGNIN_MAX_CODES_PER_CHALLENGE,
       maxSignupsPerIp: e.SIGNUP_MAX_PER_IP,
       maxMailLinksPerAccount: e.MAIL_LINK_MAX_PER_EMAIL,
       maxMailLinksPerIp: e.MAIL_LINK_MAX_PER_IP,

@@ -67,6 +67,8 @@ export const configReference = {
   PASSWORD_RESET_TTL_MINUTES: { section: "Accounts and sign-in", meaning: "How long a password reset link works (5–1440)" },
   SIGNIN_MAX_FAILURES_PER_ACCOUNT: { section: "Accounts and sign-in", meaning: "Consecutive failed sign-ins for one e-mail from one address before sign-ins for it from there are refused (a success clears them)" },
   SIGNIN_MAX_FAILURES_PER_IP: { section: "Accounts and sign-in", meaning: "Failed sign-ins from one address (any e-mails) within `SIGNIN_WINDOW_SECONDS` before it is refused" },
+  SIGNIN_MAX_SECOND_FACTOR_FAILURES: { section: "Accounts and sign-in", meaning: "Wrong second-factor codes (sign-in's second step, confirming or turning off two-factor) for one account, from any addresses, within `SIGNIN_WINDOW_SECONDS`; the attempt past them refuses that account's codes (429) for `SIGNIN_WINDOW_SECONDS`, from every address, the right code too" },
+  SIGNIN_MAX_CODES_PER_CHALLENGE: { section: "Accounts and sign-in", meaning: "Codes tried with one two-factor sign-in challenge (1–100); the attempt past them ends the challenge (400 `INVALID_TOKEN`, the right code too): the user signs in with the password again" },
   SIGNUP_MAX_PER_IP: { section: "Accounts and sign-in", meaning: "Signup attempts (public and by invitation) from one address within `SIGNIN_WINDOW_SECONDS`" },
   MAIL_LINK_MAX_PER_EMAIL: { section: "Accounts and sign-in", meaning: "Requests for a mailed link (password reset, verification resend) for one e-mail (any address, account or not) within `SIGNIN_WINDOW_SECONDS`" },
   MAIL_LINK_MAX_PER_IP: { section: "Accounts and sign-in", meaning: "Requests for a mailed link from one address (any e-mails) within `SIGNIN_WINDOW_SECONDS`" },
@@ -86,6 +88,7 @@ export const configReference = {
   RATE_LIMIT_WILDCARD: { section: "API keys and rate limits", meaning: "Per key per minute for keys holding `*`" },
   RATE_LIMIT_TIERS: { section: "API keys and rate limits", meaning: "Per key per minute by the plan of the owner's active team" },
   RATE_LIMIT_SESSION: { section: "API keys and rate limits", meaning: "Per signed-in user per minute (browser sessions); must not be below any key limit (`RATE_LIMIT_WILDCARD`, `RATE_LIMIT_SCOPES`, `RATE_LIMIT_TIERS`)" },
+  RATE_LIMIT_ANONYMOUS: { section: "API keys and rate limits", meaning: "Per client address per minute (IPv6: per /64 network) for anonymous requests (REST, `/graphql`, event streams, each graphql-ws connection and operation), shared through Redis as the key limits are. The address is the connection's, or behind `TRUST_PROXY` the proxy's last `X-Forwarded-For` entry" },
   // Teams and plans
   TEAMS_MODE: { section: "Teams and plans", meaning: "`single-user`, `single-tenant` or `multi-tenant` (see [teams](api/teams.md))" },
   ALLOW_CREATE_TEAMS: { section: "Teams and plans", meaning: "In `multi-tenant` mode, whether users may create teams" },

@@ -58,15 +58,15 @@ export async function replacePassword(tx: Tx, userId: string, passwordHash: stri
   return repo.deleteSessionsExcept(tx, userId, keep);
 }
 
-/** Checks the signed-in user's password again (a sensitive change); a wrong one counts as a failed sign-in. */
+/**
+ * Checks the signed-in user's password again (a sensitive change): an attempt of a sign-in, taken
+ * before the check (429 once blocked); a wrong one stays counted as a failed sign-in.
+ */
 export async function assertCurrentPassword(scope: ThrottledScope, user: { userId: string; email: string }, password: string): Promise<void> {
-  const { ip } = scope.client;
-  await scope.signIns.assertSignInAllowed(user.email, ip);
+  const attempt = await scope.signIns.beginSignIn(user.email, scope.client.ip);
   const found = await repo.findCredentials(scope.system('current password check'), user.email);
-  if (!found || found.id !== user.userId || !(await verifyPassword(found.passwordHash, password))) {
-    await scope.signIns.signInFailed(user.email, ip);
-    throw new AppError('INVALID_CREDENTIALS', 'The current password is not correct');
-  }
+  if (!found || found.id !== user.userId || !(await verifyPassword(found.passwordHash, password))) throw new AppError('INVALID_CREDENTIALS', 'The current password is not correct');
+  await attempt.succeeded();
 }
 
 /**

@@ -142,23 +142,21 @@ export async function signupWithInvite(scope: ThrottledScope, input: SignupWithI
 
 /**
  * Checks credentials and starts a session. Unknown e-mail and wrong password look and take the same,
- * and count the same towards throttling (sign-in-throttle.ts): once blocked, even the right password
- * is refused (429) until the block ends; a success clears the e-mail's failures from this address.
+ * and count the same towards throttling (sign-in-throttle.ts): the attempt is taken before the
+ * password is checked (a burst gets no more checks than the limit), so once blocked even the right
+ * password is refused (429, unchecked) until the block ends; a success clears the e-mail's failures
+ * from this address and gives the address its attempt back.
  * With REQUIRE_EMAIL_VERIFICATION, the right password of an unverified account is answered 403
  * EMAIL_NOT_VERIFIED, and of a disabled account 403 ACCOUNT_DISABLED (only the password's holder
  * learns either). With two-factor on, the right password
  * gives a challenge for the second step instead of a session (two-factor.ts).
  */
 export async function login(scope: ThrottledScope, input: LoginInput): Promise<StartedSession | TwoFactorChallenge> {
-  const { ip } = scope.client;
-  await scope.signIns.assertSignInAllowed(input.email, ip);
+  const attempt = await scope.signIns.beginSignIn(input.email, scope.client.ip);
   const found = await repo.findCredentials(scope.system('login: credentials by e-mail'), input.email);
   const valid = await verifyPassword(found?.passwordHash ?? null, input.password);
-  if (!found || !valid) {
-    await scope.signIns.signInFailed(input.email, ip);
-    throw unauthenticated();
-  }
-  await scope.signIns.signInSucceeded(input.email, ip);
+  if (!found || !valid) throw unauthenticated(); // the attempt stays counted: a failure
+  await attempt.succeeded();
   const { passwordHash: _hash, emailVerifiedAt, disabledAt, totp, ...user } = found;
   if (disabledAt) throw accountDisabled();
   if (!emailVerifiedAt && scope.config.requireEmailVerification) throw emailNotVerified();

@@ -4,8 +4,10 @@
 // hashes; every other session ends and this one gets a new token), and may turn it off with a code.
 // Sign-in with two-factor on takes two steps: the password gives a short-lived challenge, the challenge
 // and a code (or a recovery code) give the session. A code is accepted once (its time step is kept),
-// a recovery code once; wrong codes count as failed sign-ins (the same throttle, 429 once blocked).
-// API keys are not affected.
+// a recovery code once; wrong codes count as failed sign-ins (the same throttle, 429 once blocked) and
+// against the account's own budget of wrong codes, which no change of address renews; a sign-in
+// challenge takes a few codes only, then ends (sign in with the password again). Every count is taken
+// before the code is checked. API keys are not affected.
 import * as OTPAuth from 'otpauth';
 import { hashToken } from '../../auth/secret-token.js';
 import type { Tx } from '../../db/request-db.js';
@@ -13,7 +15,7 @@ import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { seal, unseal } from '../../shared/sealing.js';
 import type { ConfirmTwoFactorInput, EnrollTwoFactorInput, TwoFactorCodeInput, TwoFactorSignInInput } from './inputs.js';
-import { issueAccountToken, openLink } from './mailed-links.js';
+import { issueAccountToken, openLink, type OpenLink } from './mailed-links.js';
 import { assertCurrentPassword } from './passwords.js';
 import * as repo from './repository.js';
 import { renewSession, signedInBySession, startSession, type StartedSession, type ThrottledScope } from './session-start.js';
@@ -26,7 +28,7 @@ const challengeTtlMs = 5 * 60_000;
 const never = new Date('9999-12-31T00:00:00Z');
 
 const wrongCode = () => new AppError('INVALID_CODE', 'The code is not correct');
-const invalidChallenge = () => new AppError('INVALID_TOKEN', 'This sign-in has expired or is complete: sign in again');
+const invalidChallenge = () => new AppError('INVALID_TOKEN', 'This sign-in has expired, is complete or took too many wrong codes: sign in again');
 
 function totpOf(scope: RequestScope, secret: string, label: string): OTPAuth.TOTP {
   return new OTPAuth.TOTP({ issuer: scope.config.twoFactor.issuer, label, algorithm: 'SHA1', digits: 6, period, secret: OTPAuth.Secret.fromBase32(secret) });
@@ -62,16 +64,20 @@ async function acceptSecondFactor(scope: RequestScope, tx: Tx, userId: string, s
   return repo.useAccountToken(tx, 'recovery_code', hashToken(normalizedRecoveryCode(code)), now);
 }
 
-/** Runs `check`; a wrong code counts as a failed sign-in of `key` (429 once blocked, checked first). */
-async function throttledCode<T>(scope: ThrottledScope, key: string, check: () => Promise<T>): Promise<T> {
-  const { ip } = scope.client;
-  await scope.signIns.assertSignInAllowed(key, ip);
+/**
+ * Runs `check` as an attempt of a second factor of `userId` (throttle key `key`), taken before it runs
+ * (429 once blocked, the code unchecked). A wrong code (INVALID_CODE) stays counted; a success, or a
+ * refusal that checked no code (a conflict, a challenge gone), gives the attempt back.
+ */
+async function throttledCode<T>(scope: ThrottledScope, key: string, userId: string, check: () => Promise<T>): Promise<T> {
+  const attempt = await scope.signIns.beginSecondFactor(key, userId, scope.client.ip);
   try {
     const result = await check();
-    await scope.signIns.signInSucceeded(key, ip);
+    await attempt.succeeded();
     return result;
   } catch (error) {
-    if (error instanceof AppError && error.code === 'INVALID_CODE') await scope.signIns.signInFailed(key, ip);
+    // Unexpected errors keep the attempt: whether a code was checked is unknown, so it counts.
+    if (error instanceof AppError && error.code !== 'INVALID_CODE') await attempt.abandoned();
     throw error;
   }
 }
@@ -95,7 +101,7 @@ export async function enrollTwoFactor(scope: ThrottledScope, input: EnrollTwoFac
  */
 export async function confirmTwoFactor(scope: ThrottledScope, input: ConfirmTwoFactorInput): Promise<{ recoveryCodes: string[]; endedSessions: number; session: StartedSession }> {
   const actor = signedInBySession(scope);
-  return throttledCode(scope, actor.email, async () => {
+  return throttledCode(scope, actor.email, actor.userId, async () => {
     const tx = await scope.db.tx();
     const pending = await tx.userTotp.findUnique({ where: { userId: actor.userId }, select: { secretSealed: true, enabledAt: true } });
     if (!pending || pending.enabledAt) throw new AppError('CONFLICT', 'No two-factor set-up is waiting for a code: enrol first');
@@ -112,7 +118,7 @@ export async function confirmTwoFactor(scope: ThrottledScope, input: ConfirmTwoF
 /** Turns two-factor off with a code or a recovery code; the recovery codes end with it. */
 export async function disableTwoFactor(scope: ThrottledScope, input: TwoFactorCodeInput): Promise<void> {
   const actor = signedInBySession(scope);
-  await throttledCode(scope, actor.email, async () => {
+  await throttledCode(scope, actor.email, actor.userId, async () => {
     const tx = await scope.db.tx();
     const totp = await tx.userTotp.findUnique({ where: { userId: actor.userId }, select: { secretSealed: true, enabledAt: true } });
     if (!totp?.enabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is not on');
@@ -140,11 +146,19 @@ export async function challengeFor(scope: RequestScope, userId: string): Promise
   return { challenge, expiresAt };
 }
 
-/** The second step of a sign-in: the challenge and a code (or a recovery code) start the session. */
+/**
+ * The second step of a sign-in: the challenge and a code (or a recovery code) start the session. A
+ * challenge takes SIGNIN_MAX_CODES_PER_CHALLENGE codes: the next attempt ends it, the right code too
+ * (and tries still in flight then: only a burst sends several codes at once).
+ */
 export async function completeTwoFactorSignIn(scope: ThrottledScope, input: TwoFactorSignInInput): Promise<StartedSession> {
   const link = await openLink(scope, 'sign_in_challenge', input.challenge, invalidChallenge);
-  return throttledCode(scope, `2fa:${link.userId}`, () =>
-    // A wrong code rolls back the transaction: the challenge stays usable until it expires.
+  // Counted atomically before anything else, so a concurrent burst gets no more tries than the limit, and
+  // the tries past it touch no other counter (a refused try is not an attempt at the account). A try
+  // refused by the throttle (429) stays spent: the challenge is short-lived, the block is not.
+  if (!(await scope.signIns.takeChallengeTry(hashToken(input.challenge), challengeTtlMs / 1000))) await endChallenge(link);
+  return throttledCode(scope, `2fa:${link.userId}`, link.userId, () =>
+    // A wrong code rolls back the transaction: the challenge stays usable until its tries are spent or it expires.
     link.use(async (tx) => {
       const totp = await tx.userTotp.findUnique({ where: { userId: link.userId }, select: { secretSealed: true, enabledAt: true } });
       if (!totp?.enabledAt || !(await acceptSecondFactor(scope, tx, link.userId, totp.secretSealed, input.code))) throw wrongCode();
@@ -152,4 +166,12 @@ export async function completeTwoFactorSignIn(scope: ThrottledScope, input: TwoF
       return startSession(scope, tx, user, await repo.firstTeamId(tx, user.id));
     }),
   );
+}
+
+/** Uses the challenge up (its tries are spent: ended for good, whatever the throttle's store remembers) and refuses. */
+async function endChallenge(link: OpenLink): Promise<never> {
+  await link.use(async () => undefined).catch((error: unknown) => {
+    if (!(error instanceof AppError)) throw error; // already used or expired: ended anyway
+  });
+  throw invalidChallenge();
 }
