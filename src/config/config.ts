@@ -92,8 +92,6 @@ export type Config = {
     session: number;
   };
   /** Operation limits on /graphql (graphql/limits.ts), and how much of a key's rate limit a request's cost takes. */
-    /** Per client address per minute (IPv6: per /64) for anonymous requests. */
-    anonymous: number;
   graphqlLimits: {
     maxDepth: number;
     maxAliases: number;

@@ -76,7 +76,6 @@ const envSchema = z.object({
   // Above the highest key limit (RATE_LIMIT_WILDCARD's 10000): the contract's "higher than key limits".
   RATE_LIMIT_SESSION: perMinute.default(20_000),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(10),
-  RATE_LIMIT_ANONYMOUS: perMinute.default(600),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).max(1000).default(15),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).max(1_000_000).default(2000),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(5000),
@@ -213,7 +212,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       session: e.RATE_LIMIT_SESSION,
     },
     graphqlLimits: {
-      anonymous: e.RATE_LIMIT_ANONYMOUS,
       maxDepth: e.GRAPHQL_MAX_DEPTH,
       maxAliases: e.GRAPHQL_MAX_ALIASES,
       maxTokens: e.GRAPHQL_MAX_TOKENS,
