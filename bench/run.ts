@@ -67,6 +67,7 @@ const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 const unreachableLimits = {
   RATE_LIMIT_TIERS: 'free=100000000,pro=100000000,enterprise=100000000',
   RATE_LIMIT_SESSION: '100000000',
+  RATE_LIMIT_ANONYMOUS: '100000000',
   SIGNUP_MAX_PER_IP: '100000000',
   SIGNIN_MAX_FAILURES_PER_IP: '100000000',
   RATE_LIMIT_SCOPES: 'tasks:read=100000000,tasks:write=100000000,tasks:delete=100000000',

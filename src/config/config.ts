@@ -90,6 +90,8 @@ export type Config = {
     tiers: Record<string, number>;
     /** Per user per minute for browser sessions. */
     session: number;
+    /** Per client address per minute (IPv6: per /64) for anonymous requests. */
+    anonymous: number;
   };
   /** Operation limits on /graphql (graphql/limits.ts), and how much of a key's rate limit a request's cost takes. */
   graphqlLimits: {

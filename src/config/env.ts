@@ -75,6 +75,7 @@ const envSchema = z.object({
   RATE_LIMIT_TIERS: limits.default({ free: 60, pro: 300, enterprise: 1000 }),
   // Above the highest key limit (RATE_LIMIT_WILDCARD's 10000): the contract's "higher than key limits".
   RATE_LIMIT_SESSION: perMinute.default(20_000),
+  RATE_LIMIT_ANONYMOUS: perMinute.default(600),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(10),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).max(1000).default(15),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).max(1_000_000).default(2000),
@@ -210,6 +211,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       wildcard: e.RATE_LIMIT_WILDCARD,
       tiers: e.RATE_LIMIT_TIERS,
       session: e.RATE_LIMIT_SESSION,
+      anonymous: e.RATE_LIMIT_ANONYMOUS,
     },
     graphqlLimits: {
       maxDepth: e.GRAPHQL_MAX_DEPTH,

@@ -88,6 +88,7 @@ export const configReference = {
   RATE_LIMIT_WILDCARD: { section: "API keys and rate limits", meaning: "Per key per minute for keys holding `*`" },
   RATE_LIMIT_TIERS: { section: "API keys and rate limits", meaning: "Per key per minute by the plan of the owner's active team" },
   RATE_LIMIT_SESSION: { section: "API keys and rate limits", meaning: "Per signed-in user per minute (browser sessions); must not be below any key limit (`RATE_LIMIT_WILDCARD`, `RATE_LIMIT_SCOPES`, `RATE_LIMIT_TIERS`)" },
+  RATE_LIMIT_ANONYMOUS: { section: "API keys and rate limits", meaning: "Per client address per minute (IPv6: per /64 network) for anonymous requests (REST, `/graphql`, event streams, each graphql-ws connection and operation), shared through Redis as the key limits are. The address is the connection's, or behind `TRUST_PROXY` the proxy's last `X-Forwarded-For` entry" },
   // Teams and plans
   TEAMS_MODE: { section: "Teams and plans", meaning: "`single-user`, `single-tenant` or `multi-tenant` (see [teams](api/teams.md))" },
   ALLOW_CREATE_TEAMS: { section: "Teams and plans", meaning: "In `multi-tenant` mode, whether users may create teams" },

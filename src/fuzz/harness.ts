@@ -52,6 +52,7 @@ export async function startTarget(postgresUrl: string | undefined, env: Record<s
     RATE_LIMIT_WILDCARD: '1000000',
     RATE_LIMIT_TIERS: 'free=1000000,pro=1000000,enterprise=1000000',
     RATE_LIMIT_SCOPES: 'tasks:read=1000000,tasks:write=1000000,tasks:delete=1000000',
+    RATE_LIMIT_ANONYMOUS: '1000000',
     // Few subscriptions per user, key or address: one a client left and the server kept counting shows at the end (fuzz-run.ts).
     // Per user too (its default): the attacker's session and keys are one user, whose quota each caller's check opens in turn.
     REALTIME_MAX_SUBSCRIPTIONS: '8',

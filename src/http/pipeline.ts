@@ -13,7 +13,7 @@ import type { AppServices } from './app-services.js';
 import { isCrossSiteForgery } from './csrf.js';
 import { appendHeader, type HttpRequest, type HttpResponse } from './exchange.js';
 import { rateLimited, rateLimitHeaders } from './rate-limit.js';
-import { clientOf, createRequestContext } from './request-context.js';
+import { clientReader, createRequestContext } from './request-context.js';
 
 export interface RouteTraits {
   /** The scopes the route requires, for rate limits (rate-rule.ts); unknown up front on /graphql. */
@@ -32,6 +32,7 @@ export type Pipeline = (request: HttpRequest, requestId: string, traits: RouteTr
 
 export function createPipeline(services: AppServices): Pipeline {
   const { config, database, logger, keys, rates, usage, now } = services;
+  const readClient = clientReader(config.trustProxy, logger);
 
   /** Authenticates, applies the rate limit, runs `handle` with the request's context and ends its transaction. */
   async function run(request: HttpRequest, requestId: string, traits: RouteTraits, handle: (ctx: Context) => Promise<HttpResponse>): Promise<HttpResponse> {
@@ -40,9 +41,9 @@ export function createPipeline(services: AppServices): Pipeline {
       return failure(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${bodyLimitBytes} bytes`, undefined, traits.errorCodes !== false);
     }
     if (isCrossSiteForgery(request, config)) return failure(403, 'CSRF_REJECTED', 'Cross-site request refused');
-    const client = clientOf(request, config.trustProxy);
+    const client = readClient(request);
     const { actor, grant } = await authenticate(systemDb(database, 'authenticate'), keys, request, { ipAddress: client.ip, userAgent: client.userAgent });
-    const rate = rates && rates(actor, grant, (limit) => grant && keys.audit({ keyId: grant.keyId, action: 'rate_limited', reason: `${limit}/min`, ipAddress: client.ip, userAgent: client.userAgent }));
+    const rate = rates && rates(actor, grant, client.ip, (limit) => grant && keys.audit({ keyId: grant.keyId, action: 'rate_limited', reason: `${limit}/min`, ipAddress: client.ip, userAgent: client.userAgent }));
     const upFront = await rate?.payUpFront(traits.scopes);
     if (upFront && !upFront.allowed) return rateLimited(upFront);
     // An HTTP declaration's scope, judged as a field's `{ scope }` rule is (401 anonymous, 403 naming it).
@@ -73,7 +74,8 @@ export function createPipeline(services: AppServices): Pipeline {
     const late = await rate?.settle();
     if (late && !late.allowed) return rateLimited(late);
     for (const cookie of ctx.setCookies) appendHeader(response, 'set-cookie', cookie);
-    if (rate?.decision && grant) Object.assign(response.headers, rateLimitHeaders(rate.decision));
+    // A key's budget and an anonymous address's are the client's to pace by; a session's is not shown.
+    if (rate?.decision && (grant || actor.kind === 'anonymous')) Object.assign(response.headers, rateLimitHeaders(rate.decision));
     // "lastUsedAt: updated on successful use": refused calls (401, 403, 429…) are not uses.
     if (grant && response.status < 400) usage.record(grant.keyId, now());
     return response;

@@ -2,8 +2,9 @@
 // operation: its cost in points) from the bucket of each scope its operation requires: the scope's
 // RATE_LIMIT_SCOPES limit in a bucket of its own per key and scope, else the wildcard limit when the key
 // holds `*`, else the tier of its owner's active team's plan (one bucket per key for those). An
-// operation requiring no scope pays into that last bucket. A session pays into its user's bucket;
-// anonymous callers are not limited here.
+// operation requiring no scope pays into that last bucket. A session pays into its user's bucket; an
+// anonymous request into its address's (RATE_LIMIT_ANONYMOUS; an IPv6 address by its /64, which one
+// host commonly holds whole, as the sign-in throttle counts it), one point a request.
 //
 // A route's scopes are known when it matches (REST routes: derived at start-up from their operation's
 // root fields; HTTP declarations: declared), so such a request pays up front. A keyed /graphql request
@@ -12,6 +13,7 @@
 // So a request never pays twice and is never free.
 import type { Actor } from '../auth/actor.js';
 import type { KeyGrant } from '../auth/api-key-strategy.js';
+import { addressGroup } from '../auth/sign-in-throttle.js';
 import type { Config } from '../config/config.js';
 import type { RateDecision, RateLimiter } from './rate-limit.js';
 
@@ -22,8 +24,8 @@ interface Bucket {
 
 export interface RequestRate {
   /**
-   * Pays for the request now when its buckets are known: a session, or a key on a route whose scopes
-   * are given. Null when nothing was paid (anonymous, or a key whose operation is not known yet).
+   * Pays for the request now when its buckets are known: a session, an anonymous caller, or a key on
+   * a route whose scopes are given. Null when nothing was paid (a key whose operation is not known yet).
    */
   payUpFront(scopes: readonly string[] | undefined): Promise<RateDecision | null>;
   /** A keyed operation, once parsed: pays its cost into its scopes' buckets (Context.chargeCost); null when allowed. */
@@ -34,8 +36,8 @@ export interface RequestRate {
   readonly decision: RateDecision | null;
 }
 
-/** The rate of one request: its caller, and what to do when a bucket refuses it (audit the key). */
-export type RequestRates = (actor: Actor, grant: KeyGrant | null, onRefused: (limit: number) => void) => RequestRate | null;
+/** The rate of one request: its caller, its client's address, and what to do when a bucket refuses it (audit the key). */
+export type RequestRates = (actor: Actor, grant: KeyGrant | null, address: string | null, onRefused: (limit: number) => void) => RequestRate;
 
 /**
  * `tierOf(plan)`: the rate-limit tier of a plan's slug (the plan's `rateLimitTier`, else the slug).
@@ -64,9 +66,13 @@ export function createRequestRates(limiter: RateLimiter, rates: Config['rateLimi
     return [...buckets].map(([caller, limit]) => ({ caller, limit }));
   }
 
-  return (actor, grant, onRefused) => {
-    const session: Bucket | null = !grant && actor.kind === 'user' ? { caller: `user:${actor.userId}`, limit: rates.session } : null;
-    if (!grant && !session) return null;
+  return (actor, grant, address, onRefused) => {
+    // Who pays up front whatever the route: a session's user, an anonymous caller's address.
+    const caller: Bucket | null = grant
+      ? null
+      : actor.kind === 'user'
+        ? { caller: `user:${actor.userId}`, limit: rates.session }
+        : { caller: `address:${addressGroup(address)}`, limit: rates.anonymous };
     let decision: RateDecision | null = null;
     let paid = false;
     let paidUpFront = false;
@@ -88,9 +94,9 @@ export function createRequestRates(limiter: RateLimiter, rates: Config['rateLimi
         return decision;
       },
       async payUpFront(scopes) {
-        if (session) {
+        if (caller) {
           paidUpFront = true;
-          return pay([session], 1);
+          return pay([caller], 1);
         }
         if (!grant) return null;
         if (scopes === undefined) return null;

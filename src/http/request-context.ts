@@ -23,6 +23,26 @@ export function clientOf(request: HttpRequest, trustProxy: boolean): ClientInfo 
   };
 }
 
+/**
+ * clientOf for one app, which warns once (the first request of the pipeline that arrives without
+ * X-Forwarded-For while TRUST_PROXY is on): such a request did not come through the proxy, so the
+ * server is reachable directly, where a client sets X-Forwarded-For itself and picks the address its
+ * rate limits and sign-in throttles count.
+ */
+export function clientReader(trustProxy: boolean, logger: Logger): (request: HttpRequest) => ClientInfo {
+  let warned = !trustProxy;
+  return (request) => {
+    if (!warned && !request.header('x-forwarded-for')) {
+      warned = true;
+      logger.warn(
+        { remoteAddress: request.remoteAddress },
+        'TRUST_PROXY is on but a request arrived without X-Forwarded-For: the server is reachable without the proxy, and a client that reaches it directly chooses the address its rate limits and sign-in throttles count. Let only the proxy reach it, or turn TRUST_PROXY off',
+      );
+    }
+    return clientOf(request, trustProxy);
+  };
+}
+
 export interface ContextParts {
   /** The request: its credentials are checked again while a subscription it opened stays open. */
   request: HttpRequest;

@@ -66,7 +66,9 @@ export async function createTestApp(env: Record<string, string> = {}, sameDataba
   const testDb = sameDatabaseAs ? { database: sameDatabaseAs.database, drop: async () => {} } : await createTestDatabase();
   // Uploaded files go to a directory of this app's own, removed on close.
   const uploadDir = await mkdtemp(path.join(tmpdir(), 'platform-uploads-'));
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', UPLOAD_DIR: uploadDir, ...env });
+  // Every test's anonymous requests (signups, sign-ins, public reads) come from 127.0.0.1: its limit is
+  // out of reach unless a test sets it.
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', UPLOAD_DIR: uploadDir, RATE_LIMIT_ANONYMOUS: '1000000', ...env });
   const logger = options.logDestination ? createLogger(config, options.logDestination) : pino({ level: config.logLevel });
   const app = createApp({ config, database: testDb.database, logger, now: options.now, renderLimits: options.renderLimits });
   app.markReady();
