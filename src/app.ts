@@ -95,8 +95,7 @@ export function createApp({ config, database, logger, now = () => new Date(), re
     }
     const { started, params } = found.match;
     if (!started.pipeline) return { response: await started.handle(request, params), route: found.route };
-    const { route, handle } = started;
-    return { response: await pipeline(request, requestId, httpRouteTraits(route, config), (ctx) => handle(request, ctx, params)), route: found.route };
+    return { response: await pipeline(request, requestId, httpRouteTraits(started, config), (ctx) => started.handle(request, ctx, params)), route: found.route };
   }
 
   async function dispatch(request: HttpRequest, requestId: string): Promise<Handled> {

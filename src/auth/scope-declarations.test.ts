@@ -1,9 +1,10 @@
-// Authorization is declared once (issue 15): scopes are named on GraphQL fields (`authScopes`), in
-// module descriptions, in configuration (env defaults, entity definitions) and in HTTP declarations,
-// and checked by the one matcher through scope-auth (fields, and through its checks the REST router and
-// the pipeline's HTTP declarations: graphql/operation-authority.ts), the action runner (handlers'
-// declared creator scopes) and the realtime recheck (an open subscription's read scope). This reads the source tree and fails on a `hasScope(`
-// call or a scope string anywhere else, so a service cannot grow a check of its own again.
+// Authorization is one rule, declared once (issues 15 and 36): scopes are named in rules on GraphQL
+// fields (`authScopes`), in a module's rules file, in module descriptions and in configuration (env
+// defaults, entity definitions' permissions); HTTP declarations name the field whose rule they share.
+// The one evaluator (auth/rules.ts) holds the only scope check: scope-auth runs its atoms on fields, and
+// it judges the REST router's early refusal, HTTP declarations, realtime opening and re-checks and the
+// action runner. This reads the source tree and fails on a `hasScope(` call or a scope string anywhere
+// else, so a service or route cannot grow a check of its own again.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
@@ -11,22 +12,19 @@ import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '..');
 
-/** The generic enforcers: the matcher, scope-auth, the action runner. */
-// The action runner checks a creator's scopes again at each run, and the realtime service a
-// subscriber's at each recheck of an open subscription (a role change takes effect on it).
-const hasScopeCallers = new Set(['auth/scopes.ts', 'graphql/builder.ts', 'modules/scheduled-actions/run-handler.ts', 'modules/realtime/service.ts']);
+/** The matcher and the one evaluator. */
+const hasScopeCallers = new Set(['auth/scopes.ts', 'auth/rules.ts']);
 
 /** Where a scope may be named outside a call's arguments checked below. */
 const scopeDeclarationFiles = [
   /^modules\/[a-z-]+\/schema\.ts$/, // field declarations (authScopes)
+  /^modules\/[a-z-]+\/rules\.ts$/, // a module's rules, shared by its fields and its actions
   /^modules\/[a-z-]+\/module\.ts$/, // module descriptions (scopes, action handlers' creator scopes)
   /^config\//, // env defaults (RATE_LIMIT_SCOPES), entity definitions' permissions
   /^testkit\//, // test support: keys minted for tests
   /^fuzz\//, // the fuzzer's world: keys it mints
 ];
 
-/** HTTP declarations name their scope in the declaration itself. */
-const declaringCalls = new Set(['defineHttpRoute']);
 
 /** A scope string: `resource:read|write|delete|*` (auth/scopes.ts's grammar). */
 const scopeLiteral = /^[a-z][a-z0-9_-]*:(read|write|delete|\*)$/;
@@ -37,14 +35,6 @@ function sourceFiles(dir: string): string[] {
     if (entry.isDirectory()) return entry.name === 'generated' ? [] : sourceFiles(full);
     return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts') ? [full] : [];
   });
-}
-
-/** Whether `node` is inside the arguments of a call to one of `declaringCalls`. */
-function insideDeclaration(node: ts.Node): boolean {
-  for (let at: ts.Node | undefined = node.parent; at; at = at.parent) {
-    if (ts.isCallExpression(at) && ts.isIdentifier(at.expression) && declaringCalls.has(at.expression.text)) return true;
-  }
-  return false;
 }
 
 interface Finding {
@@ -63,7 +53,7 @@ function findings(): { calls: Finding[]; literals: Finding[] } {
     const declares = scopeDeclarationFiles.some((pattern) => pattern.test(relative));
     const visit = (node: ts.Node): void => {
       if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'hasScope' && !hasScopeCallers.has(relative)) calls.push(at(node));
-      if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && scopeLiteral.test(node.text) && !declares && !insideDeclaration(node)) literals.push(at(node));
+      if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && scopeLiteral.test(node.text) && !declares) literals.push(at(node));
       ts.forEachChild(node, visit);
     };
     visit(source);
@@ -74,11 +64,11 @@ function findings(): { calls: Finding[]; literals: Finding[] } {
 describe('authorization is declared once', () => {
   const found = findings();
 
-  it('calls hasScope only in the matcher, scope-auth, the action runner and the realtime recheck', () => {
+  it('calls hasScope only in the matcher and the one evaluator', () => {
     expect(found.calls).toEqual([]);
   });
 
-  it('names scopes only in field declarations, module descriptions, configuration and HTTP declarations', () => {
+  it('names scopes only in rules of fields and modules, module descriptions and configuration', () => {
     expect(found.literals).toEqual([]);
   });
 

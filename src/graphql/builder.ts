@@ -4,13 +4,11 @@
 // Subscription fields are authorized when they open (authorizeOnSubscribe), not on every event.
 import SchemaBuilder from '@pothos/core';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
-import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { GraphQLError, GraphQLScalarType, Kind, valueFromASTUntyped } from 'graphql';
 import { GraphQLUpload, Upload, type FileUpload } from 'graphql-upload-minimal';
 import type { GlobalRole } from '../auth/actor.js';
-import { hasGlobalRole } from '../auth/actor.js';
-import { hasScope } from '../auth/scopes.js';
-import { forbidden, unauthenticated } from '../shared/errors.js';
+import { refusalError, ruleChecks } from '../auth/rules.js';
 import type { Context } from './context.js';
 
 /** A builder with the platform's plugins, scalars and root types (tests build fixture schemas with their own). */
@@ -18,9 +16,10 @@ export function createBuilder() {
   const builder = new SchemaBuilder<{
     Context: Context;
     /**
-     * `scope`: the caller holds one of the given `entity:action` scopes (the only scope check of the
-     * platform); `anonymous`: nobody is signed in (public entity reads); `role`: at least this global role;
-     * `nobody`: refuses everyone (an entity operation whose definition lists no scope), naming the operation.
+     * The atoms of the platform's one rule (auth/rules.ts): `scope`: the caller holds one of the given
+     * `entity:action` scopes; `anonymous`: nobody is signed in (public entity reads); `role`: at least
+     * this global role; `nobody`: refuses everyone (an entity operation whose definition lists no
+     * scope), naming the operation.
      */
     AuthScopes: { authenticated: boolean; session: boolean; anonymous: boolean; role: GlobalRole; scope: string | readonly string[]; nobody: string };
     Scalars: {
@@ -37,11 +36,11 @@ export function createBuilder() {
     plugins: [ScopeAuthPlugin, DataloaderPlugin],
     defaultFieldNullability: false,
     scopeAuth: {
-      authScopes: scopeChecks,
+      authScopes: (ctx) => ruleChecks(ctx.actor),
       // A subscription is authorized once, when it opens (its events then carry what the service let through).
       authorizeOnSubscribe: true,
       // The contract's answers: 401 for nobody, else 403 naming what was missing (the first failed rule).
-      unauthorizedError: (_parent, ctx, _info, result) => (ctx.actor.kind === 'anonymous' ? unauthenticated() : forbidden(refusalMessage(result.failure) ?? 'Forbidden')),
+      unauthorizedError: (_parent, ctx, _info, result) => refusalError(result.failure, ctx.actor),
     },
   });
   builder.addScalarType(
@@ -135,37 +134,6 @@ export type Builder = ReturnType<typeof createBuilder>;
 
 /** The platform's schema builder: every module registers its types on it (src/graphql/schema.ts). */
 export const builder = createBuilder();
-
-/** What each auth scope of a field rule means for the caller: scope-auth's checks, and the REST router's check before it reads input (operation-authority.ts). */
-export function scopeChecks(ctx: Pick<Context, 'actor'>) {
-  const { actor } = ctx;
-  const user = actor.kind === 'user' ? actor : null;
-  return {
-    authenticated: user !== null,
-    session: user?.via === 'session',
-    role: (required: GlobalRole) => user !== null && hasGlobalRole(user.role, required),
-    anonymous: user === null,
-    scope: (required: string | readonly string[]) => user !== null && (typeof required === 'string' ? hasScope(user.scopes, required) : required.some((s) => hasScope(user.scopes, s))),
-    nobody: () => false,
-  };
-}
-
-/** "Insufficient permissions - tasks:read scope required" or "Developer role required", from the first failed rule. */
-export function refusalMessage(failure: AuthFailure): string | null {
-  if (failure.kind === AuthScopeFailureType.AnyAuthScopes || failure.kind === AuthScopeFailureType.AllAuthScopes) {
-    for (const inner of failure.failures) {
-      const message = refusalMessage(inner);
-      if (message) return message;
-    }
-    return null;
-  }
-  if (failure.kind !== AuthScopeFailureType.AuthScope) return null;
-  const { scope, parameter } = failure;
-  if (scope === 'scope') return `Insufficient permissions - ${typeof parameter === 'string' ? parameter : (parameter as string[])[0]} scope required`;
-  if (scope === 'nobody') return `Insufficient permissions - ${String(parameter)} scope required (the definition grants it to no scope)`;
-  if (scope === 'role') return `${String(parameter).charAt(0).toUpperCase()}${String(parameter).slice(1)} role required`;
-  return null;
-}
 
 function parseDate(value: unknown): Date {
   const date = typeof value === 'string' ? new Date(value) : null;

@@ -3,27 +3,18 @@
 // declaration repeating them. A field's rule names its scopes in `scope` (one, or a list of which any
 // suffices: the first, the one the 403 names, stands for the list), nested in `$any` and `$all`; a
 // rule given as a function is decided at run time and names none, unless it carries the rule it
-// always includes as `declared` (withDeclared: an entity LIST, whose where may add the scopes of the
-// entities it reaches). Nested fields are not read: the
+// always includes as `declared` (auth/rules.ts withDeclared: an entity LIST, whose where may add the
+// scopes of the entities it reaches). Nested fields are not read: the
 // root field is the operation's entry (a record's `tags` under `media` needs what `media` needs).
-import { getOperationAST, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
-
-type AuthRule = Record<string, unknown>;
-
-/** A rule decided at run time by `decide` that always includes `declared` (its scopes are read from it). */
-export function withDeclared<F extends (...args: never[]) => unknown>(decide: F, declared: object): F & { declared: object } {
-  return Object.assign(decide, { declared });
-}
-
-/** The rule a field's authScopes always includes: the rule itself, or a function's `declared` one. */
-const declaredRule = (rule: unknown): unknown => (typeof rule === 'function' ? (rule as { declared?: unknown }).declared : rule);
+import { getOperationAST, Kind, type DocumentNode, type GraphQLField, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { declaredRule, type Rule } from '../auth/rules.js';
 
 /** The scopes of one field's authScopes rule, in the order declared. */
 export function ruleScopes(given: unknown): string[] {
   const rule = declaredRule(given);
-  if (typeof rule !== 'object' || rule === null) return []; // a function: decided at run time
+  if (!rule) return []; // a function: decided at run time
   const found: string[] = [];
-  for (const [name, value] of Object.entries(rule as AuthRule)) {
+  for (const [name, value] of Object.entries(rule)) {
     if (name === 'scope') {
       const first = typeof value === 'string' ? value : Array.isArray(value) ? value[0] : undefined;
       if (typeof first === 'string') found.push(first);
@@ -74,14 +65,29 @@ function computeScopes(schema: GraphQLSchema, document: DocumentNode, operation:
   return Object.freeze([...scopes]);
 }
 
+/** The rule a field declares: its `authScopes` object, or the `declared` part of one given as a function; null when none. */
+function fieldRule(field: GraphQLField<unknown, unknown> | undefined): Rule | null {
+  return declaredRule((field?.extensions?.pothosOptions as { authScopes?: unknown } | undefined)?.authScopes);
+}
+
 /** The `authScopes` rules the root fields of `operation` declare (a rule given as a function is left out, decided at run time, but for what it declares). */
-export function rootFieldRules(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): Record<string, unknown>[] {
+export function rootFieldRules(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): Rule[] {
   const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
   const fields = root?.getFields() ?? {};
-  const rules: Record<string, unknown>[] = [];
-  for (const name of rootFieldNames(document, operation.selectionSet)) {
-    const rule = declaredRule((fields[name]?.extensions?.pothosOptions as { authScopes?: unknown } | undefined)?.authScopes);
-    if (typeof rule === 'object' && rule !== null) rules.push(rule as Record<string, unknown>);
-  }
-  return rules;
+  return rootFieldNames(document, operation.selectionSet).flatMap((name) => fieldRule(fields[name]) ?? []);
+}
+
+/**
+ * The rule the field at `coordinate` (`Mutation.uploadMedia`, `Subscription.taskEvents`) declares:
+ * what an HTTP declaration that is another face of that field requires. Throws at start-up for a
+ * field the schema lacks or one that declares no rule (a route would otherwise be open by mistake).
+ */
+export function coordinateRule(schema: GraphQLSchema, coordinate: string): Rule {
+  const [typeName, fieldName] = coordinate.split('.');
+  const type = typeName ? schema.getType(typeName) : undefined;
+  const field = type && 'getFields' in type && fieldName ? (type.getFields()[fieldName] as GraphQLField<unknown, unknown> | undefined) : undefined;
+  if (!field) throw new Error(`${coordinate}: no such field in the schema`);
+  const rule = fieldRule(field);
+  if (!rule) throw new Error(`${coordinate} declares no authScopes rule`);
+  return rule;
 }

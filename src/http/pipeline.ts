@@ -1,12 +1,12 @@
 // The one request pipeline of every route that acts for a caller (/graphql, JSON routes, HTTP
-// declarations in the pipeline): body limit and CSRF → authenticate → rate limit → the route's scope
-// (HTTP declarations; JSON routes leave it to their operation's field) → the request's transaction →
+// declarations in the pipeline): body limit and CSRF → authenticate → rate limit → the route's rule
+// (HTTP declarations: their field's; JSON routes leave it to their operation's fields) → the request's transaction →
 // handler → cookies, RateLimit headers and key usage. Errors are answered in the route's format.
 import { authenticate } from '../auth/authenticate.js';
 import { systemDb } from '../db/request-db.js';
 import { databaseUnavailable, isDatabaseUnavailable, reportDatabaseOutage } from '../db/unavailable.js';
 import type { Context } from '../graphql/context.js';
-import { operationRefusal } from '../graphql/operation-authority.js';
+import { refusalOf, type Rule } from '../auth/rules.js';
 import { failure } from '../rest/envelope.js';
 import { AppError } from '../shared/errors.js';
 import type { AppServices } from './app-services.js';
@@ -18,10 +18,8 @@ import { clientReader, createRequestContext } from './request-context.js';
 export interface RouteTraits {
   /** The scopes the route requires, for rate limits (rate-rule.ts); unknown up front on /graphql. */
   scopes?: readonly string[];
-  /** A scope the pipeline itself requires of the caller (HTTP declarations): 401 anonymous, 403 without it. */
-  requires?: string;
-  /** Anonymous callers pass `requires` (the route serves them itself); signed-in callers must hold it. */
-  anonymous?: boolean;
+  /** A rule the pipeline itself requires of the caller (HTTP declarations: their field's): 401 anonymous, 403 naming what is missing. */
+  requires?: Rule;
   /** false: error envelopes without `code` (contract: media and API-key routes). */
   errorCodes?: boolean;
   /** Largest body the route reads (uploads); BODY_LIMIT_BYTES unless stated. */
@@ -46,8 +44,8 @@ export function createPipeline(services: AppServices): Pipeline {
     const rate = rates && rates(actor, grant, client.ip, (limit) => grant && keys.audit({ keyId: grant.keyId, action: 'rate_limited', reason: `${limit}/min`, ipAddress: client.ip, userAgent: client.userAgent }));
     const upFront = await rate?.payUpFront(traits.scopes);
     if (upFront && !upFront.allowed) return rateLimited(upFront);
-    // An HTTP declaration's scope, judged as a field's `{ scope }` rule is (401 anonymous, 403 naming it).
-    const refusal = traits.requires && !(traits.anonymous && actor.kind === 'anonymous') ? operationRefusal([{ scope: traits.requires }], { actor }) : null;
+    // An HTTP declaration's rule, judged by the one evaluator as its field's is (401 anonymous, 403 naming what is missing).
+    const refusal = traits.requires ? refusalOf(traits.requires, actor) : null;
     if (refusal) throw refusal;
     let failed = false;
     const ctx = createRequestContext(services, {

@@ -3,7 +3,8 @@
 // methods answers 405 with Allow (in the error format of the HTTP route when it is one); anything else
 // under them is left to the app's 404.
 import type { Config } from '../config/config.js';
-import type { HttpMatch, HttpRouter, PipelineHttpRoute } from '../rest/http-route.js';
+import { ruleScopes } from '../graphql/operation-scopes.js';
+import type { HttpMatch, HttpRouter, StartedHttpRoute } from '../rest/http-route.js';
 import { methodNotAllowed, type RestMatch, type RestRouter } from '../rest/router.js';
 import type { HttpResponse } from './exchange.js';
 import type { RouteTraits } from './pipeline.js';
@@ -35,7 +36,8 @@ export function createApiRouter(rest: RestRouter, http: HttpRouter): ApiRouter {
   };
 }
 
-/** What the pipeline takes from an HTTP declaration: its scope (paid for, and required), error format and body limit. */
-export function httpRouteTraits(route: PipelineHttpRoute, config: Config): RouteTraits {
-  return { scopes: route.scope ? [route.scope] : undefined, requires: route.scope, anonymous: route.anonymous, errorCodes: route.errorCodes, bodyLimitBytes: route.bodyLimitBytes?.(config) };
+/** What the pipeline takes from an HTTP declaration: its field's rule (required, and its scopes paid for), error format and body limit. */
+export function httpRouteTraits(started: Extract<StartedHttpRoute, { pipeline: true }>, config: Config): RouteTraits {
+  const { route, rule } = started;
+  return { scopes: rule ? ruleScopes(rule) : undefined, requires: rule ?? undefined, errorCodes: route.errorCodes, bodyLimitBytes: route.bodyLimitBytes?.(config) };
 }

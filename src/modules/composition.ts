@@ -25,7 +25,7 @@ function compose(list: readonly ModuleDescription[]): Composition {
   for (const module of list) {
     for (const resource of module.scopes ?? []) defineScopeResource(resource.name, resource);
     for (const counter of module.usageCounters ?? []) defineUsageCounter(counter.limitSlug, counter.count);
-    for (const action of module.actions ?? []) registerHandler(action.handler, action.creatorScopes);
+    for (const action of module.actions ?? []) registerHandler(action.handler, action.creatorRule);
     module.registerSchema?.(builder);
   }
   return Object.freeze({

@@ -1,10 +1,11 @@
 // The words of the composition root. A *module* is one domain (accounts, teams, media…); its
 // *description* (src/modules/<domain>/module.ts) says everything the app takes from it: the scope
 // *resources* API keys may name, the *usage counters* of plan limits, the *actions* the queue runs
-// (with the scope each requires of its creator), its REST *routes* (defineRoute), its *HTTP routes*
+// (with the rule each requires of its creator), its REST *routes* (defineRoute), its *HTTP routes*
 // (defineHttpRoute: bytes, streams, the cron answer) and how its GraphQL types are registered. One
 // list (src/modules/index.ts) names the modules; composition.ts builds the app's registries from it.
 import type { GlobalRole } from '../auth/actor.js';
+import type { Rule } from '../auth/rules.js';
 import type { Builder } from '../graphql/builder.js';
 import type { HttpRoute } from '../rest/http-route.js';
 import type { RestRoute } from '../rest/route.js';
@@ -29,10 +30,10 @@ export interface UsageCounterDeclaration {
   count(scope: RequestScope, tx: Tx, teamId: string, atMost?: number): Promise<number>;
 }
 
-/** An action type of the queue, and the scopes (any one) its creator must hold to create it through the API. */
+/** An action type of the queue, and the rule its creator must pass (auth/rules.ts): to create it through the API, and when it runs. */
 export interface ActionDeclaration<P = never> {
   handler: ActionHandler<P>;
-  creatorScopes?: (payload: P) => readonly string[];
+  creatorRule?: (payload: P) => Rule;
 }
 
 export interface ModuleDescription {
@@ -55,7 +56,7 @@ export function defineModule(description: ModuleDescription): ModuleDescription 
   return Object.freeze({ ...description });
 }
 
-/** An action declaration with its payload type checked against its creator-scope function. */
+/** An action declaration with its payload type checked against its creator-rule function. */
 export function defineAction<P>(declaration: ActionDeclaration<P>): ActionDeclaration<P> {
   return declaration;
 }

@@ -1,15 +1,20 @@
 // The second kind of route declaration, beside defineRoute: a route whose answer is not a JSON
 // envelope of a GraphQL operation (bytes, a stream, a multipart upload, the cron report). It declares
-// what the pipeline needs to run it (methods, path, scope, error format, body limit, whether it runs
-// in the request pipeline at all) and its OpenAPI operations; its handler is made once per app, with
-// the app's configuration and database (a render queue, local storage, the queue's dependencies).
+// what the pipeline needs to run it (methods, path, the GraphQL field whose rule it shares, error
+// format, body limit, whether it runs in the request pipeline at all) and its OpenAPI operations; its
+// handler is made once per app, with the app's configuration and database (a render queue, local
+// storage, the queue's dependencies). A route declares no scope of its own: it is another face of a
+// field (the upload of `uploadMedia`, a rendition of `media`, the events of `taskEvents`), and the
+// pipeline judges the caller by that field's rule with the one evaluator (auth/rules.ts).
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
+import type { Rule } from '../auth/rules.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import type { Context } from '../graphql/context.js';
 import type { HttpRequest, HttpResponse } from '../http/exchange.js';
+import { coordinateRule } from '../graphql/operation-scopes.js';
 
 export type HttpRouteMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -42,10 +47,12 @@ interface HttpRouteCommon {
 /** A route in the request pipeline: authenticated, scope-checked, rate limited, in a transaction. */
 export interface PipelineHttpRoute extends HttpRouteCommon {
   pipeline: true;
-  /** The scope the caller must hold: anonymous callers get 401, others without it 403. */
-  scope?: string;
-  /** Anonymous callers are let through (a public entity's changes): the scope is then required of signed-in callers only. */
-  anonymous?: boolean;
+  /**
+   * The GraphQL field this route is another face of (`Mutation.uploadMedia`): its rule is required of
+   * the caller before the handler runs (401 anonymous, 403 naming the missing scope), and its scopes
+   * are what the key's rate limits count. None: the route serves everyone (provider sign-in).
+   */
+  ruleOf?: string;
   start(setup: HttpRouteSetup): (request: HttpRequest, ctx: Context, params: RouteParams) => Promise<HttpResponse>;
 }
 
@@ -58,14 +65,16 @@ export interface BareHttpRoute extends HttpRouteCommon {
 export type HttpRoute = PipelineHttpRoute | BareHttpRoute;
 
 /** Declares an HTTP route (frozen: a declaration does not change after start-up). */
-export function defineHttpRoute<R extends HttpRoute>(route: R): R {
+export function defineHttpRoute(route: PipelineHttpRoute): PipelineHttpRoute;
+export function defineHttpRoute(route: BareHttpRoute): BareHttpRoute;
+export function defineHttpRoute(route: HttpRoute): HttpRoute {
   Object.freeze(route.methods);
   return Object.freeze(route);
 }
 
 /** A route with its handler made for one app. */
 export type StartedHttpRoute =
-  | { pipeline: true; route: PipelineHttpRoute; handle: ReturnType<PipelineHttpRoute['start']> }
+  | { pipeline: true; route: PipelineHttpRoute; handle: ReturnType<PipelineHttpRoute['start']>; rule: Rule | null }
   | { pipeline: false; route: BareHttpRoute; handle: ReturnType<BareHttpRoute['start']> };
 
 export interface HttpMatch {
@@ -85,7 +94,8 @@ export function createHttpRouter(routes: readonly HttpRoute[], setup: HttpRouteS
   const router = FindMyWay<HTTPVersion.V1>({ ignoreTrailingSlash: true, caseSensitive: true });
   const methods = new Set<HttpRouteMethod>();
   for (const route of routes) {
-    const started = { pipeline: route.pipeline, route, handle: route.start(setup) } as StartedHttpRoute;
+    const rule = route.pipeline && route.ruleOf ? coordinateRule(setup.schema, route.ruleOf) : null;
+    const started = { pipeline: route.pipeline, route, handle: route.start(setup), rule } as StartedHttpRoute;
     for (const method of route.methods) {
       methods.add(method);
       router.on(method, toRouterPath(route.path), () => {}, { started });

@@ -75,7 +75,7 @@ export function createRestRouter(schema: GraphQLSchema, declared: readonly RestR
       const withCode = route.errorCodes !== false;
       try {
         // A caller the operation refuses hears 401/403, not what is wrong with input they may not send.
-        const refusal = operationRefusal(rules, ctx);
+        const refusal = operationRefusal(rules, ctx.actor);
         if (refusal) throw refusal;
         const format = route.issueFormat ?? 'flat';
         const input = {

@@ -7,9 +7,10 @@
 // creator: through RLS as them, after the entity service's rules (a team they may write; the record's
 // owner unless the entity is shared), so a publish the creator could not make fails the attempt with
 // a message saying why; a superadmin's publishes any team's record, as the platform's own do.
-// Creating one through the API takes one of the entity's update scopes (declared in module.ts,
-// checked by the queue's handler runner). The handler lives here, with the records it changes.
+// Its creator must pass the entity's update rule (declared in module.ts, judged by the queue's
+// handler runner when it is created through the API and when it runs). The handler lives here, with the records it changes.
 import { z } from 'zod';
+import type { Rule } from '../../auth/rules.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { EntityDefinition } from '../../config/entity-definition.js';
 import { entityDefinitions } from '../../config/entities/index.js';
@@ -20,6 +21,7 @@ import { actsAcrossTeams, mayWriteTeam, type Creator } from '../scheduled-action
 import type { ActionHandler } from '../scheduled-actions/interfaces.js';
 import type { QueueScope } from '../scheduled-actions/service.js';
 import { delegateOf } from './repository.js';
+import { operationRule } from './rules.js';
 import { changed, written } from './service.js';
 import type { Values } from './validate.js';
 
@@ -35,8 +37,8 @@ export const contentPublishPayload = z
   .refine((p) => p.entityId !== undefined || p.contentId !== undefined, { message: 'entityId (or contentId) is required', path: ['entityId'] });
 export type ContentPublishPayload = z.output<typeof contentPublishPayload>;
 
-/** The scopes of which a creator must hold one: the entity's update permissions. */
-export const publishScopes = (payload: ContentPublishPayload): readonly string[] => definitionOf(payload.entityType).permissions.update;
+/** The rule its creator must pass: the entity's update rule (as updateTask's field declares it). */
+export const publishRule = (payload: ContentPublishPayload): Rule => operationRule(definitionOf(payload.entityType), 'update');
 
 /** A publish the action's creator may not make: the attempt fails with this message. */
 class NotPermitted extends Error {}

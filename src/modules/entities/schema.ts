@@ -1,20 +1,19 @@
 // GraphQL face of entities, built at start-up from the definitions (types: graphql-types.ts): per
 // entity `tasks(…)` (pages, cursors, filters, distinct values), `task(id)`, `createTask(input)`,
 // `updateTask(id, input)`, `deleteTask(id)`, and per child `createNote(parentId, input)`… . A
-// disabled operation has no field. Every field declares its scopes from `definition.permissions`
-// (the only scope check of entities): any listed scope grants, public entities' reads also grant
-// anonymous callers, and an operation listing no scope refuses everyone. Typed arguments are turned
+// disabled operation has no field. Every field declares its rule, made from `definition.permissions`
+// (rules.ts: any listed scope grants, public entities' reads also grant anonymous callers, an operation
+// listing no scope refuses everyone, LIST needs the read rule of what its where reaches). Typed arguments are turned
 // back into what the one semantic validator (validate.ts) reads: stored enum strings (the enums'
 // internal values), days as YYYY-MM-DD, instants as ISO strings.
 import { getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, type GraphQLResolveInfo, type SelectionNode, type SelectionSetNode } from 'graphql';
-import { relationTarget, type ChildDefinition, type EntityDefinition, type Operation } from '../../config/entity-definition.js';
+import type { ChildDefinition, EntityDefinition } from '../../config/entity-definition.js';
 import { entityDefinitions } from '../../config/entities/index.js';
 import { builder, type Builder } from '../../graphql/builder.js';
-import { withDeclared } from '../../graphql/operation-scopes.js';
 import type { Context } from '../../graphql/context.js';
 import { registerAggregate } from './aggregate-schema.js';
 import { graphqlNames } from './graphql-names.js';
-import { filterableInverses, filterableLinks, relationsOf } from './where.js';
+import { listFieldRule, operationRule } from './rules.js';
 import { entityTypes, sharedTypes, type EntityTypes, type Relations } from './graphql-types.js';
 import { childField } from './prisma-model.js';
 import type { ListQuery } from './query.js';
@@ -30,65 +29,20 @@ export function registerEntities(b: Builder, definitions: readonly EntityDefinit
   // A relation's field reads its target's record type, built in this same loop (fields are built with the schema).
   const relations: Relations = {
     record: (target) => built.get(target)?.record,
-    authScopes: (target) => authScopesFor(target, 'read'),
+    authScopes: (target) => operationRule(target, 'read'),
     load: (target, ids, ctx) => records.related(ctx as Context, target, ids),
     types: (d) => built.get(d),
-    listAuthScopes: (d) => listAuthScopes(d),
+    listAuthScopes: (d) => listFieldRule(d),
     loadReferring: (inverse, ids, args, ctx) => records.referring(ctx as Context, inverse, ids, args as ListQuery),
     loadLinked: (d, f, ids, args, ctx) => records.linked(ctx as Context, d, f, 'related', ids, args as ListQuery),
   };
   for (const d of definitions) built.set(d, entityTypes(b, d, shared, (r, child, ctx) => children.listChildren(ctx as Context, d, String(r.id), child.slug), relations));
   for (const [d, types] of built) {
     registerQueries(b, d, types);
-    if (d.operations.list) registerAggregate(b, d, types, listAuthScopes(d));
+    if (d.operations.list) registerAggregate(b, d, types, listFieldRule(d));
     registerMutations(b, d, types);
   }
   return built;
-}
-
-/** The field's scope rule: any of the definition's scopes; public reads grant anonymous callers too. */
-export function authScopesFor(d: EntityDefinition, op: Operation) {
-  const needed = d.permissions[op];
-  const granted = needed.length ? { scope: needed } : { nobody: `${d.slug}:${op}` };
-  return d.access.public && (op === 'list' || op === 'read') ? { $any: { anonymous: true, ...granted } } : granted;
-}
-
-type Rule = ReturnType<typeof authScopesFor>;
-
-/** Both rules must pass (scope-auth: an object's entries pass when any does, `$all`'s when all do). */
-const both = (a: object, b: object) => ({ $all: { $any: a, $all: { $any: b } } });
-
-/**
- * The entities a `where` reaches through its relations (`customer: { office: … }` reaches customers)
- * and reverse sides (`projects: { some: … }` reaches projects).
- */
-function reached(d: EntityDefinition, where: unknown, out = new Set<EntityDefinition>()): Set<EntityDefinition> {
-  if (typeof where !== 'object' || where === null) return out;
-  for (const [key, value] of Object.entries(where)) {
-    if (key === 'AND' || key === 'OR') for (const w of (value as unknown[]) ?? []) reached(d, w, out);
-    else if (key === 'NOT') reached(d, value, out);
-    else if (relationsOf(d).has(key)) {
-      const target = relationTarget(relationsOf(d).get(key)!);
-      out.add(target);
-      reached(target, value, out);
-    } else if (filterableInverses(d).has(key) || filterableLinks(d).has(key)) {
-      const link = filterableLinks(d).get(key);
-      const listed = link ? relationTarget(link) : filterableInverses(d).get(key)!.source;
-      out.add(listed);
-      for (const w of Object.values((value as object) ?? {})) reached(listed, w, out);
-    }
-  }
-  return out;
-}
-
-/**
- * LIST's (and aggregate's) rule: the entity's list scopes, and for each entity its `where` reaches
- * through a relation, that entity's read scopes too (filtering by a customer's office reads customers).
- */
-export function listAuthScopes(d: EntityDefinition): Rule | ((parent: unknown, args: { where?: unknown }) => object) {
-  const own = authScopesFor(d, 'list');
-  if (!relationsOf(d).size && !filterableInverses(d).size && !filterableLinks(d).size) return own;
-  return withDeclared((_parent: unknown, args: { where?: unknown }) => [...reached(d, args.where)].reduce<object>((rule, target) => both(rule, authScopesFor(target, 'read')), own), own);
 }
 
 /** Whether `@skip`/`@include` keep a selection for this request's variables (REST's `child=` is an `@include`). */
@@ -136,7 +90,7 @@ function registerQueries(b: Builder, d: EntityDefinition, types: EntityTypes): v
           [names.list]: t.field({
             type: types.page as never,
             description: `LIST ${d.slug}: pages (page, limit) or cursors (first, after), sort, search, ids, a day range, field filters, or the distinct values of one field.`,
-            authScopes: listAuthScopes(d) as never,
+            authScopes: listFieldRule(d) as never,
             args: {
               page: t.arg.int(),
               limit: t.arg.int({ description: '1 to 100 (default 10).' }),
@@ -163,7 +117,7 @@ function registerQueries(b: Builder, d: EntityDefinition, types: EntityTypes): v
       ? {
           [names.read]: t.field({
             type: types.record as never,
-            authScopes: authScopesFor(d, 'read') as never,
+            authScopes: operationRule(d, 'read') as never,
             args: { id: t.arg.id({ required: true }) },
             resolve: (_root, { id }, ctx, info) => records.read(ctx, d, String(id), view(d, childrenSelected(d, info, null))) as never,
           }),
@@ -177,13 +131,13 @@ function registerMutations(b: Builder, d: EntityDefinition, types: EntityTypes):
   const on = d.operations;
   b.mutationFields((t) => ({
     ...(on.create
-      ? { [names.create]: t.field({ type: types.record as never, authScopes: authScopesFor(d, 'create') as never, args: { input: t.arg({ type: types.createInput as never, required: true }) }, resolve: (_root, { input }, ctx) => records.create(ctx, d, asBody(input as Values)) as never }) }
+      ? { [names.create]: t.field({ type: types.record as never, authScopes: operationRule(d, 'create') as never, args: { input: t.arg({ type: types.createInput as never, required: true }) }, resolve: (_root, { input }, ctx) => records.create(ctx, d, asBody(input as Values)) as never }) }
       : {}),
     ...(on.update
       ? {
           [names.update]: t.field({
             type: types.record as never,
-            authScopes: authScopesFor(d, 'update') as never,
+            authScopes: operationRule(d, 'update') as never,
             args: { id: t.arg.id({ required: true }), input: t.arg({ type: types.updateInput as never, required: true }) },
             resolve: (_root, { id, input }, ctx) => records.update(ctx, d, String(id), asBody(input as Values)) as never,
           }),
@@ -193,7 +147,7 @@ function registerMutations(b: Builder, d: EntityDefinition, types: EntityTypes):
       ? {
           [names.delete]: t.field({
             type: types.deletion as never,
-            authScopes: authScopesFor(d, 'delete') as never,
+            authScopes: operationRule(d, 'delete') as never,
             args: { id: t.arg.id({ required: true }) },
             resolve: async (_root, { id }, ctx) => {
               const { deleted } = await records.remove(ctx, d, String(id));
@@ -211,7 +165,7 @@ type MutationBuilder = Parameters<Parameters<Builder['mutationFields']>[0]>[0];
 
 function childMutations(t: MutationBuilder, d: EntityDefinition, child: ChildDefinition, types: EntityTypes['children'][number]) {
   const names = graphqlNames(child);
-  const authScopes = authScopesFor(d, 'update') as never;
+  const authScopes = operationRule(d, 'update') as never;
   const parentId = () => t.arg.id({ required: true });
   return [
     [names.create, t.field({ type: types.record as never, authScopes, args: { parentId: parentId(), input: t.arg({ type: types.createInput as never, required: true }) }, resolve: (_root, args, ctx) => children.createChild(ctx, d, String(args.parentId), child.slug, asBody(args.input as Values)) as never })],
@@ -226,8 +180,8 @@ const registered = registerEntities(builder, entityDefinitions);
  * An entity's GraphQL face on the platform's builder, for fields of other modules over its records
  * (realtime's `taskEvents`): its types, its names, and LIST's rule (they filter as LIST does).
  */
-export function entityFace(d: EntityDefinition): { types: EntityTypes; names: ReturnType<typeof graphqlNames>; listAuthScopes: ReturnType<typeof listAuthScopes> } {
+export function entityFace(d: EntityDefinition): { types: EntityTypes; names: ReturnType<typeof graphqlNames>; listAuthScopes: ReturnType<typeof listFieldRule> } {
   const types = registered.get(d);
   if (!types) throw new Error(`Entity ${d.slug} has no GraphQL types on the platform's builder`);
-  return { types, names: graphqlNames(d), listAuthScopes: listAuthScopes(d) };
+  return { types, names: graphqlNames(d), listAuthScopes: listFieldRule(d) };
 }

@@ -1,5 +1,5 @@
 // GET|HEAD /api/v1/media/{id}/render: resized images, bytes not an envelope, cached on storage
-// (render.ts). In the request pipeline with media:read; one render queue per app.
+// (render.ts). In the request pipeline with the rule of `media(id)` (media:read); one render queue per app.
 import { defineHttpRoute } from '../../rest/http-route.js';
 import { mediaOpenApiPaths } from './openapi.js';
 import { createRenditions } from './render.js';
@@ -8,7 +8,7 @@ export const renditionRoute = defineHttpRoute({
   methods: ['GET', 'HEAD'],
   path: '/api/v1/media/{id}/render',
   pipeline: true,
-  scope: 'media:read',
+  ruleOf: 'Query.media',
   errorCodes: false,
   openApi: mediaOpenApiPaths['/api/v1/media/{id}/render'],
   start({ renderLimits }) {

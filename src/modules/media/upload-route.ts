@@ -1,5 +1,5 @@
 // Uploads, REST and GraphQL alike. POST /api/v1/media/upload is multipart, so an HTTP declaration (run
-// in the request pipeline, which checks media:write and the upload body limit first); GraphQL's
+// in the request pipeline, which checks uploadMedia's rule (media:write) and the upload body limit first); GraphQL's
 // uploadMedia takes the files of a multipart /graphql request (graphql/endpoint.ts) and calls
 // uploadMediaFiles. Both receive and judge every file first (upload.ts), then hand the batch to one step, storeAndRecord: all or nothing.
 // If any file is refused, nothing is stored and the answer is 400 `Upload rejected` with
@@ -36,7 +36,7 @@ export const uploadRoute = defineHttpRoute({
   methods: ['POST'],
   path: '/api/v1/media/upload',
   pipeline: true,
-  scope: 'media:write',
+  ruleOf: 'Mutation.uploadMedia',
   errorCodes: false,
   bodyLimitBytes: (config) => uploadRequestLimit(config.media),
   openApi: mediaOpenApiPaths['/api/v1/media/upload'],

@@ -1,7 +1,8 @@
 // GET /api/v1/{entity}/events: an entity's changes as Server-Sent Events, with LIST's filter
 // parameters. A reconnecting EventSource sends Last-Event-ID (or a client gives ?lastEventId=): the
 // changes it missed are replayed first (service.ts). In the request pipeline: authenticated as every
-// request, and `{entity}:read` required (anonymous callers only on public entities).
+// request, and judged by the rule of the subscription field it is a face of (`taskEvents`): LIST's
+// rule, with the read rule of every entity its filters reach (anonymous callers only on public entities).
 import { coerceInputValue, type GraphQLSchema } from 'graphql';
 import type { EntityDefinition } from '../../config/entity-definition.js';
 import { reply } from '../../http/exchange.js';
@@ -16,13 +17,16 @@ import { eventIdPattern, subscribe } from './service.js';
 
 type Values = Record<string, unknown>;
 
+/** The GraphQL subscription this route is the REST face of: `taskEvents`. */
+const subscriptionField = (d: EntityDefinition) => `${graphqlNames(d).read}Events`;
+
 /**
  * LIST's REST filters (eventFilters: the LIST document's variables) coerced with the types of the
  * subscription field's arguments, as /graphql coerces them before the service sees them: select
  * values from enum names, instants into dates, `mode` into its stored value. One set of rules.
  */
 function argumentCoercion(schema: GraphQLSchema, d: EntityDefinition): (vars: Values) => Values {
-  const name = `${graphqlNames(d).read}Events`;
+  const name = subscriptionField(d);
   const field = schema.getSubscriptionType()?.getFields()[name];
   if (!field) throw new Error(`events route of ${d.slug}: the schema has no subscription ${name}`);
   return (vars) => {
@@ -38,14 +42,13 @@ function argumentCoercion(schema: GraphQLSchema, d: EntityDefinition): (vars: Va
 }
 
 function eventRoute(d: EntityDefinition): HttpRoute {
-  const scope = `${d.slug}:read`;
   return defineHttpRoute({
     methods: ['GET'],
     path: `/api/v1/${d.slug}/events`,
     pipeline: true,
-    scope,
-    // A public entity's changes are open to anonymous subscribers; signed-in callers need the scope.
-    anonymous: d.access.public,
+    // The subscription's face: its rule up front (LIST's; anonymous callers too on a public entity),
+    // and, once the filters are known, the read rule of each entity they reach (service.ts subscribe).
+    ruleOf: `Subscription.${subscriptionField(d)}`,
     openApi: { get: eventsOperation(d) },
     start({ config, schema }) {
       const coerced = argumentCoercion(schema, d);
@@ -86,7 +89,7 @@ function eventsOperation(d: EntityDefinition): Record<string, unknown> {
       200: { description: 'The stream of changes', content: { 'text/event-stream': { schema: { type: 'string' } } } },
       400: { description: 'Invalid filter parameters or Last-Event-ID' },
       401: { description: 'Not signed in (entities that are not public)' },
-      403: { description: `Missing scope ${d.slug}:read, or no active team` },
+      403: { description: `Missing scope ${d.slug}:read (or the read scope of an entity the filters reach through a relation), or no active team` },
       429: { description: 'Too many open subscriptions for this user or key (REALTIME_MAX_SUBSCRIPTIONS)' },
     },
   };

@@ -17,6 +17,8 @@ export interface CreatorStanding {
   teams: readonly { teamId: string; role: TeamRole }[];
   /** When created: the caller's (a key's scopes). When run: `*` (the user's own rights; roles decide). */
   scopes: readonly string[];
+  /** When created: how the caller signed in. When run: none (no credential of theirs is present). */
+  via?: 'session' | 'api-key';
 }
 
 /** The creator of an action being run: their standing now, and work through RLS as them. */

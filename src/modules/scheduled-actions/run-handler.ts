@@ -1,30 +1,42 @@
 // Runs one claimed action's handler under its timeout: the handler gets an AbortSignal that fires when
 // the time is up, and the attempt fails then with `Handler timeout after <ms>ms` whether or not the
 // handler stops (a handler that ignores the signal runs on, but its outcome is no longer waited for).
-// It is also the one place that checks the scope an action type requires of its creator (declared
-// with the type in its module's description, src/modules/<domain>/module.ts).
-import { hasScope } from '../../auth/scopes.js';
-import { forbidden } from '../../shared/errors.js';
+// It is also the one place that judges the rule an action type requires of its creator (declared with
+// the type in its module's description, src/modules/<domain>/module.ts): with the one evaluator
+// (auth/rules.ts), when the action is created (the caller: a key's scopes) and again when it runs
+// (the creator as they stand then: their role; an operation the definition no longer grants anyone).
+import { refusalError, refusalMessage, ruleFailure, type Principal, type Rule } from '../../auth/rules.js';
+import type { CreatorStanding } from './creator.js';
 import type { ActionHandler, HandlerContext, HandlerResult } from './interfaces.js';
 
-/** The scopes of which an action's creator must hold one to create it through the API (none: no scope of its own). */
-export type CreatorScopes<P> = (payload: P) => readonly string[];
+/** The rule an action's creator must pass, per payload (content:publish: the entity's update rule). */
+export type CreatorRule<P> = (payload: P) => Rule;
+
+/** The creator as a rule sees them: at creation the caller (`via` their credential), when it runs their standing alone. */
+const principalOf = (creator: CreatorStanding, via?: CreatorStanding['via']): Principal => ({ kind: 'user', via, role: creator.role, scopes: creator.scopes });
+
+/** A run the creator's rule refuses: the attempt fails with this message (and is retried, as any failure). */
+class NotPermitted extends Error {}
 
 /**
- * The handler with its creation check extended by the creator-scope rule: first the type's own
- * refusal (its 400s and team rules), then a key without one of the required scopes gets the
- * contract's 403. When the action runs its creator acts with their own rights (roles decide).
+ * The handler with its creator's rule judged: at creation after the type's own refusal (its 400s and
+ * team rules), the contract's 403 naming what is missing; when it runs, before the handler does.
  */
-export function withCreatorScopes<P>(handler: ActionHandler<P>, creatorScopes: CreatorScopes<P> | undefined): ActionHandler<P> {
-  if (!creatorScopes) return handler;
+export function withCreatorRule<P>(handler: ActionHandler<P>, creatorRule: CreatorRule<P> | undefined): ActionHandler<P> {
+  if (!creatorRule) return handler;
   return {
     ...handler,
     refuseCreation(payload, creator, teamId) {
       const own = handler.refuseCreation?.(payload, creator, teamId);
       if (own) return own;
-      const needed = creatorScopes(payload);
-      if (needed.length === 0 || needed.some((scope) => hasScope(creator.scopes, scope))) return null;
-      return forbidden(`Insufficient permissions - ${needed[0]} scope required`);
+      const principal = principalOf(creator, creator.via);
+      const failure = ruleFailure(creatorRule(payload), principal);
+      return failure && refusalError(failure, principal);
+    },
+    async run(payload, ctx) {
+      const failure = ctx.creator ? ruleFailure(creatorRule(payload), principalOf(ctx.creator)) : null;
+      if (failure) throw new NotPermitted(`Not permitted: the action's creator (user ${ctx.creator!.userId}) no longer passes its rule: ${refusalMessage(failure) ?? 'Forbidden'}`);
+      return handler.run(payload, ctx);
     },
   };
 }

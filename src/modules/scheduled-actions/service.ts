@@ -120,7 +120,7 @@ function developer(scope: RequestScope): AuthenticatedActor {
 }
 
 function standingOf(actor: AuthenticatedActor): CreatorStanding {
-  return { userId: actor.userId, role: actor.role, teams: actor.teams, scopes: actor.scopes };
+  return { userId: actor.userId, role: actor.role, teams: actor.teams, scopes: actor.scopes, via: actor.via };
 }
 
 /** Superadmins reach every action; developers those of their teams and those with no team. */

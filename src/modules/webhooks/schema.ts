@@ -5,13 +5,12 @@
 import { builder } from '../../graphql/builder.js';
 import { parseInput } from '../../shared/validation.js';
 import { createWebhookInput, listDeliveriesQuery, listWebhooksQuery, updateWebhookInput } from './inputs.js';
+import { webhookRules } from './rules.js';
 import * as webhooks from './service.js';
 import type { Page } from '../../shared/pagination.js';
 import type { DeliveryView, EndpointView, EndpointWithSecret } from './service.js';
 
-const read = { scope: 'webhooks:read' } as const;
-const write = { scope: 'webhooks:write' } as const;
-const remove = { scope: 'webhooks:delete' } as const;
+const { read, write, remove } = webhookRules;
 
 /** GraphQL passes absent optional arguments as null; zod defaults want them absent. */
 const given = (args: Record<string, unknown>) => Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined));
