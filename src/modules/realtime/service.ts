@@ -6,7 +6,7 @@
 // subscriber names its last event (`after`): what it missed is replayed from the event log first.
 import type { Actor } from '../../auth/actor.js';
 import { addressGroup } from '../../auth/sign-in-throttle.js';
-import { hasScope } from '../../auth/scopes.js';
+import { refusalMessage, refusalOf, ruleFailure, type Rule } from '../../auth/rules.js';
 import type { EntityDefinition } from '../../config/entity-definition.js';
 import { eventsSince } from '../../realtime/event-log.js';
 import type { ChangeEvent, Holder, RealtimeAccess, SubscriptionSpec } from '../../realtime/hub.js';
@@ -14,6 +14,7 @@ import type { EndReason, Stream } from '../../realtime/stream.js';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { checkListQuery, invalidQuery, type ListQuery, type ParsedQuery } from '../entities/query.js';
+import { listRule } from '../entities/rules.js';
 import { callerFor, listedMany } from '../entities/service.js';
 import type { Values } from '../entities/validate.js';
 
@@ -64,6 +65,11 @@ function concerns(d: EntityDefinition, q: ParsedQuery, event: ChangeEvent, actor
 
 /** Opens a subscription to `d`'s changes for the caller; `after` replays what came after that event first. */
 export async function subscribe(ctx: RealtimeScope, d: EntityDefinition, filters: ChangeFilters, after: string | null): Promise<Stream<Change>> {
+  // The subscription's rule: LIST's with its filters (the read rule of every entity they reach), the
+  // same object GraphQL's field judged; the events route's pipeline judged only LIST's own.
+  const rule = listRule(d, filters.where);
+  const refusal = refusalOf(rule, ctx.actor);
+  if (refusal) throw refusal;
   callerFor(ctx, d, 'list'); // 401 anonymous (unless public), 403 without an active team
   if (after !== null && !eventIdPattern.test(after)) throw invalidQuery([{ path: 'after', message: 'must be the id of an event of this stream' }]);
   const q = checkListQuery(d, filters, { fields: null, metas: d.metas, children: [] });
@@ -82,7 +88,7 @@ export async function subscribe(ctx: RealtimeScope, d: EntityDefinition, filters
     actor: subscribed,
     credential: ctx.realtime.credential,
     reauthenticate: ctx.realtime.reauthenticate,
-    admits: (now) => admits(d, subscribed, now),
+    admits: (now) => admits(rule, subscribed, now),
     group: (actor) => (actor.kind === 'user' ? `${alikeInTeam ? '' : actor.userId} ${actor.activeTeamId} ${filtersKey}` : `public ${filtersKey}`),
     async resolve(events, actor) {
       const seen = new Set(events.filter((event) => concerns(d, q, event, actor)));
@@ -128,11 +134,12 @@ async function replay(ctx: RealtimeScope, spec: SubscriptionSpec<Change>, after:
  * How a subscription opened as `then` goes on once its caller re-authenticated as `now`: as `now`
  * (a changed role changes what it sees) in the team it was opened for, or ended.
  */
-function admits(d: EntityDefinition, then: Actor, now: Actor): { actor: Actor } | { end: EndReason } {
+function admits(rule: Rule, then: Actor, now: Actor): { actor: Actor } | { end: EndReason } {
   const end = (code: 'UNAUTHENTICATED' | 'FORBIDDEN', message: string) => ({ end: { by: 'server' as const, code, message } });
   if (then.kind !== 'user') return { actor: then };
   if (now.kind !== 'user' || now.userId !== then.userId) return end('UNAUTHENTICATED', 'Signed out: the credentials of this subscription no longer verify');
   if (!now.teams.some((t) => t.teamId === then.activeTeamId)) return end('FORBIDDEN', 'No longer a member of the team this subscription follows');
-  if (!hasScope(now.scopes, `${d.slug}:read`)) return end('FORBIDDEN', `Missing scope ${d.slug}:read`);
+  const failure = ruleFailure(rule, now);
+  if (failure) return end('FORBIDDEN', refusalMessage(failure) ?? 'Forbidden');
   return { actor: { ...now, activeTeamId: then.activeTeamId } };
 }
