@@ -117,6 +117,23 @@ describe('realtime', () => {
     }
   });
 
+  it('events: a nested selection reaching customers is refused in each event, the rest delivered', async () => {
+    const client = wsClient(t.origin, { connectionParams: { authorization: `Bearer ${narrow}` } });
+    try {
+      const ws = subscribeOverWs(client, 'subscription { projectEvents { type record { name customer { office } } } }');
+      // The subscription is open once a change reaches it: write until one does.
+      let event: any;
+      for (let attempt = 0; !event && attempt < 20; attempt++) {
+        await t.json('POST', '/api/v1/projects', { name: `Nested ${attempt}` }, { cookie: owner.cookie });
+        event = await ws.next(2_000).catch(() => undefined);
+      }
+      expect(event.data.projectEvents).toMatchObject({ type: 'CREATED', record: { name: expect.stringMatching(/^Nested/), customer: null } });
+      gqlForbidden(event);
+    } finally {
+      await client.dispose();
+    }
+  });
+
   it('re-checks: a subscription ends when its caller no longer passes its rule, with the filters it reaches', async () => {
     // A superadmin's key with `*` and `projects:read`: demoted, the key keeps projects:read only
     // (`*` is for superadmins), which still lists projects but no longer reads customers.
