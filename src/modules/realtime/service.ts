@@ -8,7 +8,7 @@ import type { Actor } from '../../auth/actor.js';
 import { addressGroup } from '../../auth/sign-in-throttle.js';
 import { refusalMessage, refusalOf, ruleFailure, type Rule } from '../../auth/rules.js';
 import type { EntityDefinition } from '../../config/entity-definition.js';
-import { eventsSince } from '../../realtime/event-log.js';
+import { eventsSince, type EventReader } from '../../realtime/event-log.js';
 import type { ChangeEvent, Holder, RealtimeAccess, SubscriptionSpec } from '../../realtime/hub.js';
 import type { EndReason, Stream } from '../../realtime/stream.js';
 import { AppError } from '../../shared/errors.js';
@@ -63,6 +63,16 @@ function concerns(d: EntityDefinition, q: ParsedQuery, event: ChangeEvent, actor
   return event.teamId === actor.activeTeamId && (d.access.shared || event.userId === actor.userId);
 }
 
+/**
+ * Whose events `actor` may be replayed (its active team's; of a private entity, those of records it
+ * created; the public ones when anonymous): read so in SQL, so that others' volume costs it nothing.
+ */
+function readerOf(d: EntityDefinition, actor: Actor): EventReader {
+  if (actor.kind !== 'user') return { public: true };
+  // A user has an active team here: callerFor refused one without.
+  return { teamId: actor.activeTeamId!, creatorId: d.access.shared ? null : actor.userId };
+}
+
 /** Opens a subscription to `d`'s changes for the caller; `after` replays what came after that event first. */
 export async function subscribe(ctx: RealtimeScope, d: EntityDefinition, filters: ChangeFilters, after: string | null): Promise<Stream<Change>> {
   // The subscription's rule: LIST's with its filters (the read rule of every entity they reach), the
@@ -107,7 +117,7 @@ export async function subscribe(ctx: RealtimeScope, d: EntityDefinition, filters
   const { stream, release } = hub.open(spec, { held: after !== null });
   if (after === null) return stream;
   try {
-    const replayed = await replay(ctx, spec, BigInt(after));
+    const replayed = await replay(ctx, d, spec, BigInt(after));
     for (const change of replayed) stream.push(change);
     const sent = new Set(replayed.map((c) => c.eventId));
     release((change) => !sent.has(change.eventId));
@@ -119,8 +129,8 @@ export async function subscribe(ctx: RealtimeScope, d: EntityDefinition, filters
 }
 
 /** The missed events the subscriber may see, in order, with a GAP where the log cannot say. */
-async function replay(ctx: RealtimeScope, spec: SubscriptionSpec<Change>, after: bigint): Promise<Change[]> {
-  const found = await eventsSince(ctx.system('realtime replay'), spec.entity, after);
+async function replay(ctx: RealtimeScope, d: EntityDefinition, spec: SubscriptionSpec<Change>, after: bigint): Promise<Change[]> {
+  const found = await eventsSince(ctx.system('realtime replay'), spec.entity, after, readerOf(d, spec.actor));
   const changes: Change[] = [];
   const gap = (eventId: string, reason: string): Change => ({ eventId, type: 'GAP', id: null, occurredAt: ctx.now().toISOString(), record: null, reason });
   if (found.kind === 'gap') changes.push(gap(String(after), `Events after ${after} are no longer kept (REALTIME_REPLAY_SECONDS): what changed before the events below was missed; read the list again`));
