@@ -23,8 +23,8 @@ async function userByEmail(database: Database, email: string) {
 export async function setPassword(database: Database, email: string, password: string): Promise<{ id: string; email: string; endedSessions: number }> {
   const user = await userByEmail(database, email);
   const passwordHash = await hashPassword(password);
-  const endedSessions = await runAsUser(database, user.id, (tx) => replacePassword(tx, user.id, passwordHash, new Date(), null));
-  return { id: user.id, email: user.email, endedSessions };
+  const ended = await runAsUser(database, user.id, (tx) => replacePassword(tx, user.id, passwordHash, new Date(), null));
+  return { id: user.id, email: user.email, endedSessions: ended.length };
 }
 
 /** Turns the user's two-factor sign-in off (and ends their recovery codes); whether it was on or being set up. */

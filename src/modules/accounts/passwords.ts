@@ -1,9 +1,14 @@
 // Passwords: a forgotten one reset through a single-use link sent by e-mail, a known one changed by
-// its signed-in user. Either ends the user's other sessions and uses up their open reset links.
+// its signed-in user. Either ends the user's other sessions and uses up their open reset links. A
+// reset is account recovery, what ends a compromise: it also revokes every API key of the user. A
+// change revokes the keys minted by the sessions it ends (whoever held one may have minted a key to
+// stay); keys minted by this session, by sessions ended before, or before keys recorded their session
+// stay, listed by GET /api-keys for the user to revoke.
 import { hashPassword, verifyPassword } from '../../auth/password.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
+import { revokeKeysOf } from '../api-keys/service.js';
 import type { ChangePasswordInput, PasswordResetInput, RequestPasswordResetInput } from './inputs.js';
 import { mailLink, openLink } from './mailed-links.js';
 import * as repo from './repository.js';
@@ -39,23 +44,30 @@ async function mailResetLink(scope: RequestScope, email: string): Promise<void> 
 
 /**
  * Sets a new password with a reset link's token: the token is used up (a second use, even at the same
- * moment, is refused), every session of the user ends but the caller's own, and the user's other open
- * links stop working. Does not sign in: the user signs in with the new password.
+ * moment, is refused), every session of the user ends but the caller's own, the user's other open
+ * links stop working and every API key of the user is revoked (refused from the answer on, on every
+ * instance). Does not sign in: the user signs in with the new password.
  */
 export async function resetPassword(scope: RequestScope, input: PasswordResetInput): Promise<void> {
   const link = await openLink(scope, 'password_reset', input.token, invalidToken);
   const passwordHash = await hashPassword(input.password);
-  await link.use((tx) => replacePassword(tx, link.userId, passwordHash, scope.now(), ownSessionOf(scope, link.userId)));
+  await link.use(async (tx) => {
+    await replacePassword(tx, link.userId, passwordHash, scope.now(), ownSessionOf(scope, link.userId));
+    await revokeKeysOf(scope, tx, link.userId, 'password reset');
+  });
 }
 
 /**
  * Stores a user's new password: their open reset links stop working and every session but `keep`
- * ends (how many ended). A reset, a change and an operator all go through here.
+ * ends (the ids of those that ended). A reset, a change and an operator all go through here. The
+ * user's row is locked first, so a key minted at the same moment by a session ending here is either
+ * seen by what follows or refused (api-keys createKey).
  */
-export async function replacePassword(tx: Tx, userId: string, passwordHash: string, now: Date, keep: string | null): Promise<number> {
+export async function replacePassword(tx: Tx, userId: string, passwordHash: string, now: Date, keep: string | null): Promise<string[]> {
+  await repo.lockUser(tx, userId);
   await repo.setPasswordHash(tx, userId, passwordHash);
   await repo.useAccountTokensOf(tx, userId, 'password_reset', now);
-  return repo.deleteSessionsExcept(tx, userId, keep);
+  return repo.endSessionsExcept(tx, userId, keep);
 }
 
 /**
@@ -71,15 +83,17 @@ export async function assertCurrentPassword(scope: ThrottledScope, user: { userI
 
 /**
  * Changes the signed-in user's password, the current one required (a wrong one counts as a failed
- * sign-in: 429 once blocked). Every session of the user ends; this one starts anew with a new token.
+ * sign-in: 429 once blocked). Every session of the user ends, and the API keys those sessions minted
+ * are revoked; this one starts anew with a new token (its keys stay).
  */
 export async function changePassword(scope: ThrottledScope, input: ChangePasswordInput): Promise<{ endedSessions: number; session: StartedSession }> {
   const actor = signedInBySession(scope);
   await assertCurrentPassword(scope, actor, input.currentPassword);
   const passwordHash = await hashPassword(input.newPassword);
   const tx = await scope.db.tx();
-  const endedSessions = await replacePassword(tx, actor.userId, passwordHash, scope.now(), actor.sessionId);
-  return { endedSessions, session: await renewSession(scope, tx, actor) };
+  const ended = await replacePassword(tx, actor.userId, passwordHash, scope.now(), actor.sessionId);
+  await revokeKeysOf(scope, tx, actor.userId, 'password change', ended);
+  return { endedSessions: ended.length, session: await renewSession(scope, tx, actor) };
 }
 
 /** The caller's session when the caller is `userId` signed in by cookie: the one a password change keeps. */

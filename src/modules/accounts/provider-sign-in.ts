@@ -4,8 +4,8 @@
 // provider's answer checked (provider-client.ts) and signs in the account the identity belongs to:
 //   1. an account already linked to this provider's account;
 //   2. else the account with the same e-mail, linked now, only if the provider vouches for the e-mail
-//      (`email_verified`, or `trustEmail`). If that account had never verified its e-mail, whoever set
-//      its password never proved the address: the password, two-factor and sessions are dropped;
+//      (`email_verified`, or `trustEmail`). If that account had never verified its e-mail, whoever made
+//      it never proved the address: it is stripped bare as it is linked (account-takeover.ts);
 //   3. else a new account, by the rules of public signup (TEAMS_MODE; single-tenant: only the first,
 //      or with an invitation to that e-mail), its e-mail verified by the provider.
 // With two-factor on, no session starts: the second step's challenge goes back to the app instead.
@@ -16,13 +16,13 @@ import type { Config } from '../../config/config.js';
 import type { SignInProvider } from '../../config/oidc.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
-import type { RequestScope } from '../../shared/request-scope.js';
 import { openInvitationForSignup } from '../teams/service.js';
+import { linkClaimingAccount } from './account-takeover.js';
 import { newFlowChecks, type Provider, type ProviderIdentity } from './provider-client.js';
 import * as repo from './repository.js';
 import { openInvitedAccount, openPublicAccount, type NewAccount } from './service.js';
 import { accountDisabled, startSession, type StartedSession, type ThrottledScope } from './session-start.js';
-import { challengeFor, removeTwoFactor, type TwoFactorChallenge } from './two-factor.js';
+import { challengeFor, type TwoFactorChallenge } from './two-factor.js';
 
 export const flowTtlMs = 10 * 60_000;
 
@@ -144,12 +144,11 @@ async function accountOf(scope: ThrottledScope, provider: SignInProvider, identi
   try {
     const existing = await repo.findCredentials(system, email);
     if (existing) {
-      await scope.runAs(existing.id, async (tx) => {
-        await link(tx, existing.id);
-        if (!existing.emailVerifiedAt) await takeOverUnverified(scope, tx, existing.id);
-      });
       const { passwordHash: _hash, emailVerifiedAt, disabledAt, totp, ...user } = existing;
-      return { ...user, twoFactor: Boolean(emailVerifiedAt && totp?.enabledAt), disabled: Boolean(disabledAt) };
+      if (emailVerifiedAt) await scope.runAs(existing.id, (tx) => link(tx, existing.id));
+      const claimed = !emailVerifiedAt && (await linkClaimingAccount(scope, existing, (tx) => link(tx, existing.id)));
+      // A claimed account's two-factor was its maker's: removed with the rest.
+      return { ...user, twoFactor: !claimed && Boolean(totp?.enabledAt), disabled: Boolean(disabledAt) };
     }
     return { ...(await newAccount(scope, identity, email, inviteToken, link)), twoFactor: false, disabled: false };
   } catch (error) {
@@ -165,15 +164,6 @@ const withTwoFactor = ({ totp, disabledAt, ...user }: repo.UserView & { disabled
   twoFactor: Boolean(totp?.enabledAt),
   disabled: Boolean(disabledAt),
 });
-
-/** An account whose e-mail was never verified, now proved by the provider: what an unproved holder set goes. */
-async function takeOverUnverified(scope: RequestScope, tx: Tx, userId: string): Promise<void> {
-  const now = scope.now();
-  await repo.markEmailVerified(tx, userId, now);
-  await repo.setPasswordHash(tx, userId, noPassword);
-  await removeTwoFactor(tx, userId, now);
-  await repo.deleteSessionsExcept(tx, userId, null);
-}
 
 /** A first sign-in without an account: by invitation to that e-mail, or as a public signup. */
 async function newAccount(scope: ThrottledScope, identity: ProviderIdentity, email: string, inviteToken: string | null, link: (tx: Tx, userId: string) => Promise<unknown>): Promise<repo.UserView> {

@@ -42,8 +42,22 @@ export function liveSessions(tx: Tx, userId: string, now: Date) {
 
 /** Ends every session of the user but `keep` (the caller's own, when it is one of them); how many ended. */
 export async function deleteSessionsExcept(tx: Tx, userId: string, keep: string | null): Promise<number> {
-  const { count } = await tx.session.deleteMany({ where: { userId, ...(keep && { id: { not: keep } }) } });
-  return count;
+  return (await endSessionsExcept(tx, userId, keep)).length;
+}
+
+/** Ends every session of the user but `keep`, as deleteSessionsExcept does; the ids of those that ended. */
+export async function endSessionsExcept(tx: Tx, userId: string, keep: string | null): Promise<string[]> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`DELETE FROM sessions WHERE user_id = ${userId}::uuid AND id IS DISTINCT FROM ${keep}::uuid RETURNING id::text`;
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Locks the user's row until the unit of work ends (a credential change): a key being minted for the
+ * user at the same moment (its row's foreign-key lock) waits for it; null when there is no such user.
+ */
+export async function lockUser(tx: Tx, userId: string): Promise<{ emailVerifiedAt: Date | null } | null> {
+  const [row] = await tx.$queryRaw<{ email_verified_at: Date | null }[]>`SELECT email_verified_at FROM users WHERE id = ${userId}::uuid FOR UPDATE`;
+  return row ? { emailVerifiedAt: row.email_verified_at } : null;
 }
 
 export async function setPasswordHash(tx: Tx, userId: string, passwordHash: string): Promise<void> {
@@ -104,6 +118,12 @@ export function linkedIdentity(system: SystemDb, provider: string, subject: stri
 
 export async function insertIdentity(tx: Tx, data: { userId: string; provider: string; subject: string; email: string }): Promise<void> {
   await tx.userIdentity.create({ data, select: { id: true } });
+}
+
+/** Unlinks every identity of the user (an account taken over: its maker's providers sign in no more). */
+export async function deleteIdentitiesOf(tx: Tx, userId: string): Promise<number> {
+  const { count } = await tx.userIdentity.deleteMany({ where: { userId } });
+  return count;
 }
 
 /** Records a sign-in with a linked identity (and the e-mail the provider gives now). */

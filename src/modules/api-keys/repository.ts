@@ -26,7 +26,7 @@ export interface KeyRecord {
   createdAt: Date;
 }
 
-export function insertKey(tx: Tx, data: { userId: string; name: string; keyPrefix: string; keyHash: string; scopes: string[]; expiresAt: Date | null }): Promise<KeyRecord> {
+export function insertKey(tx: Tx, data: { userId: string; name: string; keyPrefix: string; keyHash: string; scopes: string[]; expiresAt: Date | null; createdBySessionId?: string | null }): Promise<KeyRecord> {
   return tx.apiKey.create({ data, select: keyView });
 }
 
@@ -46,6 +46,22 @@ export async function revokeKey(tx: Tx, id: string, at: Date): Promise<string | 
   return existing?.keyHash ?? null;
 }
 
+/** Marks the user's active keys inactive for good (only those minted by one of `sessionIds` when given); their ids. */
+export async function revokeKeysOf(tx: Tx, userId: string, at: Date, sessionIds?: readonly string[]): Promise<string[]> {
+  const rows = await tx.apiKey.updateManyAndReturn({
+    where: { userId, status: 'active', ...(sessionIds && { createdBySessionId: { in: [...sessionIds] } }) },
+    data: { status: 'inactive', revokedAt: at },
+    select: { id: true },
+  });
+  return rows.map((r) => r.id);
+}
+
+/** Whether the session still exists (a key minted by a session that ended meanwhile must not stay). */
+export async function sessionExists(tx: Tx, sessionId: string): Promise<boolean> {
+  const rows = await tx.$queryRaw<unknown[]>`SELECT 1 FROM sessions WHERE id = ${sessionId}::uuid`;
+  return rows.length > 0;
+}
+
 /** Stored requests of the key in the hour buckets that overlap the last 24 hours. */
 export async function requestsSince(tx: Tx, keyId: string, since: Date): Promise<number> {
   const { _sum } = await tx.apiKeyUsage.aggregate({ where: { keyId, hour: { gt: new Date(since.getTime() - 3_600_000) } }, _sum: { requests: true } });
@@ -54,6 +70,11 @@ export async function requestsSince(tx: Tx, keyId: string, since: Date): Promise
 
 export function insertAudit(tx: Tx, data: { keyId: string; action: string; reason?: string | null; ipAddress: string | null; userAgent: string | null }) {
   return tx.apiKeyAudit.create({ data });
+}
+
+/** Several audit records in one statement. */
+export async function insertAudits(tx: Tx, rows: { keyId: string; action: string; reason: string | null; ipAddress: string | null; userAgent: string | null }[]): Promise<void> {
+  if (rows.length) await tx.apiKeyAudit.createMany({ data: rows });
 }
 
 export function listAudit(tx: Tx, keyId: string, limit: number) {

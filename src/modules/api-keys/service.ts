@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { hashToken } from '../../auth/secret-token.js';
 import { scopeRefusal } from '../../auth/scopes.js';
+import type { Tx } from '../../db/request-db.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { AppError, unauthenticated } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
@@ -67,7 +68,11 @@ export async function createKey(scope: RequestScope, input: CreateApiKeyInput): 
     keyHash: hashToken(key),
     scopes: [...new Set(input.scopes)],
     expiresAt,
+    createdBySessionId: user.sessionId ?? null,
   });
+  // A password change, a reset or a provider's takeover ending this session at this very moment locks
+  // the user's row first, so the insert above waited for it; a session gone since may leave no key.
+  if (user.sessionId && !(await repo.sessionExists(tx, user.sessionId))) throw unauthenticated();
   await repo.insertAudit(tx, { keyId: record.id, action: 'created', ipAddress: scope.client.ip, userAgent: scope.client.userAgent });
   return { ...view(record, now), key };
 }
@@ -119,6 +124,20 @@ export async function revokeKey(scope: RequestScope, id: string): Promise<ApiKey
   await repo.insertAudit(tx, { keyId: id, action: 'revoked', ipAddress: scope.client.ip, userAgent: scope.client.userAgent });
   await scope.credentials.forgetKey(keyHash);
   return view((await repo.findKey(tx, id))!, at);
+}
+
+/**
+ * Revokes the user's active keys in `tx`, the unit of work of the change that calls for it (a password
+ * reset or change, an account taken over): all of them, or those minted by one of `sessionIds`. Each
+ * gets an audit record with `reason`; the user's cached keys are evicted on every instance once the
+ * request commits (after `tx`, which commits within it). How many were revoked.
+ */
+export async function revokeKeysOf(scope: RequestScope, tx: Tx, userId: string, reason: string, sessionIds?: readonly string[]): Promise<number> {
+  if (sessionIds?.length === 0) return 0;
+  const revoked = await repo.revokeKeysOf(tx, userId, scope.now(), sessionIds);
+  await repo.insertAudits(tx, revoked.map((keyId) => ({ keyId, action: 'revoked', reason, ipAddress: scope.client.ip, userAgent: scope.client.userAgent })));
+  if (revoked.length) await scope.credentials.forgetUser(userId);
+  return revoked.length;
 }
 
 export interface AuditEntry {

@@ -213,6 +213,12 @@ export async function cancelPending(db: Tx, id: string, message: string, now: Da
   return count > 0;
 }
 
+/** Every pending action created by the user → failed with `message`; how many. */
+export async function cancelPendingCreatedBy(db: Tx, userId: string, message: string, now: Date): Promise<number> {
+  const { count } = await db.scheduledAction.updateMany({ where: { createdBy: userId, status: 'pending' }, data: { status: 'failed', errorMessage: message, updatedAt: now } });
+  return count;
+}
+
 // ---- the creator of an action, at run time (named system access: the processor) ----------------
 
 /** A creator's global role and team roles as they are now; null when the user no longer exists. */

@@ -100,6 +100,15 @@ export async function cancelScheduledAction(scope: QueueScope, actionId: string,
   return repo.cancelPending(databaseOf(scope, options), actionId, cancelledMessage, scope.now());
 }
 
+/**
+ * Cancels every pending action the user created (they run with the creator's authority), in the
+ * caller's transaction: an account taken over by the owner of its e-mail runs nothing its maker
+ * scheduled. How many.
+ */
+export function cancelActionsCreatedBy(scope: Pick<QueueScope, 'now'>, tx: Tx, userId: string): Promise<number> {
+  return repo.cancelPendingCreatedBy(tx, userId, cancelledMessage, scope.now());
+}
+
 /** The contract's in-process interface, bound to a scope: `scheduleAction(actionType, payload, options)` and the rest. */
 export function scheduledActions(scope: QueueScope) {
   return {

@@ -192,7 +192,33 @@ export async function setActiveTeam(tx: Tx, sessionId: string, teamId: string): 
   await tx.session.update({ where: { id: sessionId }, data: { activeTeamId: teamId } });
 }
 
+/** The teams the user owns. */
+export async function ownedTeamIds(tx: Tx, userId: string): Promise<string[]> {
+  return (await tx.team.findMany({ where: { ownerId: userId }, select: { id: true } })).map((t) => t.id);
+}
+
+/** Removes every member of the teams but `keep`; the users removed. */
+export async function deleteMembersExcept(tx: Tx, teamIds: readonly string[], keep: string): Promise<string[]> {
+  if (!teamIds.length) return [];
+  const rows = await tx.$queryRaw<{ user_id: string }[]>`
+    DELETE FROM team_members WHERE team_id = ANY(${[...teamIds]}::uuid[]) AND user_id <> ${keep}::uuid RETURNING user_id::text`;
+  return rows.map((r) => r.user_id);
+}
+
+/** Removes the user from every team but `keep`; how many memberships ended. */
+export async function deleteMembershipsExcept(tx: Tx, userId: string, keep: readonly string[]): Promise<number> {
+  const { count } = await tx.teamMember.deleteMany({ where: { userId, teamId: { notIn: [...keep] } } });
+  return count;
+}
+
 // ---- invitations -----------------------------------------------------------------------------
+
+/** Deletes the teams' pending invitations; how many. */
+export async function deletePendingInvitations(tx: Tx, teamIds: readonly string[]): Promise<number> {
+  if (!teamIds.length) return 0;
+  const { count } = await tx.teamInvitation.deleteMany({ where: { teamId: { in: [...teamIds] }, status: 'pending' } });
+  return count;
+}
 
 export const invitationView = { id: true, teamId: true, email: true, role: true, status: true, token: true, expiresAt: true, createdAt: true } as const;
 

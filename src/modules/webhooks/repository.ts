@@ -65,6 +65,13 @@ export async function deleteEndpoint(tx: Tx, teamId: string, id: string): Promis
   return count > 0;
 }
 
+/** Deletes every endpoint of the teams (their delivery log goes with them); how many. */
+export async function deleteEndpointsOfTeams(tx: Tx, teamIds: readonly string[]): Promise<number> {
+  if (!teamIds.length) return 0;
+  const { count } = await tx.webhookEndpoint.deleteMany({ where: { teamId: { in: [...teamIds] } } });
+  return count;
+}
+
 /** Whether the team has an active endpoint subscribed to one of `patterns` (app_team_webhook_subscribed: members may ask, not read). */
 export async function teamSubscribed(tx: Tx, teamId: string, patterns: string[]): Promise<boolean> {
   const [row] = await tx.$queryRaw<{ subscribed: boolean }[]>`SELECT app_team_webhook_subscribed(${teamId}::uuid, ${patterns}::text[]) AS subscribed`;

@@ -102,6 +102,14 @@ export async function deleteEndpoint(scope: RequestScope, id: string): Promise<{
   return { id };
 }
 
+/**
+ * Deletes every endpoint of the teams, in `tx` (an account taken over by the owner of its e-mail:
+ * endpoints its maker set up must not keep receiving the teams' events); how many.
+ */
+export function deleteEndpointsOfTeams(tx: Tx, teamIds: readonly string[]): Promise<number> {
+  return repo.deleteEndpointsOfTeams(tx, teamIds);
+}
+
 /** Replaces the signing secret: the old one stops signing at once; the new one is in this answer only. */
 export async function rotateSecret(scope: RequestScope, id: string): Promise<EndpointWithSecret> {
   const { teamId } = manager(scope);

@@ -2857,6 +2857,7 @@ export const ApiKeyScalarFieldEnum = {
   lastUsedAt: 'lastUsedAt',
   totalRequests: 'totalRequests',
   revokedAt: 'revokedAt',
+  createdBySessionId: 'createdBySessionId',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const

@@ -47,6 +47,7 @@ export type ApiKeyMinAggregateOutputType = {
   lastUsedAt: Date | null
   totalRequests: bigint | null
   revokedAt: Date | null
+  createdBySessionId: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -62,6 +63,7 @@ export type ApiKeyMaxAggregateOutputType = {
   lastUsedAt: Date | null
   totalRequests: bigint | null
   revokedAt: Date | null
+  createdBySessionId: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -78,6 +80,7 @@ export type ApiKeyCountAggregateOutputType = {
   lastUsedAt: number
   totalRequests: number
   revokedAt: number
+  createdBySessionId: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -103,6 +106,7 @@ export type ApiKeyMinAggregateInputType = {
   lastUsedAt?: true
   totalRequests?: true
   revokedAt?: true
+  createdBySessionId?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -118,6 +122,7 @@ export type ApiKeyMaxAggregateInputType = {
   lastUsedAt?: true
   totalRequests?: true
   revokedAt?: true
+  createdBySessionId?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -134,6 +139,7 @@ export type ApiKeyCountAggregateInputType = {
   lastUsedAt?: true
   totalRequests?: true
   revokedAt?: true
+  createdBySessionId?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -237,6 +243,7 @@ export type ApiKeyGroupByOutputType = {
   lastUsedAt: Date | null
   totalRequests: bigint
   revokedAt: Date | null
+  createdBySessionId: string | null
   createdAt: Date
   updatedAt: Date
   _count: ApiKeyCountAggregateOutputType | null
@@ -276,6 +283,7 @@ export type ApiKeyWhereInput = {
   lastUsedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
   totalRequests?: Prisma.BigIntFilter<"ApiKey"> | bigint | number
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
+  createdBySessionId?: Prisma.UuidNullableFilter<"ApiKey"> | string | null
   createdAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
@@ -295,6 +303,7 @@ export type ApiKeyOrderByWithRelationInput = {
   lastUsedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   totalRequests?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  createdBySessionId?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   user?: Prisma.UserOrderByWithRelationInput
@@ -317,6 +326,7 @@ export type ApiKeyWhereUniqueInput = Prisma.AtLeast<{
   lastUsedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
   totalRequests?: Prisma.BigIntFilter<"ApiKey"> | bigint | number
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
+  createdBySessionId?: Prisma.UuidNullableFilter<"ApiKey"> | string | null
   createdAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
@@ -336,6 +346,7 @@ export type ApiKeyOrderByWithAggregationInput = {
   lastUsedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   totalRequests?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  createdBySessionId?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.ApiKeyCountOrderByAggregateInput
@@ -360,6 +371,7 @@ export type ApiKeyScalarWhereWithAggregatesInput = {
   lastUsedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"ApiKey"> | Date | string | null
   totalRequests?: Prisma.BigIntWithAggregatesFilter<"ApiKey"> | bigint | number
   revokedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"ApiKey"> | Date | string | null
+  createdBySessionId?: Prisma.UuidNullableWithAggregatesFilter<"ApiKey"> | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"ApiKey"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"ApiKey"> | Date | string
 }
@@ -375,6 +387,7 @@ export type ApiKeyCreateInput = {
   lastUsedAt?: Date | string | null
   totalRequests?: bigint | number
   revokedAt?: Date | string | null
+  createdBySessionId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user: Prisma.UserCreateNestedOneWithoutApiKeysInput
@@ -394,6 +407,7 @@ export type ApiKeyUncheckedCreateInput = {
   lastUsedAt?: Date | string | null
   totalRequests?: bigint | number
   revokedAt?: Date | string | null
+  createdBySessionId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   usage?: Prisma.ApiKeyUsageUncheckedCreateNestedManyWithoutKeyInput
@@ -411,6 +425,7 @@ export type ApiKeyUpdateInput = {
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   totalRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdBySessionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneRequiredWithoutApiKeysNestedInput
@@ -430,6 +445,7 @@ export type ApiKeyUncheckedUpdateInput = {
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   totalRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdBySessionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   usage?: Prisma.ApiKeyUsageUncheckedUpdateManyWithoutKeyNestedInput
@@ -448,6 +464,7 @@ export type ApiKeyCreateManyInput = {
   lastUsedAt?: Date | string | null
   totalRequests?: bigint | number
   revokedAt?: Date | string | null
+  createdBySessionId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -463,6 +480,7 @@ export type ApiKeyUpdateManyMutationInput = {
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   totalRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdBySessionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -479,6 +497,7 @@ export type ApiKeyUncheckedUpdateManyInput = {
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   totalRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdBySessionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -505,6 +524,7 @@ export type ApiKeyCountOrderByAggregateInput = {
   lastUsedAt?: Prisma.SortOrder
   totalRequests?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
+  createdBySessionId?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -524,6 +544,7 @@ export type ApiKeyMaxOrderByAggregateInput = {
   lastUsedAt?: Prisma.SortOrder
   totalRequests?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
+  createdBySessionId?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -539,6 +560,7 @@ export type ApiKeyMinOrderByAggregateInput = {
   lastUsedAt?: Prisma.SortOrder
   totalRequests?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
+  createdBySessionId?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -650,6 +672,7 @@ export type ApiKeyCreateWithoutUserInput = {
   lastUsedAt?: Date | string | null
   totalRequests?: bigint | number
   revokedAt?: Date | string | null
+  createdBySessionId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   usage?: Prisma.ApiKeyUsageCreateNestedManyWithoutKeyInput
@@ -667,6 +690,7 @@ export type ApiKeyUncheckedCreateWithoutUserInput = {
   lastUsedAt?: Date | string | null
   totalRequests?: bigint | number
   revokedAt?: Date | string | null
+  createdBySessionId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   usage?: Prisma.ApiKeyUsageUncheckedCreateNestedManyWithoutKeyInput
@@ -714,6 +738,7 @@ export type ApiKeyScalarWhereInput = {
   lastUsedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
   totalRequests?: Prisma.BigIntFilter<"ApiKey"> | bigint | number
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
+  createdBySessionId?: Prisma.UuidNullableFilter<"ApiKey"> | string | null
   createdAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
 }
@@ -729,6 +754,7 @@ export type ApiKeyCreateWithoutUsageInput = {
   lastUsedAt?: Date | string | null
   totalRequests?: bigint | number
   revokedAt?: Date | string | null
+  createdBySessionId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user: Prisma.UserCreateNestedOneWithoutApiKeysInput
@@ -747,6 +773,7 @@ export type ApiKeyUncheckedCreateWithoutUsageInput = {
   lastUsedAt?: Date | string | null
   totalRequests?: bigint | number
   revokedAt?: Date | string | null
+  createdBySessionId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   audit?: Prisma.ApiKeyAuditUncheckedCreateNestedManyWithoutKeyInput
@@ -779,6 +806,7 @@ export type ApiKeyUpdateWithoutUsageInput = {
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   totalRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdBySessionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneRequiredWithoutApiKeysNestedInput
@@ -797,6 +825,7 @@ export type ApiKeyUncheckedUpdateWithoutUsageInput = {
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   totalRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdBySessionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   audit?: Prisma.ApiKeyAuditUncheckedUpdateManyWithoutKeyNestedInput
@@ -813,6 +842,7 @@ export type ApiKeyCreateWithoutAuditInput = {
   lastUsedAt?: Date | string | null
   totalRequests?: bigint | number
   revokedAt?: Date | string | null
+  createdBySessionId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user: Prisma.UserCreateNestedOneWithoutApiKeysInput
@@ -831,6 +861,7 @@ export type ApiKeyUncheckedCreateWithoutAuditInput = {
   lastUsedAt?: Date | string | null
   totalRequests?: bigint | number
   revokedAt?: Date | string | null
+  createdBySessionId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   usage?: Prisma.ApiKeyUsageUncheckedCreateNestedManyWithoutKeyInput
@@ -863,6 +894,7 @@ export type ApiKeyUpdateWithoutAuditInput = {
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   totalRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdBySessionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneRequiredWithoutApiKeysNestedInput
@@ -881,6 +913,7 @@ export type ApiKeyUncheckedUpdateWithoutAuditInput = {
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   totalRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdBySessionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   usage?: Prisma.ApiKeyUsageUncheckedUpdateManyWithoutKeyNestedInput
@@ -897,6 +930,7 @@ export type ApiKeyCreateManyUserInput = {
   lastUsedAt?: Date | string | null
   totalRequests?: bigint | number
   revokedAt?: Date | string | null
+  createdBySessionId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -912,6 +946,7 @@ export type ApiKeyUpdateWithoutUserInput = {
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   totalRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdBySessionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   usage?: Prisma.ApiKeyUsageUpdateManyWithoutKeyNestedInput
@@ -929,6 +964,7 @@ export type ApiKeyUncheckedUpdateWithoutUserInput = {
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   totalRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdBySessionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   usage?: Prisma.ApiKeyUsageUncheckedUpdateManyWithoutKeyNestedInput
@@ -946,6 +982,7 @@ export type ApiKeyUncheckedUpdateManyWithoutUserInput = {
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   totalRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdBySessionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -1002,6 +1039,7 @@ export type ApiKeySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   lastUsedAt?: boolean
   totalRequests?: boolean
   revokedAt?: boolean
+  createdBySessionId?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
@@ -1022,6 +1060,7 @@ export type ApiKeySelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extens
   lastUsedAt?: boolean
   totalRequests?: boolean
   revokedAt?: boolean
+  createdBySessionId?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
@@ -1039,6 +1078,7 @@ export type ApiKeySelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extens
   lastUsedAt?: boolean
   totalRequests?: boolean
   revokedAt?: boolean
+  createdBySessionId?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
@@ -1056,11 +1096,12 @@ export type ApiKeySelectScalar = {
   lastUsedAt?: boolean
   totalRequests?: boolean
   revokedAt?: boolean
+  createdBySessionId?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type ApiKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "userId" | "name" | "keyPrefix" | "keyHash" | "scopes" | "status" | "expiresAt" | "lastUsedAt" | "totalRequests" | "revokedAt" | "createdAt" | "updatedAt", ExtArgs["result"]["apiKey"]>
+export type ApiKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "userId" | "name" | "keyPrefix" | "keyHash" | "scopes" | "status" | "expiresAt" | "lastUsedAt" | "totalRequests" | "revokedAt" | "createdBySessionId" | "createdAt" | "updatedAt", ExtArgs["result"]["apiKey"]>
 export type ApiKeyInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   usage?: boolean | Prisma.ApiKey$usageArgs<ExtArgs>
@@ -1093,6 +1134,11 @@ export type $ApiKeyPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
     lastUsedAt: Date | null
     totalRequests: bigint
     revokedAt: Date | null
+    /**
+     * The session that minted the key (a password change revokes the keys of the sessions it ends).
+     * No foreign key: sessions end, the record of where a key came from stays. Null for older keys.
+     */
+    createdBySessionId: string | null
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["apiKey"]>
@@ -1532,6 +1578,7 @@ export interface ApiKeyFieldRefs {
   readonly lastUsedAt: Prisma.FieldRef<"ApiKey", 'DateTime'>
   readonly totalRequests: Prisma.FieldRef<"ApiKey", 'BigInt'>
   readonly revokedAt: Prisma.FieldRef<"ApiKey", 'DateTime'>
+  readonly createdBySessionId: Prisma.FieldRef<"ApiKey", 'String'>
   readonly createdAt: Prisma.FieldRef<"ApiKey", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"ApiKey", 'DateTime'>
 }
