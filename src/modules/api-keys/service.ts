@@ -7,6 +7,7 @@ import type { Tx } from '../../db/request-db.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { AppError, unauthenticated } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
+import { assertWithinLimit } from '../teams/plan-usage.js';
 import type { CreateApiKeyInput } from './inputs.js';
 import * as repo from './repository.js';
 
@@ -61,6 +62,10 @@ export async function createKey(scope: RequestScope, input: CreateApiKeyInput): 
   if (expiresAt && expiresAt <= now) throw new AppError('VALIDATION_ERROR', 'expiresAt must be in the future', { expiresAt: 'must be in the future' });
   const key = mintKey(scope.config.apiKeys.environment);
   const tx = await scope.db.tx();
+  // A key acts in any team of its owner, so each counts it against its plan's `api_keys` (the members'
+  // usable keys together): one more must fit in every one. Teams in one order, so that mints by
+  // members of the same teams queue on their locks without deadlock (api_key_plan_limit migration).
+  for (const teamId of user.teams.map((t) => t.teamId).sort()) await assertWithinLimit(scope, tx, teamId, 'api_keys', 1);
   const record = await repo.insertKey(tx, {
     userId: user.userId,
     name: input.name,

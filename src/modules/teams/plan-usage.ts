@@ -29,9 +29,10 @@ type Counter = (scope: RequestScope, tx: Tx, teamId: string, atMost?: number) =>
  */
 const counters = new Map<string, Counter>([
   ['team_members', (_scope, tx, teamId) => repo.countMembers(tx, teamId)],
-  // Keys belong to users: a team's count is its members' active keys (RLS shows a user only their
-  // own keys, so a database function counts them, for the caller's own teams only).
-  ['api_keys', (_scope, tx, teamId) => repo.countMemberApiKeys(tx, teamId)],
+  // Keys belong to users: a team's count is its members' usable keys (RLS shows a user only their
+  // own keys, so a database function counts them, for the caller's own teams only). Minting a key
+  // checks every team of its owner (api-keys/service.ts): a key acts in any of them.
+  ['api_keys', (_scope, tx, teamId, atMost) => repo.countMemberApiKeys(tx, teamId, atMost)],
 ]);
 
 /** Makes a plan limit measurable (entities count their records per team). */
@@ -77,5 +78,6 @@ export async function assertWithinLimit(scope: RequestScope, tx: Tx, teamId: str
   const current = await count(scope, tx, teamId, max + 1);
   if (current + Math.max(adding, 1) <= max) return;
   const reported = current > max ? await count(scope, tx, teamId) : current;
-  throw new AppError('PLAN_LIMIT_REACHED', `The team's plan allows ${max} ${limitSlug.replace(/_/g, ' ')} (pending invitations count)`, { limitSlug, max, current: reported });
+  const counted = limitSlug === 'team_members' ? ' (pending invitations count)' : '';
+  throw new AppError('PLAN_LIMIT_REACHED', `The team's plan allows ${max} ${limitSlug.replace(/_/g, ' ')}${counted}`, { limitSlug, max, current: reported, teamId });
 }

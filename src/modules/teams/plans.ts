@@ -12,8 +12,10 @@ export interface Plan {
 }
 
 export const defaultPlans: Record<string, Plan> = {
-  free: { slug: 'free', name: 'Free', limits: { team_members: 5, api_keys: 5, tasks: 100 }, rateLimitTier: 'free' },
-  pro: { slug: 'pro', name: 'Pro', limits: { team_members: 50, api_keys: 50, tasks: 10_000 }, rateLimitTier: 'pro' },
+  // api_keys: the usable keys of a team's members together (each key counts in every team of its
+  // owner); generous enough for a few keys per member of a full team (one per integration, environment).
+  free: { slug: 'free', name: 'Free', limits: { team_members: 5, api_keys: 25, tasks: 100 }, rateLimitTier: 'free' },
+  pro: { slug: 'pro', name: 'Pro', limits: { team_members: 50, api_keys: 500, tasks: 10_000 }, rateLimitTier: 'pro' },
   enterprise: { slug: 'enterprise', name: 'Enterprise', limits: { team_members: null, api_keys: null, tasks: null }, rateLimitTier: 'enterprise' },
 };
 

@@ -302,8 +302,15 @@ export function findSubscription(tx: Tx, teamId: string) {
   });
 }
 
-/** Active API keys owned by the team's members (app_team_active_api_keys: only for the caller's teams). */
-export async function countMemberApiKeys(tx: Tx, teamId: string): Promise<number> {
-  const [row] = await tx.$queryRaw<[{ n: number }]>`SELECT app_team_active_api_keys(${teamId}::uuid) AS n`;
+/**
+ * Usable (active, unexpired) API keys owned by the team's members, only for the caller's teams. With
+ * `atMost` (a mint's limit check): at most that many, counted once the team's concurrent mints have
+ * committed, so that two at the limit never both pass (api_key_plan_limit migration).
+ */
+export async function countMemberApiKeys(tx: Tx, teamId: string, atMost?: number): Promise<number> {
+  const [row] =
+    atMost === undefined
+      ? await tx.$queryRaw<[{ n: number }]>`SELECT app_team_active_api_keys(${teamId}::uuid) AS n`
+      : await tx.$queryRaw<[{ n: number }]>`SELECT app_team_active_api_keys_for_create(${teamId}::uuid, ${atMost}::int) AS n`;
   return row.n;
 }

@@ -277,7 +277,7 @@ describe('plans, subscription, usage, invoices', () => {
   it('puts new teams on the free plan and reports usage from real counts', async () => {
     const teamId = await createTeam(t, owner, 'plan-team');
     const sub = await t.json('GET', `/api/v1/teams/${teamId}/subscription`, undefined, as(owner));
-    expect(sub).toMatchObject({ status: 200, body: { data: { teamId, status: 'active', plan: { slug: 'free', limits: { team_members: 20, api_keys: 5, tasks: 100 } } } } });
+    expect(sub).toMatchObject({ status: 200, body: { data: { teamId, status: 'active', plan: { slug: 'free', limits: { team_members: 20, api_keys: 25, tasks: 100 } } } } });
     const usage = await t.json('GET', `/api/v1/teams/${teamId}/usage/team_members`, undefined, as(owner));
     expect(usage.body.data).toEqual({ limitSlug: 'team_members', current: 1, max: 20, remaining: 19, allowed: true, percentUsed: 5 });
     expect((await t.json('GET', `/api/v1/teams/${teamId}/usage/rockets`, undefined, as(owner))).status).toBe(404);
