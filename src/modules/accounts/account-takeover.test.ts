@@ -4,7 +4,8 @@
 // endpoint, two-factor, a provider identity, a scheduled action, membership of their own team. When
 // the address's owner signs in with a provider that vouches for it, the account is theirs and none of
 // that works any more, on every instance (two servers on one database, evictions over Redis), from
-// the callback's answer on; a verified account's link strips nothing. PGlite and PostgreSQL.
+// the callback's answer on; a password reset link followed by the owner claims it the same way; a
+// verified account's link strips nothing. PGlite and PostgreSQL.
 import * as OTPAuth from 'otpauth';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -175,6 +176,38 @@ describe('claiming an account whose e-mail was never verified', () => {
     expect(await a.database.prisma.apiKey.count({ where: { userId: squat.id, status: 'active' } })).toBe(0);
     const refused = await Promise.all(minted.filter((m) => m.status === 201).map(async ({ key }) => (await a.json('GET', '/api/auth/session', undefined, bearer(key!))).status));
     expect(refused.filter((s) => s !== 401)).toEqual([]);
+  });
+
+  it('a password reset proves the address too: the maker’s members, webhooks, identity, key and password all end', async () => {
+    const { squat, key } = await squatted();
+    const team = squat.activeTeamId;
+    const accomplice = await signUp(a);
+    await addMember(a, squat, team, accomplice, 'admin');
+    await createEndpoint(a, squat, { url: receiver.url('/stolen-too') });
+    const makerLogin = unique('maker');
+    idp.accounts.set(makerLogin, { email: squat.email, emailVerified: false });
+    await a.database.prisma.userIdentity.create({ data: { userId: squat.id, provider: 'idp', subject: makerLogin, email: squat.email } });
+
+    // The address's owner asks for a reset link (it reaches their mailbox) and sets a password.
+    const since = new Date(Date.now() - 1);
+    expect((await a.json('POST', '/api/auth/password-reset', { email: squat.email })).status).toBe(202);
+    const token = await mailedToken(a, squat.email, 'Reset your password', since);
+    expect((await a.json('POST', '/api/auth/password-reset/confirm', { token, password: 'the owner’s own password' })).status).toBe(200);
+    const login = await a.json('POST', '/api/auth/login', { email: squat.email, password: 'the owner’s own password' });
+    expect(login.status).toBe(200);
+    const session = login.headers.getSetCookie()[0]!.split(';')[0]!;
+    expect((await a.json('POST', '/api/v1/projects', { name: 'The owner’s next plan' }, { cookie: session })).status).toBe(201);
+
+    for (const app of [a, b]) expect((await app.json('GET', '/api/v1/projects', undefined, bearer(key.key))).status).toBe(401);
+    expect((await a.json('GET', `/api/v1/teams/${team}`, undefined, { cookie: accomplice.cookie })).status).toBe(404);
+    expect(JSON.stringify((await a.json('GET', '/api/v1/projects?limit=100', undefined, { cookie: accomplice.cookie })).body)).not.toContain('next plan');
+    expect((await a.json('GET', '/api/v1/webhooks', undefined, { cookie: session })).body.data).toEqual([]);
+    expect((await signInWithProvider(a, idp, makerLogin)).session).toBeNull();
+    expect((await a.json('POST', '/api/auth/login', { email: squat.email, password: squat.password })).status).toBe(401);
+    expect((await a.json('GET', '/api/auth/session', undefined, { cookie: squat.cookie })).status).toBe(401);
+    // The address is verified from then on: the token is used up, and a second reset is an ordinary one.
+    expect((await a.json('POST', '/api/auth/password-reset/confirm', { token, password: 'yet another password' })).body.code).toBe('INVALID_TOKEN');
+    expect((await a.database.prisma.user.findUniqueOrThrow({ where: { id: squat.id } })).emailVerifiedAt).not.toBeNull();
   });
 
   it('links a verified account as before: its keys, members, sessions and password stay', async () => {

@@ -1,5 +1,7 @@
-// An account whose e-mail was never verified, claimed by whoever proves the address (a provider that
-// vouches for it: provider-sign-in.ts). Whoever made the account never proved the address, so nothing
+// An account whose e-mail was never verified, claimed by whoever proves the address: a provider that
+// vouches for it (provider-sign-in.ts), or a password reset link mailed to it (passwords.ts: what an
+// attacker's account would otherwise hand over to the owner who merely reset its password, with the
+// attacker's own provider identity, members and webhooks left in place). Whoever made the account never proved the address, so nothing
 // they set up in it may outlive the claim: with REQUIRE_EMAIL_VERIFICATION off, anyone can sign up
 // with someone else's address, mint keys, invite accounts of their own into its team and add webhooks,
 // then wait for the address's owner to sign in with a provider and write there. The claim links the
@@ -23,41 +25,54 @@ import { releaseTeamsOf } from '../teams/account-takeover.js';
 import { createPersonalTeam } from '../teams/service.js';
 import { deleteEndpointsOfTeams } from '../webhooks/service.js';
 import * as repo from './repository.js';
-import { removeTwoFactor } from './two-factor.js';
 
 // As a request's transaction (db/request-db.ts): waiting for PGlite's one connection may take a while under load.
 const transactionOptions = { maxWait: 30_000, timeout: 30_000 } as const;
 
+/** How the owner of the address proved it, within the claim's transaction. */
+export interface Proof {
+  /** Why the platform acts (named system access). */
+  purpose: string;
+  /** Before the account is stripped: what proves the address (a reset link used up); throws when it no longer does. */
+  before?(tx: Tx): Promise<void>;
+  /** Once it is stripped: what the owner gets (the identity linked, the new password set). */
+  after(tx: Tx): Promise<void>;
+  /** The address turned out verified (read under the row's lock): what is done instead of the claim; none, nothing is. */
+  verified?(tx: Tx): Promise<void>;
+}
+
 /**
- * Links an identity to the account of `user` (`link`, in the same transaction) and, if its e-mail
- * was never verified (read again under the row's lock), takes it over as the top of the file says:
- * the address counts as verified from then on. Whether it was taken over.
+ * If the e-mail of `user`'s account was never verified (read again under the row's lock), takes the
+ * account over as the top of the file says, with `proof` in the same transaction: the address counts
+ * as verified from then on. Whether it was taken over (if not, only `proof.verified` ran).
  */
-export async function linkClaimingAccount(scope: RequestScope, user: { id: string; email: string; firstName: string }, link: (tx: Tx) => Promise<unknown>): Promise<boolean> {
-  const system = scope.system('provider sign-in: claim an account whose e-mail was never verified');
+export async function claimAccount(scope: RequestScope, user: { id: string; email: string; firstName: string }, proof: Proof): Promise<boolean> {
+  const system = scope.system(proof.purpose);
   const evict = await system.prisma.$transaction(async (tx) => {
     const locked = await repo.lockUser(tx, user.id);
     if (!locked) throw new AppError('SIGN_IN_FAILED', 'The account of this e-mail was deleted meanwhile: sign in again');
-    // Verified meanwhile (a verification link followed): linked as any verified account is.
+    // Verified meanwhile (a verification link followed): treated as any verified account is.
     if (locked.emailVerifiedAt) {
-      await link(tx);
+      await proof.verified?.(tx);
       return null;
     }
-    return strip(scope, tx, user, link);
+    await proof.before?.(tx);
+    const evicted = await strip(scope, tx, user);
+    await proof.after(tx);
+    return evicted;
   }, transactionOptions);
   if (!evict) return false;
   for (const userId of evict) await scope.credentials.forgetUser(userId);
   return true;
 }
 
-/** Everything the maker of the account set up goes, the identity is linked; the users whose cached keys to evict. */
-async function strip(scope: RequestScope, tx: Tx, user: { id: string; email: string; firstName: string }, link: (tx: Tx) => Promise<unknown>): Promise<string[]> {
+/** Everything the maker of the account set up goes; the users whose cached keys to evict. */
+async function strip(scope: RequestScope, tx: Tx, user: { id: string; email: string; firstName: string }): Promise<string[]> {
   const now = scope.now();
   await repo.endSessionsExcept(tx, user.id, null);
   await repo.deleteIdentitiesOf(tx, user.id);
-  await link(tx);
   await repo.setPasswordHash(tx, user.id, noPassword);
-  await removeTwoFactor(tx, user.id, now);
+  await repo.removeTwoFactor(tx, user.id, now);
   for (const purpose of ['password_reset', 'sign_in_challenge', 'email_verification'] as const) await repo.useAccountTokensOf(tx, user.id, purpose, now);
   await revokeKeysOf(scope, tx, user.id, 'account claimed by the owner of its e-mail');
   const teams = await releaseTeamsOf(tx, user.id);

@@ -36,6 +36,8 @@ export interface OpenLink {
   userId: string;
   /** As the user: takes the token up and runs `then` in the same transaction; if it is gone meanwhile, throws. */
   use<T>(then: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Takes the token up in `tx` (a transaction of the caller's); if it is gone meanwhile, throws. */
+  spend(tx: Tx): Promise<void>;
 }
 
 /**
@@ -46,11 +48,15 @@ export async function openLink(scope: RequestScope, purpose: TokenPurpose, token
   const tokenHash = hashToken(token);
   const userId = await repo.accountTokenUser(scope.system(`${purpose}: token owner`), purpose, tokenHash, scope.now());
   if (!userId) throw invalid();
+  const spend = async (tx: Tx) => {
+    if (!(await repo.useAccountToken(tx, purpose, tokenHash, scope.now()))) throw invalid();
+  };
   return {
     userId,
+    spend,
     use: (then) =>
       scope.runAs(userId, async (tx) => {
-        if (!(await repo.useAccountToken(tx, purpose, tokenHash, scope.now()))) throw invalid();
+        await spend(tx);
         return then(tx);
       }),
   };

@@ -11,7 +11,6 @@ import { hashPassword } from '../../auth/password.js';
 import { AppError } from '../../shared/errors.js';
 import { replacePassword } from './passwords.js';
 import * as repo from './repository.js';
-import { removeTwoFactor } from './two-factor.js';
 
 async function userByEmail(database: Database, email: string) {
   const user = await repo.findCredentials(systemDb(database, 'cli: user by e-mail'), email.trim().toLowerCase());
@@ -30,7 +29,7 @@ export async function setPassword(database: Database, email: string, password: s
 /** Turns the user's two-factor sign-in off (and ends their recovery codes); whether it was on or being set up. */
 export async function turnOffTwoFactor(database: Database, email: string): Promise<{ id: string; email: string; wasOn: boolean }> {
   const user = await userByEmail(database, email);
-  const wasOn = await runAsUser(database, user.id, (tx) => removeTwoFactor(tx, user.id, new Date()));
+  const wasOn = await runAsUser(database, user.id, (tx) => repo.removeTwoFactor(tx, user.id, new Date()));
   return { id: user.id, email: user.email, wasOn };
 }
 

@@ -3,12 +3,15 @@
 // reset is account recovery, what ends a compromise: it also revokes every API key of the user. A
 // change revokes the keys minted by the sessions it ends (whoever held one may have minted a key to
 // stay); keys minted by this session, by sessions ended before, or before keys recorded their session
-// stay, listed by GET /api-keys for the user to revoke.
+// stay, listed by GET /api-keys for the user to revoke. A reset of an account whose e-mail was never
+// verified proves the address: its owner claims the account bare (account-takeover.ts), as a provider
+// sign-in would, so nothing its maker set up (members, webhooks, a provider identity) outlives it.
 import { hashPassword, verifyPassword } from '../../auth/password.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { revokeKeysOf } from '../api-keys/service.js';
+import { claimAccount } from './account-takeover.js';
 import type { ChangePasswordInput, PasswordResetInput, RequestPasswordResetInput } from './inputs.js';
 import { mailLink, openLink } from './mailed-links.js';
 import * as repo from './repository.js';
@@ -26,6 +29,10 @@ export async function requestPasswordReset(scope: ThrottledScope, input: Request
   scope.afterAnswer(() => mailResetLink(scope, input.email));
 }
 
+/** What a reset does to an account whose address was never verified (account-takeover.ts), said before it is done. */
+const unverifiedNotice =
+  'This account’s e-mail address was never verified, so someone else may have made it with your address. Setting a password with this link verifies the address and makes the account yours alone: its other sessions, API keys, linked sign-in providers, two-factor setup, the other members and pending invitations of its teams and their webhooks are removed.';
+
 async function mailResetLink(scope: RequestScope, email: string): Promise<void> {
   const account = await repo.findCredentials(scope.system('password reset: account by e-mail'), email);
   if (!account) return;
@@ -38,6 +45,7 @@ async function mailResetLink(scope: RequestScope, email: string): Promise<void> 
       `Or send this token with the new password: ${token}`,
       '',
       `The link works once, until ${expiresAt.toISOString()}. If you did not ask, ignore this e-mail: your password stays as it is.`,
+      ...(account.emailVerifiedAt ? [] : ['', unverifiedNotice]),
     ].join('\n'),
   }));
 }
@@ -46,11 +54,15 @@ async function mailResetLink(scope: RequestScope, email: string): Promise<void> 
  * Sets a new password with a reset link's token: the token is used up (a second use, even at the same
  * moment, is refused), every session of the user ends but the caller's own, the user's other open
  * links stop working and every API key of the user is revoked (refused from the answer on, on every
- * instance). Does not sign in: the user signs in with the new password.
+ * instance). An account whose e-mail was never verified is claimed instead (every session ends, and
+ * everything its maker set up goes: account-takeover.ts). Does not sign in: the user signs in with the new password.
  */
 export async function resetPassword(scope: RequestScope, input: PasswordResetInput): Promise<void> {
   const link = await openLink(scope, 'password_reset', input.token, invalidToken);
   const passwordHash = await hashPassword(input.password);
+  const account = await repo.findAccount(scope.system('password reset: the link owner'), link.userId);
+  const proof = { purpose: 'password reset: claim an account whose e-mail was never verified', before: link.spend, after: (tx: Tx) => repo.setPasswordHash(tx, link.userId, passwordHash) };
+  if (account && !account.emailVerifiedAt && (await claimAccount(scope, account, proof))) return;
   await link.use(async (tx) => {
     await replacePassword(tx, link.userId, passwordHash, scope.now(), ownSessionOf(scope, link.userId));
     await revokeKeysOf(scope, tx, link.userId, 'password reset');

@@ -17,7 +17,7 @@ import type { SignInProvider } from '../../config/oidc.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
 import { openInvitationForSignup } from '../teams/service.js';
-import { linkClaimingAccount } from './account-takeover.js';
+import { claimAccount } from './account-takeover.js';
 import { newFlowChecks, type Provider, type ProviderIdentity } from './provider-client.js';
 import * as repo from './repository.js';
 import { openInvitedAccount, openPublicAccount, type NewAccount } from './service.js';
@@ -146,7 +146,8 @@ async function accountOf(scope: ThrottledScope, provider: SignInProvider, identi
     if (existing) {
       const { passwordHash: _hash, emailVerifiedAt, disabledAt, totp, ...user } = existing;
       if (emailVerifiedAt) await scope.runAs(existing.id, (tx) => link(tx, existing.id));
-      const claimed = !emailVerifiedAt && (await linkClaimingAccount(scope, existing, (tx) => link(tx, existing.id)));
+      const linkIt = (tx: Tx) => link(tx, existing.id);
+      const claimed = !emailVerifiedAt && (await claimAccount(scope, existing, { purpose: 'provider sign-in: claim an account whose e-mail was never verified', after: linkIt, verified: linkIt }));
       // A claimed account's two-factor was its maker's: removed with the rest.
       return { ...user, twoFactor: !claimed && Boolean(totp?.enabledAt), disabled: Boolean(disabledAt) };
     }

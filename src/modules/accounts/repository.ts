@@ -22,6 +22,11 @@ export function findCredentials(system: SystemDb, email: string) {
   return system.prisma.user.findUnique({ where: { email }, select: { ...userView, passwordHash: true, emailVerifiedAt: true, disabledAt: true, totp: { select: { enabledAt: true } } } });
 }
 
+/** A mailed link's owner, with whether their e-mail was ever verified, looked up before anyone is signed in. */
+export function findAccount(system: SystemDb, userId: string) {
+  return system.prisma.user.findUnique({ where: { id: userId }, select: { id: true, email: true, firstName: true, emailVerifiedAt: true } });
+}
+
 export function insertSession(tx: Tx, data: { userId: string; tokenHash: string; activeTeamId: string | null; expiresAt: Date; ipAddress: string | null; userAgent: string | null }) {
   return tx.session.create({ data, select: { id: true, expiresAt: true } });
 }
@@ -92,6 +97,13 @@ export async function useAccountTokensOf(tx: Tx, userId: string, purpose: TokenP
 }
 
 /** Marks the user's e-mail address verified (if it was not). */
+/** Turns the user's two-factor off (on or being set up) and ends their recovery codes; whether there was any. */
+export async function removeTwoFactor(tx: Tx, userId: string, now: Date): Promise<boolean> {
+  const { count } = await tx.userTotp.deleteMany({ where: { userId } });
+  await useAccountTokensOf(tx, userId, 'recovery_code', now);
+  return count > 0;
+}
+
 export async function markEmailVerified(tx: Tx, userId: string, now: Date): Promise<void> {
   await tx.user.updateMany({ where: { id: userId, emailVerifiedAt: null }, data: { emailVerifiedAt: now } });
 }

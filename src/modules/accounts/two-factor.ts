@@ -123,15 +123,8 @@ export async function disableTwoFactor(scope: ThrottledScope, input: TwoFactorCo
     const totp = await tx.userTotp.findUnique({ where: { userId: actor.userId }, select: { secretSealed: true, enabledAt: true } });
     if (!totp?.enabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is not on');
     if (!(await acceptSecondFactor(scope, tx, actor.userId, totp.secretSealed, input.code))) throw wrongCode();
-    await removeTwoFactor(tx, actor.userId, scope.now());
+    await repo.removeTwoFactor(tx, actor.userId, scope.now());
   });
-}
-
-/** Turns the user's two-factor off (on or being set up) and ends their recovery codes; whether there was any. */
-export async function removeTwoFactor(tx: Tx, userId: string, now: Date): Promise<boolean> {
-  const { count } = await tx.userTotp.deleteMany({ where: { userId } });
-  await repo.useAccountTokensOf(tx, userId, 'recovery_code', now);
-  return count > 0;
 }
 
 /** The first step's answer when the password was right and two-factor is on: no session yet. */
