@@ -1,12 +1,13 @@
-// npm run fuzz -- [--runs N] [--seed S] [--only rest,graphql,multipart,events,graphql-ws] [--path P] [--verbose]
+// npm run fuzz -- [--runs N] [--seed S] [--only rest,graphql,multipart,events,graphql-ws,sweep] [--sweep M] [--path P] [--verbose]
 // The fuzzer of src/fuzz/ for long runs: N requests over every route and operation (split over the
-// suites as the in-suite run splits them), on PGlite, or on PostgreSQL when TEST_DATABASE_URL is
-// set. Prints the counts by status, the 5xx and crash counts and every distinct finding with the
+// drawn suites as the in-suite run splits them), then the sweep (every operator on every field, every
+// groupBy, expand, fields and child value: its whole list, or its first M cases), on PGlite, or on
+// PostgreSQL when TEST_DATABASE_URL is set. Prints the counts by status, the 5xx and crash counts and every distinct finding with the
 // seed and path that replay it (`--only <suite> --seed S --path P` sends that one request again on
 // a fresh server) and a curl command. Exits 1 when anything was found.
 import { parseArgs } from 'node:util';
 import { finalFindings, report, type Finding } from '../src/fuzz/fuzz-run.js';
-import { closeSession, openSession, runSuite, suiteShares, suites, type Suite } from '../src/fuzz/fuzz-session.js';
+import { closeSession, openSession, runSuite, suiteShares, suites, sweepOf, type Suite } from '../src/fuzz/fuzz-session.js';
 
 const { values } = parseArgs({
   options: {
@@ -14,6 +15,7 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     only: { type: 'string' },
     path: { type: 'string' },
+    sweep: { type: 'string' },
     verbose: { type: 'boolean', default: false },
   },
 });
@@ -31,7 +33,7 @@ const findings: Finding[] = [];
 try {
   const share = suiteShares(chosen);
   for (const suite of chosen) {
-    const count = Math.max(1, Math.round(runs * share[suite]!));
+    const count = suite === 'sweep' ? Number(values.sweep ?? sweepOf(session).cases.length) : Math.max(1, Math.round(runs * share[suite]!));
     const before = session.stats.requests;
     const found = await runSuite(session, suite, { seed, runs: count, path: values.path, verbose: values.verbose });
     findings.push(...found);

@@ -3,16 +3,19 @@
 // entity): each request uses the entity's fields, with valid values, then one odd thing (a filter at
 // 2^31 or year 0, a NUL, a hostile member), so that creates and updates reach the database and the
 // REST edge's query-string parser meets odd values; LISTs also get operator parameters and `filter`
-// JSON (nested groups, past the limits, wrong operators). A new entity is fuzzed with no change here.
+// JSON (nested groups, past the limits, wrong operators), their values often the kind the operator
+// takes (a flag for isNull, a list for in: sweep-values.ts); aggregates get groupBy and measures of
+// the fields their document lists. A new entity is fuzzed with no change here.
 import fc from 'fast-check';
 import { inversesOf, relationFields, type EntityDefinition, type FieldDefinition } from '../config/entity-definition.js';
 import { fieldValue } from './entity-values.js';
 import type { FuzzRequest } from './fuzz-request.js';
-import { hostileJson, oddDates, oddNumberTexts, shortHostileString } from './hostile-values.js';
-import { percentEncode, queryString, racing } from './http-parts.js';
+import { hostileJson, oddDates, oddNumberTexts, refText, shortHostileString } from './hostile-values.js';
+import { percentEncode, queryString, queryText, racing } from './http-parts.js';
 import { jsonText, toTree, type JsonTree } from './json-text.js';
 import type { ApiOperation } from './openapi-arbitraries.js';
-import { refsFor, type ValueContext } from './schema-values.js';
+import { refsFor, type JsonSchema, type ValueContext } from './schema-values.js';
+import { kindOf, operand as classedOperand, valueClasses } from './sweep-values.js';
 import type { CallerKind } from './world.js';
 
 /** A record of `fields`: the required ones mostly, others sometimes, each with a valid value. */
@@ -29,9 +32,15 @@ const oddValue = fc.oneof(fc.constantFrom(...oddNumberTexts, ...oddDates), short
 /** Operators of LIST's `where` (where.ts), with a few that are no operator of any type. */
 const operatorNames = ['eq', 'ne', 'in', 'notIn', 'lt', 'lte', 'gt', 'gte', 'contains', 'startsWith', 'endsWith', 'isNull', 'has', 'hasSome', 'hasEvery', 'isEmpty', 'mode', 'like', '__proto__'];
 
-/** A value for an operator: valid for the field, a list of them, a flag, or an odd one. */
-const operand = (field: FieldDefinition): fc.Arbitrary<JsonTree> =>
-  fc.oneof(fieldValue(field).map(toTree), fc.array(fieldValue(field).map(toTree), { maxLength: 4 }), fc.boolean(), fc.constantFrom('insensitive', 'INSENSITIVE'), oddValue.map((s): JsonTree => s));
+/** A value of the kind `op` takes on `field` (a flag, a list, one value), in one of the sweep's classes. */
+const classed = (field: FieldDefinition, op: string): fc.Arbitrary<JsonTree> => fc.tuple(fc.constantFrom(...valueClasses), fc.nat(99)).map(([klass, n]) => classedOperand(kindOf(field), op, klass, n, 'rest'));
+
+/** A value for `op`: of the kind the operator takes, or valid for the field, a list of them, a flag, or an odd one. */
+const operand = (field: FieldDefinition, op: string): fc.Arbitrary<JsonTree> =>
+  fc.oneof(
+    { weight: 3, arbitrary: classed(field, op) },
+    { weight: 2, arbitrary: fc.oneof(fieldValue(field).map(toTree), fc.array(fieldValue(field).map(toTree), { maxLength: 4 }), fc.boolean(), fc.constantFrom('insensitive', 'INSENSITIVE'), oddValue.map((s): JsonTree => s)) },
+  );
 
 /**
  * `filter`'s JSON (GraphQL's `where`): conditions on the fields, nested AND/OR/NOT, through relations
@@ -40,7 +49,7 @@ const operand = (field: FieldDefinition): fc.Arbitrary<JsonTree> =>
  */
 function whereTree(fields: readonly FieldDefinition[], links: { relations: string[]; inverses: string[] } = { relations: [], inverses: [] }): fc.Arbitrary<JsonTree> {
   const condition = fc.constantFrom(...fields).chain((field) =>
-    fc.array(fc.tuple(fc.constantFrom(...operatorNames), operand(field)), { minLength: 1, maxLength: 3 }).map((entries): [string, JsonTree] => [field.name, { entries }]),
+    fc.array(fc.constantFrom(...operatorNames).chain((op) => fc.tuple(fc.constant(op), operand(field, op))), { minLength: 1, maxLength: 3 }).map((entries): [string, JsonTree] => [field.name, { entries }]),
   );
   const none = fc.constant(null);
   return fc.letrec<{ where: JsonTree }>((tie) => ({
@@ -65,7 +74,9 @@ function whereTree(fields: readonly FieldDefinition[], links: { relations: strin
 /** One operator parameter (`{field}[op]=value`) or `filter=<JSON>`. */
 export function operatorParameter(fields: readonly FieldDefinition[], links?: { relations: string[]; inverses: string[] }): fc.Arbitrary<[string, string]> {
   const param = fc.constantFrom(...fields).chain((field) =>
-    fc.tuple(fc.constantFrom(...operatorNames), fc.oneof(fieldValue(field).map((v) => (Array.isArray(v) ? v.join(',') : String(v))), oddValue)).map(([op, value]): [string, string] => [`${field.name}[${op}]`, value]),
+    fc.constantFrom(...operatorNames).chain((op) =>
+      fc.oneof(classed(field, op).map(queryText), fieldValue(field).map((v) => (Array.isArray(v) ? v.join(',') : String(v))), oddValue).map((value): [string, string] => [`${field.name}[${op}]`, value]),
+    ),
   );
   return fc.oneof(param, fc.oneof(whereTree(fields, links), hostileJson).map((tree): [string, string] => ['filter', jsonText(tree)]));
 }
@@ -112,4 +123,30 @@ export function entityRequests(op: ApiOperation, ctx: ValueContext, entities: re
         });
     });
   });
+}
+
+/** The values a list parameter of the document names (`items.enum`). */
+const listedValues = (schema: JsonSchema | undefined): string[] => (schema?.type === 'array' ? (schema.items?.enum ?? []) : []).map(String);
+
+/**
+ * Requests for `entity`'s aggregate route: groupBy of one to three of the fields its document lists
+ * (sometimes others), some measures naming their fields, an operator or `filter` sometimes.
+ */
+export function aggregateRequests(op: ApiOperation, entity: EntityDefinition): fc.Arbitrary<FuzzRequest> {
+  const names = entity.fields.map((f) => f.name);
+  const lists = op.parameters.filter((p) => p.in === 'query' && listedValues(p.schema).length);
+  const pick = (values: string[]) => fc.oneof({ weight: 4, arbitrary: fc.subarray(values, { minLength: 1, maxLength: Math.min(3, values.length) }) }, { weight: 1, arbitrary: fc.subarray([...values, ...names, 'nope'], { minLength: 0, maxLength: 4 }) }).map((v) => v.join(','));
+  const each = lists.map((p) => fc.option(pick(listedValues(p.schema)).map((v): [string, string] => [p.name, v]), { freq: p.name === 'groupBy' ? 2 : 3, nil: null }));
+  const who = entity.access.public ? fc.constantFrom<CallerKind>('anonymous', 'session', 'wildcardKey') : fc.constantFrom<CallerKind>('session', 'wildcardKey', 'narrowKey');
+  return fc
+    .record({
+      caller: who,
+      pairs: fc.tuple(...each),
+      count: fc.option(fc.constantFrom('true', 'false', 'yes'), { freq: 4, nil: null }),
+      operators: fc.option(operatorParameter(entity.fields), { freq: 2, nil: null }),
+    })
+    .map(({ caller, pairs, count, operators }): FuzzRequest => {
+      const query = [...pairs.filter((p): p is [string, string] => p !== null), ...(count ? [['count', count] as [string, string]] : []), ...(operators ? [operators] : [])];
+      return { kind: 'rest', route: `GET ${op.path}`, method: 'GET', target: op.path + queryString(query, null), caller, keyHeader: 'authorization', headers: caller === 'wildcardKey' ? [['x-team-id', refText('attacker.teamId')]] : [] };
+    });
 }

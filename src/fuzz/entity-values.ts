@@ -35,9 +35,9 @@ function sampleValue(field: FieldDefinition, n: number): unknown {
   }
 }
 
-/** A record with every required field valid (and unique where the field is unique). */
-export function sampleRecord(fields: readonly FieldDefinition[], n: number): Record<string, unknown> {
-  return Object.fromEntries(fields.filter((f) => f.required).map((f) => [f.name, sampleValue(f, n)]));
+/** A record with every required field valid (and unique where the field is unique); with `all`, every field but relations. */
+export function sampleRecord(fields: readonly FieldDefinition[], n: number, all = false): Record<string, unknown> {
+  return Object.fromEntries(fields.filter((f) => f.required || (all && f.type !== 'relation')).map((f) => [f.name, sampleValue(f, n)]));
 }
 
 /** Valid-looking values of `field` (edges of its range included). */

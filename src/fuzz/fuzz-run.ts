@@ -130,7 +130,7 @@ async function exercise(session: FuzzSession, request: FuzzRequest, at: string):
   }
   // A client that left a stream: a moment for the server's side of it (the stream's end, a write to a closed socket) before the checks.
   if (request.stream) await new Promise((resolve) => setTimeout(resolve, 50));
-  problems.push(...(await aftermath(session, { mayWrite: mayWrite(request), streamed: !!request.stream })));
+  problems.push(...(await aftermath(session, { mayWrite: mayWrite(request), answered5xx: (status ?? 0) >= 500 })));
   if (status === 401 && request.caller !== 'anonymous' && request.caller !== 'unknownKey') await world.heal();
   return { status, problems };
 }
@@ -138,10 +138,11 @@ async function exercise(session: FuzzSession, request: FuzzRequest, at: string):
 /**
  * What is wrong after a request (or a WebSocket's case): the server no longer answering /healthz, an
  * error nothing handled, the victim's rows changed (checked when the request may write), a delivery to
- * the victim's endpoint, a secret in the new log lines; for a stream, a log line at error level (a
- * client leaving, however it leaves, is no error of the server's).
+ * the victim's endpoint, a secret in the new log lines, a log line at error level (no input is an
+ * error of the server's, nor is a client leaving a stream, however it leaves; after a 5xx, which is
+ * the finding already, its log line is left out).
  */
-export async function aftermath(session: FuzzSession, options: { mayWrite: boolean; streamed: boolean }): Promise<string[]> {
+export async function aftermath(session: FuzzSession, options: { mayWrite: boolean; answered5xx?: boolean }): Promise<string[]> {
   const { target, world, stats, seen } = session;
   const problems: string[] = [];
   const health = await send(session, { method: 'GET', target: '/healthz', headers: [] }).catch((error: Error) => error);
@@ -162,7 +163,7 @@ export async function aftermath(session: FuzzSession, options: { mayWrite: boole
   if (deliveries > seen.deliveries) problems.push(`the victim's webhook endpoint received ${deliveries - seen.deliveries} deliveries`);
   seen.deliveries = deliveries;
   problems.push(...secretsIn(target.logs.slice(seen.logs), [...target.configSecrets, ...world.secrets()]));
-  if (options.streamed) problems.push(...errorLinesIn(target.logs.slice(seen.logs)));
+  if (!options.answered5xx) problems.push(...errorLinesIn(target.logs.slice(seen.logs)));
   seen.logs = target.logs.length;
   return problems;
 }
@@ -181,27 +182,39 @@ export function secretsIn(lines: string[], secrets: string[]): string[] {
   return found;
 }
 
+type RunOptions = { seed: number; runs: number; path?: string; verbose?: boolean };
+
+/** Sends `request` (number `at` of the run) and adds what is wrong with it to `findings`, with the commands that replay it. */
+async function judge(session: FuzzSession, suite: string, request: FuzzRequest, at: number, options: RunOptions, findings: Finding[]): Promise<void> {
+  const started = performance.now();
+  const logsBefore = session.target.logs.length;
+  const { status, problems } = await exercise(session, request, String(at));
+  // Replaying one request: what the server logged at warn and above shows where it failed.
+  if (options.path) for (const line of session.target.logs.slice(logsBefore)) if (/"level":(4|5|6)0/.test(line)) console.log(`  log: ${line.slice(0, 2000)}`);
+  if (options.verbose || options.path) console.log(`[${suite} ${at}] ${status ?? 'no answer'} in ${Math.round(performance.now() - started)} ms: ${describe(request)}${options.path ? `\n${replayCommand(toRaw(request, session.world), session.target.origin)}` : ''}`);
+  for (const problem of problems) {
+    const written = replayCommand(toRaw(request, session.world), session.target.origin);
+    // An event stream never ends by itself: curl reads it a while.
+    const command = request.stream && written.startsWith('curl ') ? written.replace('curl ', 'curl -N --max-time 3 ') : written;
+    findings.push({ suite, seed: options.seed, path: String(at), route: request.route, status, problem, request: describe(request), replay: request.twin ? `(${command}) & (${command}); wait` : command });
+  }
+  if (at % 50 === 49) await session.world.heal();
+}
+
 /** Runs `runs` requests of `arbitrary` with `seed` (or only the one at `path`), returning the findings. */
-export async function fuzz(session: FuzzSession, suite: string, arbitrary: fc.Arbitrary<FuzzRequest>, options: { seed: number; runs: number; path?: string; verbose?: boolean }): Promise<Finding[]> {
+export async function fuzz(session: FuzzSession, suite: string, arbitrary: fc.Arbitrary<FuzzRequest>, options: RunOptions): Promise<Finding[]> {
   const findings: Finding[] = [];
   let index = options.path ? Number(options.path.split(':')[0]) : 0;
-  const property = fc.asyncProperty(arbitrary, async (request) => {
-    const at = index++;
-    const started = performance.now();
-    const logsBefore = session.target.logs.length;
-    const { status, problems } = await exercise(session, request, String(at));
-    // Replaying one request: what the server logged at warn and above shows where it failed.
-    if (options.path) for (const line of session.target.logs.slice(logsBefore)) if (/"level":(4|5|6)0/.test(line)) console.log(`  log: ${line.slice(0, 2000)}`);
-    if (options.verbose || options.path) console.log(`[${suite} ${at}] ${status ?? 'no answer'} in ${Math.round(performance.now() - started)} ms: ${describe(request)}${options.path ? `\n${replayCommand(toRaw(request, session.world), session.target.origin)}` : ''}`);
-    for (const problem of problems) {
-      const written = replayCommand(toRaw(request, session.world), session.target.origin);
-      // An event stream never ends by itself: curl reads it a while.
-      const command = request.stream && written.startsWith('curl ') ? written.replace('curl ', 'curl -N --max-time 3 ') : written;
-      findings.push({ suite, seed: options.seed, path: String(at), route: request.route, status, problem, request: describe(request), replay: request.twin ? `(${command}) & (${command}); wait` : command });
-    }
-    if (at % 50 === 49) await session.world.heal();
-  });
+  const property = fc.asyncProperty(arbitrary, (request) => judge(session, suite, request, index++, options, findings));
   await fc.assert(property, { seed: options.seed, numRuns: options.path ? 1 : options.runs, path: options.path, endOnFailure: true });
+  return findings;
+}
+
+/** Sends the first `runs` of `cases` in order (or only case number `path`), returning the findings. */
+export async function sweep(session: FuzzSession, suite: string, cases: readonly FuzzRequest[], options: RunOptions): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  const [from, to] = options.path ? [Number(options.path), Number(options.path) + 1] : [0, Math.min(options.runs, cases.length)];
+  for (let at = from; at < to && at < cases.length; at++) await judge(session, suite, cases[at]!, at, options, findings);
   return findings;
 }
 

@@ -1,7 +1,9 @@
 // A fuzz session: the target booted, its OpenAPI document read from GET /api/v1/openapi.json, the
 // world seeded and the victim's rows snapshotted; then the request generators of each suite,
 // built from that document, the GraphQL schema and the entity definitions: REST, GraphQL, multipart,
-// the event streams (REST events routes, GraphQL over SSE) and GraphQL over WebSocket (graphql-ws).
+// the event streams (REST events routes, GraphQL over SSE), GraphQL over WebSocket (graphql-ws), and
+// the sweep (sweep.ts: every operator on every field, every groupBy, expand, fields and child value,
+// enumerated and walked in order rather than drawn).
 import fc from 'fast-check';
 import { entityDefinitions } from '../config/entities/index.js';
 import { schema } from '../graphql/schema.js';
@@ -9,26 +11,36 @@ import type { OpenApiDocument } from './answer-checks.js';
 import { fieldValue } from './entity-values.js';
 import { eventStreamRequests } from './event-stream-requests.js';
 import type { FuzzRequest } from './fuzz-request.js';
-import { fuzz, type Finding, type FuzzSession } from './fuzz-run.js';
+import { fuzz, sweep, type Finding, type FuzzSession } from './fuzz-run.js';
 import { graphqlRequests, graphqlUploadRequests } from './graphql-arbitraries.js';
 import { graphqlWsCases } from './graphql-ws-cases.js';
 import { fuzzWebSocket } from './graphql-ws-run.js';
 import { startTarget } from './harness.js';
 import { operationRequests, operationsOf, restRequests } from './openapi-arbitraries.js';
 import type { ValueContext } from './schema-values.js';
+import { sweepCases, type SweepCases } from './sweep.js';
 import { victimSnapshot } from './victim-snapshot.js';
 import { seedWorld } from './world.js';
 
-export const suites = ['rest', 'graphql', 'multipart', 'events', 'graphql-ws'] as const;
+export const suites = ['rest', 'graphql', 'multipart', 'events', 'graphql-ws', 'sweep'] as const;
 export type Suite = (typeof suites)[number];
 
-/** How a run's requests are split over the suites: REST has the most operations, multipart the fewest; streams and sockets take longer each. */
-const weights: Record<Suite, number> = { rest: 5, graphql: 4, multipart: 1, events: 0.5, 'graphql-ws': 0.5 };
+/** How a run's requests are split over the drawn suites: REST has the most operations, multipart the fewest; streams and sockets take longer each. The sweep is not drawn: its length is its own. */
+const weights: Record<Exclude<Suite, 'sweep'>, number> = { rest: 5, graphql: 4, multipart: 1, events: 0.5, 'graphql-ws': 0.5 };
 
-/** Each chosen suite's share of a run (summing to 1). */
+/** Each chosen drawn suite's share of a run (summing to 1; the sweep has none). */
 export function suiteShares(chosen: readonly Suite[]): Partial<Record<Suite, number>> {
-  const total = chosen.reduce((sum, suite) => sum + weights[suite], 0);
-  return Object.fromEntries(chosen.map((suite) => [suite, weights[suite] / total]));
+  const drawn = chosen.filter((suite): suite is Exclude<Suite, 'sweep'> => suite !== 'sweep');
+  const total = drawn.reduce((sum, suite) => sum + weights[suite], 0);
+  return Object.fromEntries(drawn.map((suite) => [suite, weights[suite] / total]));
+}
+
+const sweeps = new WeakMap<FuzzSession, SweepCases>();
+
+/** The sweep's cases (made once per session: they name the session's seeded records by reference). */
+export function sweepOf(session: FuzzSession): SweepCases {
+  if (!sweeps.has(session)) sweeps.set(session, sweepCases(session.doc, schema, entityDefinitions));
+  return sweeps.get(session)!;
 }
 
 /** Boots the target (PGlite, or PostgreSQL at `postgresUrl`) and seeds it. */
@@ -66,8 +78,8 @@ function valueContext(session: FuzzSession): ValueContext {
   return { idRefs: session.world.idRefs, names: session.world.names, slugs: session.world.slugs, fieldValues };
 }
 
-/** The request generator of `suite` (graphql-ws plays connections, not requests: runSuite). */
-export function requestsOf(session: FuzzSession, suite: Exclude<Suite, 'graphql-ws'>): fc.Arbitrary<FuzzRequest> {
+/** The request generator of `suite` (graphql-ws plays connections, not requests; the sweep is a list: runSuite). */
+export function requestsOf(session: FuzzSession, suite: Exclude<Suite, 'graphql-ws' | 'sweep'>): fc.Arbitrary<FuzzRequest> {
   const ctx = valueContext(session);
   if (suite === 'rest') return restRequests(session.doc, ctx, entityDefinitions);
   if (suite === 'graphql') return graphqlRequests(schema, ctx);
@@ -78,8 +90,9 @@ export function requestsOf(session: FuzzSession, suite: Exclude<Suite, 'graphql-
   return fc.oneof(...rest, ...graphqlUploadRequests(schema, ctx));
 }
 
-/** Runs `runs` requests (or WebSocket connections) of `suite` with `seed`, or only the one at `path`. */
+/** Runs `runs` requests (or WebSocket connections, or sweep cases in order) of `suite` with `seed`, or only the one at `path`. */
 export function runSuite(session: FuzzSession, suite: Suite, options: { seed: number; runs: number; path?: string; verbose?: boolean }): Promise<Finding[]> {
+  if (suite === 'sweep') return sweep(session, suite, sweepOf(session).cases, options);
   if (suite === 'graphql-ws') return fuzzWebSocket(session, suite, graphqlWsCases(schema, valueContext(session), entityDefinitions), options);
   return fuzz(session, suite, requestsOf(session, suite), options);
 }

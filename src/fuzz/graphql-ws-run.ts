@@ -285,7 +285,7 @@ async function exerciseCase(session: FuzzSession, c: WsCase): Promise<{ status: 
   const other = await canary(session);
   if (other) problems.push(other);
   // Operations over the socket may be mutations: the victim's rows are compared after every case.
-  problems.push(...(await aftermath(session, { mayWrite: true, streamed: true })));
+  problems.push(...(await aftermath(session, { mayWrite: true })));
   return { status: outcome.status, problems };
 }
 

@@ -25,9 +25,10 @@ export const method = (declared: string) => fc.oneof({ weight: 12, arbitrary: fc
 
 const unreserved = /[A-Za-z0-9\-._~]/;
 
-/** `text` percent-encoded byte by byte (lone surrogates as U+FFFD, as UTF-8 writes them); references stay as they are. */
+/** `text` percent-encoded byte by byte (lone surrogates as U+FFFD, as UTF-8 writes them); references stay as they are, wherever they are (a `filter` JSON naming a seeded id). */
 export function percentEncode(text: string): string {
   if (/^«ref:[^»]+»$/.test(text)) return text;
+  if (text.includes('«ref:')) return text.split(/(«ref:[^»]+»)/).map((part, i) => (i % 2 ? part : percentEncode(part))).join('');
   let out = '';
   for (const byte of Buffer.from(text, 'utf8')) {
     const char = String.fromCharCode(byte);

@@ -12,7 +12,7 @@ import { schemaValue, type JsonSchema, type ValueContext } from './schema-values
 import type { OpenApiDocument, OpenApiOperation } from './answer-checks.js';
 import type { CallerKind } from './world.js';
 import type { EntityDefinition } from '../config/entity-definition.js';
-import { entityRequests } from './entity-requests.js';
+import { aggregateRequests, entityRequests } from './entity-requests.js';
 
 type Schema = JsonSchema;
 type Parameter = NonNullable<OpenApiOperation['parameters']>[number];
@@ -68,6 +68,9 @@ const entityPath = /^\/api\/v1\/([a-z][a-z0-9-]*)(?:\/\{id\}(?:\/child\/([a-z][a
  * (`/api/v1/{entity}/{id}`) over that one entity (and child), the request named by the concrete route.
  */
 function concreteEntityRequests(op: ApiOperation, ctx: ValueContext, entities: readonly EntityDefinition[]): fc.Arbitrary<FuzzRequest> | null {
+  const aggregated = /^\/api\/v1\/([a-z][a-z0-9-]*)\/aggregate$/.exec(op.path);
+  const aggregatedEntity = aggregated && entities.find((e) => e.slug === aggregated[1]);
+  if (aggregatedEntity && op.method === 'GET') return aggregateRequests(op, aggregatedEntity);
   const match = entityPath.exec(op.path);
   const entity = match && entities.find((e) => e.slug === match[1]);
   if (!match || !entity) return entityRequests(op, ctx, entities);

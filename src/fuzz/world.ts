@@ -1,6 +1,7 @@
 // The world a fuzz run happens in, seeded through the front door before it starts: a victim who owns a
-// team, keys, a record of every entity (and child), media with a tag, a webhook endpoint (a live local
-// receiver) and scheduled actions far in the future; the fuzzing caller, a developer with a session
+// team, keys, two records of every entity (one with its required fields only and a child, one with
+// every field, naming the first records of the entities it relates to), media with a tag, a webhook
+// endpoint (a live local receiver) and scheduled actions far in the future; the fuzzing caller, a developer with a session
 // and a narrow key, who owns the same kinds of things; and a superadmin holding a `*` key (the only
 // role that may hold one). Generated requests name seeded things by reference (`«ref:victim.teamId»`,
 // fuzz-request.ts), resolved when a request is sent, so a seed replays the same requests on a fresh
@@ -8,6 +9,7 @@
 // caller's things where they were generated with the victim's.
 import { randomBytes } from 'node:crypto';
 import { entityDefinitions } from '../config/entities/index.js';
+import { relationFields } from '../config/entity-definition.js';
 import { plansOf } from '../modules/teams/plans.js';
 import { signUp, cookieFrom, type SignedUpUser } from '../testkit/accounts.js';
 import { createKey } from '../testkit/api-keys.js';
@@ -17,6 +19,9 @@ import { httpClient, type TestApp } from '../testkit/test-app.js';
 import { createEndpoint, startReceiver, type Receiver } from '../testkit/webhooks.js';
 import { sampleRecord } from './entity-values.js';
 import type { FuzzTarget } from './harness.js';
+
+/** The scopes of the fuzzing caller's narrow key. */
+export const narrowKeyScopes = ['tasks:read'] as const;
 
 /** Header sets the fuzzer calls with. */
 export type CallerKind = 'anonymous' | 'session' | 'wildcardKey' | 'narrowKey' | 'unknownKey';
@@ -75,6 +80,7 @@ async function seedUser(t: TestApp, who: string, refs: Map<string, string>, endp
       refs.set(`${who}.${entity.slug}.${child.slug}Id`, childId);
     }
   }
+  await seedRelated(t, who, refs, session);
   const uploaded = await upload(t, [{ name: `${who}.png`, content: await pngFile(8, 8), type: 'image/png' }], session);
   if (uploaded.status !== 200) throw new Error(`seeding media failed: ${uploaded.status} ${JSON.stringify(uploaded.body)}`);
   const mediaId = uploaded.body.data.media[0].id as string;
@@ -89,6 +95,20 @@ async function seedUser(t: TestApp, who: string, refs: Map<string, string>, endp
   refs.set(`${who}.memberId`, members[0]!.id);
   refs.set(`${who}.invitationToken`, invitation.token);
   return user;
+}
+
+/**
+ * A second record of every entity, every field filled, naming `who`'s records of the entities it
+ * relates to (its own entity's first record too: a parent), so relation filters, `expand`, to-many
+ * sides and groups meet records with values as well as the first ones' empty fields.
+ */
+async function seedRelated(t: TestApp, who: string, refs: Map<string, string>, session: { cookie: string }): Promise<void> {
+  for (const [i, entity] of entityDefinitions.entries()) {
+    const related = [...relationFields(entity), ...entity.links].filter((f) => refs.has(`${who}.${f.to}Id`));
+    const links = Object.fromEntries(related.map((f) => [f.name, f.many ? [refs.get(`${who}.${f.to}Id`)] : refs.get(`${who}.${f.to}Id`)]));
+    const body = { ...sampleRecord(entity.fields, i + entityDefinitions.length, true), ...links };
+    await ok(`a second ${entity.slug} record`, t.json('POST', `/api/v1/${entity.slug}`, body, session), () => null);
+  }
 }
 
 /** Scheduled actions of `who`'s team, due far in the future (the cron route must never run them). */
@@ -116,7 +136,7 @@ export async function seedWorld(target: FuzzTarget): Promise<World> {
   await seedActions(t, 'victim', refs, victim);
   const attacker = await seedUser(t, 'attacker', refs, receiver.url('/attacker'));
   await seedActions(t, 'attacker', refs, attacker);
-  let narrow = await createKey(t, attacker, { name: 'fuzz narrow', scopes: ['tasks:read'] });
+  let narrow = await createKey(t, attacker, { name: 'fuzz narrow', scopes: [...narrowKeyScopes] });
   const superadmin = await signUp(t, { email: `superadmin-${randomBytes(3).toString('hex')}@example.com` });
   await t.database.prisma.user.update({ where: { id: superadmin.id }, data: { role: 'superadmin' } });
   let wildcard = await createKey(t, superadmin, { name: 'fuzz *', scopes: ['*'] });
@@ -162,7 +182,7 @@ export async function seedWorld(target: FuzzTarget): Promise<World> {
       const keys = await t.database.prisma.apiKey.findMany({ where: { id: { in: [wildcard.id, narrow.id] } }, select: { id: true, status: true } });
       const active = (id: string) => keys.some((k) => k.id === id && k.status === 'active');
       if (!active(wildcard.id)) wildcard = await createKey(t, superadmin, { name: 'fuzz *', scopes: ['*'] }).catch(() => wildcard);
-      if (!active(narrow.id)) narrow = await createKey(t, attacker, { name: 'fuzz narrow', scopes: ['tasks:read'] }).catch(() => narrow);
+      if (!active(narrow.id)) narrow = await createKey(t, attacker, { name: 'fuzz narrow', scopes: [...narrowKeyScopes] }).catch(() => narrow);
     },
     close: () => receiver.close(),
   };
