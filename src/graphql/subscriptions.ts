@@ -5,8 +5,14 @@
 // subscribe resolver: authorization, filters, the hub), and each event is executed with a fresh
 // context for the same caller (`realtime.detached`: its own transaction, dataloaders, request scope),
 // finished when that event's result is complete. Events are executed one after another, in order.
-import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
+// An event is executed once for every subscriber who would get the same result: the hub hands one
+// object per change to the subscribers who read it alike, and those with the same document, variables
+// and authority (user, team, roles, scopes: everything a resolver or a rule reads of the caller, not
+// which session or key) share its execution. A thousand subscriptions of one user with a nested
+// relation then cost one execution per event, not a thousand.
+import { createSourceEventStream, execute, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { Actor } from '../auth/actor.js';
 import type { Context } from './context.js';
 
 const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> => typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
@@ -38,9 +44,34 @@ function mapped<T, R>(source: AsyncIterator<T>, map: (item: T) => Promise<R>): A
   return iterator;
 }
 
-/** One event executed as the subscriber, in a context (and transaction) of its own. */
+/** Executions of an event, by the event (one object for all who read it alike) and then by `executionKey`; gone with the event. */
+const executions = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+const documentIds = new WeakMap<DocumentNode, number>();
+let documents = 0;
+
+/** What an event's result depends on besides the event: the operation (yoga's parse cache makes equal documents one object) and the caller's authority. */
+function executionKey(args: ExecutionArgs, actor: Actor): string {
+  let document = documentIds.get(args.document);
+  if (document === undefined) documentIds.set(args.document, (document = documents++));
+  const authority = actor.kind === 'user' ? { ...actor, sessionId: null, apiKeyId: null } : actor;
+  return JSON.stringify([document, args.operationName ?? null, args.variableValues ?? null, authority]);
+}
+
+/** One event executed as the subscriber, in a context (and transaction) of its own, or the result of the same execution for another subscriber. */
 function executeEvent(args: ExecutionArgs, ctx: Context, payload: unknown): Promise<ExecutionResult> {
-  return ctx.realtime.detached(ctx.actor, async (own) => execute({ ...args, rootValue: payload, contextValue: own }));
+  const run = () => ctx.realtime.detached(ctx.actor, async (own) => execute({ ...args, rootValue: payload, contextValue: own }));
+  if (typeof payload !== 'object' || payload === null) return run();
+  const key = executionKey(args, ctx.actor);
+  let byKey = executions.get(payload);
+  if (!byKey) executions.set(payload, (byKey = new Map()));
+  let result = byKey.get(key);
+  if (!result) {
+    const byThisEvent = byKey;
+    byKey.set(key, (result = run()));
+    // A failed execution is not shared: the next subscriber tries again.
+    result.catch(() => byThisEvent.delete(key));
+  }
+  return result;
 }
 
 /** graphql-js's subscribe, with each event executed in its own context (see above). */

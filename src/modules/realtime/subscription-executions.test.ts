@@ -1,0 +1,101 @@
+// A GraphQL subscription's nested selection per event (issue 36: ~0.6 ms per event and subscriber
+// with a nested relation, even when all are alike): executed once per event for all of one user's
+// subscriptions with the same document and authority, and apart for a caller who may see differently
+// (a teammate: the owner's private task stays null for them; a key without projects:read: refused).
+// Statements are counted at the driver (testkit/statements.ts), one write at a time, over graphql-ws.
+// On PGlite and, with TEST_DATABASE_URL, PostgreSQL.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
+import { bearer, createKey } from '../../testkit/api-keys.js';
+import { subscribeOverWs, wsClient, type Subscription } from '../../testkit/graphql-subscriptions.js';
+import { countStatements } from '../../testkit/statements.js';
+import { addMember } from '../../testkit/teams.js';
+import { createTestApp, type TestApp } from '../../testkit/test-app.js';
+
+type Row = Record<string, any>;
+let t: TestApp;
+const closers: Array<() => unknown> = [];
+const as = (u: SignedUpUser) => ({ cookie: u.cookie });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+beforeAll(async () => {
+  // No credential rechecks while statements are counted; no request limits on the many opens.
+  t = await createTestApp({ REALTIME_RECHECK_MS: '60000', RATE_LIMIT_ENABLED: 'false' });
+});
+afterAll(async () => {
+  for (const close of closers.splice(0)) await close();
+  await t?.close();
+});
+
+async function write(u: SignedUpUser, method: string, path: string, body?: unknown): Promise<Row> {
+  const res = await t.json(method, path, body, as(u));
+  expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+  return res.body?.data;
+}
+
+/** Statements sent while `act` runs and for a moment after (work the answer left behind). */
+async function statementsOf(act: () => Promise<unknown>): Promise<number> {
+  const counter = countStatements();
+  try {
+    await act();
+    await sleep(300);
+    return counter.statements();
+  } finally {
+    counter.stop();
+  }
+}
+
+describe('GraphQL: a nested selection per event', () => {
+  const query = 'subscription { customerEvents { id record { name projects { name milestone { title } } } } }';
+
+  it('is executed once for one user’s alike subscriptions, and apart for a caller who may see differently', async () => {
+    const owner = await signUp(t);
+    const mate = await signUp(t);
+    await addMember(t, owner, owner.activeTeamId, mate, 'member');
+    expect((await t.json('POST', '/api/v1/teams/switch', { teamId: owner.activeTeamId }, as(mate))).status).toBe(200);
+    const task = await write(owner, 'POST', '/api/v1/tasks', { title: 'Owner’s milestone' }); // private to its creator
+    const customer = await write(owner, 'POST', '/api/v1/customers', { name: 'With projects', account: 1, office: 'Madrid' });
+    await write(owner, 'POST', '/api/v1/projects', { name: 'Shared project', customerId: customer.id, milestoneId: task.id });
+    const narrow = await createKey(t, owner, { scopes: ['customers:read'] }); // no projects:read
+
+    const client = (headers: Record<string, string>) => {
+      const c = 'cookie' in headers ? wsClient(t.origin, { headers }) : wsClient(t.origin, { connectionParams: headers });
+      closers.push(() => c.dispose());
+      return c;
+    };
+    const subscribe = (c: ReturnType<typeof wsClient>) => {
+      const sub = subscribeOverWs(c, query);
+      closers.push(sub.close);
+      return sub;
+    };
+    // The teammate and the narrow key are there from the start: what grows is the owner's subscriptions.
+    const ownerClient = client(as(owner));
+    const first = subscribe(ownerClient);
+    const mates = subscribe(client(as(mate)));
+    const narrowed = subscribe(client(bearer(narrow.key)));
+    const rename = (subs: Subscription[], name: string) => async () => {
+      await write(owner, 'PATCH', `/api/v1/customers/${customer.id}`, { name });
+      return Promise.all(subs.map((s) => s.next(20_000)));
+    };
+    await sleep(500); // the subscriptions are open once the server answered their subscribe messages
+    await rename([first, mates], 'Warm')();
+    const alone = await statementsOf(rename([first, mates], 'One'));
+
+    const more = Array.from({ length: 19 }, () => subscribe(ownerClient));
+    await sleep(1_000);
+    let results: any[] = [];
+    const twenty = await statementsOf(async () => (results = await rename([first, ...more, mates], 'Twenty')()));
+    // Before: one execution (BEGIN, set_config, the projects, their milestones, COMMIT) per subscription.
+    console.log(`statements of a write: ${alone} with one subscription of the owner, ${twenty} with twenty (and the teammate's, the narrow key's)`);
+    expect(twenty).toBeLessThanOrEqual(alone + 2);
+
+    const mine = results.slice(0, 20);
+    for (const result of mine) expect(result.data.customerEvents.record).toEqual({ name: 'Twenty', projects: [{ name: 'Shared project', milestone: { title: 'Owner’s milestone' } }] });
+    // The teammate sees the project, not the owner's private task; the narrow key not the projects.
+    expect(results[20].data.customerEvents.record).toEqual({ name: 'Twenty', projects: [{ name: 'Shared project', milestone: null }] });
+    // (refused per event, or when it opens: either way, never the projects)
+    const refused = await narrowed.next(20_000).catch(async () => await narrowed.ended);
+    expect(JSON.stringify(refused)).toContain('FORBIDDEN');
+    expect(JSON.stringify(refused)).not.toContain('Shared project');
+  }, 120_000);
+});
