@@ -71,6 +71,8 @@ export type Config = {
     heartbeatMs: number;
     /** The longest wait between two batches of changes handed to subscribers (a batch is followed by a wait as long as it took). */
     batchMs: number;
+    /** Distinct filters read from the database (not decidable in memory) one user, or one anonymous address, may subscribe with at once on one instance; one more is 429. */
+    maxFilterGroups: number;
   };
   apiKeys: {
     /** `live` or `test`: the environment new keys are minted for (`sk_<env>_…`). */

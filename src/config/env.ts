@@ -67,6 +67,7 @@ const envSchema = z.object({
   REALTIME_RECHECK_MS: z.coerce.number().int().min(50).max(60_000).default(500),
   REALTIME_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
   REALTIME_BATCH_MS: z.coerce.number().int().min(0).max(1000).default(40),
+  REALTIME_MAX_FILTER_GROUPS: z.coerce.number().int().min(1).max(10_000).default(10),
   API_KEY_USAGE_FLUSH_MS: z.coerce.number().int().min(10).default(5_000),
   API_KEY_FAILURE_DELAY_MS: z.coerce.number().int().min(100).default(100),
   RATE_LIMIT_ENABLED: flag.default(true),
@@ -198,6 +199,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       recheckMs: e.REALTIME_RECHECK_MS,
       heartbeatMs: e.REALTIME_HEARTBEAT_SECONDS * 1000,
       batchMs: e.REALTIME_BATCH_MS,
+      maxFilterGroups: e.REALTIME_MAX_FILTER_GROUPS,
     },
     apiKeys: {
       environment: e.API_KEY_ENV ?? (e.NODE_ENV === 'production' ? 'live' : 'test'),

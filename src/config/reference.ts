@@ -102,6 +102,7 @@ export const configReference = {
   REALTIME_BUFFER_EVENTS: { section: "Realtime", meaning: "Events waiting unread for one subscriber before it is ended as a slow consumer" },
   REALTIME_RECHECK_MS: { section: "Realtime", meaning: "How often open subscriptions' credentials are checked again (logout, revocation, membership)" },
   REALTIME_HEARTBEAT_SECONDS: { section: "Realtime", meaning: "A comment line this often on idle SSE streams, for proxies" },
+  REALTIME_MAX_FILTER_GROUPS: { section: "Realtime", meaning: "Distinct filters that are read from the database (case-insensitive text, text order, `search`, relations: see [realtime](api/realtime.md)) one user, or one anonymous client address (IPv6: per /64), may have open subscriptions with at once on one instance; one more is 429. Other filters are decided in memory and cost nothing per filter" },
   REALTIME_BATCH_MS: { section: "Realtime", meaning: "Longest wait between two batches of changes handed to subscribers (each batch is followed by a wait as long as its delivery took, up to this; `0`: none)" },
   // Scheduled actions
   CRON_SECRET: { section: "Scheduled actions", meaning: "Secret of `GET /api/v1/cron/process` (header `x-cron-secret`); unset or shorter than 32 characters: cron is disabled, the route answers 401 saying so, and the server warns once at start" },

@@ -57,7 +57,7 @@ export function createAppServices(config: Config, database: Database, logger: Lo
   const mediaStorage = createStorage(config.media, logger);
   const background = createBackground();
   const { realtime: live } = config;
-  const realtime = createHub({ database, logger, bufferEvents: live.bufferEvents, recheckMs: live.recheckMs, batchMs: live.batchMs });
+  const realtime = createHub({ database, logger, bufferEvents: live.bufferEvents, maxFilterGroups: live.maxFilterGroups, recheckMs: live.recheckMs, batchMs: live.batchMs });
   // Events older than the replay window go, every minute (any instance may: the statement is idempotent).
   const pruning = setInterval(() => void pruneEvents(systemDb(database, 'realtime events'), live.replayMs).catch((error: unknown) => logger.error({ err: error }, 'realtime: pruning the event log failed')), 60_000);
   pruning.unref();

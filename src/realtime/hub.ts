@@ -1,8 +1,11 @@
 // The realtime hub of one instance. Every change of an entity record is announced by the database
 // (the trigger's NOTIFY, delivered at commit, in commit order, to every instance: a rolled-back change
 // is never announced), and the hub hands it to the open subscriptions of that entity as each may see
-// it. Seeing is the subscriber's own rules, decided at delivery (`resolve`); subscriptions that would
-// see an event alike form a group and it is resolved once for them. Events are dispatched in batches,
+// it. Seeing is the subscriber's own rules, decided at delivery: subscriptions that read an event alike
+// form a group and it is read once for them (`read`), then each keeps its share (`sieve`: its filters,
+// decided in memory, once per distinct filter of the group), so that what a change costs the database
+// does not grow with the filters a user holds; filters read with SQL make groups of their own, at most
+// `maxFilterGroups` per owner. Events are dispatched in batches,
 // one batch after another, so each subscriber receives them in commit order; what arrives while a
 // batch is resolved forms the next one, so a burst costs a read per group and batch, not per event. Credentials of open subscriptions are
 // checked again every `recheckMs` (once per credential): a logout, a revoked key, a lost membership
@@ -11,6 +14,7 @@ import type { Logger } from 'pino';
 import type { Actor } from '../auth/actor.js';
 import type { Database } from '../db/database.js';
 import { AppError } from '../shared/errors.js';
+import { createGroupCounter } from './group-counter.js';
 import { createStream, type EndReason, type Stream } from './stream.js';
 
 /** A change as the database announced it (entity_events). */
@@ -54,10 +58,25 @@ export interface SubscriptionSpec<T> {
   reauthenticate(): Promise<Actor>;
   /** The actor the subscription goes on with, as re-authenticated (`now`), or why it ends. */
   admits(now: Actor): { actor: Actor } | { end: EndReason };
-  /** Subscriptions whose group is equal (for their current actors) see every event alike. */
+  /** Subscriptions whose group is equal (for their current actors) read every event alike: one `read` per group and batch. */
   group(actor: Actor): string;
-  /** The events (of this entity, in order) as `actor` may see them: one item each, null when not theirs to see. */
+  /** The events (of this entity, in order) as the group of `actor` reads them: one item each, null when not theirs to see. */
+  read(events: readonly ChangeEvent[], actor: Actor): Promise<(T | null)[]>;
+  /** What this subscription keeps of its group's items (its filters, decided in memory); null: every one. */
+  sieve: Sieve<T> | null;
+  /**
+   * Set when the subscription's filters are read with SQL in a group of their own (not decided in
+   * memory): whom such groups count against, at most `maxFilterGroups` distinct ones each.
+   */
+  filterGroupOwner: string | null;
+  /** The events as this subscriber receives them (`read`, then `sieve`): one item each, null when not theirs. */
   resolve(events: readonly ChangeEvent[], actor: Actor): Promise<(T | null)[]>;
+}
+
+/** A subscription's filters decided in memory on its group's items; subscriptions with equal keys keep alike. */
+export interface Sieve<T> {
+  key: string;
+  keeps(item: T): boolean;
 }
 
 /** An open subscription: its stream, and (when opened held) the release of what arrived meanwhile. */
@@ -96,6 +115,8 @@ export interface HubOptions {
   database: Pick<Database, 'listen'>;
   logger: Logger;
   bufferEvents: number;
+  /** Distinct groups of filters read with SQL one owner (a user, an anonymous address) may hold open (filterGroupOwner). */
+  maxFilterGroups: number;
   recheckMs: number;
   /** The longest wait after a batch before the next (it waits as long as the batch took, up to this; 0: no wait). */
   batchMs: number;
@@ -125,6 +146,7 @@ export function createHub(options: HubOptions): Hub {
   const { logger, bufferEvents } = options;
   const byEntity = new Map<string, Set<Subscription>>();
   const perHolder = new Map<string, number>();
+  const filterGroups = createGroupCounter(options.maxFilterGroups);
   let closed = false;
 
   function deliver(sub: Subscription, item: unknown): void {
@@ -135,8 +157,9 @@ export function createHub(options: HubOptions): Hub {
 
   /**
    * Hands a batch of events (in commit order) to the subscriptions of their entities: each group's
-   * view of them is read (concurrently), then delivered. Resolves with how long the delivery took (the
-   * subscribers' writes included): the event loop's own share of the batch, the reads being waits.
+   * view of them is read (concurrently), then each subscription's sieve keeps its share (once per
+   * distinct sieve of a group), delivered. Resolves with how long that took (the sieves and the
+   * subscribers' writes): the event loop's own share of the batch, the reads being waits.
    */
   async function dispatch(batch: ChangeEvent[]): Promise<number> {
     const groups: { subs: Subscription[]; events: ChangeEvent[] }[] = [];
@@ -147,7 +170,7 @@ export function createHub(options: HubOptions): Hub {
       groups.map(async ({ subs, events }) => {
         const first = subs[0]!;
         try {
-          return await first.spec.resolve(events, first.actor);
+          return await first.spec.read(events, first.actor);
         } catch (error) {
           logger.error({ err: error, entity: first.spec.entity, events: events.length }, 'realtime: events could not be resolved for their subscribers');
           return [];
@@ -156,7 +179,11 @@ export function createHub(options: HubOptions): Hub {
     );
     const started = performance.now();
     groups.forEach(({ subs }, i) => {
-      for (const item of resolved[i]!) if (item !== null) for (const sub of subs) deliver(sub, item);
+      const items = resolved[i]!.filter((item) => item !== null);
+      for (const alike of groupBy(subs, (sub) => sub.spec.sieve?.key ?? '').values()) {
+        const sieve = alike[0]!.spec.sieve;
+        for (const item of sieve ? items.filter((item) => sieve.keeps(item)) : items) for (const sub of alike) deliver(sub, item);
+      }
     });
     // The streams' writes of the batch are done before the loop's next check phase.
     await new Promise((resolve) => setImmediate(resolve));
@@ -262,6 +289,12 @@ export function createHub(options: HubOptions): Hub {
       // Checked and counted in one synchronous step: concurrent opens never pass a limit together.
       const full = spec.holders.find((h) => (perHolder.get(h.id) ?? 0) >= h.limit);
       if (full) throw new AppError('RATE_LIMITED', `At most ${full.limit} subscriptions may be open at once for ${full.label}`, { limit: full.limit });
+      const filterGroup = spec.filterGroupOwner === null ? null : { owner: spec.filterGroupOwner, key: spec.group(spec.actor) };
+      if (filterGroup && !filterGroups.admits(filterGroup.owner, filterGroup.key)) {
+        const limit = options.maxFilterGroups;
+        throw new AppError('RATE_LIMITED', `At most ${limit} subscriptions with distinct filters that are read from the database (case-insensitive text, text order, search, relations) may be open at once for one user or client address: close one, or filter with exact comparisons`, { limit });
+      }
+      if (filterGroup) filterGroups.add(filterGroup.owner, filterGroup.key);
       for (const h of spec.holders) perHolder.set(h.id, (perHolder.get(h.id) ?? 0) + 1);
       const subs = byEntity.get(spec.entity) ?? new Set<Subscription>();
       byEntity.set(spec.entity, subs);
@@ -271,6 +304,7 @@ export function createHub(options: HubOptions): Hub {
         held: opts.held ? [] : null,
         stream: createStream<unknown>(bufferEvents, () => {
           subs.delete(sub);
+          if (filterGroup) filterGroups.remove(filterGroup.owner, filterGroup.key);
           for (const h of spec.holders) {
             const left = (perHolder.get(h.id) ?? 1) - 1;
             if (left > 0) perHolder.set(h.id, left);

@@ -221,13 +221,14 @@ export async function related(scope: RequestScope, d: EntityDefinition, ids: rea
 
 /**
  * The records of `ids` a LIST with `q`'s filters would show the caller, by id (those it would not
- * list are absent: not the caller's to see, or filtered out): changes delivered to a subscriber (realtime).
+ * list are absent: not the caller's to see, or filtered out): changes delivered to a subscriber
+ * (realtime), each with its stored row, on which other subscribers' filters are decided in memory.
  */
-export async function listedMany(scope: RequestScope, d: EntityDefinition, ids: readonly string[], q: ParsedQuery): Promise<Map<string, Values>> {
+export async function listedMany(scope: RequestScope, d: EntityDefinition, ids: readonly string[], q: ParsedQuery): Promise<Map<string, { record: Values; row: Row }>> {
   const caller = callerFor(scope, d, 'list');
   const where = { AND: [{ id: { in: [...ids] } }, ...baseWhere(d, caller), ...filterWhere(d, q)] };
   const rows = await delegateOf(await scope.db.tx(), d.name).findMany({ where, ...includeOf(d, caller, q.children) });
-  return new Map(rows.map((row) => [row.id as string, decorate(d, row, caller, q)]));
+  return new Map(rows.map((row) => [row.id as string, { record: decorate(d, row, caller, q), row }]));
 }
 
 type SideQuery = Pick<ListQuery, 'where' | 'sortBy' | 'sortOrder' | 'limit'>;

@@ -13,10 +13,11 @@ import type { ChangeEvent, Holder, RealtimeAccess, SubscriptionSpec } from '../.
 import type { EndReason, Stream } from '../../realtime/stream.js';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
-import { checkListQuery, invalidQuery, type ListQuery, type ParsedQuery } from '../entities/query.js';
+import { checkListQuery, invalidQuery, type ListQuery } from '../entities/query.js';
 import { listRule } from '../entities/rules.js';
-import { callerFor, listedMany } from '../entities/service.js';
+import { callerFor } from '../entities/service.js';
 import type { Values } from '../entities/validate.js';
+import { changeReading } from './change-reads.js';
 
 /** What a subscriber receives: a change of a record, or a GAP (events it missed that cannot be replayed). */
 export interface Change {
@@ -56,13 +57,6 @@ function holdersOf(ctx: RealtimeScope): Holder[] {
   return actor.apiKeyId ? [{ id: `key ${actor.apiKeyId}`, limit: maxSubscriptions, label: 'one API key' }, user] : [user];
 }
 
-/** Whether an event is about a record `actor` could see (team, creator, public), before reading it. */
-function concerns(d: EntityDefinition, q: ParsedQuery, event: ChangeEvent, actor: Actor): boolean {
-  if (q.ids && !q.ids.includes(event.recordId)) return false;
-  if (actor.kind !== 'user') return event.public;
-  return event.teamId === actor.activeTeamId && (d.access.shared || event.userId === actor.userId);
-}
-
 /**
  * Whose events `actor` may be replayed (its active team's; of a private entity, those of records it
  * created; the public ones when anonymous): read so in SQL, so that others' volume costs it nothing.
@@ -88,10 +82,10 @@ export async function subscribe(ctx: RealtimeScope, d: EntityDefinition, filters
     throw new AppError('SERVICE_UNAVAILABLE', 'Subscriptions are unavailable: the server is not listening for changes');
   });
   const subscribed = ctx.actor;
-  const filtersKey = JSON.stringify(filters);
-  // A shared entity's records read alike for the whole team (any role reads), unless they carry
-  // many-to-many ids (their related records may be private) or the filters read other tables.
-  const alikeInTeam = d.access.shared && d.links.length === 0 && !q.across;
+  // Read with the others who see alike, its filters decided in memory; or, when they cannot be, read
+  // with SQL in a group of their own, counted against its user's (or address's) REALTIME_MAX_FILTER_GROUPS.
+  const reading = changeReading(ctx, d, q, JSON.stringify(filters));
+  await reading.check();
   const spec: SubscriptionSpec<Change> = {
     entity: d.slug,
     holders: holdersOf(ctx),
@@ -99,19 +93,14 @@ export async function subscribe(ctx: RealtimeScope, d: EntityDefinition, filters
     credential: ctx.realtime.credential,
     reauthenticate: ctx.realtime.reauthenticate,
     admits: (now) => admits(rule, subscribed, now),
-    group: (actor) => (actor.kind === 'user' ? `${alikeInTeam ? '' : actor.userId} ${actor.activeTeamId} ${filtersKey}` : `public ${filtersKey}`),
+    group: reading.group,
+    read: reading.read,
+    sieve: reading.sieve,
+    filterGroupOwner: reading.readsOwnFilters ? (subscribed.kind === 'user' ? `user ${subscribed.userId}` : `address ${addressGroup(ctx.client.ip)}`) : null,
     async resolve(events, actor) {
-      const seen = new Set(events.filter((event) => concerns(d, q, event, actor)));
-      const ids = [...new Set([...seen].filter((event) => event.type !== 'DELETED').map((event) => event.recordId))];
-      // The records as they are now, in one read for the whole batch.
-      const records = ids.length ? await ctx.realtime.detached(actor, (scope) => listedMany(scope, d, ids, q)) : new Map<string, Values>();
-      return events.map((event) => {
-        if (!seen.has(event)) return null;
-        const change: Change = { eventId: event.id, type: event.type, id: event.recordId, occurredAt: event.occurredAt, record: null };
-        if (event.type === 'DELETED') return change;
-        const record = records.get(event.recordId);
-        return record ? { ...change, record } : null;
-      });
+      const items = await reading.read(events, actor);
+      const { sieve } = reading;
+      return sieve ? items.map((item) => (item && sieve.keeps(item) ? item : null)) : items;
     },
   };
   const { stream, release } = hub.open(spec, { held: after !== null });
