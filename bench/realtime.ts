@@ -16,6 +16,14 @@
 //   team's 50 members (one key each), so 50 groups: each change is read 50 times, as 50 users may see it.
 // - cross-instance (PostgreSQL): a second instance (B) on the same database; one subscriber on B and
 //   one on A, writes through A at the same rate: A → B is PostgreSQL's NOTIFY to B's LISTEN.
+// - `alike` and `distinct` (issue 36): 500 subscriptions of the bench user over 5 keys, 10 changes a
+//   second (at 50 this machine's two cores are busy delivering even to alike ones), each with a
+//   filter every written record meets: the same one (`account[gte]=0`: one group) or each its own
+//   (`account[gte]=<i>`: 500 distinct filters, which cost a read each per write before they were
+//   decided in memory). What a write costs (server CPU per write, delivery latency) with distinct
+//   filters against alike, and another tenant's GET /api/v1/customers p50 while the writes are
+//   delivered against its p50 on the idle instance (tenant-probe.ts). With --against, these two also
+//   run on the previous build, round by round beside this one.
 // RSS per open subscription: the server's VmRSS (/proc/<pid>/status) with 1,000 open minus before
 // opening them (after a small warm-up of the same paths), over 1,000.
 // The client here is node:http, one socket per subscriber, each frame's id read by hand (the JSON of
@@ -29,8 +37,11 @@ import type { BenchOptions } from './options.js';
 import type { Goal } from './report.js';
 import { readRss } from './rss.js';
 import { obtainSessionCookie, type Account } from './session.js';
+import { selected, type BenchOptions as Options } from './options.js';
 import { median, percentile } from './stats.js';
 import { type RunningServer } from './targets.js';
+import { fanOutGoals, fanOutRate, fanOutSubscribers, renderFanOut } from './realtime-fan-out.js';
+import { prepareTenant, probeFor, probeUntil } from './tenant-probe.js';
 
 export const realtimeSubscribers = 1_000;
 /** Changes written per second. */
@@ -38,6 +49,9 @@ export const realtimeRate = 50;
 export const realtimeGoalP99Ms = 100;
 /** Keys of the bench user in the one-user variant: 100 subscriptions each, the default limit per key. */
 const oneUserKeys = 10;
+const fanOutKeys = 5;
+/** How long the other tenant's list is read on the idle instance, before the subscribers open. */
+const tenantIdleMs = 3_000;
 /** Subscriptions opened at once. */
 const opensInFlight = 50;
 /** How long the deliveries of a window's last writes may take before what is missing counts as lost. */
@@ -45,12 +59,17 @@ const drainTimeoutMs = 15_000;
 const eventsPath = '/api/v1/customers/events';
 
 export type RealtimeDatabase = 'postgres' | 'pglite';
-export type RealtimeVariant = 'one-user' | 'team';
+export type RealtimeVariant = 'one-user' | 'team' | 'alike' | 'distinct';
+/** This build, or the previous one (--against). */
+export type RealtimeBuild = 'this' | 'previous';
 
 export interface RealtimeRun {
   round: number;
+  build: RealtimeBuild;
   database: RealtimeDatabase;
   variant: RealtimeVariant;
+  /** Changes written per second (the writer's pace). */
+  rate: number;
   subscribers: number;
   /** Distinct users subscribed (groups the hub resolves each change for). */
   users: number;
@@ -74,9 +93,15 @@ export interface RealtimeRun {
   /** Distinct events reaching the subscribers per second (first arrivals): below the write rate, the instance falls behind. */
   dispatchedPerSec: number;
   serverCpuPercent: number;
+  /** The server's CPU over the window and its drain, per write answered in it. */
+  serverCpuMsPerWrite: number;
   clientCpuPercent: number;
   /** The bench process's own event-loop delay over the window (p99): part of every latency measured, not the server's. */
   clientLoopDelayP99Ms: number;
+  /** Another tenant's GET /api/v1/customers (alike and distinct only; NaN otherwise): p50 on the idle instance, p50 and p99 during the window. */
+  tenantIdleP50Ms: number;
+  tenantP50Ms: number;
+  tenantP99Ms: number;
   /** Streams that ended before the bench closed them, by their END code. */
   ended: Record<string, number>;
   p50Ms: number;
@@ -111,6 +136,8 @@ export interface RealtimeResults {
 /** What one database offers the scenario: a server to start, the writer's session, the subscribers' keys. */
 export interface RealtimeTarget {
   database: RealtimeDatabase;
+  /** The previous build (--against) runs the alike and distinct variants only. */
+  build: RealtimeBuild;
   start(): Promise<RunningServer>;
   /** The bench user's session cookie (its active team is the one written and followed). */
   cookie: string;
@@ -215,12 +242,12 @@ function parseFrame(block: string, at: number, sub: Subscriber, catalog: Catalog
   }
 }
 
-/** Opens one SSE stream (its own socket); resolves once the server answered 200. */
-function openSubscriber(baseUrl: string, headers: Record<string, string>, catalog: Catalog): Promise<Subscriber> {
-  const url = new URL(eventsPath, baseUrl);
+/** Opens one SSE stream (its own socket), with `query` (LIST's filters); resolves once the server answered 200. */
+function openSubscriber(baseUrl: string, headers: Record<string, string>, catalog: Catalog, query = ''): Promise<Subscriber> {
+  const url = new URL(`${eventsPath}${query ? `?${query}` : ''}`, baseUrl);
   return new Promise((resolve, reject) => {
     const sub: Subscriber = { ids: [], times: [], ended: null, close: () => request.destroy() };
-    const request = http.get({ hostname: url.hostname, port: url.port, path: url.pathname, agent: false, headers: { accept: 'text/event-stream', ...headers } }, (response) => {
+    const request = http.get({ hostname: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, agent: false, headers: { accept: 'text/event-stream', ...headers } }, (response) => {
       response.setEncoding('utf8');
       if (response.statusCode !== 200) {
         let body = '';
@@ -248,10 +275,10 @@ function openSubscriber(baseUrl: string, headers: Record<string, string>, catalo
   });
 }
 
-/** Subscriptions as `holders` of them: key i of `keys` opens `perKey[i]`. */
-async function openAll(baseUrl: string, teamId: string, keys: readonly string[], perKey: number, catalog: Catalog): Promise<Subscriber[]> {
-  const plan = keys.flatMap((key) => Array.from({ length: perKey }, () => key));
-  return mapLimited(plan, opensInFlight, (key) => openSubscriber(baseUrl, { authorization: `Bearer ${key}`, 'x-team-id': teamId }, catalog));
+/** Subscriptions as `holders` of them: each key of `keys` opens `perKey`, the i-th of all with `query(i)`. */
+async function openAll(baseUrl: string, teamId: string, keys: readonly string[], perKey: number, catalog: Catalog, query: (i: number) => string = () => ''): Promise<Subscriber[]> {
+  const plan = keys.flatMap((key) => Array.from({ length: perKey }, () => key)).map((key, i) => ({ key, query: query(i) }));
+  return mapLimited(plan, opensInFlight, ({ key, query: q }) => openSubscriber(baseUrl, { authorization: `Bearer ${key}`, 'x-team-id': teamId }, catalog, q));
 }
 
 function closeAll(subs: readonly Subscriber[]): void {
@@ -373,6 +400,7 @@ interface Window {
   deadline: number;
   /** CPU of the server (all its threads) and of the bench's process (the subscribers' client and the writer) over the window and its drain, in % of one core. */
   serverCpuPercent: number;
+  serverCpuMs: number;
   clientCpuPercent: number;
   clientLoopDelayP99Ms: number;
 }
@@ -390,9 +418,9 @@ const maxId = (catalog: Catalog) => Math.max(0, ...catalog.events.keys());
 const windowIds = (catalog: Catalog, startId: number) => [...catalog.events.keys()].filter((id) => id > startId);
 
 /** Warm-up writes (not counted), then the measured window's, then waits for their deliveries. */
-async function measureWindow(writer: Writer, subs: readonly Subscriber[], catalog: Catalog, options: BenchOptions, serverPid: number): Promise<Window> {
+async function measureWindow(writer: Writer, subs: readonly Subscriber[], catalog: Catalog, options: BenchOptions, serverPid: number, rate = realtimeRate): Promise<Window> {
   const known = catalog.events.size;
-  const warmup = await writer.run(options.warmupSeconds, realtimeRate);
+  const warmup = await writer.run(options.warmupSeconds, rate);
   if (warmup.failures.length) throw new Error(`realtime warm-up writes failed: ${warmup.failures.slice(0, 3).join('; ')}`);
   // Each write is one event: the window starts once all of the warm-up's reached some subscriber.
   if (!(await waitUntil(() => catalog.events.size >= known + warmup.writes, 4 * drainTimeoutMs))) {
@@ -404,7 +432,7 @@ async function measureWindow(writer: Writer, subs: readonly Subscriber[], catalo
   const clientBefore = process.cpuUsage();
   const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   loopDelay.enable();
-  const writes = await writer.run(options.measureSeconds, realtimeRate);
+  const writes = await writer.run(options.measureSeconds, rate);
   if (writes.failures.length) throw new Error(`realtime writes failed: ${writes.failures.slice(0, 3).join('; ')}`);
   const expected = () => windowIds(catalog, startId).length;
   const received = (sub: Subscriber) => {
@@ -417,13 +445,14 @@ async function measureWindow(writer: Writer, subs: readonly Subscriber[], catalo
   const deadline = now();
   const elapsedMs = performance.now() - started;
   const client = process.cpuUsage(clientBefore);
-  const serverCpuPercent = (((await cpuMs(serverPid)) - serverBefore) / elapsedMs) * 100;
+  const serverCpuMs = (await cpuMs(serverPid)) - serverBefore;
+  const serverCpuPercent = (serverCpuMs / elapsedMs) * 100;
   const clientCpuPercent = ((client.user + client.system) / 1000 / elapsedMs) * 100;
   loopDelay.disable();
   const clientLoopDelayP99Ms = loopDelay.percentile(99) / 1e6;
   // Missing at the deadline: given as long again, to tell late deliveries from events never sent.
   if (!complete) await waitUntil(drained, drainTimeoutMs * 2);
-  return { writes, startId, deadline, serverCpuPercent, clientCpuPercent, clientLoopDelayP99Ms };
+  return { writes, startId, deadline, serverCpuPercent, serverCpuMs, clientCpuPercent, clientLoopDelayP99Ms };
 }
 
 interface Deliveries {
@@ -490,39 +519,62 @@ interface VariantPlan {
   keys: string[];
   perKey: number;
   users: number;
+  /** How many subscriptions the variant opens. */
+  subscribers: number;
+  /** Changes written per second. */
+  rate: number;
+  /** The query string of the i-th subscription (LIST's filters). */
+  query?: (i: number) => string;
+  /** Whether another tenant's list is timed (idle, then during the window). */
+  tenant: boolean;
 }
 
-function variantPlans(keys: Keys): VariantPlan[] {
-  const plans: VariantPlan[] = [{ variant: 'one-user', keys: keys.own, perKey: realtimeSubscribers / keys.own.length, users: 1 }];
-  if (keys.members.length) {
-    const teamKeys = [keys.own[0]!, ...keys.members];
-    plans.push({ variant: 'team', keys: teamKeys, perKey: Math.ceil(realtimeSubscribers / teamKeys.length), users: teamKeys.length });
+/** Whether `--only` asks for the realtime scenario, or some of its variants (`realtime-distinct`…). */
+export const realtimeSelected = (options: Options) => !options.only || options.only.some((id) => id.startsWith('realtime') || 'realtime'.startsWith(id));
+const variantSelected = (options: Options, id: string) => !options.only || options.only.includes('realtime') || selected(options, `realtime-${id}`);
+
+function variantPlans(keys: Keys, target: RealtimeTarget, options: Options): VariantPlan[] {
+  const plans: VariantPlan[] = [];
+  if (target.build === 'this') {
+    plans.push({ variant: 'one-user', keys: keys.own, perKey: realtimeSubscribers / keys.own.length, users: 1, subscribers: realtimeSubscribers, rate: realtimeRate, tenant: false });
+    if (keys.members.length) {
+      const teamKeys = [keys.own[0]!, ...keys.members];
+      plans.push({ variant: 'team', keys: teamKeys, perKey: Math.ceil(realtimeSubscribers / teamKeys.length), users: teamKeys.length, subscribers: realtimeSubscribers, rate: realtimeRate, tenant: false });
+    }
   }
-  return plans;
+  // Every record written has an account of 50,000,000 or more: every filter below keeps every change.
+  const fanOut = { keys: keys.own.slice(0, fanOutKeys), perKey: fanOutSubscribers / fanOutKeys, users: 1, subscribers: fanOutSubscribers, rate: fanOutRate, tenant: true };
+  plans.push({ variant: 'alike', ...fanOut, query: () => 'account[gte]=0' }, { variant: 'distinct', ...fanOut, query: (i) => `account[gte]=${i}` });
+  return plans.filter((plan) => variantSelected(options, plan.variant));
 }
 
 async function measureVariant(server: RunningServer, target: RealtimeTarget, plan: VariantPlan, round: number, options: BenchOptions): Promise<RealtimeRun> {
   const writer = new Writer(server.baseUrl, target.cookie);
-  await writer.prefill(1 + options.warmupSeconds + options.measureSeconds, realtimeRate);
+  await writer.prefill(1 + options.warmupSeconds + options.measureSeconds, plan.rate);
+  const tenant = plan.tenant ? await prepareTenant(server.baseUrl) : null;
   // A small warm-up of the same paths (SSE routes, key checks, writes, deliveries) before RSS is read.
   const warmCatalog = new Catalog();
-  const warm = await openAll(server.baseUrl, target.teamId, plan.keys.slice(0, 1), 10, warmCatalog);
-  const warmWrites = await writer.run(1, realtimeRate);
+  const warm = await openAll(server.baseUrl, target.teamId, plan.keys.slice(0, 1), 10, warmCatalog, plan.query);
+  const warmWrites = await writer.run(1, plan.rate);
   if (warmWrites.failures.length) throw new Error(`realtime warm-up writes failed: ${warmWrites.failures.slice(0, 3).join('; ')}`);
   await sleep(300);
   closeAll(warm);
   await sleep(1_000);
+  const tenantIdle = tenant ? Float64Array.from(await probeFor(server.baseUrl, tenant, tenantIdleMs)).sort() : new Float64Array();
 
   const rssBeforeMb = await steadyRssMb(server.pid);
   const catalog = new Catalog();
   const opening = performance.now();
-  const subs = (await openAll(server.baseUrl, target.teamId, plan.keys, plan.perKey, catalog)).slice(0, realtimeSubscribers);
+  const subs = (await openAll(server.baseUrl, target.teamId, plan.keys, plan.perKey, catalog, plan.query)).slice(0, plan.subscribers);
   const openSeconds = (performance.now() - opening) / 1000;
   await sleep(1_000);
   const rssOpenMb = await steadyRssMb(server.pid);
   let window: Window;
+  let tenantDuring = new Float64Array();
   try {
-    window = await measureWindow(writer, subs, catalog, options, server.pid);
+    const measuring = measureWindow(writer, subs, catalog, options, server.pid, plan.rate);
+    const probing = tenant ? probeUntil(server.baseUrl, tenant, measuring) : Promise.resolve([]);
+    [window, tenantDuring] = await Promise.all([measuring, probing.then((l) => Float64Array.from(l).sort())]);
   } finally {
     closeAll(subs);
   }
@@ -534,8 +586,10 @@ async function measureVariant(server: RunningServer, target: RealtimeTarget, pla
   const w = Float64Array.from(window.writes.latencies).sort();
   return {
     round,
+    build: target.build,
     database: target.database,
     variant: plan.variant,
+    rate: plan.rate,
     subscribers: subs.length,
     users: plan.users,
     keys: plan.keys.length,
@@ -552,8 +606,12 @@ async function measureVariant(server: RunningServer, target: RealtimeTarget, pla
     duplicates: d.duplicates,
     dispatchedPerSec: d.dispatchedPerSec,
     serverCpuPercent: window.serverCpuPercent,
+    serverCpuMsPerWrite: window.serverCpuMs / window.writes.writes,
     clientCpuPercent: window.clientCpuPercent,
     clientLoopDelayP99Ms: window.clientLoopDelayP99Ms,
+    tenantIdleP50Ms: percentile(tenantIdle, 50),
+    tenantP50Ms: percentile(tenantDuring, 50),
+    tenantP99Ms: percentile(tenantDuring, 99),
     ended: d.ended,
     ...percentiles(d.latencies),
     rssBeforeMb,
@@ -606,26 +664,30 @@ export async function measureRealtime(targets: readonly RealtimeTarget[], option
   const results: RealtimeResults = { runs: [], cross: [] };
   const keys = new Map<RealtimeTarget, Keys>();
   for (let round = 1; round <= options.rounds; round++) {
-    for (const target of targets) {
+    // This build and the previous one of a database take turns going first, round by round.
+    const order = (t: RealtimeTarget) => (t.build === 'this') === (round % 2 === 1) ? 0 : 1;
+    for (const target of [...targets].sort((a, b) => a.database.localeCompare(b.database) || order(a) - order(b))) {
       let plans: VariantPlan[] | null = null;
       for (let v = 0; plans === null || v < plans.length; v++) {
         const server = await target.start();
         try {
           if (!keys.has(target)) keys.set(target, await createKeys(server.baseUrl, target));
-          plans ??= variantPlans(keys.get(target)!);
+          plans ??= variantPlans(keys.get(target)!, target, options);
+          if (!plans.length) break;
           const run = await measureVariant(server, target, plans[v]!, round, options);
           results.runs.push(run);
           const ended = Object.entries(run.ended).map(([code, n]) => `${n} ${code}`).join(', ');
           log(
-            `round ${round} realtime ${run.variant} on ${run.database}: ${run.subscribers} subscribers (${run.users} users, ${run.keys} keys) opened in ${fixed(run.openSeconds)} s; ${run.writes} writes answered at ${fixed(run.writesPerSec)}/s (p50 ${fixed(run.writeP50Ms)} ms), events reaching subscribers at ${fixed(run.dispatchedPerSec)}/s; ` +
-              `${run.deliveries} of ${run.expectedDeliveries} deliveries, ${run.lost} lost, ${run.late} late (after the drain deadline), ${run.duplicates} duplicates${ended ? `, streams ended: ${ended}` : ''}; latency p50 ${fixed(run.p50Ms)} ms, p99 ${fixed(run.p99Ms)} ms, max ${fixed(run.maxMs)} ms; CPU server ${fixed(run.serverCpuPercent, 0)}%, bench client ${fixed(run.clientCpuPercent, 0)}% (its event-loop delay p99 ${fixed(run.clientLoopDelayP99Ms)} ms); ` +
-              `RSS ${fixed(run.rssBeforeMb)} MB before, ${fixed(run.rssOpenMb)} MB open (${fixed(run.kbPerSubscription)} KB per subscription), ${fixed(run.rssAfterMb)} MB after the window`,
+            `round ${round} realtime ${run.variant} on ${run.database}${run.build === 'previous' ? ' (previous build)' : ''}: ${run.subscribers} subscribers (${run.users} users, ${run.keys} keys) opened in ${fixed(run.openSeconds)} s; ${run.writes} writes answered at ${fixed(run.writesPerSec)}/s (p50 ${fixed(run.writeP50Ms)} ms), events reaching subscribers at ${fixed(run.dispatchedPerSec)}/s; ` +
+              `${run.deliveries} of ${run.expectedDeliveries} deliveries, ${run.lost} lost, ${run.late} late (after the drain deadline), ${run.duplicates} duplicates${ended ? `, streams ended: ${ended}` : ''}; latency p50 ${fixed(run.p50Ms)} ms, p99 ${fixed(run.p99Ms)} ms, max ${fixed(run.maxMs)} ms; CPU server ${fixed(run.serverCpuPercent, 0)}% (${fixed(run.serverCpuMsPerWrite, 2)} ms per write), bench client ${fixed(run.clientCpuPercent, 0)}% (its event-loop delay p99 ${fixed(run.clientLoopDelayP99Ms)} ms); ` +
+              `RSS ${fixed(run.rssBeforeMb)} MB before, ${fixed(run.rssOpenMb)} MB open (${fixed(run.kbPerSubscription)} KB per subscription), ${fixed(run.rssAfterMb)} MB after the window` +
+              (Number.isFinite(run.tenantP50Ms) ? `; another tenant's GET /api/v1/customers p50 ${fixed(run.tenantIdleP50Ms)} ms idle, ${fixed(run.tenantP50Ms)} ms during the writes (p99 ${fixed(run.tenantP99Ms)} ms)` : ''),
           );
         } finally {
           await server.stop();
         }
       }
-      if (target.database !== 'postgres') continue;
+      if (target.database !== 'postgres' || target.build !== 'this' || !variantSelected(options, 'cross')) continue;
       const a = await target.start();
       try {
         const b = await target.start();
@@ -647,20 +709,23 @@ export async function measureRealtime(targets: readonly RealtimeTarget[], option
 // ---------------------------------------------------------------------------------------------
 // Report
 
+const groupKey = (r: RealtimeRun) => `${r.build} ${r.database} ${r.variant}`;
 const groupsOf = (results: RealtimeResults) => {
-  const keys = [...new Set(results.runs.map((r) => `${r.database} ${r.variant}`))];
-  return keys.map((key) => results.runs.filter((r) => `${r.database} ${r.variant}` === key));
+  const keys = [...new Set(results.runs.map(groupKey))];
+  return keys.map((key) => results.runs.filter((r) => groupKey(r) === key));
 };
+/** A group's name in goals and tables: its variant, and the previous build's mark. */
+const variantName = (r: RealtimeRun) => `${r.variant}${r.build === 'previous' ? ', previous build' : ''}`;
 
 /** The issue's goal (p99 ≤ 100 ms on PostgreSQL) per variant, 0 lost or duplicated everywhere, and the figures asked for with no threshold. */
 export function realtimeGoals(results: RealtimeResults): Goal[] {
   const goals: Goal[] = [];
   for (const runs of groupsOf(results)) {
     const first = runs[0]!;
-    if (first.database !== 'postgres') continue;
+    if (first.database !== 'postgres' || first.build !== 'this') continue;
     const value = median(runs.map((r) => r.p99Ms));
     goals.push({
-      text: `realtime (${first.variant}: ${first.subscribers} SSE subscribers of ${first.users} user(s), ${realtimeRate} changes/s, PostgreSQL): delivery p99 from commit ≤ ${realtimeGoalP99Ms} ms (median of rounds)`,
+      text: `realtime (${first.variant}: ${first.subscribers} SSE subscribers of ${first.users} user(s), ${first.rate} changes/s, PostgreSQL): delivery p99 from commit ≤ ${realtimeGoalP99Ms} ms (median of rounds)`,
       threshold: realtimeGoalP99Ms,
       value,
       shown: `${fixed(value)} ms`,
@@ -668,11 +733,13 @@ export function realtimeGoals(results: RealtimeResults): Goal[] {
       kind: 'performance',
     });
   }
-  const measured = results.runs.length + results.cross.length;
-  const lost = [...results.runs, ...results.cross].reduce((n, r) => n + r.lost, 0);
-  const duplicates = [...results.runs, ...results.cross].reduce((n, r) => n + r.duplicates, 0);
+  // This build's: the previous build's losses are its figures (the distinct-filter table shows them).
+  const own = [...results.runs.filter((r) => r.build === 'this'), ...results.cross];
+  const measured = own.length;
+  const lost = own.reduce((n, r) => n + r.lost, 0);
+  const duplicates = own.reduce((n, r) => n + r.duplicates, 0);
   goals.push({
-    text: 'realtime: every subscriber receives every event of the window exactly once (0 lost, 0 duplicates, every run)',
+    text: 'realtime: every subscriber receives every event of the window exactly once (0 lost, 0 duplicates, every run of this build)',
     threshold: 0,
     value: measured ? lost + duplicates : Number.NaN,
     shown: measured ? `${lost} lost, ${duplicates} duplicates` : 'not measured',
@@ -682,13 +749,14 @@ export function realtimeGoals(results: RealtimeResults): Goal[] {
   for (const runs of groupsOf(results)) {
     const first = runs[0]!;
     const kb = median(runs.map((r) => r.kbPerSubscription));
-    goals.push({ text: `realtime RSS per open subscription (${first.variant}, ${first.database})`, threshold: Number.NaN, value: kb, shown: `${fixed(kb)} KB`, pass: true, kind: 'report' });
+    goals.push({ text: `realtime RSS per open subscription (${variantName(first)}, ${first.database})`, threshold: Number.NaN, value: kb, shown: `${fixed(kb)} KB`, pass: true, kind: 'report' });
   }
   if (results.cross.length) {
     const p50 = median(results.cross.map((c) => c.p50Ms));
     const p99 = median(results.cross.map((c) => c.p99Ms));
     goals.push({ text: 'realtime cross-instance latency (write through A, subscriber on B, PostgreSQL NOTIFY)', threshold: Number.NaN, value: p99, shown: `p50 ${fixed(p50)} ms, p99 ${fixed(p99)} ms`, pass: true, kind: 'report' });
   }
+  goals.push(...fanOutGoals(results.runs));
   return goals;
 }
 
@@ -706,7 +774,7 @@ export function renderRealtime(results: RealtimeResults): string {
     const m = (pick: (run: RealtimeRun) => number) => median(runs.map(pick));
     const total = (pick: (run: RealtimeRun) => number) => runs.reduce((n, run) => n + pick(run), 0);
     lines.push(
-      `| ${r.database} | ${r.variant} | ${r.subscribers} | ${r.users} / ${r.keys} | ${fixed(m((x) => x.writesPerSec))} | ${fixed(m((x) => x.dispatchedPerSec))} | ${total((x) => x.deliveries)} of ${total((x) => x.expectedDeliveries)} | ${total((x) => x.lost)} | ${total((x) => x.late)} | ${total((x) => x.duplicates)} | ${fixed(m((x) => x.p50Ms))} | ${fixed(m((x) => x.p99Ms))} | ${fixed(Math.max(...runs.map((x) => x.maxMs)))} | ${runs.map((x) => fixed(x.p99Ms)).join(', ')} | ${fixed(m((x) => x.serverCpuPercent), 0)} | ${fixed(m((x) => x.clientCpuPercent), 0)} | ${fixed(m((x) => x.clientLoopDelayP99Ms))} | ${fixed(m((x) => x.rssBeforeMb), 0)} | ${fixed(m((x) => x.rssOpenMb), 0)} | ${fixed(m((x) => x.kbPerSubscription))} |`,
+      `| ${r.database} | ${variantName(r)} | ${r.subscribers} | ${r.users} / ${r.keys} | ${fixed(m((x) => x.writesPerSec))} | ${fixed(m((x) => x.dispatchedPerSec))} | ${total((x) => x.deliveries)} of ${total((x) => x.expectedDeliveries)} | ${total((x) => x.lost)} | ${total((x) => x.late)} | ${total((x) => x.duplicates)} | ${fixed(m((x) => x.p50Ms))} | ${fixed(m((x) => x.p99Ms))} | ${fixed(Math.max(...runs.map((x) => x.maxMs)))} | ${runs.map((x) => fixed(x.p99Ms)).join(', ')} | ${fixed(m((x) => x.serverCpuPercent), 0)} | ${fixed(m((x) => x.clientCpuPercent), 0)} | ${fixed(m((x) => x.clientLoopDelayP99Ms))} | ${fixed(m((x) => x.rssBeforeMb), 0)} | ${fixed(m((x) => x.rssOpenMb), 0)} | ${fixed(m((x) => x.kbPerSubscription))} |`,
     );
   }
   if (results.cross.length) {
@@ -718,5 +786,6 @@ export function renderRealtime(results: RealtimeResults): string {
     lines.push(`| on B (written through A) | ${results.cross.reduce((n, c) => n + c.events, 0)} | ${lost} | ${dup} | ${fixed(m((c) => c.p50Ms))} | ${fixed(m((c) => c.p99Ms))} | ${fixed(Math.max(...results.cross.map((c) => c.maxMs)))} | ${results.cross.map((c) => fixed(c.p99Ms)).join(', ')} |`);
     lines.push(`| on A (same instance) | ${results.cross.reduce((n, c) => n + c.events, 0)} | | | ${fixed(m((c) => c.sameP50Ms))} | ${fixed(m((c) => c.sameP99Ms))} | | ${results.cross.map((c) => fixed(c.sameP99Ms)).join(', ')} |`);
   }
+  lines.push(renderFanOut(results.runs));
   return lines.join('\n');
 }

@@ -56,7 +56,7 @@ import { measureTaskCreates, renderTaskCreates, reportTaskCreatesAlone, taskCrea
 import { killAllServers, repoRoot, startServer, type RunningServer, type ServerSpec } from './targets.js';
 import { cursorPage, deepCursorOf, expectedTaskAnswers, seedTasks, smallTasksUser, taskCounts, type RecordOwner, type TaskDataset, type TaskSize } from './tasks.js';
 import { memberAccount, membersPerTeam, seedTeams, type BenchTeams } from './teams.js';
-import { measureRealtime, realtimeGoals, renderRealtime, type RealtimeResults } from './realtime.js';
+import { measureRealtime, realtimeGoals, realtimeSelected, renderRealtime, type RealtimeResults } from './realtime.js';
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -68,15 +68,17 @@ const unreachableLimits = {
   RATE_LIMIT_TIERS: 'free=100000000,pro=100000000,enterprise=100000000',
   RATE_LIMIT_SESSION: '100000000',
   RATE_LIMIT_ANONYMOUS: '100000000',
+  // Per key the default (100) stays: the realtime scenario's one user holds 1,000 over 10 keys.
+  REALTIME_MAX_SUBSCRIPTIONS_PER_USER: '100000',
   SIGNUP_MAX_PER_IP: '100000000',
   SIGNIN_MAX_FAILURES_PER_IP: '100000000',
   RATE_LIMIT_SCOPES: 'tasks:read=100000000,tasks:write=100000000,tasks:delete=100000000',
 };
 /**
- * The free plan allows any number of team members and tasks (null: unlimited), so the bench user's
+ * The free plan allows any number of team members, API keys and tasks (null: unlimited), so the bench user's
  * teams can hold 50 and its team 100k tasks (seeded in SQL, but a plan over its limit is still one).
  */
-const unlimitedPlan = { PLANS_JSON: JSON.stringify({ free: { limits: { team_members: null, tasks: null } } }) };
+const unlimitedPlan = { PLANS_JSON: JSON.stringify({ free: { limits: { team_members: null, api_keys: null, tasks: null } } }) };
 /** Uploads under the defaults (local storage, images ≤ 10 MB, videos ≤ 100 MB), whatever the bench's environment says. */
 const mediaDefaults = { MEDIA_CONFIG: undefined, MEDIA_STORAGE: undefined, BLOB_READ_WRITE_TOKEN: undefined };
 /** What `npm start` sets besides: glibc's malloc arenas capped (see README "Operators"). */
@@ -519,13 +521,22 @@ async function main(): Promise<void> {
 
     // Issue 17, after the statements count: it writes (and deletes again) customers of the bench user's team, which S8 reads.
     let realtime: RealtimeResults = { runs: [], cross: [] };
-    if (selected(options, 'realtime')) {
+    if (realtimeSelected(options)) {
       log('realtime: 1,000 SSE subscribers while 50 changes/s are written, each variant on a product instance of its own; then two instances on one PostgreSQL');
       const members = Array.from({ length: membersPerTeam - 1 }, (_, i) => memberAccount(i + 1));
+      const pg = { database: 'postgres' as const, cookie: pgCredentials.cookie, teamId: ownerOf(pgCredentials.session).teamId };
+      const pglite = { database: 'pglite' as const, cookie: pgliteCredentials.cookie, teamId: ownerOf(pgliteCredentials.session).teamId };
       realtime = await measureRealtime(
         [
-          { database: 'postgres', start: () => startServer(specs['product-pg']), cookie: pgCredentials.cookie, teamId: ownerOf(pgCredentials.session).teamId, members },
-          { database: 'pglite', start: () => startServer(specs['product-pglite']), cookie: pgliteCredentials.cookie, teamId: ownerOf(pgliteCredentials.session).teamId },
+          { ...pg, build: 'this', start: () => startServer(specs['product-pg']), members },
+          { ...pglite, build: 'this', start: () => startServer(specs['product-pglite']) },
+          // The previous build runs the distinct-filter variants beside this one (same databases).
+          ...(options.against
+            ? [
+                { ...pg, build: 'previous' as const, start: () => startServer(specs['previous-pg']) },
+                { ...pglite, build: 'previous' as const, start: () => startServer(specs['previous-pglite']) },
+              ]
+            : []),
         ],
         options,
         log,
