@@ -289,7 +289,7 @@ export function createHub(options: HubOptions): Hub {
       // Checked and counted in one synchronous step: concurrent opens never pass a limit together.
       const full = spec.holders.find((h) => (perHolder.get(h.id) ?? 0) >= h.limit);
       if (full) throw new AppError('RATE_LIMITED', `At most ${full.limit} subscriptions may be open at once for ${full.label}`, { limit: full.limit });
-      const filterGroup = spec.filterGroupOwner === null ? null : { owner: spec.filterGroupOwner, key: spec.group(spec.actor) };
+      const filterGroup = spec.filterGroupOwner === null ? null : { owner: spec.filterGroupOwner, key: `${spec.entity} ${spec.group(spec.actor)}` };
       if (filterGroup && !filterGroups.admits(filterGroup.owner, filterGroup.key)) {
         const limit = options.maxFilterGroups;
         throw new AppError('RATE_LIMITED', `At most ${limit} subscriptions with distinct filters that are read from the database (case-insensitive text, text order, search, relations) may be open at once for one user or client address: close one, or filter with exact comparisons`, { limit });

@@ -122,6 +122,13 @@ describe('filters read from the database, per user', () => {
     expect(await reopened()).toBe(200);
   }, 120_000);
 
+  it('the same filter on another entity is another read, counted apart', async () => {
+    const user = await signUp(t);
+    for (const term of ['a', 'b', 'c']) expect((await stream(`/api/v1/customers/events?search=${term}`, as(user))).status).toBe(200);
+    expect((await stream('/api/v1/customers/events?search=a', as(user))).status).toBe(200);
+    expect((await stream('/api/v1/posts/events?search=a', as(user))).status).toBe(429);
+  });
+
   it('anonymous callers of a public entity are counted per address', async () => {
     const opened = await Promise.all(Array.from({ length: maxFilterGroups + 2 }, (_, i) => stream(`/api/v1/posts/events?${where({ slug: { startsWith: `post-${i}`, mode: 'INSENSITIVE' } })}`)));
     expect(opened.filter((s) => s.status === 200)).toHaveLength(maxFilterGroups);
