@@ -11,7 +11,7 @@ import { disableUser, enableUser, setRole } from './operator.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ SIGNUP_MAX_PER_IP: '1000' });
+  t = await createTestApp();
 });
 afterAll(() => t.close());
 

@@ -16,7 +16,7 @@ let t: TestApp;
 let single: TestApp;
 beforeAll(async () => {
   idp = await startOidcProvider();
-  t = await createTestApp({ OIDC_PROVIDERS: JSON.stringify([idp.setting('idp'), idp.setting('lax', { name: 'Lax IdP', trustEmail: true })]), SIGNUP_MAX_PER_IP: '1000' });
+  t = await createTestApp({ OIDC_PROVIDERS: JSON.stringify([idp.setting('idp'), idp.setting('lax', { name: 'Lax IdP', trustEmail: true })]) });
   single = await createTestApp({ TEAMS_MODE: 'single-tenant', OIDC_PROVIDERS: JSON.stringify([idp.setting('idp')]) });
   // One provider, two apps: each app's callback URLs are registered with it.
   idp.register({ origin: t.origin, providerIds: ['idp', 'lax'] }, { origin: single.origin, providerIds: ['idp'] });
