@@ -2814,7 +2814,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing scope customers:read, or no active team */
+            /** @description Missing scope customers:read (or the read scope of an entity the filters reach through a relation), or no active team */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2866,7 +2866,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing scope posts:read, or no active team */
+            /** @description Missing scope posts:read (or the read scope of an entity the filters reach through a relation), or no active team */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2918,7 +2918,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing scope projects:read, or no active team */
+            /** @description Missing scope projects:read (or the read scope of an entity the filters reach through a relation), or no active team */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2970,7 +2970,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing scope tasks:read, or no active team */
+            /** @description Missing scope tasks:read (or the read scope of an entity the filters reach through a relation), or no active team */
             403: {
                 headers: {
                     [name: string]: unknown;
