@@ -89,7 +89,9 @@ export function changeReading(ctx: RealtimeScope, d: EntityDefinition, q: Parsed
       read: (events, actor) => readChanges(ctx, d, q, ids, events, actor),
       sieve: null,
       readsOwnFilters: true,
-      check: async () => void (await listedMany(ctx, d, [noRecord], q)),
+      // Detached, as every read of a subscription is: the opening request holds no transaction, so a
+      // replay's reads after it (system access; on PGlite the one connection) do not wait behind one.
+      check: () => ctx.realtime.detached(ctx.actor, async (scope) => void (await listedMany(scope, d, [noRecord], q))),
     };
   }
   const alike = seenAlikeInTeam(d);

@@ -117,6 +117,22 @@ describe('Last-Event-ID', () => {
     expect(JSON.stringify(rest)).not.toContain(low);
   });
 
+  it('replays with a filter read in SQL (search) as with one decided in memory, and answers at once (PGlite: one connection)', async () => {
+    const first = await subscribe('/api/v1/tasks/events', as(alice));
+    const marker = (await t.json('POST', '/api/v1/tasks', { title: 'Before the gap' }, as(alice))).body.data.id;
+    const ids = new Set<string>();
+    const [last] = await take(first, 1, ids);
+    expect(last!.data).toMatchObject({ type: 'CREATED', id: marker });
+    first.close();
+    const found = (await t.json('POST', '/api/v1/tasks', { title: 'Needle in the log' }, as(alice))).body.data.id;
+    const other = (await t.json('POST', '/api/v1/tasks', { title: 'Hay' }, as(alice))).body.data.id;
+    // Before, the opening read of the search filter held the request's transaction, and the replay's
+    // reads waited on PGlite's one connection until that transaction was rolled back 30 s later.
+    const again = await subscribe(`/api/v1/tasks/events?search=needle&lastEventId=${last!.id}`, as(alice));
+    expect(summary(await take(again, 1, ids))).toEqual([['CREATED', found]]);
+    expect(JSON.stringify(await again.drain(500))).not.toContain(other);
+  });
+
   it('loses nothing when it reconnects while writes keep coming', async () => {
     const total = 40;
     const created: string[] = [];

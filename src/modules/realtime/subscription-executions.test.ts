@@ -45,6 +45,13 @@ async function statementsOf(act: () => Promise<unknown>): Promise<number> {
   }
 }
 
+/** The fewest statements of three runs of `act`: background work (a key's usage flushed) lands in some. */
+async function fewestStatementsOf(act: (round: number) => Promise<unknown>): Promise<number> {
+  const counts: number[] = [];
+  for (let round = 0; round < 3; round += 1) counts.push(await statementsOf(() => act(round)));
+  return Math.min(...counts);
+}
+
 describe('GraphQL: a nested selection per event', () => {
   const query = 'subscription { customerEvents { id record { name projects { name milestone { title } } } } }';
 
@@ -78,24 +85,27 @@ describe('GraphQL: a nested selection per event', () => {
       return Promise.all(subs.map((s) => s.next(20_000)));
     };
     await sleep(500); // the subscriptions are open once the server answered their subscribe messages
-    await rename([first, mates], 'Warm')();
-    const alone = await statementsOf(rename([first, mates], 'One'));
+    // Every subscriber's event is awaited, the narrow key's too (its execution refused per event), so
+    // that each count holds one write's executions, none of the previous write's.
+    await rename([first, mates, narrowed], 'Warm')();
+    const alone = await fewestStatementsOf((round) => rename([first, mates, narrowed], `One ${round}`)());
 
     const more = Array.from({ length: 19 }, () => subscribe(ownerClient));
     await sleep(1_000);
     let results: any[] = [];
-    const twenty = await statementsOf(async () => (results = await rename([first, ...more, mates], 'Twenty')()));
+    const twenty = await fewestStatementsOf(async (round) => (results = await rename([first, ...more, mates, narrowed], `Twenty ${round}`)()));
     // Before: one execution (BEGIN, set_config, the projects, their milestones, COMMIT) per subscription.
     console.log(`statements of a write: ${alone} with one subscription of the owner, ${twenty} with twenty (and the teammate's, the narrow key's)`);
     expect(twenty).toBeLessThanOrEqual(alone + 2);
 
     const mine = results.slice(0, 20);
-    for (const result of mine) expect(result.data.customerEvents.record).toEqual({ name: 'Twenty', projects: [{ name: 'Shared project', milestone: { title: 'Owner’s milestone' } }] });
+    for (const result of mine) expect(result.data.customerEvents.record).toEqual({ name: 'Twenty 2', projects: [{ name: 'Shared project', milestone: { title: 'Owner’s milestone' } }] });
     // The teammate sees the project, not the owner's private task; the narrow key not the projects.
-    expect(results[20].data.customerEvents.record).toEqual({ name: 'Twenty', projects: [{ name: 'Shared project', milestone: null }] });
-    // (refused per event, or when it opens: either way, never the projects)
-    const refused = await narrowed.next(20_000).catch(async () => await narrowed.ended);
-    expect(JSON.stringify(refused)).toContain('FORBIDDEN');
+    expect(results[20].data.customerEvents.record).toEqual({ name: 'Twenty 2', projects: [{ name: 'Shared project', milestone: null }] });
+    // The narrow key gets the event with a refusal of the projects (their rule), never the projects.
+    const refused = results[21];
+    expect(refused.data.customerEvents.id).toBe(customer.id);
+    expect(JSON.stringify(refused.errors)).toContain('Insufficient permissions - projects:read scope required');
     expect(JSON.stringify(refused)).not.toContain('Shared project');
   }, 120_000);
 });
