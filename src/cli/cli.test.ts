@@ -354,7 +354,7 @@ describe('seed', () => {
     expect(seeded.users.map((u: { email: string; teamRole: string }) => [u.email, u.teamRole])).toEqual([
       ['ada.demo@example.com', 'owner'], ['bob.demo@example.com', 'admin'], ['cleo.demo@example.com', 'member'],
     ]);
-    expect(seeded.records).toEqual({ customers: 3, tasks: 6, projects: 1 });
+    expect(seeded.records).toEqual({ customers: 3, tasks: 6, projects: 1, orders: 2 });
     expect(seeded.media).toHaveLength(2);
     const again = await cli('seed');
     expect(again.status).not.toBe(0);
@@ -370,6 +370,9 @@ describe('seed', () => {
     expect(titles).toContain('Call Acme about the renewal');
     const customers = (await (await fetch(`${server.origin}/api/v1/customers`, { headers: auth })).json()) as { data: unknown[] };
     expect(customers.data).toHaveLength(3);
+    // The seed wrote through the entities' hooks: numbered, the paid one stamped, the virtual count filled.
+    const orders = (await (await fetch(`${server.origin}/api/v1/orders?sortBy=number&sortOrder=asc`, { headers: auth })).json()) as { data: Record<string, unknown>[] };
+    expect(orders.data.map((o) => [o.number, o.status, typeof o.paidAt, o.lineCount])).toEqual([['ORD-0001', 'placed', 'object', 1], ['ORD-0002', 'paid', 'string', 2]]);
     const rendition = await fetch(`${server.origin}/api/v1/media/${seeded.media[0].id}/render?w=64`, { headers: auth });
     expect(rendition.status).toBe(200);
     expect(rendition.headers.get('content-type')).toMatch(/^image\//);

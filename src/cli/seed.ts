@@ -1,6 +1,6 @@
 // `seed`: demo data, so that a newcomer sees a live system at once. Three users (passwords generated
 // and printed once), a team they share (Ada's, renamed "Demo team"; Bob and Cleo join it by invitation,
-// as the API does), customers, a project and tasks, two images (made with sharp and uploaded through
+// as the API does), customers, a project, tasks and orders, two images (made with sharp and uploaded through
 // the media module, so renditions work) and an API key of Ada's, printed once. Everything goes through
 // the modules' services as those users, with the API's rules (plan limits, scopes, RLS). Refused when the
 // demo owner's account exists already (the seed runs once per database).
@@ -14,7 +14,7 @@ import type { Database } from '../db/database.js';
 import { runAsUser, systemDb } from '../db/request-db.js';
 import { createUser, openInvitedAccount } from '../modules/accounts/service.js';
 import { createKey } from '../modules/api-keys/service.js';
-import { create } from '../modules/entities/service.js';
+import { create } from '../modules/entities/writes.js';
 import { loadSharp } from '../modules/media/imaging.js';
 import { uploadFiles } from '../modules/media/upload-route.js';
 import { invite, openInvitationForSignup, updateTeam } from '../modules/teams/service.js';
@@ -29,7 +29,7 @@ const members = [
   { email: 'cleo.demo@example.com', firstName: 'Cleo', lastName: 'Patra', teamRole: 'member' },
 ] as const;
 /** The demo key may do anything with what the seed made (of what is configured) and nothing else. */
-const keyScopes = () => [...['tasks', 'customers', 'projects'].filter((slug) => entityDefinitions.some((d) => d.slug === slug)), 'media'].map((resource) => `${resource}:*`);
+const keyScopes = () => [...['tasks', 'customers', 'projects', 'orders'].filter((slug) => entityDefinitions.some((d) => d.slug === slug)), 'media'].map((resource) => `${resource}:*`);
 const noEvictions = { forgetKey: async () => {}, forgetUser: async () => {} };
 
 /** A password printed once: 16 characters of base64url (96 random bits). */
@@ -77,6 +77,11 @@ async function records(database: Database, config: Config, users: { id: string }
     const customerId = customers[0];
     const taskIds = tasks.filter((t): t is string => t !== null).slice(0, 2);
     await record(scope, 'projects', { name: 'Acme renewal', status: 'active', budget: 12_000, ...(customerId && { customerId }), ...(taskIds.length && { taskIds }) }, counts);
+    // Orders are numbered by their hooks (ORD-0001…), and the paid one gets its paidAt from them.
+    if (customerId) {
+      await record(scope, 'orders', { customerId, status: 'placed', lines: [{ item: 'Renewal, 12 months', quantity: 1 }] }, counts);
+      await record(scope, 'orders', { customerId, status: 'paid', lines: [{ item: 'Onboarding', quantity: 1 }, { item: 'Training day', quantity: 2 }] }, counts);
+    }
   });
   if (users[1]) {
     await asUser(database, config, { id: users[1].id }, noEvictions, async (scope) => {

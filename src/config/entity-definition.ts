@@ -2,6 +2,7 @@
 // it (defaults filled, unknown keys, duplicates, reserved and invalid names refused, missing
 // permissions meaning deny). Generators and the runtime read only the sanitized form.
 import { z } from 'zod';
+import type { EntityHooks, FieldShape, StoredHooks } from './entity-hooks.js';
 
 export const fieldTypes = ['string', 'text', 'number', 'integer', 'boolean', 'date', 'datetime', 'select', 'multiselect', 'json', 'email', 'url', 'relation'] as const;
 export type FieldType = (typeof fieldTypes)[number];
@@ -49,7 +50,13 @@ const fieldSchema = z.strictObject({
   inverse: z.string().regex(identifier).optional(),
   /** A many-to-many relation: a set of related records, kept in a join table (`Project.tasks`, written as `taskIds`). */
   many: z.boolean().default(false),
+  /** Computed by the definition's afterRead hook for every record shown: typed in GraphQL, OpenAPI and the client; never stored, written, filtered or sorted. */
+  virtual: z.boolean().default(false),
 });
+
+/** A hook: a function (its arguments are typed by defineEntity, config/entity-hooks.ts). */
+const hook = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', 'must be a function').optional();
+const hooksSchema = z.strictObject({ beforeValidate: hook, beforeChange: hook, afterChange: hook, beforeDelete: hook, afterDelete: hook, afterRead: hook }).optional();
 
 const permissionsSchema = z.strictObject(Object.fromEntries(operations.map((op) => [op, z.array(z.string().min(1)).optional()])) as Record<Operation, z.ZodOptional<z.ZodArray<z.ZodString>>>);
 
@@ -58,6 +65,7 @@ const childSchema = z.strictObject({
   slug: z.string().regex(slugName, 'must be lowercase letters, digits and hyphens'),
   tableName: z.string().regex(sqlName, 'must be a lowercase SQL identifier'),
   fields: z.array(fieldSchema).min(1),
+  hooks: hooksSchema,
 });
 
 const definitionSchema = z.strictObject({
@@ -82,6 +90,8 @@ const definitionSchema = z.strictObject({
   indexes: z.array(z.strictObject({ fields: z.array(z.string()).min(1).max(4) })).default([]),
   /** Plan limit slug counted by this entity's records (teams plans: `tasks`). */
   planLimit: z.string().regex(/^[a-z][a-z0-9_]*$/).optional(),
+  /** Lifecycle hooks: the app's rules on every write and read of the records (config/entity-hooks.ts). */
+  hooks: hooksSchema,
 });
 
 export type EntityDefinitionInput = z.input<typeof definitionSchema>;
@@ -91,9 +101,13 @@ export type EntityDefinitionInput = z.input<typeof definitionSchema>;
  * related record (`Task.customer`, `expand=customer`) and `onDelete` filled in.
  */
 export type FieldDefinition = z.output<typeof fieldSchema> & { relation?: string };
-export type ChildDefinition = z.output<typeof childSchema>;
-export type EntityDefinition = Omit<z.output<typeof definitionSchema>, 'permissions' | 'pluralName'> & {
+export type ChildDefinition = Omit<z.output<typeof childSchema>, 'hooks'> & { hooks?: StoredHooks; virtuals: FieldDefinition[] };
+export type EntityDefinition = Omit<z.output<typeof definitionSchema>, 'permissions' | 'pluralName' | 'hooks' | 'children'> & {
   pluralName: string;
+  children: ChildDefinition[];
+  hooks?: StoredHooks;
+  /** Virtual fields (`virtual: true`), kept apart from `fields` (they have no column): filled by hooks.afterRead. */
+  virtuals: FieldDefinition[];
   /**
    * Many-to-many relations (`many: true`), kept apart from `fields` (they have no column): each
    * sanitized like a relation field, into the field of its ids (`tasks` → `taskIds`, a list of ids)
@@ -104,9 +118,23 @@ export type EntityDefinition = Omit<z.output<typeof definitionSchema>, 'permissi
   permissions: Record<Operation, string[]>;
 };
 
-/** Types a definition file's object (checked at start-up by sanitizeEntities). */
-export function defineEntity(definition: EntityDefinitionInput): EntityDefinitionInput {
-  return definition;
+/** A field as a definition file writes it (lists may be `as const`). */
+type FieldDeclaration = Omit<z.input<typeof fieldSchema>, 'enum'> & { enum?: readonly string[] };
+type ChildDeclaration = Omit<z.input<typeof childSchema>, 'fields' | 'hooks'> & { fields: readonly FieldDeclaration[]; hooks?: EntityHooks<FieldShape> };
+
+/**
+ * Types a definition file's object (checked at start-up by sanitizeEntities): its hooks see records
+ * typed from its own fields, so a wrong field name in a hook does not compile.
+ */
+export function defineEntity<const F extends readonly FieldDeclaration[]>(
+  definition: Omit<EntityDefinitionInput, 'fields' | 'hooks' | 'children'> & { fields: F; hooks?: EntityHooks<F[number]>; children?: readonly ChildDeclaration[] },
+): EntityDefinitionInput {
+  return definition as unknown as EntityDefinitionInput;
+}
+
+/** Types a child definition (`children: [defineChild({...})]`) with hooks typed from its own fields. */
+export function defineChild<const F extends readonly FieldDeclaration[]>(child: Omit<ChildDeclaration, 'fields' | 'hooks'> & { fields: F; hooks?: EntityHooks<F[number]> }): ChildDeclaration {
+  return child as unknown as ChildDeclaration;
 }
 
 const isDate = (v: unknown) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v));
@@ -154,6 +182,18 @@ function fieldProblems(field: FieldDefinition, where: string): string[] {
       : typeof d === 'string';
     if (!ok) problems.push(`${at}: default ${JSON.stringify(d)} does not fit type ${field.type}`);
   }
+  return problems;
+}
+
+/** Virtual fields are computed by afterRead: they take no stored settings, and need the hook. */
+function virtualProblems(d: { virtuals: FieldDefinition[]; hooks?: { afterRead?: unknown } | undefined }, where: string): string[] {
+  const problems: string[] = [];
+  for (const f of d.virtuals) {
+    const at = `${where}.fields.${f.name}`;
+    if (f.type === 'relation') problems.push(`${at}: a relation cannot be virtual`);
+    if (f.required || f.unique || f.searchable || f.sortable || f.filterable || f.default !== undefined || f.validation) problems.push(`${at}: a virtual field is computed by hooks.afterRead: it takes no required, unique, searchable, sortable, filterable, default or validation`);
+  }
+  if (d.virtuals.length && !d.hooks?.afterRead) problems.push(`${where}: virtual fields (${d.virtuals.map((f) => f.name).join(', ')}) need hooks.afterRead to compute them`);
   return problems;
 }
 
@@ -223,7 +263,7 @@ const inverses = new WeakMap<EntityDefinition, Inverse[]>();
 export const inversesOf = (target: EntityDefinition): readonly Inverse[] => inverses.get(target) ?? [];
 
 /** The names a record of `d` already has: fields, children, owners. */
-const namesOf = (d: EntityDefinition) => new Set([...d.fields.map((f) => f.name), ...d.children.map((c) => camelSlug(c.slug)), ...reservedFieldNames, 'team', 'user', 'parent', 'metas']);
+const namesOf = (d: EntityDefinition) => new Set([...d.fields.map((f) => f.name), ...d.virtuals.map((f) => f.name), ...d.children.map((c) => camelSlug(c.slug)), ...reservedFieldNames, 'team', 'user', 'parent', 'metas']);
 
 /**
  * Relations name an entity of the list and a name free on their record (not a field, child, or owner),
@@ -280,14 +320,19 @@ export function sanitizeEntities(inputs: readonly unknown[]): EntityDefinition[]
       return;
     }
     const sanitized = parsed.data.fields.map(relationField);
-    const d = { ...parsed.data, fields: sanitized.filter((f) => !f.many), links: sanitized.filter((f): f is FieldDefinition & { relation: string; to: string } => !!f.many) };
+    const stored = sanitized.filter((f) => !f.virtual);
+    const children = parsed.data.children.map((c) => ({ ...c, hooks: c.hooks as StoredHooks | undefined, fields: c.fields.filter((f) => !f.virtual), virtuals: c.fields.filter((f) => f.virtual) }));
+    const d = { ...parsed.data, hooks: parsed.data.hooks as StoredHooks | undefined, children, fields: stored.filter((f) => !f.many), links: stored.filter((f): f is FieldDefinition & { relation: string; to: string } => !!f.many), virtuals: sanitized.filter((f) => f.virtual) };
     const where = `entity ${d.slug}`;
-    for (const dup of duplicates(d.fields.map((f) => f.name))) problems.push(`${where}: duplicate field "${dup}"`);
+    for (const dup of duplicates(sanitized.map((f) => f.name))) problems.push(`${where}: duplicate field "${dup}"`);
     for (const f of sanitized) problems.push(...fieldProblems(f, `${where}.fields`));
+    problems.push(...virtualProblems(d, where));
     for (const child of d.children) {
-      for (const f of child.fields) if (f.type === 'relation') problems.push(`${where}.children.${child.slug}.${f.name}: relations belong to entities, not to children`);
-      for (const dup of duplicates(child.fields.map((f) => f.name))) problems.push(`${where}.children.${child.slug}: duplicate field "${dup}"`);
-      for (const f of child.fields) problems.push(...fieldProblems(f, `${where}.children.${child.slug}`));
+      const all = [...child.fields, ...child.virtuals];
+      for (const f of all) if (f.type === 'relation') problems.push(`${where}.children.${child.slug}.${f.name}: relations belong to entities, not to children`);
+      for (const dup of duplicates(all.map((f) => f.name))) problems.push(`${where}.children.${child.slug}: duplicate field "${dup}"`);
+      for (const f of all) problems.push(...fieldProblems(f, `${where}.children.${child.slug}`));
+      problems.push(...virtualProblems(child, `${where}.children.${child.slug}`));
     }
     for (const key of Object.keys(d.publicFilter ?? {})) {
       if (!d.fields.some((f) => f.name === key)) problems.push(`${where}: publicFilter names unknown field "${key}"`);

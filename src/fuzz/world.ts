@@ -73,7 +73,9 @@ async function seedUser(t: TestApp, who: string, refs: Map<string, string>, endp
   refs.set(`${who}.spareTeamId`, await createTeam(t, user, `${who}-${randomBytes(3).toString('hex')}`));
   refs.set(`${who}.apiKeyId`, (await createKey(t, user, { name: 'spare', scopes: ['media:read'] })).id);
   for (const [i, entity] of entityDefinitions.entries()) {
-    const id = await ok(entity.slug, t.json('POST', `/api/v1/${entity.slug}`, sampleRecord(entity.fields, i), session), (b) => b.data.id as string);
+    // A required relation names the user's record of its target, seeded before it (definitions in file order).
+    const related = Object.fromEntries(entity.fields.filter((f) => f.type === 'relation' && f.required).map((f) => [f.name, refs.get(`${who}.${f.to}Id`)]));
+    const id = await ok(entity.slug, t.json('POST', `/api/v1/${entity.slug}`, { ...sampleRecord(entity.fields, i), ...related }, session), (b) => b.data.id as string);
     refs.set(`${who}.${entity.slug}Id`, id);
     for (const child of entity.children) {
       const childId = await ok(child.slug, t.json('POST', `/api/v1/${entity.slug}/${id}/child/${child.slug}`, sampleRecord(child.fields, i), session), (b) => b.data.id as string);

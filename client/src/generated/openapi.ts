@@ -106,6 +106,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/orders/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Changes of orders as Server-Sent Events
+         * @description Each event: `id:` the event id, `data:` {eventId, type: CREATED | UPDATED | DELETED | GAP, id, occurredAt, record} (record as the caller may see it now; null for deletions). Takes the list filters (ids, search, from, to, dateField, field filters, filter JSON). Reconnect with Last-Event-ID (or ?lastEventId=) to receive what was missed within REALTIME_REPLAY_SECONDS; an older id gets a GAP event first. A stream the server ends (credentials revoked, membership removed, slow client) ends with a data event {type: END, code, message}.
+         */
+        get: operations["ordersEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/posts/events": {
         parameters: {
             query?: never;
@@ -1247,6 +1267,90 @@ export interface paths {
         patch: operations["updateCustomerNote"];
         trace?: never;
     };
+    "/api/v1/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Orders
+         * @description A page of orders, filtered, searched and sorted. Scope: orders:read.
+         *
+         *     Requires scope `orders:read`.
+         */
+        get: operations["listOrders"];
+        put?: never;
+        /**
+         * Create a Order
+         * @description Required fields must be present; the others take their defaults. Scope: orders:write.
+         *
+         *     Requires scope `orders:write`.
+         */
+        post: operations["createOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders/aggregate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Aggregate Orders
+         * @description Counts, sums, averages, minimums and maximums over the records LIST would answer for the same filters, per group (sorted by key, empty values last, at most 1000). Scope: orders:read.
+         *
+         *     Requires scope `orders:read`.
+         */
+        get: operations["aggregateOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a Order
+         * @description One Order by id. Scope: orders:read.
+         *
+         *     Requires scope `orders:read`.
+         */
+        get: operations["getOrder"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a Order
+         * @description Removes the record. Scope: orders:delete.
+         *
+         *     Requires scope `orders:delete`.
+         */
+        delete: operations["deleteOrder"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a Order
+         * @description Partial: only the given members change, `null` clears an optional field. Scope: orders:write.
+         *
+         *     Requires scope `orders:write`.
+         */
+        patch: operations["updateOrder"];
+        trace?: never;
+    };
     "/api/v1/posts": {
         parameters: {
             query?: never;
@@ -1796,6 +1900,12 @@ export interface components {
                 gte?: string;
                 isNull?: boolean;
             };
+            /** @description The orders whose customer this is (among those the caller can see): some, none or every meets the conditions. */
+            orders?: {
+                some?: components["schemas"]["OrderWhere"];
+                none?: components["schemas"]["OrderWhere"];
+                every?: components["schemas"]["OrderWhere"];
+            };
             /** @description The projects whose customer this is (among those the caller can see): some, none or every meets the conditions. */
             projects?: {
                 some?: components["schemas"]["ProjectWhere"];
@@ -1831,6 +1941,190 @@ export interface components {
                 };
                 max?: {
                     account?: number | null;
+                    createdAt?: string | null;
+                    updatedAt?: string | null;
+                };
+            }[];
+        };
+        /** @description A Order record. With `fields`, only the named members are present. */
+        Order: {
+            /** Format: uuid */
+            id: string;
+            /** @description Unique within a team. */
+            number: string | null;
+            /**
+             * Format: uuid
+             * @description The id of a customers record of the team (the related customer).
+             */
+            customerId: string;
+            /** @enum {string|null} */
+            status: "draft" | "placed" | "paid" | null;
+            /** Format: date-time */
+            paidAt: string | null;
+            /** @description Any JSON value */
+            lines: unknown;
+            /** Format: int32 */
+            readonly lineCount: number | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /**
+             * Format: uuid
+             * @description The creator; absent for anonymous readers of public entities.
+             */
+            userId?: string;
+            /**
+             * Format: uuid
+             * @description The owning team; absent for anonymous readers of public entities.
+             */
+            teamId?: string;
+            /** @description With `expand=customer`: the Customer of customerId, null when none or one you cannot see. */
+            customer?: components["schemas"]["Customer"] | null;
+        };
+        /** @description Fields left out take their default. */
+        CreateOrderInput: {
+            /** @description Unique within a team. */
+            number?: string | null;
+            /**
+             * Format: uuid
+             * @description The id of a customers record of the team (the related customer).
+             */
+            customerId: string;
+            /**
+             * @default draft
+             * @enum {string|null}
+             */
+            status?: "draft" | "placed" | "paid" | null;
+            /** Format: date-time */
+            paidAt?: string | null;
+            /** @description Any JSON value */
+            lines?: unknown;
+        };
+        /** @description Only the given members change; null clears an optional field. At least one member. */
+        UpdateOrderInput: {
+            /** @description Unique within a team. */
+            number?: string | null;
+            /**
+             * Format: uuid
+             * @description The id of a customers record of the team (the related customer).
+             */
+            customerId?: string;
+            /** @enum {string|null} */
+            status?: "draft" | "placed" | "paid" | null;
+            /** Format: date-time */
+            paidAt?: string | null;
+            /** @description Any JSON value */
+            lines?: unknown;
+        };
+        OrderResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["Order"];
+        };
+        OrderListResponse: {
+            /** @constant */
+            success: true;
+            /** @description Order records; DistinctValue items in distinct mode. */
+            data: (components["schemas"]["Order"] | components["schemas"]["DistinctValue"])[];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @description Conditions on orders (the fields' conditions and the groups combine with AND); at most 4 levels of groups and 32 conditions. */
+        OrderWhere: {
+            number?: {
+                eq?: string;
+                ne?: string;
+                in?: string[];
+                notIn?: string[];
+                lt?: string;
+                lte?: string;
+                gt?: string;
+                gte?: string;
+                isNull?: boolean;
+                contains?: string;
+                startsWith?: string;
+                endsWith?: string;
+                /**
+                 * @description `insensitive`: comparisons ignore case.
+                 * @enum {string}
+                 */
+                mode?: "default" | "insensitive";
+            };
+            customerId?: {
+                eq?: string;
+                ne?: string;
+                in?: string[];
+                notIn?: string[];
+                isNull?: boolean;
+            };
+            status?: {
+                /** @enum {string} */
+                eq?: "draft" | "placed" | "paid";
+                /** @enum {string} */
+                ne?: "draft" | "placed" | "paid";
+                in?: ("draft" | "placed" | "paid")[];
+                notIn?: ("draft" | "placed" | "paid")[];
+                isNull?: boolean;
+            };
+            createdAt?: {
+                /** Format: date-time */
+                eq?: string;
+                /** Format: date-time */
+                ne?: string;
+                in?: string[];
+                notIn?: string[];
+                /** Format: date-time */
+                lt?: string;
+                /** Format: date-time */
+                lte?: string;
+                /** Format: date-time */
+                gt?: string;
+                /** Format: date-time */
+                gte?: string;
+                isNull?: boolean;
+            };
+            updatedAt?: {
+                /** Format: date-time */
+                eq?: string;
+                /** Format: date-time */
+                ne?: string;
+                in?: string[];
+                notIn?: string[];
+                /** Format: date-time */
+                lt?: string;
+                /** Format: date-time */
+                lte?: string;
+                /** Format: date-time */
+                gt?: string;
+                /** Format: date-time */
+                gte?: string;
+                isNull?: boolean;
+            };
+            /** @description Its customer meets these. */
+            customer?: components["schemas"]["CustomerWhere"];
+            /** @description Every one of these holds. */
+            AND?: components["schemas"]["OrderWhere"][];
+            /** @description At least one of these holds. */
+            OR?: components["schemas"]["OrderWhere"][];
+            NOT?: components["schemas"]["OrderWhere"];
+        };
+        OrderAggregate: {
+            /** @constant */
+            success: true;
+            data: {
+                key?: {
+                    number?: string | null;
+                    customerId?: string | null;
+                    status?: ("draft" | "placed" | "paid") | null;
+                };
+                count: number;
+                min?: {
+                    paidAt?: string | null;
+                    createdAt?: string | null;
+                    updatedAt?: string | null;
+                };
+                max?: {
+                    paidAt?: string | null;
                     createdAt?: string | null;
                     updatedAt?: string | null;
                 };
@@ -2815,6 +3109,58 @@ export interface operations {
                 content?: never;
             };
             /** @description Missing scope customers:read (or the read scope of an entity the filters reach through a relation), or no active team */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many open subscriptions for this user or key (REALTIME_MAX_SUBSCRIPTIONS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ordersEvents: {
+        parameters: {
+            query?: {
+                lastEventId?: string;
+            };
+            header?: {
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream of changes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid filter parameters or Last-Event-ID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (entities that are not public) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing scope orders:read (or the read scope of an entity the filters reach through a relation), or no active team */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8278,6 +8624,1028 @@ export interface operations {
                      *       "code": "VALIDATION_FAILED",
                      *       "details": {
                      *         "body": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOrders: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Records per page. */
+                limit?: number;
+                /** @description Cursor mode: the records after this `pagination.nextCursor` of a previous page (same sort and filters; not with `page`). */
+                cursor?: string;
+                /** @description Field to sort by (ties broken by id). */
+                sortBy?: "number" | "status" | "paidAt" | "createdAt" | "updatedAt";
+                /** @description Sort direction. */
+                sortOrder?: "asc" | "desc";
+                /** @description Comma-separated names of the members to return. */
+                fields?: ("id" | "number" | "customerId" | "status" | "paidAt" | "lines" | "createdAt" | "updatedAt" | "customer.id" | "customer.name" | "customer.account" | "customer.office" | "customer.phone" | "customer.salesRep" | "customer.visitDays" | "customer.contactDays" | "customer.createdAt" | "customer.updatedAt")[];
+                /** @description Comma-separated relations whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope. `fields` may name its members (`customer.name`). */
+                expand?: "customer"[];
+                /** @description With `fields=<one filterable field>`: the distinct values of that field instead of records. */
+                distinct?: boolean;
+                /** @description Only these records (comma-separated ids, at most 100). */
+                ids?: string[];
+                /** @description Case-insensitive text across number. */
+                search?: string;
+                /** @description First day of the range on `dateField` (inclusive), YYYY-MM-DD. */
+                from?: string;
+                /** @description Last day of the range on `dateField` (inclusive), YYYY-MM-DD. */
+                to?: string;
+                /** @description The field `from` and `to` apply to. */
+                dateField?: "paidAt" | "createdAt" | "updatedAt";
+                /** @description Records with this value; filters combine with AND. */
+                number?: string;
+                /** @description Records with this value; filters combine with AND. */
+                customerId?: string;
+                /** @description Records with this value; filters combine with AND. */
+                status?: "draft" | "placed" | "paid";
+                /** @description number eq. */
+                "number[eq]"?: string;
+                /** @description number ne. */
+                "number[ne]"?: string;
+                /** @description number in (comma-separated values). */
+                "number[in]"?: string[];
+                /** @description number notIn (comma-separated values). */
+                "number[notIn]"?: string[];
+                /** @description number lt. */
+                "number[lt]"?: string;
+                /** @description number lte. */
+                "number[lte]"?: string;
+                /** @description number gt. */
+                "number[gt]"?: string;
+                /** @description number gte. */
+                "number[gte]"?: string;
+                /** @description number isNull. */
+                "number[isNull]"?: boolean;
+                /** @description number contains. */
+                "number[contains]"?: string;
+                /** @description number startsWith. */
+                "number[startsWith]"?: string;
+                /** @description number endsWith. */
+                "number[endsWith]"?: string;
+                /** @description How the text operators on number compare. */
+                "number[mode]"?: "default" | "insensitive";
+                /** @description customerId eq. */
+                "customerId[eq]"?: string;
+                /** @description customerId ne. */
+                "customerId[ne]"?: string;
+                /** @description customerId in (comma-separated values). */
+                "customerId[in]"?: string[];
+                /** @description customerId notIn (comma-separated values). */
+                "customerId[notIn]"?: string[];
+                /** @description customerId isNull. */
+                "customerId[isNull]"?: boolean;
+                /** @description status eq. */
+                "status[eq]"?: "draft" | "placed" | "paid";
+                /** @description status ne. */
+                "status[ne]"?: "draft" | "placed" | "paid";
+                /** @description status in (comma-separated values). */
+                "status[in]"?: ("draft" | "placed" | "paid")[];
+                /** @description status notIn (comma-separated values). */
+                "status[notIn]"?: ("draft" | "placed" | "paid")[];
+                /** @description status isNull. */
+                "status[isNull]"?: boolean;
+                /** @description The JSON of GraphQL's `where` (OrderWhere), for AND, OR and NOT: `{"OR":[{"status":{"eq":"done"}},{"priority":{"in":["high","urgent"]}}]}`. Values as REST gives them (stored values of selects). Combined with the other filters by AND. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of orders */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *           "number": "Example number",
+                     *           "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *           "status": "draft",
+                     *           "paidAt": "2026-11-23T09:30:00.000Z",
+                     *           "lines": {
+                     *             "source": "import"
+                     *           },
+                     *           "createdAt": "2026-11-20T08:15:00.000Z",
+                     *           "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *           "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *           "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 10,
+                     *         "total": 1,
+                     *         "totalPages": 1,
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderListResponse"];
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid query parameters",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "details": {
+                     *         "errors": [
+                     *           {
+                     *             "path": "limit",
+                     *             "code": "invalid",
+                     *             "message": "must be an integer from 1 to 100"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryValidationError"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - orders:read scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                 *       "status": "draft"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateOrderInput"];
+            };
+        };
+        responses: {
+            /** @description The created Order */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *         "number": "Example number",
+                     *         "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *         "status": "draft",
+                     *         "paidAt": "2026-11-23T09:30:00.000Z",
+                     *         "lines": {
+                     *           "source": "import"
+                     *         },
+                     *         "createdAt": "2026-11-20T08:15:00.000Z",
+                     *         "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *         "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderResponse"];
+                };
+            };
+            /** @description The body is not a JSON object (empty, malformed, or text with NUL characters) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Malformed JSON in request body",
+                     *       "code": "VALIDATION_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - orders:write scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A unique field already has this value in the team */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A record with the same unique value already exists in this team",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `details` maps each refused member to a message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": {
+                     *         "customerId": "is required",
+                     *         "status": "must be one of draft, placed, paid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    aggregateOrders: {
+        parameters: {
+            query?: {
+                /** @description Up to 3 comma-separated fields to group by; none: one group of every matching record. */
+                groupBy?: ("number" | "customerId" | "status")[];
+                /** @description Each group’s number of records (false leaves it out). */
+                count?: boolean;
+                /** @description Minimums of these fields. */
+                min?: ("paidAt" | "createdAt" | "updatedAt")[];
+                /** @description Maximums of these fields. */
+                max?: ("paidAt" | "createdAt" | "updatedAt")[];
+                /** @description Only these records (comma-separated ids, at most 100). */
+                ids?: string[];
+                /** @description Case-insensitive text across number. */
+                search?: string;
+                /** @description First day of the range on `dateField` (inclusive), YYYY-MM-DD. */
+                from?: string;
+                /** @description Last day of the range on `dateField` (inclusive), YYYY-MM-DD. */
+                to?: string;
+                /** @description The field `from` and `to` apply to. */
+                dateField?: "paidAt" | "createdAt" | "updatedAt";
+                /** @description Records with this value; filters combine with AND. */
+                number?: string;
+                /** @description Records with this value; filters combine with AND. */
+                customerId?: string;
+                /** @description Records with this value; filters combine with AND. */
+                status?: "draft" | "placed" | "paid";
+                /** @description number eq. */
+                "number[eq]"?: string;
+                /** @description number ne. */
+                "number[ne]"?: string;
+                /** @description number in (comma-separated values). */
+                "number[in]"?: string[];
+                /** @description number notIn (comma-separated values). */
+                "number[notIn]"?: string[];
+                /** @description number lt. */
+                "number[lt]"?: string;
+                /** @description number lte. */
+                "number[lte]"?: string;
+                /** @description number gt. */
+                "number[gt]"?: string;
+                /** @description number gte. */
+                "number[gte]"?: string;
+                /** @description number isNull. */
+                "number[isNull]"?: boolean;
+                /** @description number contains. */
+                "number[contains]"?: string;
+                /** @description number startsWith. */
+                "number[startsWith]"?: string;
+                /** @description number endsWith. */
+                "number[endsWith]"?: string;
+                /** @description How the text operators on number compare. */
+                "number[mode]"?: "default" | "insensitive";
+                /** @description customerId eq. */
+                "customerId[eq]"?: string;
+                /** @description customerId ne. */
+                "customerId[ne]"?: string;
+                /** @description customerId in (comma-separated values). */
+                "customerId[in]"?: string[];
+                /** @description customerId notIn (comma-separated values). */
+                "customerId[notIn]"?: string[];
+                /** @description customerId isNull. */
+                "customerId[isNull]"?: boolean;
+                /** @description status eq. */
+                "status[eq]"?: "draft" | "placed" | "paid";
+                /** @description status ne. */
+                "status[ne]"?: "draft" | "placed" | "paid";
+                /** @description status in (comma-separated values). */
+                "status[in]"?: ("draft" | "placed" | "paid")[];
+                /** @description status notIn (comma-separated values). */
+                "status[notIn]"?: ("draft" | "placed" | "paid")[];
+                /** @description status isNull. */
+                "status[isNull]"?: boolean;
+                /** @description The JSON of GraphQL's `where` (OrderWhere), for AND, OR and NOT: `{"OR":[{"status":{"eq":"done"}},{"priority":{"in":["high","urgent"]}}]}`. Values as REST gives them (stored values of selects). Combined with the other filters by AND. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Groups of orders */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "key": {
+                     *             "number": "Example number"
+                     *           },
+                     *           "count": 3
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderAggregate"];
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid query parameters",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "details": {
+                     *         "errors": [
+                     *           {
+                     *             "path": "limit",
+                     *             "code": "invalid",
+                     *             "message": "must be an integer from 1 to 100"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryValidationError"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - orders:read scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrder: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated names of the members to return. */
+                fields?: ("id" | "number" | "customerId" | "status" | "paidAt" | "lines" | "createdAt" | "updatedAt" | "customer.id" | "customer.name" | "customer.account" | "customer.office" | "customer.phone" | "customer.salesRep" | "customer.visitDays" | "customer.contactDays" | "customer.createdAt" | "customer.updatedAt")[];
+                /** @description Comma-separated relations whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope. `fields` may name its members (`customer.name`). */
+                expand?: "customer"[];
+            };
+            header?: never;
+            path: {
+                /** @description The Order's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *         "number": "Example number",
+                     *         "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *         "status": "draft",
+                     *         "paidAt": "2026-11-23T09:30:00.000Z",
+                     *         "lines": {
+                     *           "source": "import"
+                     *         },
+                     *         "createdAt": "2026-11-20T08:15:00.000Z",
+                     *         "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *         "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderResponse"];
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid query parameters",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "details": {
+                     *         "errors": [
+                     *           {
+                     *             "path": "limit",
+                     *             "code": "invalid",
+                     *             "message": "must be an integer from 1 to 100"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryValidationError"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - orders:read scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Order not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Order's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Order is deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Order deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageResponse"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - orders:delete scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Order not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Order's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "placed"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateOrderInput"];
+            };
+        };
+        responses: {
+            /** @description The updated Order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *         "number": "Example number",
+                     *         "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *         "status": "placed",
+                     *         "paidAt": "2026-11-23T09:30:00.000Z",
+                     *         "lines": {
+                     *           "source": "import"
+                     *         },
+                     *         "createdAt": "2026-11-20T08:15:00.000Z",
+                     *         "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *         "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderResponse"];
+                };
+            };
+            /** @description The body is not a JSON object (empty, malformed, or text with NUL characters) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Malformed JSON in request body",
+                     *       "code": "VALIDATION_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - orders:write scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Order not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A unique field already has this value in the team */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A record with the same unique value already exists in this team",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `details` maps each refused member to a message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": {
+                     *         "customerId": "is required",
+                     *         "status": "must be one of draft, placed, paid"
                      *       }
                      *     }
                      */

@@ -52,6 +52,11 @@ export type Customer = Prisma.CustomerModel
  */
 export type Note = Prisma.NoteModel
 /**
+ * Model Order
+ * Generated from src/config/entities (orders): do not edit, run `npm run generate`.
+ */
+export type Order = Prisma.OrderModel
+/**
  * Model Post
  * Generated from src/config/entities (posts): do not edit, run `npm run generate`.
  */

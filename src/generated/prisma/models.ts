@@ -10,6 +10,7 @@
  */
 export type * from './models/Customer.ts'
 export type * from './models/Note.ts'
+export type * from './models/Order.ts'
 export type * from './models/Post.ts'
 export type * from './models/Project.ts'
 export type * from './models/ProjectTasksLink.ts'

@@ -8,8 +8,10 @@ import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import { delegateOf, type Row } from './repository.js';
+import { afterChange, afterDelete, beforeDelete, validatedWrite } from './hooks.js';
 import { callerFor, changed, conflict, present, visible, type Caller } from './service.js';
-import { validateRecord, type Values } from './validate.js';
+import { contextOf } from './writes.js';
+import type { Values } from './validate.js';
 
 function childOf(d: EntityDefinition, slug: string): ChildDefinition {
   const child = d.children.find((c) => c.slug === slug);
@@ -34,9 +36,11 @@ export async function listChildren(scope: RequestScope, d: EntityDefinition, par
 export async function createChild(scope: RequestScope, d: EntityDefinition, parentId: string, slug: string, body: unknown): Promise<Values> {
   const child = childOf(d, slug);
   const caller = (await parentFor(scope, d, parentId, 'update')) as Extract<Caller, { kind: 'user' }>;
-  const { values } = validateRecord(child.fields, body, { partial: false, metas: false });
+  const context = contextOf(scope, caller);
+  const { values } = await validatedWrite(child, 'create', body, null, context);
   const tx = await scope.db.tx();
   const record = present(child, await delegateOf(tx, child.name).create({ data: { ...values, parentId, teamId: caller.teamId, userId: caller.actor.userId } }).catch(conflict), caller, null);
+  await afterChange(child, 'create', record, null, context);
   await changed(scope, tx, d, child.slug, 'created', record);
   return record;
 }
@@ -49,20 +53,25 @@ async function visibleChild(tx: Tx, child: ChildDefinition, parentId: string, ch
 
 export async function updateChild(scope: RequestScope, d: EntityDefinition, parentId: string, slug: string, childId: string, body: unknown): Promise<Values> {
   const child = childOf(d, slug);
-  const caller = await parentFor(scope, d, parentId, 'update');
+  const caller = (await parentFor(scope, d, parentId, 'update')) as Extract<Caller, { kind: 'user' }>;
+  const context = contextOf(scope, caller);
   const tx = await scope.db.tx();
-  await visibleChild(tx, child, parentId, childId);
-  const { values } = validateRecord(child.fields, body, { partial: true, metas: false });
+  const previous = present(child, await visibleChild(tx, child, parentId, childId), caller, null);
+  const { values } = await validatedWrite(child, 'update', body, previous, context);
   const record = present(child, await delegateOf(tx, child.name).update({ where: { id: childId }, data: values }).catch(conflict), caller, null);
+  await afterChange(child, 'update', record, previous, context);
   await changed(scope, tx, d, child.slug, 'updated', record);
   return record;
 }
 
 export async function removeChild(scope: RequestScope, d: EntityDefinition, parentId: string, slug: string, childId: string): Promise<void> {
   const child = childOf(d, slug);
-  const caller = await parentFor(scope, d, parentId, 'update');
+  const caller = (await parentFor(scope, d, parentId, 'update')) as Extract<Caller, { kind: 'user' }>;
+  const context = contextOf(scope, caller);
   const tx = await scope.db.tx();
-  const current = await visibleChild(tx, child, parentId, childId);
+  const current = present(child, await visibleChild(tx, child, parentId, childId), caller, null);
+  await beforeDelete(child, current, context);
   await delegateOf(tx, child.name).delete({ where: { id: childId } });
-  await changed(scope, tx, d, child.slug, 'deleted', present(child, current, caller, null));
+  await afterDelete(child, current, context);
+  await changed(scope, tx, d, child.slug, 'deleted', current);
 }

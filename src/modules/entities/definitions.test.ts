@@ -159,9 +159,35 @@ describe('relations', () => {
   });
 });
 
+describe('virtual fields and hooks', () => {
+  const withVirtual = (field: object, hooks: object | null = { afterRead: () => ({}) }) => ({ ...fixture, fields: [...fixture.fields, { name: 'total', type: 'number', virtual: true, ...field }], ...(hooks ? { hooks } : {}) });
+
+  it('keeps a virtual field apart: no column, in the GraphQL type (output only)', () => {
+    const [d] = sanitizeEntities([withVirtual({})]);
+    expect(d!.fields.map((f) => f.name)).not.toContain('total');
+    expect(d!.virtuals.map((f) => f.name)).toEqual(['total']);
+    expect(entitiesPrisma([d!])).not.toMatch(/\btotal\b/);
+    const b = createBuilder();
+    registerEntities(b, [d!]);
+    const printed = printSchema(b.toSchema());
+    expect(printed).toMatch(/type Receipt \{[^}]*\btotal: Float\n/);
+    expect(printed).not.toMatch(/input CreateReceiptInput \{[^}]*\btotal\b/);
+    expect(printed).not.toMatch(/input ReceiptWhere \{[^}]*\btotal\b/);
+  });
+
+  it('refuses a virtual field without afterRead, or with stored settings, or a relation; a hook that is no function', () => {
+    expect(() => sanitizeEntities([withVirtual({}, null)])).toThrow(/virtual fields \(total\) need hooks.afterRead to compute them/);
+    expect(() => sanitizeEntities([withVirtual({ filterable: true })])).toThrow(/fields.total: a virtual field is computed by hooks.afterRead: it takes no required, unique/);
+    expect(() => sanitizeEntities([withVirtual({ name: 'buyer', type: 'relation', to: 'receipts' })])).toThrow(/a relation cannot be virtual/);
+    expect(() => sanitizeEntities([{ ...fixture, hooks: { beforeChange: 'no' } }])).toThrow(/hooks.beforeChange: must be a function/);
+    expect(() => sanitizeEntities([{ ...fixture, hooks: { beforeSave: () => {} } }])).toThrow(/hooks: Unrecognized key: "beforeSave"/);
+  });
+});
+
 describe('disabled operations', () => {
   it('answers 405 METHOD_NOT_ALLOWED before anything else when the definition disables an operation', async () => {
-    const { remove, create, list } = await import('./service.js');
+    const { list } = await import('./service.js');
+    const { remove, create } = await import('./writes.js');
     const [d] = sanitizeEntities([{ ...fixture, operations: { delete: false, create: false, list: true, read: true, update: true } }]);
     const scope = { actor: { kind: 'anonymous' } } as unknown as Parameters<typeof remove>[0];
     await expect(remove(scope, d!, '00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 'METHOD_NOT_ALLOWED', status: 405 });

@@ -62,7 +62,7 @@ export function sharedTypes(b: Builder): SharedTypes {
 /** The enums of an owner's select and enumerated multiselect fields, by field name. */
 function fieldEnums(b: Builder, owner: EntityDefinition | ChildDefinition): Map<string, AnyRef> {
   const enums = new Map<string, AnyRef>();
-  for (const f of owner.fields.filter(hasEnum)) {
+  for (const f of [...owner.fields, ...owner.virtuals].filter(hasEnum)) {
     const values = Object.fromEntries([...enumValueNames(owner, f)].map(([stored, name]) => [name, { value: stored }]));
     enums.set(f.name, b.enumType(enumTypeName(owner, f), { description: `Values of ${owner.name}.${f.name}.`, values }) as AnyRef);
   }
@@ -192,7 +192,7 @@ function childTypes(b: Builder, d: EntityDefinition, child: ChildDefinition, wri
   const names = graphqlNames(child);
   const record = b.objectRef<Values>(names.type).implement({
     description: `A ${child.name} of a ${d.name}.`,
-    fields: (t) => ({ ...(recordFields(t as unknown as Loose, child.fields, enums) as FieldMap), parentId: (t as unknown as Loose).expose('parentId', { type: 'ID' }) as never }),
+    fields: (t) => ({ ...(recordFields(t as unknown as Loose, [...child.fields, ...child.virtuals], enums) as FieldMap), parentId: (t as unknown as Loose).expose('parentId', { type: 'ID' }) as never }),
   }) as unknown as RecordRef;
   if (!writable) return { child, record, createInput: null, updateInput: null };
   const createInput = b.inputType(names.createInput, { fields: (t) => inputFields(t as unknown as Loose, child.fields, enums, false, false) as FieldMap }) as unknown as AnyRef;
@@ -273,7 +273,7 @@ export function entityTypes(b: Builder, d: EntityDefinition, shared: SharedTypes
     description: `A ${d.name} record (entity \`${d.slug}\`).`,
     fields: (t) => {
       const loose = t as unknown as Loose;
-      const out = recordFields(loose, [...d.fields, ...d.links], enums);
+      const out = recordFields(loose, [...d.fields, ...d.links, ...d.virtuals], enums);
       if (d.metas) out.metas = loose.expose('metas', { type: 'StringMap' }); // set by every producer (service.ts decorate and written)
       if (d.softDelete) out.deletedAt = loose.expose('deletedAt', { type: 'DateTime', nullable: true });
       Object.assign(out, relatedFields(loose, d, relations));

@@ -177,6 +177,7 @@ function recordSchema(owner: Owner, parent: EntityDefinition | null): Schema {
   const properties: Record<string, Schema> = { id: uuid };
   for (const f of owner.fields) properties[f.name] = described(f, f.required || f.type === 'multiselect' ? valueSchema(f) : orNull(valueSchema(f)));
   for (const f of entity?.links ?? []) properties[f.name] = valueSchema(f);
+  for (const f of owner.virtuals) properties[f.name] = { ...described(f, orNull(valueSchema(f))), readOnly: true };
   Object.assign(properties, {
     createdAt: dateTime,
     updatedAt: dateTime,
@@ -193,7 +194,7 @@ function recordSchema(owner: Owner, parent: EntityDefinition | null): Schema {
   for (const f of entity ? readableLinks(entity) : []) {
     properties[f.relation] = { type: 'array', items: ref(relationTarget(f).name), maxItems: expandedLinks, description: `With \`expand=${f.relation}\`: the ${f.to} records of ${f.name} you can see, the ${expandedLinks} oldest.` };
   }
-  const required = ['id', ...owner.fields.map((f) => f.name), ...(entity?.links ?? []).map((f) => f.name), 'createdAt', 'updatedAt', ...(parent ? ['parentId'] : []), ...(entity?.softDelete ? ['deletedAt'] : [])];
+  const required = ['id', ...owner.fields.map((f) => f.name), ...(entity?.links ?? []).map((f) => f.name), ...owner.virtuals.map((f) => f.name), 'createdAt', 'updatedAt', ...(parent ? ['parentId'] : []), ...(entity?.softDelete ? ['deletedAt'] : [])];
   return { type: 'object', description: `A ${owner.name} record.${parent ? '' : ' With `fields`, only the named members are present.'}`, properties, required };
 }
 

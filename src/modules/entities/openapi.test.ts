@@ -3,6 +3,7 @@
 // requests the API takes. A disabled operation is not in it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sanitizeEntities } from '../../config/entity-definition.js';
+import { entityDefinitions } from '../../config/entities/index.js';
 import { buildOpenApi } from '../../rest/openapi.js';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
@@ -103,13 +104,21 @@ describe('the OpenAPI document, per entity', () => {
   it("shows examples the API accepts: each entity's create and update examples succeed", async () => {
     const as = { cookie: owner.cookie };
     let tried = 0;
+    // An example's relation id is a placeholder: a required one names a record made from its target's example.
+    const made = new Map<string, string>();
+    const withRelated = (slug: string, body: Record<string, unknown>) => {
+      const d = entityDefinitions.find((e) => e.slug === slug);
+      for (const f of d?.fields ?? []) if (f.type === 'relation' && f.required && made.has(f.to!)) body[f.name] = made.get(f.to!);
+      return body;
+    };
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Operation>>)) {
       if (!item.post?.operationId?.startsWith('create') || !/^\/api\/v1\/[a-z-]+$/.test(path) || !item.post.requestBody?.content['application/json'].example) continue;
       tried++;
-      const created = await t.json('POST', path, example(item.post.requestBody.content), as);
+      const created = await t.json('POST', path, withRelated(path.slice('/api/v1/'.length), { ...example(item.post.requestBody.content) }), as);
       expect(created.status, `${path} ${JSON.stringify(created.body)}`).toBe(201);
       expect(Object.keys(created.body.data)).toEqual(expect.arrayContaining(Object.keys(example(item.post.responses['201'].content).data)));
       const id = created.body.data.id;
+      made.set(path.slice('/api/v1/'.length), id);
       const update = doc.paths[`${path}/{id}`]?.patch;
       if (update) expect((await t.json('PATCH', `${path}/${id}`, example(update.requestBody.content), as)).status).toBe(200);
       // Children: the create example of each child route is accepted too.

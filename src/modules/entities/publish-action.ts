@@ -13,15 +13,18 @@ import { z } from 'zod';
 import type { Rule } from '../../auth/rules.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { EntityDefinition } from '../../config/entity-definition.js';
+import type { HookCaller, HookEntities } from '../../config/entity-hooks.js';
+import { createMailer, type Mailer } from '../../mail/outbox.js';
 import { entityDefinitions } from '../../config/entities/index.js';
 import type { Tx } from '../../db/request-db.js';
-import { forbidden } from '../../shared/errors.js';
+import { AppError, forbidden } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
 import { actsAcrossTeams, mayWriteTeam, type Creator } from '../scheduled-actions/creator.js';
 import type { ActionHandler } from '../scheduled-actions/interfaces.js';
 import type { QueueScope } from '../scheduled-actions/service.js';
 import { delegateOf } from './repository.js';
 import { operationRule } from './rules.js';
+import { afterChange, lazyContext, validatedWrite } from './hooks.js';
 import { changed, written } from './service.js';
 import type { Values } from './validate.js';
 
@@ -86,9 +89,17 @@ export const contentPublish: ActionHandler<ContentPublishPayload> = {
     let set: string[] | null;
     try {
       const transaction: TransactionRunner = creator ? asCreator(creator, definition, id) : (work) => ctx.system.prisma.$transaction(work);
-      set = await publishRecord(queue, transaction, definition, id, ctx.action.teamId, ctx.now());
+      const publisher: Publisher = {
+        userId: creator?.userId ?? null,
+        roleIn: (team) => creator?.teams.find((t) => t.teamId === team)?.role ?? null,
+        // A hook's mail (rare here): a transport made for it.
+        mail: { send: (tx, mail) => createMailer(ctx.config.mail, ctx.log).send(tx, mail) },
+      };
+      set = await publishRecord(queue, transaction, definition, id, ctx.action.teamId, ctx.now(), publisher);
     } catch (error) {
       if (creator && isUpdateRefused(error)) throw new Error(`Not permitted: the action's creator (user ${creator.userId}) may not change ${definition.name} ${id}; the action runs with their authority`);
+      // Refused by the entity's hooks (or its validation): the attempt fails saying what was refused.
+      if (error instanceof AppError) throw new Error(`${error.message}${error.details ? ` (${Object.entries(error.details).map(([field, why]) => `${field}: ${String(why)}`).join('; ')})` : ''}`);
       throw error;
     }
     if (!set) throw new Error(creator ? `${definition.name} ${id} not found (among the records the action's creator can see)` : `${definition.name} ${id} not found`);
@@ -116,22 +127,48 @@ export function publishableFields(d: EntityDefinition): { status: boolean; publi
   };
 }
 
+/** Who publishes, for the entity's hooks: the action's creator with their role in the record's team, or the platform. */
+export interface Publisher {
+  userId: string | null;
+  roleIn(teamId: string): HookCaller['role'];
+  mail: Pick<Mailer, 'send'>;
+}
+
 /**
  * Publishes a record for the scheduler (`content:publish`, system work: no caller): `status` becomes
- * `published` and `publishedAt` `at`, for the fields the entity has, and its `<slug>:updated` webhook
+ * `published` and `publishedAt` `at`, for the fields the entity has, through the entity's hooks (an
+ * update: beforeChange may change or refuse it, afterChange sees it), and its `<slug>:updated` webhook
  * event is recorded in the same transaction. With `teamId` the record must be that team's; a
  * soft-deleted record is gone. Returns the fields set, or null when there is no such record.
  * `transaction` runs the work in one transaction: system access, or RLS as an action's creator.
  */
-export async function publishRecord(queue: QueueScope, transaction: TransactionRunner, d: EntityDefinition, id: string, teamId: string | null, at: Date): Promise<string[] | null> {
+export async function publishRecord(queue: QueueScope, transaction: TransactionRunner, d: EntityDefinition, id: string, teamId: string | null, at: Date, publisher: Publisher): Promise<string[] | null> {
   if (!isUuid(id)) return null;
   const where = { id, ...(teamId ? { teamId } : {}), ...(d.softDelete ? { deletedAt: null } : {}) };
-  return transaction(async (tx) => {
+  const mails: (() => Promise<void>)[] = [];
+  const set = await transaction(async (tx) => {
     const model = delegateOf(tx, d.name);
-    if (!(await model.findFirst({ where, select: { id: true } }))) return null;
+    const row = await model.findFirst({ where });
+    if (!row) return null;
     const fields = publishableFields(d);
-    const data: Values = { ...(fields.status ? { status: 'published' } : {}), ...(fields.publishedAt ? { publishedAt: at } : {}) };
-    if (Object.keys(data).length) await changed(queue, tx, d, d.slug, 'updated', written(d, await model.update({ where: { id }, data }), null));
+    const stamp = d.fields.find((f) => f.name === 'publishedAt')?.type === 'date' ? at.toISOString().slice(0, 10) : at.toISOString();
+    const data: Values = { ...(fields.status ? { status: 'published' } : {}), ...(fields.publishedAt ? { publishedAt: stamp } : {}) };
+    if (!Object.keys(data).length) return [];
+    const caller = { userId: publisher.userId, teamId: row.teamId as string, role: publisher.roleIn(row.teamId as string) };
+    const scope = { db: { tx: async () => tx, afterCommit: (work: () => Promise<void>) => void mails.push(work) }, now: queue.now, system: queue.system, config: queue.config, mail: publisher.mail };
+    const context = lazyContext(() => ({ scope, caller, entities: unavailableInPublish }));
+    const previous = written(d, row, null);
+    const { values } = await validatedWrite(d, 'update', data, previous, context);
+    const record = written(d, await model.update({ where: { id }, data: values }), null);
+    await afterChange(d, 'update', record, previous, context);
+    await changed(queue, tx, d, d.slug, 'updated', record);
     return Object.keys(data);
   });
+  for (const send of mails) await send();
+  return set;
 }
+
+/** A scheduled publish runs without a request: a hook there reads and writes other records through context.system. */
+const unavailableInPublish: HookEntities = new Proxy({} as HookEntities, {
+  get: () => () => Promise.reject(new Error('context.entities is not available in a scheduled publish (content:publish): use context.system')),
+});

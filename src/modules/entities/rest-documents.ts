@@ -28,7 +28,7 @@ export const metasFlag = 'metas';
 export const relatedFlags = (relation: string) => ({ record: `x_${relation}`, field: (name: string) => `x_${relation}_${name}`, whole: `x_${relation}__whole` });
 
 /** The names `fields=` may pick: the system fields, then the definition's own. */
-export const pickableFields = (owner: { fields: FieldDefinition[]; links?: FieldDefinition[] }) => ['id', ...owner.fields.map((f) => f.name), ...(owner.links ?? []).map((f) => f.name), 'createdAt', 'updatedAt'];
+export const pickableFields = (owner: { fields: FieldDefinition[]; links?: FieldDefinition[]; virtuals?: FieldDefinition[] }) => ['id', ...owner.fields.map((f) => f.name), ...(owner.links ?? []).map((f) => f.name), ...(owner.virtuals ?? []).map((f) => f.name), 'createdAt', 'updatedAt'];
 
 /** The variable that includes one value of an aggregate group (`$sum_estimatedHours`, `$key_status`). */
 export const aggregateFlag = (part: 'key' | 'sum' | 'avg' | 'min' | 'max', field: string) => `${part}_${field}`;

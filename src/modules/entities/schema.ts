@@ -19,6 +19,7 @@ import { childField } from './prisma-model.js';
 import type { ListQuery } from './query.js';
 import * as children from './children.js';
 import * as records from './service.js';
+import * as writes from './writes.js';
 
 type Values = Record<string, unknown>;
 
@@ -131,7 +132,7 @@ function registerMutations(b: Builder, d: EntityDefinition, types: EntityTypes):
   const on = d.operations;
   b.mutationFields((t) => ({
     ...(on.create
-      ? { [names.create]: t.field({ type: types.record as never, authScopes: operationRule(d, 'create') as never, args: { input: t.arg({ type: types.createInput as never, required: true }) }, resolve: (_root, { input }, ctx) => records.create(ctx, d, asBody(input as Values)) as never }) }
+      ? { [names.create]: t.field({ type: types.record as never, authScopes: operationRule(d, 'create') as never, args: { input: t.arg({ type: types.createInput as never, required: true }) }, resolve: (_root, { input }, ctx) => writes.create(ctx, d, asBody(input as Values)) as never }) }
       : {}),
     ...(on.update
       ? {
@@ -139,7 +140,7 @@ function registerMutations(b: Builder, d: EntityDefinition, types: EntityTypes):
             type: types.record as never,
             authScopes: operationRule(d, 'update') as never,
             args: { id: t.arg.id({ required: true }), input: t.arg({ type: types.updateInput as never, required: true }) },
-            resolve: (_root, { id, input }, ctx) => records.update(ctx, d, String(id), asBody(input as Values)) as never,
+            resolve: (_root, { id, input }, ctx) => writes.update(ctx, d, String(id), asBody(input as Values)) as never,
           }),
         }
       : {}),
@@ -150,7 +151,7 @@ function registerMutations(b: Builder, d: EntityDefinition, types: EntityTypes):
             authScopes: operationRule(d, 'delete') as never,
             args: { id: t.arg.id({ required: true }) },
             resolve: async (_root, { id }, ctx) => {
-              const { deleted } = await records.remove(ctx, d, String(id));
+              const { deleted } = await writes.remove(ctx, d, String(id));
               return { id: String(id), message: `${d.name} deleted`, record: deleted } as never;
             },
           }),

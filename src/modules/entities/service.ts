@@ -1,26 +1,27 @@
-// Entity records: list (the full query language), read, create, update, delete, for any definition
-// (their children: children.ts; publishing for the scheduler: publish-action.ts). Scopes are checked by the GraphQL fields (authScopes from the definition's permissions,
+// Entity records: list (the full query language) and read, for any definition, and what writes share
+// (the caller's rules, records as shown, their events); the writes themselves: writes.ts; children:
+// children.ts; publishing for the scheduler: publish-action.ts. Scopes are checked by the GraphQL fields (authScopes from the definition's permissions,
 // schema.ts), never here; here: the caller's active team (records never cross teams), the creator
 // alone unless the entity is shared, viewers read only, anonymous callers read public entities'
 // public rows. RLS enforces the same.
 // Every create, update and delete (soft deletes and children's changes included) records its webhook
 // event (`<slug>:created|updated|deleted`) in the same transaction as the change.
-import { relationFields, relationTarget, type EntityDefinition, type FieldDefinition, type Inverse, type Operation } from '../../config/entity-definition.js';
+import { relationTarget, type EntityDefinition, type FieldDefinition, type Inverse, type Operation } from '../../config/entity-definition.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import { paginationOf, type Pagination } from '../../shared/pagination.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import type { QueueScope } from '../scheduled-actions/service.js';
-import { assertPlanAllows } from '../teams/plan-usage.js';
 import { assertCanWriteTeamData } from '../teams/service.js';
 import { recordEntityEvent, type EntityChange } from '../webhooks/service.js';
-import { childField, inverseField, linkModel, linksField } from './prisma-model.js';
+import { childField, inverseField, linksField } from './prisma-model.js';
 import { checkListQuery, invalidQuery, type ListQuery, type ParsedQuery, type View } from './query.js';
 import { after, decodeCursor, encodeCursor, fingerprint, reversed, type Cursor, type Sort } from './cursor.js';
-import { delegateOf, escapeLike, isForeignKeyViolation, isRowSecurityViolation, isUniqueViolation, type Delegate, type Row } from './repository.js';
+import { delegateOf, escapeLike, isUniqueViolation, type Delegate, type Row } from './repository.js';
 import { exactTotal } from './totals.js';
-import { validateRecord, type Values } from './validate.js';
+import { withVirtuals } from './hooks.js';
+import type { Values } from './validate.js';
 import { baseWhere, relationCheckInclude, withUnseenRelationsCleared, type Caller } from './visibility.js';
 
 export { baseWhere, type Caller };
@@ -62,7 +63,7 @@ export function shown(field: FieldDefinition | undefined, value: unknown): unkno
 }
 
 /** A row as the caller receives it (`pick`: only those fields). */
-export function present(d: { fields: FieldDefinition[]; links?: FieldDefinition[] }, row: Row, caller: Pick<Caller, 'kind'>, pick: string[] | null): Values {
+export function present(d: { fields: FieldDefinition[]; links?: FieldDefinition[]; virtuals?: FieldDefinition[]; hooks?: EntityDefinition['hooks'] }, row: Row, caller: Pick<Caller, 'kind'>, pick: string[] | null): Values {
   const out: Values = { id: row.id };
   // A multiselect is always a list (none chosen: empty), as its GraphQL field promises.
   for (const f of d.fields) out[f.name] = f.type === 'multiselect' ? (row[f.name] ?? []) : shown(f, row[f.name] ?? null);
@@ -75,6 +76,7 @@ export function present(d: { fields: FieldDefinition[]; links?: FieldDefinition[
   }
   if ('deletedAt' in row) out.deletedAt = shown(undefined, row.deletedAt);
   if ('parentId' in row) out.parentId = row.parentId;
+  withVirtuals(d, out);
   if (!pick) return out;
   return Object.fromEntries(pick.map((name) => [name, out[name]]));
 }
@@ -171,7 +173,7 @@ const linkIdsInclude = (f: FieldDefinition, caller: Caller) => ({ where: { relat
  * or nothing when there is none: one more statement each, as measured (customers-child); a reverse
  * side is joined instead (`referring`).
  */
-function includeOf(d: EntityDefinition, caller: Caller, slugs: string[]): { include?: object; relationLoadStrategy?: 'query' } {
+export function includeOf(d: EntityDefinition, caller: Caller, slugs: string[]): { include?: object; relationLoadStrategy?: 'query' } {
   const carried = carriedOf(d, caller).include;
   if (!slugs.length && !carried) return {};
   const children = slugs.map((slug) => [childField(d.children.find((c) => c.slug === slug)!), { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }]);
@@ -281,82 +283,10 @@ export async function linked(scope: RequestScope, d: EntityDefinition, f: FieldD
   return ids.map((id) => byId.get(id) ?? []);
 }
 
-const unrelatable = (f: FieldDefinition) => `must be the id of a ${f.to} record you can see in this team`;
-
-/**
- * A write's relation ids must name records the caller can see in its team (the target's rules: the
- * creator's own for a private entity, not soft-deleted): 422 otherwise, the same answer whether such a
- * record exists in another team or nowhere. A target deleted at the same moment is the foreign key's
- * to refuse (`relationGone`).
- */
-async function checkRelated(scope: RequestScope, d: EntityDefinition, caller: Caller, values: Values): Promise<void> {
-  const problems: Record<string, string> = {};
-  for (const f of relationFields(d)) {
-    const id = values[f.name];
-    if (typeof id !== 'string') continue;
-    const target = relationTarget(f);
-    const found = await delegateOf(await scope.db.tx(), target.name).findFirst({ where: { AND: [{ id }, ...baseWhere(target, caller)] }, select: { id: true } });
-    if (!found) problems[f.name] = unrelatable(f);
-  }
-  for (const f of d.links) {
-    const ids = values[f.name] as string[] | undefined;
-    if (!ids?.length) continue;
-    const target = relationTarget(f);
-    const found = await delegateOf(await scope.db.tx(), target.name).count({ where: { AND: [{ id: { in: ids } }, ...baseWhere(target, caller)] } });
-    if (found !== ids.length) problems[f.name] = `must be ids of ${f.to} records you can see in this team`;
-  }
-  if (Object.keys(problems).length) throw new AppError('VALIDATION_FAILED', 'Validation failed', problems);
-}
-
-/**
- * A write's many-to-many sets: the record's own values apart, and the join rows linking the given
- * records, as a nested write (existing links kept).
- */
-function linkWrites(d: EntityDefinition, caller: Extract<Caller, { kind: 'user' }>, values: Values): { own: Values; links: Values } {
-  const own = { ...values };
-  const links: Values = {};
-  for (const f of d.links) {
-    const ids = own[f.name] as string[] | undefined;
-    delete own[f.name];
-    if (ids?.length) links[linksField(f)] = { createMany: { data: ids.map((relatedId) => ({ relatedId, teamId: caller.teamId })), skipDuplicates: true } };
-  }
-  return { own, links };
-}
-
-/**
- * An update's many-to-many sets become the given ones among the related records the caller can see:
- * links to others are removed first; links to records it cannot see (another user's private tasks)
- * stay as they are.
- */
-async function unlinkOthers(tx: Tx, d: EntityDefinition, caller: Caller, id: string, values: Values): Promise<void> {
-  for (const f of d.links) {
-    const ids = values[f.name] as string[] | undefined;
-    if (!ids) continue;
-    await delegateOf(tx, linkModel(d, f)).deleteMany({ where: { recordId: id, relatedId: { notIn: ids }, related: { is: { AND: baseWhere(relationTarget(f), caller) } } } });
-  }
-}
-
-/**
- * A write refused by a foreign key: a related record deleted since checkRelated saw it; for a
- * many-to-many link, the join table's policy refuses first (the related record is no longer visible).
- */
-function relationGone(d: EntityDefinition, values: Values) {
-  const linking = d.links.some((f) => (values[f.name] as string[] | undefined)?.length);
-  return (error: unknown): never => {
-    if (!isForeignKeyViolation(error) && !(linking && isRowSecurityViolation(error))) return conflict(error);
-    throw new AppError('VALIDATION_FAILED', 'Validation failed', Object.fromEntries([...relationFields(d), ...d.links].filter((f) => values[f.name]).map((f) => [f.name, unrelatable(f)])));
-  };
-}
-
 /** READ; `view` says what the record carries (children by slug, loaded with it). */
 export async function read(scope: RequestScope, d: EntityDefinition, id: string, view: View = { fields: null, metas: d.metas, children: [] }): Promise<Values> {
   const caller = callerFor(scope, d, 'read');
   return decorate(d, await visible(scope, d, caller, id, includeOf(d, caller, view.children)), caller, view);
-}
-
-function mergedMetas(current: unknown, changes: Record<string, string | null>): Record<string, string> {
-  const merged: Record<string, string | null> = { ...((current as Record<string, string>) ?? {}), ...changes };
-  return Object.fromEntries(Object.entries(merged).filter((e): e is [string, string] => e[1] !== null));
 }
 
 /** A unique violation as 409 CONFLICT; anything else thrown on. */
@@ -384,54 +314,6 @@ export function changed(scope: QueueScope, tx: Tx, owner: EntityDefinition, enti
   const { id, teamId, userId, createdAt, updatedAt } = record;
   const data = owner.access.shared ? record : { id, teamId, userId, createdAt, updatedAt };
   return recordEntityEvent(scope, tx, { teamId: teamId as string, entityType, entityId: id as string, verb, data });
-}
-
-export async function create(scope: RequestScope, d: EntityDefinition, body: unknown): Promise<Values> {
-  const caller = callerFor(scope, d, 'create') as Extract<Caller, { kind: 'user' }>;
-  const { values, metas } = validateRecord([...d.fields, ...d.links], body, { partial: false, metas: d.metas });
-  const tx = await scope.db.tx();
-  if (d.planLimit) await assertPlanAllows(scope, tx, caller.teamId, d.planLimit);
-  await checkRelated(scope, d, caller, values);
-  const { own, links } = linkWrites(d, caller, values);
-  const data = { ...own, ...links, teamId: caller.teamId, userId: caller.actor.userId, ...(d.metas ? { metas: mergedMetas({}, metas ?? {}) } : {}) };
-  const record = written(d, await delegateOf(tx, d.name).create({ data, ...includeOf(d, caller, []) }).catch(relationGone(d, values)), caller);
-  await changed(scope, tx, d, d.slug, 'created', record);
-  return record;
-}
-
-export async function update(scope: RequestScope, d: EntityDefinition, id: string, body: unknown): Promise<Values> {
-  const caller = callerFor(scope, d, 'update') as Extract<Caller, { kind: 'user' }>;
-  const { values, metas } = validateRecord([...d.fields, ...d.links], body, { partial: true, metas: d.metas });
-  const current = await visible(scope, d, caller, id);
-  await checkRelated(scope, d, caller, values);
-  const { own, links } = linkWrites(d, caller, values);
-  const data = { ...own, ...links, ...(metas ? { metas: mergedMetas(current.metas, metas) } : {}) };
-  const tx = await scope.db.tx();
-  await unlinkOthers(tx, d, caller, id, values);
-  const record = written(d, await delegateOf(tx, d.name).update({ where: { id }, data, ...includeOf(d, caller, []) }).catch(relationGone(d, values)), caller);
-  await changed(scope, tx, d, d.slug, 'updated', record);
-  return record;
-}
-
-/** Deletes (or, with softDelete, marks deleted and returns) a record; its `deleted` event carries the record as it was last shown. */
-export async function remove(scope: RequestScope, d: EntityDefinition, id: string): Promise<{ deleted: Values | null }> {
-  const caller = callerFor(scope, d, 'delete');
-  const current = await visible(scope, d, caller, id, includeOf(d, caller, []));
-  const tx = await scope.db.tx();
-  const model = delegateOf(tx, d.name);
-  if (d.softDelete) {
-    const row = await model.update({ where: { id }, data: { deletedAt: scope.now() }, ...includeOf(d, caller, []) });
-    // The record as its writes answer it (metas included): GraphQL selects what it wants of it.
-    const record = written(d, row, caller);
-    await changed(scope, tx, d, d.slug, 'deleted', record);
-    return { deleted: record };
-  }
-  await model.delete({ where: { id } }).catch((error: unknown) => {
-    if (!isForeignKeyViolation(error)) throw error;
-    throw new AppError('CONFLICT', `${d.name} is still related to records that keep it (onDelete: restrict): change or delete those first`);
-  });
-  await changed(scope, tx, d, d.slug, 'deleted', written(d, current, caller));
-  return { deleted: null };
 }
 
 /**

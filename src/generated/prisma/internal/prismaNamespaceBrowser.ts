@@ -53,6 +53,7 @@ export const AnyNull = runtime.AnyNull
 export const ModelName = {
   Customer: 'Customer',
   Note: 'Note',
+  Order: 'Order',
   Post: 'Post',
   Project: 'Project',
   ProjectTasksLink: 'ProjectTasksLink',
@@ -136,6 +137,22 @@ export const NoteScalarFieldEnum = {
 } as const
 
 export type NoteScalarFieldEnum = (typeof NoteScalarFieldEnum)[keyof typeof NoteScalarFieldEnum]
+
+
+export const OrderScalarFieldEnum = {
+  id: 'id',
+  teamId: 'teamId',
+  userId: 'userId',
+  number: 'number',
+  customerId: 'customerId',
+  status: 'status',
+  paidAt: 'paidAt',
+  lines: 'lines',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type OrderScalarFieldEnum = (typeof OrderScalarFieldEnum)[keyof typeof OrderScalarFieldEnum]
 
 
 export const PostScalarFieldEnum = {

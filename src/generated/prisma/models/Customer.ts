@@ -270,6 +270,7 @@ export type CustomerWhereInput = {
   updatedAt?: Prisma.DateTimeFilter<"Customer"> | Date | string
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
+  ordersByCustomer?: Prisma.OrderListRelationFilter
   projectsByCustomer?: Prisma.ProjectListRelationFilter
   notes?: Prisma.NoteListRelationFilter
 }
@@ -290,6 +291,7 @@ export type CustomerOrderByWithRelationInput = {
   updatedAt?: Prisma.SortOrder
   team?: Prisma.TeamOrderByWithRelationInput
   user?: Prisma.UserOrderByWithRelationInput
+  ordersByCustomer?: Prisma.OrderOrderByRelationAggregateInput
   projectsByCustomer?: Prisma.ProjectOrderByRelationAggregateInput
   notes?: Prisma.NoteOrderByRelationAggregateInput
 }
@@ -314,6 +316,7 @@ export type CustomerWhereUniqueInput = Prisma.AtLeast<{
   updatedAt?: Prisma.DateTimeFilter<"Customer"> | Date | string
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
+  ordersByCustomer?: Prisma.OrderListRelationFilter
   projectsByCustomer?: Prisma.ProjectListRelationFilter
   notes?: Prisma.NoteListRelationFilter
 }, "id" | "teamId_account">
@@ -372,6 +375,7 @@ export type CustomerCreateInput = {
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityCustomersInput
   user: Prisma.UserCreateNestedOneWithoutEntityCustomersInput
+  ordersByCustomer?: Prisma.OrderCreateNestedManyWithoutCustomerInput
   projectsByCustomer?: Prisma.ProjectCreateNestedManyWithoutCustomerInput
   notes?: Prisma.NoteCreateNestedManyWithoutParentInput
 }
@@ -390,6 +394,7 @@ export type CustomerUncheckedCreateInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  ordersByCustomer?: Prisma.OrderUncheckedCreateNestedManyWithoutCustomerInput
   projectsByCustomer?: Prisma.ProjectUncheckedCreateNestedManyWithoutCustomerInput
   notes?: Prisma.NoteUncheckedCreateNestedManyWithoutParentInput
 }
@@ -408,6 +413,7 @@ export type CustomerUpdateInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityCustomersNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEntityCustomersNestedInput
+  ordersByCustomer?: Prisma.OrderUpdateManyWithoutCustomerNestedInput
   projectsByCustomer?: Prisma.ProjectUpdateManyWithoutCustomerNestedInput
   notes?: Prisma.NoteUpdateManyWithoutParentNestedInput
 }
@@ -426,6 +432,7 @@ export type CustomerUncheckedUpdateInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  ordersByCustomer?: Prisma.OrderUncheckedUpdateManyWithoutCustomerNestedInput
   projectsByCustomer?: Prisma.ProjectUncheckedUpdateManyWithoutCustomerNestedInput
   notes?: Prisma.NoteUncheckedUpdateManyWithoutParentNestedInput
 }
@@ -611,6 +618,20 @@ export type CustomerUpdateOneRequiredWithoutNotesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.CustomerUpdateToOneWithWhereWithoutNotesInput, Prisma.CustomerUpdateWithoutNotesInput>, Prisma.CustomerUncheckedUpdateWithoutNotesInput>
 }
 
+export type CustomerCreateNestedOneWithoutOrdersByCustomerInput = {
+  create?: Prisma.XOR<Prisma.CustomerCreateWithoutOrdersByCustomerInput, Prisma.CustomerUncheckedCreateWithoutOrdersByCustomerInput>
+  connectOrCreate?: Prisma.CustomerCreateOrConnectWithoutOrdersByCustomerInput
+  connect?: Prisma.CustomerWhereUniqueInput
+}
+
+export type CustomerUpdateOneRequiredWithoutOrdersByCustomerNestedInput = {
+  create?: Prisma.XOR<Prisma.CustomerCreateWithoutOrdersByCustomerInput, Prisma.CustomerUncheckedCreateWithoutOrdersByCustomerInput>
+  connectOrCreate?: Prisma.CustomerCreateOrConnectWithoutOrdersByCustomerInput
+  upsert?: Prisma.CustomerUpsertWithoutOrdersByCustomerInput
+  connect?: Prisma.CustomerWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.CustomerUpdateToOneWithWhereWithoutOrdersByCustomerInput, Prisma.CustomerUpdateWithoutOrdersByCustomerInput>, Prisma.CustomerUncheckedUpdateWithoutOrdersByCustomerInput>
+}
+
 export type CustomerCreateNestedOneWithoutProjectsByCustomerInput = {
   create?: Prisma.XOR<Prisma.CustomerCreateWithoutProjectsByCustomerInput, Prisma.CustomerUncheckedCreateWithoutProjectsByCustomerInput>
   connectOrCreate?: Prisma.CustomerCreateOrConnectWithoutProjectsByCustomerInput
@@ -725,6 +746,7 @@ export type CustomerCreateWithoutNotesInput = {
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityCustomersInput
   user: Prisma.UserCreateNestedOneWithoutEntityCustomersInput
+  ordersByCustomer?: Prisma.OrderCreateNestedManyWithoutCustomerInput
   projectsByCustomer?: Prisma.ProjectCreateNestedManyWithoutCustomerInput
 }
 
@@ -742,6 +764,7 @@ export type CustomerUncheckedCreateWithoutNotesInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  ordersByCustomer?: Prisma.OrderUncheckedCreateNestedManyWithoutCustomerInput
   projectsByCustomer?: Prisma.ProjectUncheckedCreateNestedManyWithoutCustomerInput
 }
 
@@ -775,6 +798,7 @@ export type CustomerUpdateWithoutNotesInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityCustomersNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEntityCustomersNestedInput
+  ordersByCustomer?: Prisma.OrderUpdateManyWithoutCustomerNestedInput
   projectsByCustomer?: Prisma.ProjectUpdateManyWithoutCustomerNestedInput
 }
 
@@ -792,7 +816,96 @@ export type CustomerUncheckedUpdateWithoutNotesInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  ordersByCustomer?: Prisma.OrderUncheckedUpdateManyWithoutCustomerNestedInput
   projectsByCustomer?: Prisma.ProjectUncheckedUpdateManyWithoutCustomerNestedInput
+}
+
+export type CustomerCreateWithoutOrdersByCustomerInput = {
+  id?: string
+  name: string
+  account: number
+  office: string
+  phone?: string | null
+  salesRep?: string | null
+  visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
+  contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  team: Prisma.TeamCreateNestedOneWithoutEntityCustomersInput
+  user: Prisma.UserCreateNestedOneWithoutEntityCustomersInput
+  projectsByCustomer?: Prisma.ProjectCreateNestedManyWithoutCustomerInput
+  notes?: Prisma.NoteCreateNestedManyWithoutParentInput
+}
+
+export type CustomerUncheckedCreateWithoutOrdersByCustomerInput = {
+  id?: string
+  teamId: string
+  userId: string
+  name: string
+  account: number
+  office: string
+  phone?: string | null
+  salesRep?: string | null
+  visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
+  contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  projectsByCustomer?: Prisma.ProjectUncheckedCreateNestedManyWithoutCustomerInput
+  notes?: Prisma.NoteUncheckedCreateNestedManyWithoutParentInput
+}
+
+export type CustomerCreateOrConnectWithoutOrdersByCustomerInput = {
+  where: Prisma.CustomerWhereUniqueInput
+  create: Prisma.XOR<Prisma.CustomerCreateWithoutOrdersByCustomerInput, Prisma.CustomerUncheckedCreateWithoutOrdersByCustomerInput>
+}
+
+export type CustomerUpsertWithoutOrdersByCustomerInput = {
+  update: Prisma.XOR<Prisma.CustomerUpdateWithoutOrdersByCustomerInput, Prisma.CustomerUncheckedUpdateWithoutOrdersByCustomerInput>
+  create: Prisma.XOR<Prisma.CustomerCreateWithoutOrdersByCustomerInput, Prisma.CustomerUncheckedCreateWithoutOrdersByCustomerInput>
+  where?: Prisma.CustomerWhereInput
+}
+
+export type CustomerUpdateToOneWithWhereWithoutOrdersByCustomerInput = {
+  where?: Prisma.CustomerWhereInput
+  data: Prisma.XOR<Prisma.CustomerUpdateWithoutOrdersByCustomerInput, Prisma.CustomerUncheckedUpdateWithoutOrdersByCustomerInput>
+}
+
+export type CustomerUpdateWithoutOrdersByCustomerInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  account?: Prisma.IntFieldUpdateOperationsInput | number
+  office?: Prisma.StringFieldUpdateOperationsInput | string
+  phone?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
+  contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  team?: Prisma.TeamUpdateOneRequiredWithoutEntityCustomersNestedInput
+  user?: Prisma.UserUpdateOneRequiredWithoutEntityCustomersNestedInput
+  projectsByCustomer?: Prisma.ProjectUpdateManyWithoutCustomerNestedInput
+  notes?: Prisma.NoteUpdateManyWithoutParentNestedInput
+}
+
+export type CustomerUncheckedUpdateWithoutOrdersByCustomerInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  teamId?: Prisma.StringFieldUpdateOperationsInput | string
+  userId?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  account?: Prisma.IntFieldUpdateOperationsInput | number
+  office?: Prisma.StringFieldUpdateOperationsInput | string
+  phone?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
+  contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  projectsByCustomer?: Prisma.ProjectUncheckedUpdateManyWithoutCustomerNestedInput
+  notes?: Prisma.NoteUncheckedUpdateManyWithoutParentNestedInput
 }
 
 export type CustomerCreateWithoutProjectsByCustomerInput = {
@@ -809,6 +922,7 @@ export type CustomerCreateWithoutProjectsByCustomerInput = {
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityCustomersInput
   user: Prisma.UserCreateNestedOneWithoutEntityCustomersInput
+  ordersByCustomer?: Prisma.OrderCreateNestedManyWithoutCustomerInput
   notes?: Prisma.NoteCreateNestedManyWithoutParentInput
 }
 
@@ -826,6 +940,7 @@ export type CustomerUncheckedCreateWithoutProjectsByCustomerInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  ordersByCustomer?: Prisma.OrderUncheckedCreateNestedManyWithoutCustomerInput
   notes?: Prisma.NoteUncheckedCreateNestedManyWithoutParentInput
 }
 
@@ -859,6 +974,7 @@ export type CustomerUpdateWithoutProjectsByCustomerInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityCustomersNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEntityCustomersNestedInput
+  ordersByCustomer?: Prisma.OrderUpdateManyWithoutCustomerNestedInput
   notes?: Prisma.NoteUpdateManyWithoutParentNestedInput
 }
 
@@ -876,6 +992,7 @@ export type CustomerUncheckedUpdateWithoutProjectsByCustomerInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  ordersByCustomer?: Prisma.OrderUncheckedUpdateManyWithoutCustomerNestedInput
   notes?: Prisma.NoteUncheckedUpdateManyWithoutParentNestedInput
 }
 
@@ -892,6 +1009,7 @@ export type CustomerCreateWithoutUserInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityCustomersInput
+  ordersByCustomer?: Prisma.OrderCreateNestedManyWithoutCustomerInput
   projectsByCustomer?: Prisma.ProjectCreateNestedManyWithoutCustomerInput
   notes?: Prisma.NoteCreateNestedManyWithoutParentInput
 }
@@ -909,6 +1027,7 @@ export type CustomerUncheckedCreateWithoutUserInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  ordersByCustomer?: Prisma.OrderUncheckedCreateNestedManyWithoutCustomerInput
   projectsByCustomer?: Prisma.ProjectUncheckedCreateNestedManyWithoutCustomerInput
   notes?: Prisma.NoteUncheckedCreateNestedManyWithoutParentInput
 }
@@ -971,6 +1090,7 @@ export type CustomerCreateWithoutTeamInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   user: Prisma.UserCreateNestedOneWithoutEntityCustomersInput
+  ordersByCustomer?: Prisma.OrderCreateNestedManyWithoutCustomerInput
   projectsByCustomer?: Prisma.ProjectCreateNestedManyWithoutCustomerInput
   notes?: Prisma.NoteCreateNestedManyWithoutParentInput
 }
@@ -988,6 +1108,7 @@ export type CustomerUncheckedCreateWithoutTeamInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  ordersByCustomer?: Prisma.OrderUncheckedCreateNestedManyWithoutCustomerInput
   projectsByCustomer?: Prisma.ProjectUncheckedCreateNestedManyWithoutCustomerInput
   notes?: Prisma.NoteUncheckedCreateNestedManyWithoutParentInput
 }
@@ -1046,6 +1167,7 @@ export type CustomerUpdateWithoutUserInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityCustomersNestedInput
+  ordersByCustomer?: Prisma.OrderUpdateManyWithoutCustomerNestedInput
   projectsByCustomer?: Prisma.ProjectUpdateManyWithoutCustomerNestedInput
   notes?: Prisma.NoteUpdateManyWithoutParentNestedInput
 }
@@ -1063,6 +1185,7 @@ export type CustomerUncheckedUpdateWithoutUserInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  ordersByCustomer?: Prisma.OrderUncheckedUpdateManyWithoutCustomerNestedInput
   projectsByCustomer?: Prisma.ProjectUncheckedUpdateManyWithoutCustomerNestedInput
   notes?: Prisma.NoteUncheckedUpdateManyWithoutParentNestedInput
 }
@@ -1110,6 +1233,7 @@ export type CustomerUpdateWithoutTeamInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneRequiredWithoutEntityCustomersNestedInput
+  ordersByCustomer?: Prisma.OrderUpdateManyWithoutCustomerNestedInput
   projectsByCustomer?: Prisma.ProjectUpdateManyWithoutCustomerNestedInput
   notes?: Prisma.NoteUpdateManyWithoutParentNestedInput
 }
@@ -1127,6 +1251,7 @@ export type CustomerUncheckedUpdateWithoutTeamInput = {
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  ordersByCustomer?: Prisma.OrderUncheckedUpdateManyWithoutCustomerNestedInput
   projectsByCustomer?: Prisma.ProjectUncheckedUpdateManyWithoutCustomerNestedInput
   notes?: Prisma.NoteUncheckedUpdateManyWithoutParentNestedInput
 }
@@ -1152,11 +1277,13 @@ export type CustomerUncheckedUpdateManyWithoutTeamInput = {
  */
 
 export type CustomerCountOutputType = {
+  ordersByCustomer: number
   projectsByCustomer: number
   notes: number
 }
 
 export type CustomerCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  ordersByCustomer?: boolean | CustomerCountOutputTypeCountOrdersByCustomerArgs
   projectsByCustomer?: boolean | CustomerCountOutputTypeCountProjectsByCustomerArgs
   notes?: boolean | CustomerCountOutputTypeCountNotesArgs
 }
@@ -1169,6 +1296,13 @@ export type CustomerCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Ext
    * Select specific fields to fetch from the CustomerCountOutputType
    */
   select?: Prisma.CustomerCountOutputTypeSelect<ExtArgs> | null
+}
+
+/**
+ * CustomerCountOutputType without action
+ */
+export type CustomerCountOutputTypeCountOrdersByCustomerArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.OrderWhereInput
 }
 
 /**
@@ -1202,6 +1336,7 @@ export type CustomerSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs
   updatedAt?: boolean
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
+  ordersByCustomer?: boolean | Prisma.Customer$ordersByCustomerArgs<ExtArgs>
   projectsByCustomer?: boolean | Prisma.Customer$projectsByCustomerArgs<ExtArgs>
   notes?: boolean | Prisma.Customer$notesArgs<ExtArgs>
   _count?: boolean | Prisma.CustomerCountOutputTypeDefaultArgs<ExtArgs>
@@ -1263,6 +1398,7 @@ export type CustomerOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs =
 export type CustomerInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
+  ordersByCustomer?: boolean | Prisma.Customer$ordersByCustomerArgs<ExtArgs>
   projectsByCustomer?: boolean | Prisma.Customer$projectsByCustomerArgs<ExtArgs>
   notes?: boolean | Prisma.Customer$notesArgs<ExtArgs>
   _count?: boolean | Prisma.CustomerCountOutputTypeDefaultArgs<ExtArgs>
@@ -1281,6 +1417,7 @@ export type $CustomerPayload<ExtArgs extends runtime.Types.Extensions.InternalAr
   objects: {
     team: Prisma.$TeamPayload<ExtArgs>
     user: Prisma.$UserPayload<ExtArgs>
+    ordersByCustomer: Prisma.$OrderPayload<ExtArgs>[]
     projectsByCustomer: Prisma.$ProjectPayload<ExtArgs>[]
     notes: Prisma.$NotePayload<ExtArgs>[]
   }
@@ -1694,6 +1831,7 @@ export interface Prisma__CustomerClient<T, Null = never, ExtArgs extends runtime
   readonly [Symbol.toStringTag]: "PrismaPromise"
   team<T extends Prisma.TeamDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.TeamDefaultArgs<ExtArgs>>): Prisma.Prisma__TeamClient<runtime.Types.Result.GetResult<Prisma.$TeamPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   user<T extends Prisma.UserDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.UserDefaultArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
+  ordersByCustomer<T extends Prisma.Customer$ordersByCustomerArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Customer$ordersByCustomerArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$OrderPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   projectsByCustomer<T extends Prisma.Customer$projectsByCustomerArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Customer$projectsByCustomerArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ProjectPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   notes<T extends Prisma.Customer$notesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Customer$notesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$NotePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
@@ -2145,6 +2283,30 @@ export type CustomerDeleteManyArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * Limit how many Customers to delete.
    */
   limit?: number
+}
+
+/**
+ * Customer.ordersByCustomer
+ */
+export type Customer$ordersByCustomerArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Order
+   */
+  select?: Prisma.OrderSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Order
+   */
+  omit?: Prisma.OrderOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.OrderInclude<ExtArgs> | null
+  where?: Prisma.OrderWhereInput
+  orderBy?: Prisma.OrderOrderByWithRelationInput | Prisma.OrderOrderByWithRelationInput[]
+  cursor?: Prisma.OrderWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.OrderScalarFieldEnum | Prisma.OrderScalarFieldEnum[]
 }
 
 /**

@@ -222,6 +222,7 @@ export type TeamWhereInput = {
   webhookEndpoints?: Prisma.WebhookEndpointListRelationFilter
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
+  entityOrders?: Prisma.OrderListRelationFilter
   entityPosts?: Prisma.PostListRelationFilter
   entityProjects?: Prisma.ProjectListRelationFilter
   entityTasks?: Prisma.TaskListRelationFilter
@@ -249,6 +250,7 @@ export type TeamOrderByWithRelationInput = {
   webhookEndpoints?: Prisma.WebhookEndpointOrderByRelationAggregateInput
   entityCustomers?: Prisma.CustomerOrderByRelationAggregateInput
   entityNotes?: Prisma.NoteOrderByRelationAggregateInput
+  entityOrders?: Prisma.OrderOrderByRelationAggregateInput
   entityPosts?: Prisma.PostOrderByRelationAggregateInput
   entityProjects?: Prisma.ProjectOrderByRelationAggregateInput
   entityTasks?: Prisma.TaskOrderByRelationAggregateInput
@@ -279,6 +281,7 @@ export type TeamWhereUniqueInput = Prisma.AtLeast<{
   webhookEndpoints?: Prisma.WebhookEndpointListRelationFilter
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
+  entityOrders?: Prisma.OrderListRelationFilter
   entityPosts?: Prisma.PostListRelationFilter
   entityProjects?: Prisma.ProjectListRelationFilter
   entityTasks?: Prisma.TaskListRelationFilter
@@ -335,6 +338,7 @@ export type TeamCreateInput = {
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -361,6 +365,7 @@ export type TeamUncheckedCreateInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -387,6 +392,7 @@ export type TeamUpdateInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -413,6 +419,7 @@ export type TeamUncheckedUpdateInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -533,6 +540,20 @@ export type TeamUpdateOneRequiredWithoutEntityNotesNestedInput = {
   upsert?: Prisma.TeamUpsertWithoutEntityNotesInput
   connect?: Prisma.TeamWhereUniqueInput
   update?: Prisma.XOR<Prisma.XOR<Prisma.TeamUpdateToOneWithWhereWithoutEntityNotesInput, Prisma.TeamUpdateWithoutEntityNotesInput>, Prisma.TeamUncheckedUpdateWithoutEntityNotesInput>
+}
+
+export type TeamCreateNestedOneWithoutEntityOrdersInput = {
+  create?: Prisma.XOR<Prisma.TeamCreateWithoutEntityOrdersInput, Prisma.TeamUncheckedCreateWithoutEntityOrdersInput>
+  connectOrCreate?: Prisma.TeamCreateOrConnectWithoutEntityOrdersInput
+  connect?: Prisma.TeamWhereUniqueInput
+}
+
+export type TeamUpdateOneRequiredWithoutEntityOrdersNestedInput = {
+  create?: Prisma.XOR<Prisma.TeamCreateWithoutEntityOrdersInput, Prisma.TeamUncheckedCreateWithoutEntityOrdersInput>
+  connectOrCreate?: Prisma.TeamCreateOrConnectWithoutEntityOrdersInput
+  upsert?: Prisma.TeamUpsertWithoutEntityOrdersInput
+  connect?: Prisma.TeamWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.TeamUpdateToOneWithWhereWithoutEntityOrdersInput, Prisma.TeamUpdateWithoutEntityOrdersInput>, Prisma.TeamUncheckedUpdateWithoutEntityOrdersInput>
 }
 
 export type TeamCreateNestedOneWithoutEntityPostsInput = {
@@ -769,6 +790,7 @@ export type TeamCreateWithoutEntityCustomersInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -794,6 +816,7 @@ export type TeamUncheckedCreateWithoutEntityCustomersInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -835,6 +858,7 @@ export type TeamUpdateWithoutEntityCustomersInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -860,6 +884,7 @@ export type TeamUncheckedUpdateWithoutEntityCustomersInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -885,6 +910,7 @@ export type TeamCreateWithoutEntityNotesInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -910,6 +936,7 @@ export type TeamUncheckedCreateWithoutEntityNotesInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -951,6 +978,7 @@ export type TeamUpdateWithoutEntityNotesInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -976,6 +1004,127 @@ export type TeamUncheckedUpdateWithoutEntityNotesInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
+  entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
+  entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
+}
+
+export type TeamCreateWithoutEntityOrdersInput = {
+  id?: string
+  name: string
+  slug: string
+  description?: string | null
+  avatarUrl?: string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  owner: Prisma.UserCreateNestedOneWithoutOwnedTeamsInput
+  members?: Prisma.TeamMemberCreateNestedManyWithoutTeamInput
+  sessions?: Prisma.SessionCreateNestedManyWithoutActiveTeamInput
+  invitations?: Prisma.TeamInvitationCreateNestedManyWithoutTeamInput
+  subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
+  media?: Prisma.MediaCreateNestedManyWithoutTeamInput
+  mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
+  entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
+  entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
+}
+
+export type TeamUncheckedCreateWithoutEntityOrdersInput = {
+  id?: string
+  name: string
+  slug: string
+  description?: string | null
+  ownerId: string
+  avatarUrl?: string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  members?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutTeamInput
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutActiveTeamInput
+  invitations?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutTeamInput
+  subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
+  media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
+  mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
+  entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
+  entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
+}
+
+export type TeamCreateOrConnectWithoutEntityOrdersInput = {
+  where: Prisma.TeamWhereUniqueInput
+  create: Prisma.XOR<Prisma.TeamCreateWithoutEntityOrdersInput, Prisma.TeamUncheckedCreateWithoutEntityOrdersInput>
+}
+
+export type TeamUpsertWithoutEntityOrdersInput = {
+  update: Prisma.XOR<Prisma.TeamUpdateWithoutEntityOrdersInput, Prisma.TeamUncheckedUpdateWithoutEntityOrdersInput>
+  create: Prisma.XOR<Prisma.TeamCreateWithoutEntityOrdersInput, Prisma.TeamUncheckedCreateWithoutEntityOrdersInput>
+  where?: Prisma.TeamWhereInput
+}
+
+export type TeamUpdateToOneWithWhereWithoutEntityOrdersInput = {
+  where?: Prisma.TeamWhereInput
+  data: Prisma.XOR<Prisma.TeamUpdateWithoutEntityOrdersInput, Prisma.TeamUncheckedUpdateWithoutEntityOrdersInput>
+}
+
+export type TeamUpdateWithoutEntityOrdersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  owner?: Prisma.UserUpdateOneRequiredWithoutOwnedTeamsNestedInput
+  members?: Prisma.TeamMemberUpdateManyWithoutTeamNestedInput
+  sessions?: Prisma.SessionUpdateManyWithoutActiveTeamNestedInput
+  invitations?: Prisma.TeamInvitationUpdateManyWithoutTeamNestedInput
+  subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
+  media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
+  mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
+  entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
+  entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
+}
+
+export type TeamUncheckedUpdateWithoutEntityOrdersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  ownerId?: Prisma.StringFieldUpdateOperationsInput | string
+  avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  members?: Prisma.TeamMemberUncheckedUpdateManyWithoutTeamNestedInput
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutActiveTeamNestedInput
+  invitations?: Prisma.TeamInvitationUncheckedUpdateManyWithoutTeamNestedInput
+  subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
+  media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
+  mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
+  entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -1002,6 +1151,7 @@ export type TeamCreateWithoutEntityPostsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
 }
@@ -1027,6 +1177,7 @@ export type TeamUncheckedCreateWithoutEntityPostsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
 }
@@ -1068,6 +1219,7 @@ export type TeamUpdateWithoutEntityPostsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
 }
@@ -1093,6 +1245,7 @@ export type TeamUncheckedUpdateWithoutEntityPostsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
 }
@@ -1118,6 +1271,7 @@ export type TeamCreateWithoutEntityProjectsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
 }
@@ -1143,6 +1297,7 @@ export type TeamUncheckedCreateWithoutEntityProjectsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
 }
@@ -1184,6 +1339,7 @@ export type TeamUpdateWithoutEntityProjectsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
 }
@@ -1209,6 +1365,7 @@ export type TeamUncheckedUpdateWithoutEntityProjectsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
 }
@@ -1234,6 +1391,7 @@ export type TeamCreateWithoutEntityTasksInput = {
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
 }
@@ -1259,6 +1417,7 @@ export type TeamUncheckedCreateWithoutEntityTasksInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
 }
@@ -1300,6 +1459,7 @@ export type TeamUpdateWithoutEntityTasksInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
 }
@@ -1325,6 +1485,7 @@ export type TeamUncheckedUpdateWithoutEntityTasksInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
 }
@@ -1349,6 +1510,7 @@ export type TeamCreateWithoutOwnerInput = {
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -1374,6 +1536,7 @@ export type TeamUncheckedCreateWithoutOwnerInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -1440,6 +1603,7 @@ export type TeamCreateWithoutSessionsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -1465,6 +1629,7 @@ export type TeamUncheckedCreateWithoutSessionsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -1506,6 +1671,7 @@ export type TeamUpdateWithoutSessionsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -1531,6 +1697,7 @@ export type TeamUncheckedUpdateWithoutSessionsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -1556,6 +1723,7 @@ export type TeamCreateWithoutMembersInput = {
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -1581,6 +1749,7 @@ export type TeamUncheckedCreateWithoutMembersInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -1622,6 +1791,7 @@ export type TeamUpdateWithoutMembersInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -1647,6 +1817,7 @@ export type TeamUncheckedUpdateWithoutMembersInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -1672,6 +1843,7 @@ export type TeamCreateWithoutInvitationsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -1697,6 +1869,7 @@ export type TeamUncheckedCreateWithoutInvitationsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -1738,6 +1911,7 @@ export type TeamUpdateWithoutInvitationsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -1763,6 +1937,7 @@ export type TeamUncheckedUpdateWithoutInvitationsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -1788,6 +1963,7 @@ export type TeamCreateWithoutSubscriptionInput = {
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -1813,6 +1989,7 @@ export type TeamUncheckedCreateWithoutSubscriptionInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -1854,6 +2031,7 @@ export type TeamUpdateWithoutSubscriptionInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -1879,6 +2057,7 @@ export type TeamUncheckedUpdateWithoutSubscriptionInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -1904,6 +2083,7 @@ export type TeamCreateWithoutRecordVersionsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -1929,6 +2109,7 @@ export type TeamUncheckedCreateWithoutRecordVersionsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -1970,6 +2151,7 @@ export type TeamUpdateWithoutRecordVersionsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -1995,6 +2177,7 @@ export type TeamUncheckedUpdateWithoutRecordVersionsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -2020,6 +2203,7 @@ export type TeamCreateWithoutMediaInput = {
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -2045,6 +2229,7 @@ export type TeamUncheckedCreateWithoutMediaInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -2086,6 +2271,7 @@ export type TeamUpdateWithoutMediaInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -2111,6 +2297,7 @@ export type TeamUncheckedUpdateWithoutMediaInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -2136,6 +2323,7 @@ export type TeamCreateWithoutMediaTagsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -2161,6 +2349,7 @@ export type TeamUncheckedCreateWithoutMediaTagsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -2202,6 +2391,7 @@ export type TeamUpdateWithoutMediaTagsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -2227,6 +2417,7 @@ export type TeamUncheckedUpdateWithoutMediaTagsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -2252,6 +2443,7 @@ export type TeamCreateWithoutScheduledActionsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -2277,6 +2469,7 @@ export type TeamUncheckedCreateWithoutScheduledActionsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -2318,6 +2511,7 @@ export type TeamUpdateWithoutScheduledActionsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -2343,6 +2537,7 @@ export type TeamUncheckedUpdateWithoutScheduledActionsInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -2368,6 +2563,7 @@ export type TeamCreateWithoutWebhookEndpointsInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
@@ -2393,6 +2589,7 @@ export type TeamUncheckedCreateWithoutWebhookEndpointsInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
@@ -2434,6 +2631,7 @@ export type TeamUpdateWithoutWebhookEndpointsInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -2459,6 +2657,7 @@ export type TeamUncheckedUpdateWithoutWebhookEndpointsInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -2495,6 +2694,7 @@ export type TeamUpdateWithoutOwnerInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
@@ -2520,6 +2720,7 @@ export type TeamUncheckedUpdateWithoutOwnerInput = {
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
@@ -2552,6 +2753,7 @@ export type TeamCountOutputType = {
   webhookEndpoints: number
   entityCustomers: number
   entityNotes: number
+  entityOrders: number
   entityPosts: number
   entityProjects: number
   entityTasks: number
@@ -2568,6 +2770,7 @@ export type TeamCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   webhookEndpoints?: boolean | TeamCountOutputTypeCountWebhookEndpointsArgs
   entityCustomers?: boolean | TeamCountOutputTypeCountEntityCustomersArgs
   entityNotes?: boolean | TeamCountOutputTypeCountEntityNotesArgs
+  entityOrders?: boolean | TeamCountOutputTypeCountEntityOrdersArgs
   entityPosts?: boolean | TeamCountOutputTypeCountEntityPostsArgs
   entityProjects?: boolean | TeamCountOutputTypeCountEntityProjectsArgs
   entityTasks?: boolean | TeamCountOutputTypeCountEntityTasksArgs
@@ -2656,6 +2859,13 @@ export type TeamCountOutputTypeCountEntityNotesArgs<ExtArgs extends runtime.Type
 /**
  * TeamCountOutputType without action
  */
+export type TeamCountOutputTypeCountEntityOrdersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.OrderWhereInput
+}
+
+/**
+ * TeamCountOutputType without action
+ */
 export type TeamCountOutputTypeCountEntityPostsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.PostWhereInput
 }
@@ -2697,6 +2907,7 @@ export type TeamSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   webhookEndpoints?: boolean | Prisma.Team$webhookEndpointsArgs<ExtArgs>
   entityCustomers?: boolean | Prisma.Team$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.Team$entityNotesArgs<ExtArgs>
+  entityOrders?: boolean | Prisma.Team$entityOrdersArgs<ExtArgs>
   entityPosts?: boolean | Prisma.Team$entityPostsArgs<ExtArgs>
   entityProjects?: boolean | Prisma.Team$entityProjectsArgs<ExtArgs>
   entityTasks?: boolean | Prisma.Team$entityTasksArgs<ExtArgs>
@@ -2755,6 +2966,7 @@ export type TeamInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   webhookEndpoints?: boolean | Prisma.Team$webhookEndpointsArgs<ExtArgs>
   entityCustomers?: boolean | Prisma.Team$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.Team$entityNotesArgs<ExtArgs>
+  entityOrders?: boolean | Prisma.Team$entityOrdersArgs<ExtArgs>
   entityPosts?: boolean | Prisma.Team$entityPostsArgs<ExtArgs>
   entityProjects?: boolean | Prisma.Team$entityProjectsArgs<ExtArgs>
   entityTasks?: boolean | Prisma.Team$entityTasksArgs<ExtArgs>
@@ -2782,6 +2994,7 @@ export type $TeamPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     webhookEndpoints: Prisma.$WebhookEndpointPayload<ExtArgs>[]
     entityCustomers: Prisma.$CustomerPayload<ExtArgs>[]
     entityNotes: Prisma.$NotePayload<ExtArgs>[]
+    entityOrders: Prisma.$OrderPayload<ExtArgs>[]
     entityPosts: Prisma.$PostPayload<ExtArgs>[]
     entityProjects: Prisma.$ProjectPayload<ExtArgs>[]
     entityTasks: Prisma.$TaskPayload<ExtArgs>[]
@@ -3202,6 +3415,7 @@ export interface Prisma__TeamClient<T, Null = never, ExtArgs extends runtime.Typ
   webhookEndpoints<T extends Prisma.Team$webhookEndpointsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$webhookEndpointsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookEndpointPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityCustomers<T extends Prisma.Team$entityCustomersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityCustomersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CustomerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityNotes<T extends Prisma.Team$entityNotesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityNotesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$NotePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  entityOrders<T extends Prisma.Team$entityOrdersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityOrdersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$OrderPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityPosts<T extends Prisma.Team$entityPostsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityPostsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityProjects<T extends Prisma.Team$entityProjectsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityProjectsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ProjectPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityTasks<T extends Prisma.Team$entityTasksArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityTasksArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$TaskPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -3909,6 +4123,30 @@ export type Team$entityNotesArgs<ExtArgs extends runtime.Types.Extensions.Intern
   take?: number
   skip?: number
   distinct?: Prisma.NoteScalarFieldEnum | Prisma.NoteScalarFieldEnum[]
+}
+
+/**
+ * Team.entityOrders
+ */
+export type Team$entityOrdersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Order
+   */
+  select?: Prisma.OrderSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Order
+   */
+  omit?: Prisma.OrderOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.OrderInclude<ExtArgs> | null
+  where?: Prisma.OrderWhereInput
+  orderBy?: Prisma.OrderOrderByWithRelationInput | Prisma.OrderOrderByWithRelationInput[]
+  cursor?: Prisma.OrderWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.OrderScalarFieldEnum | Prisma.OrderScalarFieldEnum[]
 }
 
 /**

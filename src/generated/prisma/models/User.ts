@@ -242,6 +242,7 @@ export type UserWhereInput = {
   scheduledActions?: Prisma.ScheduledActionListRelationFilter
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
+  entityOrders?: Prisma.OrderListRelationFilter
   entityPosts?: Prisma.PostListRelationFilter
   entityProjects?: Prisma.ProjectListRelationFilter
   entityTasks?: Prisma.TaskListRelationFilter
@@ -271,6 +272,7 @@ export type UserOrderByWithRelationInput = {
   scheduledActions?: Prisma.ScheduledActionOrderByRelationAggregateInput
   entityCustomers?: Prisma.CustomerOrderByRelationAggregateInput
   entityNotes?: Prisma.NoteOrderByRelationAggregateInput
+  entityOrders?: Prisma.OrderOrderByRelationAggregateInput
   entityPosts?: Prisma.PostOrderByRelationAggregateInput
   entityProjects?: Prisma.ProjectOrderByRelationAggregateInput
   entityTasks?: Prisma.TaskOrderByRelationAggregateInput
@@ -303,6 +305,7 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   scheduledActions?: Prisma.ScheduledActionListRelationFilter
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
+  entityOrders?: Prisma.OrderListRelationFilter
   entityPosts?: Prisma.PostListRelationFilter
   entityProjects?: Prisma.ProjectListRelationFilter
   entityTasks?: Prisma.TaskListRelationFilter
@@ -366,6 +369,7 @@ export type UserCreateInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -395,6 +399,7 @@ export type UserUncheckedCreateInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -424,6 +429,7 @@ export type UserUpdateInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -453,6 +459,7 @@ export type UserUncheckedUpdateInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -578,6 +585,20 @@ export type UserUpdateOneRequiredWithoutEntityNotesNestedInput = {
   upsert?: Prisma.UserUpsertWithoutEntityNotesInput
   connect?: Prisma.UserWhereUniqueInput
   update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutEntityNotesInput, Prisma.UserUpdateWithoutEntityNotesInput>, Prisma.UserUncheckedUpdateWithoutEntityNotesInput>
+}
+
+export type UserCreateNestedOneWithoutEntityOrdersInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutEntityOrdersInput, Prisma.UserUncheckedCreateWithoutEntityOrdersInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutEntityOrdersInput
+  connect?: Prisma.UserWhereUniqueInput
+}
+
+export type UserUpdateOneRequiredWithoutEntityOrdersNestedInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutEntityOrdersInput, Prisma.UserUncheckedCreateWithoutEntityOrdersInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutEntityOrdersInput
+  upsert?: Prisma.UserUpsertWithoutEntityOrdersInput
+  connect?: Prisma.UserWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutEntityOrdersInput, Prisma.UserUpdateWithoutEntityOrdersInput>, Prisma.UserUncheckedUpdateWithoutEntityOrdersInput>
 }
 
 export type UserCreateNestedOneWithoutEntityPostsInput = {
@@ -787,6 +808,7 @@ export type UserCreateWithoutEntityCustomersInput = {
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -815,6 +837,7 @@ export type UserUncheckedCreateWithoutEntityCustomersInput = {
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -859,6 +882,7 @@ export type UserUpdateWithoutEntityCustomersInput = {
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -887,6 +911,7 @@ export type UserUncheckedUpdateWithoutEntityCustomersInput = {
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -915,6 +940,7 @@ export type UserCreateWithoutEntityNotesInput = {
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -943,6 +969,7 @@ export type UserUncheckedCreateWithoutEntityNotesInput = {
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -987,6 +1014,7 @@ export type UserUpdateWithoutEntityNotesInput = {
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -1015,6 +1043,139 @@ export type UserUncheckedUpdateWithoutEntityNotesInput = {
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
+  entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
+  entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
+}
+
+export type UserCreateWithoutEntityOrdersInput = {
+  id?: string
+  email: string
+  passwordHash: string
+  firstName?: string
+  lastName?: string
+  image?: string | null
+  role?: string
+  emailVerifiedAt?: Date | string | null
+  disabledAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
+  accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpCreateNestedOneWithoutUserInput
+  identities?: Prisma.UserIdentityCreateNestedManyWithoutUserInput
+  memberships?: Prisma.TeamMemberCreateNestedManyWithoutUserInput
+  ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
+  invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
+  media?: Prisma.MediaCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
+  entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
+  entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
+}
+
+export type UserUncheckedCreateWithoutEntityOrdersInput = {
+  id?: string
+  email: string
+  passwordHash: string
+  firstName?: string
+  lastName?: string
+  image?: string | null
+  role?: string
+  emailVerifiedAt?: Date | string | null
+  disabledAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
+  accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpUncheckedCreateNestedOneWithoutUserInput
+  identities?: Prisma.UserIdentityUncheckedCreateNestedManyWithoutUserInput
+  memberships?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutUserInput
+  ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
+  invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
+  media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
+  entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
+  entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
+}
+
+export type UserCreateOrConnectWithoutEntityOrdersInput = {
+  where: Prisma.UserWhereUniqueInput
+  create: Prisma.XOR<Prisma.UserCreateWithoutEntityOrdersInput, Prisma.UserUncheckedCreateWithoutEntityOrdersInput>
+}
+
+export type UserUpsertWithoutEntityOrdersInput = {
+  update: Prisma.XOR<Prisma.UserUpdateWithoutEntityOrdersInput, Prisma.UserUncheckedUpdateWithoutEntityOrdersInput>
+  create: Prisma.XOR<Prisma.UserCreateWithoutEntityOrdersInput, Prisma.UserUncheckedCreateWithoutEntityOrdersInput>
+  where?: Prisma.UserWhereInput
+}
+
+export type UserUpdateToOneWithWhereWithoutEntityOrdersInput = {
+  where?: Prisma.UserWhereInput
+  data: Prisma.XOR<Prisma.UserUpdateWithoutEntityOrdersInput, Prisma.UserUncheckedUpdateWithoutEntityOrdersInput>
+}
+
+export type UserUpdateWithoutEntityOrdersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  email?: Prisma.StringFieldUpdateOperationsInput | string
+  passwordHash?: Prisma.StringFieldUpdateOperationsInput | string
+  firstName?: Prisma.StringFieldUpdateOperationsInput | string
+  lastName?: Prisma.StringFieldUpdateOperationsInput | string
+  image?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  disabledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
+  accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUpdateOneWithoutUserNestedInput
+  identities?: Prisma.UserIdentityUpdateManyWithoutUserNestedInput
+  memberships?: Prisma.TeamMemberUpdateManyWithoutUserNestedInput
+  ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
+  invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
+  media?: Prisma.MediaUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
+  entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
+  entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
+}
+
+export type UserUncheckedUpdateWithoutEntityOrdersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  email?: Prisma.StringFieldUpdateOperationsInput | string
+  passwordHash?: Prisma.StringFieldUpdateOperationsInput | string
+  firstName?: Prisma.StringFieldUpdateOperationsInput | string
+  lastName?: Prisma.StringFieldUpdateOperationsInput | string
+  image?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  disabledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
+  accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUncheckedUpdateOneWithoutUserNestedInput
+  identities?: Prisma.UserIdentityUncheckedUpdateManyWithoutUserNestedInput
+  memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
+  ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
+  invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
+  media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
+  entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -1044,6 +1205,7 @@ export type UserCreateWithoutEntityPostsInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
 }
@@ -1072,6 +1234,7 @@ export type UserUncheckedCreateWithoutEntityPostsInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
 }
@@ -1116,6 +1279,7 @@ export type UserUpdateWithoutEntityPostsInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
 }
@@ -1144,6 +1308,7 @@ export type UserUncheckedUpdateWithoutEntityPostsInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
 }
@@ -1172,6 +1337,7 @@ export type UserCreateWithoutEntityProjectsInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
 }
@@ -1200,6 +1366,7 @@ export type UserUncheckedCreateWithoutEntityProjectsInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
 }
@@ -1244,6 +1411,7 @@ export type UserUpdateWithoutEntityProjectsInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
 }
@@ -1272,6 +1440,7 @@ export type UserUncheckedUpdateWithoutEntityProjectsInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
 }
@@ -1300,6 +1469,7 @@ export type UserCreateWithoutEntityTasksInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
 }
@@ -1328,6 +1498,7 @@ export type UserUncheckedCreateWithoutEntityTasksInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
 }
@@ -1372,6 +1543,7 @@ export type UserUpdateWithoutEntityTasksInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
 }
@@ -1400,6 +1572,7 @@ export type UserUncheckedUpdateWithoutEntityTasksInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
 }
@@ -1427,6 +1600,7 @@ export type UserCreateWithoutSessionsInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -1455,6 +1629,7 @@ export type UserUncheckedCreateWithoutSessionsInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -1499,6 +1674,7 @@ export type UserUpdateWithoutSessionsInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -1527,6 +1703,7 @@ export type UserUncheckedUpdateWithoutSessionsInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -1555,6 +1732,7 @@ export type UserCreateWithoutTotpInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -1583,6 +1761,7 @@ export type UserUncheckedCreateWithoutTotpInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -1627,6 +1806,7 @@ export type UserUpdateWithoutTotpInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -1655,6 +1835,7 @@ export type UserUncheckedUpdateWithoutTotpInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -1683,6 +1864,7 @@ export type UserCreateWithoutIdentitiesInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -1711,6 +1893,7 @@ export type UserUncheckedCreateWithoutIdentitiesInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -1755,6 +1938,7 @@ export type UserUpdateWithoutIdentitiesInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -1783,6 +1967,7 @@ export type UserUncheckedUpdateWithoutIdentitiesInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -1811,6 +1996,7 @@ export type UserCreateWithoutAccountTokensInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -1839,6 +2025,7 @@ export type UserUncheckedCreateWithoutAccountTokensInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -1883,6 +2070,7 @@ export type UserUpdateWithoutAccountTokensInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -1911,6 +2099,7 @@ export type UserUncheckedUpdateWithoutAccountTokensInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -1939,6 +2128,7 @@ export type UserCreateWithoutOwnedTeamsInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -1967,6 +2157,7 @@ export type UserUncheckedCreateWithoutOwnedTeamsInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -2011,6 +2202,7 @@ export type UserUpdateWithoutOwnedTeamsInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -2039,6 +2231,7 @@ export type UserUncheckedUpdateWithoutOwnedTeamsInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -2067,6 +2260,7 @@ export type UserCreateWithoutMembershipsInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -2095,6 +2289,7 @@ export type UserUncheckedCreateWithoutMembershipsInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -2139,6 +2334,7 @@ export type UserUpdateWithoutMembershipsInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -2167,6 +2363,7 @@ export type UserUncheckedUpdateWithoutMembershipsInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -2195,6 +2392,7 @@ export type UserCreateWithoutApiKeysInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -2223,6 +2421,7 @@ export type UserUncheckedCreateWithoutApiKeysInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -2267,6 +2466,7 @@ export type UserUpdateWithoutApiKeysInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -2295,6 +2495,7 @@ export type UserUncheckedUpdateWithoutApiKeysInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -2323,6 +2524,7 @@ export type UserCreateWithoutInvitationsSentInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -2351,6 +2553,7 @@ export type UserUncheckedCreateWithoutInvitationsSentInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -2395,6 +2598,7 @@ export type UserUpdateWithoutInvitationsSentInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -2423,6 +2627,7 @@ export type UserUncheckedUpdateWithoutInvitationsSentInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -2451,6 +2656,7 @@ export type UserCreateWithoutMediaInput = {
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -2479,6 +2685,7 @@ export type UserUncheckedCreateWithoutMediaInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -2523,6 +2730,7 @@ export type UserUpdateWithoutMediaInput = {
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -2551,6 +2759,7 @@ export type UserUncheckedUpdateWithoutMediaInput = {
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -2579,6 +2788,7 @@ export type UserCreateWithoutScheduledActionsInput = {
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
@@ -2607,6 +2817,7 @@ export type UserUncheckedCreateWithoutScheduledActionsInput = {
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
   entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
   entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
@@ -2651,6 +2862,7 @@ export type UserUpdateWithoutScheduledActionsInput = {
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
@@ -2679,6 +2891,7 @@ export type UserUncheckedUpdateWithoutScheduledActionsInput = {
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
   entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
   entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
@@ -2701,6 +2914,7 @@ export type UserCountOutputType = {
   scheduledActions: number
   entityCustomers: number
   entityNotes: number
+  entityOrders: number
   entityPosts: number
   entityProjects: number
   entityTasks: number
@@ -2718,6 +2932,7 @@ export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   scheduledActions?: boolean | UserCountOutputTypeCountScheduledActionsArgs
   entityCustomers?: boolean | UserCountOutputTypeCountEntityCustomersArgs
   entityNotes?: boolean | UserCountOutputTypeCountEntityNotesArgs
+  entityOrders?: boolean | UserCountOutputTypeCountEntityOrdersArgs
   entityPosts?: boolean | UserCountOutputTypeCountEntityPostsArgs
   entityProjects?: boolean | UserCountOutputTypeCountEntityProjectsArgs
   entityTasks?: boolean | UserCountOutputTypeCountEntityTasksArgs
@@ -2813,6 +3028,13 @@ export type UserCountOutputTypeCountEntityNotesArgs<ExtArgs extends runtime.Type
 /**
  * UserCountOutputType without action
  */
+export type UserCountOutputTypeCountEntityOrdersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.OrderWhereInput
+}
+
+/**
+ * UserCountOutputType without action
+ */
 export type UserCountOutputTypeCountEntityPostsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.PostWhereInput
 }
@@ -2856,6 +3078,7 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   scheduledActions?: boolean | Prisma.User$scheduledActionsArgs<ExtArgs>
   entityCustomers?: boolean | Prisma.User$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.User$entityNotesArgs<ExtArgs>
+  entityOrders?: boolean | Prisma.User$entityOrdersArgs<ExtArgs>
   entityPosts?: boolean | Prisma.User$entityPostsArgs<ExtArgs>
   entityProjects?: boolean | Prisma.User$entityProjectsArgs<ExtArgs>
   entityTasks?: boolean | Prisma.User$entityTasksArgs<ExtArgs>
@@ -2918,6 +3141,7 @@ export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   scheduledActions?: boolean | Prisma.User$scheduledActionsArgs<ExtArgs>
   entityCustomers?: boolean | Prisma.User$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.User$entityNotesArgs<ExtArgs>
+  entityOrders?: boolean | Prisma.User$entityOrdersArgs<ExtArgs>
   entityPosts?: boolean | Prisma.User$entityPostsArgs<ExtArgs>
   entityProjects?: boolean | Prisma.User$entityProjectsArgs<ExtArgs>
   entityTasks?: boolean | Prisma.User$entityTasksArgs<ExtArgs>
@@ -2941,6 +3165,7 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     scheduledActions: Prisma.$ScheduledActionPayload<ExtArgs>[]
     entityCustomers: Prisma.$CustomerPayload<ExtArgs>[]
     entityNotes: Prisma.$NotePayload<ExtArgs>[]
+    entityOrders: Prisma.$OrderPayload<ExtArgs>[]
     entityPosts: Prisma.$PostPayload<ExtArgs>[]
     entityProjects: Prisma.$ProjectPayload<ExtArgs>[]
     entityTasks: Prisma.$TaskPayload<ExtArgs>[]
@@ -3372,6 +3597,7 @@ export interface Prisma__UserClient<T, Null = never, ExtArgs extends runtime.Typ
   scheduledActions<T extends Prisma.User$scheduledActionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$scheduledActionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ScheduledActionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityCustomers<T extends Prisma.User$entityCustomersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityCustomersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CustomerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityNotes<T extends Prisma.User$entityNotesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityNotesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$NotePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  entityOrders<T extends Prisma.User$entityOrdersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityOrdersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$OrderPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityPosts<T extends Prisma.User$entityPostsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityPostsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PostPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityProjects<T extends Prisma.User$entityProjectsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityProjectsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ProjectPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityTasks<T extends Prisma.User$entityTasksArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityTasksArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$TaskPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -4097,6 +4323,30 @@ export type User$entityNotesArgs<ExtArgs extends runtime.Types.Extensions.Intern
   take?: number
   skip?: number
   distinct?: Prisma.NoteScalarFieldEnum | Prisma.NoteScalarFieldEnum[]
+}
+
+/**
+ * User.entityOrders
+ */
+export type User$entityOrdersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Order
+   */
+  select?: Prisma.OrderSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Order
+   */
+  omit?: Prisma.OrderOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.OrderInclude<ExtArgs> | null
+  where?: Prisma.OrderWhereInput
+  orderBy?: Prisma.OrderOrderByWithRelationInput | Prisma.OrderOrderByWithRelationInput[]
+  cursor?: Prisma.OrderWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.OrderScalarFieldEnum | Prisma.OrderScalarFieldEnum[]
 }
 
 /**
