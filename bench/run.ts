@@ -11,6 +11,7 @@ import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createBenchKeys } from './api-keys.js';
 import { mapLimited } from './concurrency.js';
 import { cpuMs } from './cpu.js';
@@ -52,7 +53,7 @@ import {
 import type { GraphqlTasks } from './tasks.js';
 import { benchUser, fetchSessionData, obtainSessionCookie, type Account, type SessionData } from './session.js';
 import { startStatementCounter, statementsPerRequest, type StatementCount } from './statements.js';
-import { measureTaskCreates, renderTaskCreates, reportTaskCreatesAlone, taskCreatesGoal, type CreateRun } from './task-creates.js';
+import { hookCostGoal, measureTaskCreates, renderTaskCreates, reportTaskCreatesAlone, taskCreatesGoal, type CreateRun } from './task-creates.js';
 import { killAllServers, repoRoot, startServer, type RunningServer, type ServerSpec } from './targets.js';
 import { cursorPage, deepCursorOf, expectedTaskAnswers, seedTasks, smallTasksUser, taskCounts, type RecordOwner, type TaskDataset, type TaskSize } from './tasks.js';
 import { memberAccount, membersPerTeam, seedTeams, type BenchTeams } from './teams.js';
@@ -418,7 +419,9 @@ async function main(): Promise<void> {
     let taskCreates: CreateRun[] = [];
     if (selected(options, 'tasks-create')) {
       log('S14: tasks CREATE at 1k and 100k tasks per team, on its own product instance');
-      taskCreates = await withServer(specs['product-pg'], (server) => measureTaskCreates(server, options, log));
+      // The same build again, its tasks given no-op hooks by a preload (bench/noop-hooks.mjs): what hooks cost on CREATE.
+      const hookedSpec = { ...specs['product-pg'], name: 'product (PostgreSQL, no-op hooks on tasks)', env: { ...specs['product-pg'].env, NODE_OPTIONS: `--import ${pathToFileURL(path.join(repoRoot, 'bench', 'noop-hooks.mjs')).href}` } };
+      taskCreates = await withServers([specs['product-pg'], hookedSpec], ([server, hooked]) => measureTaskCreates(server!, options, log, hooked!));
       if (options.only?.every((id) => id.startsWith('tasks-create'))) return await reportTaskCreatesAlone(taskCreates, options, startedAt, log);
     }
 
@@ -544,7 +547,7 @@ async function main(): Promise<void> {
     }
 
     const summary = summarize(samples, { rateLimit: rateLimitChecks, statements, verification, largeUploads, uploadDrift, notMeasured, queue: queueChecks });
-    summary.goals.push(taskCreatesGoal(taskCreates), ...realtimeGoals(realtime));
+    summary.goals.push(taskCreatesGoal(taskCreates), hookCostGoal(taskCreates), ...realtimeGoals(realtime));
     // With --only, a goal whose figures were not taken is not a result.
     if (options.only) summary.goals = summary.goals.filter((g) => Number.isFinite(g.value));
     process.stdout.write(`${renderMarkdown(summary, options)}\n${renderTaskCreates(taskCreates)}\n${renderRealtime(realtime)}\n`);

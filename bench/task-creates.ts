@@ -4,7 +4,10 @@
 // (the tasks created before are deleted and the table vacuumed), and the sizes alternate their order
 // from round to round so that drift of the machine does not favour one. Reported per size: creates/s,
 // the server's CPU per create and p50; the goal, a hard check: creates/s at 100k ≥ 1/1.2 of 1k,
-// as the median over rounds of the ratio measured within each round.
+// as the median over rounds of the ratio measured within each round. Hooks (issue 37): a second
+// instance of the same build, whose `tasks` definition has a no-op beforeChange and afterChange
+// (bench/noop-hooks.mjs, preloaded), creates into the 100k team in every round too, before or after
+// the plain one by turns; goal: with hooks ≥ 0.9 of without (≤ 10% cost), median of per-round ratios.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cpuMs } from './cpu.js';
@@ -23,12 +26,16 @@ export type CreateSize = keyof typeof createSizes;
 export const createConnections = 8;
 /** Creates/s at 100k must be at least this share of creates/s at 1k. */
 export const createGoalRatio = 1 / 1.2;
+/** Creates/s at 100k with no-op hooks must be at least this share of creates/s without. */
+export const hookGoalRatio = 0.9;
 
 const account: Account = { email: 'bench-creates@example.com', password: 'benchpassword', firstName: 'Creates', lastName: 'Owner' };
 
 export interface CreateRun {
   round: number;
   size: CreateSize;
+  /** Measured on the instance whose tasks have no-op hooks. */
+  hooks: boolean;
   creates: number;
   createsPerSec: number;
   p50Ms: number;
@@ -137,7 +144,7 @@ function createLoad(server: RunningServer, seed: CreateSeed, size: CreateSize) {
   return { baseUrl: server.baseUrl, requests: [{ method: 'POST' as const, path: '/api/v1/tasks', headers, body: taskBody }], connections: createConnections, verify };
 }
 
-async function measureSize(server: RunningServer, options: BenchOptions, seed: CreateSeed, size: CreateSize, round: number): Promise<CreateRun> {
+async function measureSize(server: RunningServer, options: BenchOptions, seed: CreateSeed, size: CreateSize, round: number, hooks: boolean): Promise<CreateRun> {
   const { verify, ...base } = createLoad(server, seed, size);
   await runLoad({ ...base, verify, seconds: options.warmupSeconds, warmup: true });
   await waitForIdleDatabase(options.databaseUrl);
@@ -148,36 +155,64 @@ async function measureSize(server: RunningServer, options: BenchOptions, seed: C
   const serverCpuMsPerCreate = ((await cpuMs(server.pid)) - before) / creates;
   const databaseCpuMsPerCreate = (await databaseCpuSince(options.databaseUrl, databaseBefore)) / creates;
   await waitForIdleDatabase(options.databaseUrl);
-  return { round, size, creates: run.requests, createsPerSec: run.reqPerSec, p50Ms: run.p50Ms, p99Ms: run.p99Ms, serverCpuMsPerCreate, databaseCpuMsPerCreate };
+  return { round, size, hooks, creates: run.requests, createsPerSec: run.reqPerSec, p50Ms: run.p50Ms, p99Ms: run.p99Ms, serverCpuMsPerCreate, databaseCpuMsPerCreate };
 }
 
-/** S14 on a running product (PostgreSQL, pool of 8, unlimited plan): seeds, then measures every round. */
-export async function measureTaskCreates(server: RunningServer, options: BenchOptions, log: (message: string) => void): Promise<CreateRun[]> {
+/**
+ * S14 on a running product (PostgreSQL, pool of 8, unlimited plan): seeds, then measures every round;
+ * with `hooked` (the same build, tasks with no-op hooks, on the same database) the 100k team on it too.
+ */
+export async function measureTaskCreates(server: RunningServer, options: BenchOptions, log: (message: string) => void, hooked: RunningServer | null = null): Promise<CreateRun[]> {
   const seed = await seedAccount(server.baseUrl);
   await seedTasks(options.databaseUrl, seed);
   // A fresh server's first seconds are slower (JIT, caches): warmed on both teams before round 1's first size.
   for (const size of Object.keys(createSizes) as CreateSize[]) await runLoad({ ...createLoad(server, seed, size), seconds: options.warmupSeconds, warmup: true });
+  if (hooked) await runLoad({ ...createLoad(hooked, seed, '100k'), seconds: options.warmupSeconds, warmup: true });
   const runs: CreateRun[] = [];
   for (let round = 1; round <= options.rounds; round++) {
-    const sizes: CreateSize[] = round % 2 ? ['1k', '100k'] : ['100k', '1k'];
-    for (const size of sizes) {
+    const plain = (round % 2 ? ['1k', '100k'] : ['100k', '1k']).map((size) => ({ size: size as CreateSize, hooks: false }));
+    // The hooked run next to the plain 100k one: after it in odd rounds, before it in even ones.
+    const steps = hooked ? (round % 2 ? [...plain, { size: '100k' as const, hooks: true }] : [{ size: '100k' as const, hooks: true }, ...plain]) : plain;
+    for (const { size, hooks } of steps) {
       await reset(options.databaseUrl, seed);
-      const run = await measureSize(server, options, seed, size, round);
+      const run = await measureSize(hooks ? hooked! : server, options, seed, size, round, hooks);
       runs.push(run);
-      log(`round ${round} tasks-create-${size} on rest (${createConnections} connections): ${Math.round(run.createsPerSec)} creates/s, p50 ${run.p50Ms.toFixed(1)} ms, p99 ${run.p99Ms.toFixed(1)} ms, server CPU ${run.serverCpuMsPerCreate.toFixed(2)} ms/create, PostgreSQL CPU ${run.databaseCpuMsPerCreate.toFixed(2)} ms/create`);
+      log(`round ${round} tasks-create-${size}${hooks ? ' with no-op hooks' : ''} on rest (${createConnections} connections): ${Math.round(run.createsPerSec)} creates/s, p50 ${run.p50Ms.toFixed(1)} ms, p99 ${run.p99Ms.toFixed(1)} ms, server CPU ${run.serverCpuMsPerCreate.toFixed(2)} ms/create, PostgreSQL CPU ${run.databaseCpuMsPerCreate.toFixed(2)} ms/create`);
     }
   }
   await reset(options.databaseUrl, seed);
   return runs;
 }
 
-/** Per round, creates/s at 100k over creates/s at 1k. */
+/** Per round, creates/s at 100k over creates/s at 1k (without hooks). */
 function roundRatios(runs: readonly CreateRun[]): number[] {
   return [...new Set(runs.map((r) => r.round))].flatMap((round) => {
-    const at = (size: CreateSize) => runs.find((r) => r.round === round && r.size === size)?.createsPerSec;
+    const at = (size: CreateSize) => runs.find((r) => r.round === round && r.size === size && !r.hooks)?.createsPerSec;
     const [large, small] = [at('100k'), at('1k')];
     return large !== undefined && small ? [large / small] : [];
   });
+}
+
+/** Per round, creates/s at 100k with no-op hooks over without. */
+function hookRatios(runs: readonly CreateRun[]): number[] {
+  return [...new Set(runs.map((r) => r.round))].flatMap((round) => {
+    const at = (hooks: boolean) => runs.find((r) => r.round === round && r.size === '100k' && r.hooks === hooks)?.createsPerSec;
+    const [withHooks, without] = [at(true), at(false)];
+    return withHooks !== undefined && without ? [withHooks / without] : [];
+  });
+}
+
+/** The hooks' cost on CREATE at 100k: with no-op hooks ≥ 0.9 of without (median of the per-round ratios). */
+export function hookCostGoal(runs: readonly CreateRun[]): Goal {
+  const value = median(hookRatios(runs));
+  return {
+    text: `tasks CREATE at 100k (REST, ${createConnections} connections): creates/s with no-op hooks (beforeChange, afterChange) ≥ ${hookGoalRatio} of without`,
+    threshold: hookGoalRatio,
+    value,
+    shown: Number.isNaN(value) ? 'not measured' : value.toFixed(2),
+    pass: value >= hookGoalRatio,
+    kind: 'limit',
+  };
 }
 
 /** The hard check: creates/s at 100k within 1.2× of 1k (median of the per-round ratios). */
@@ -198,28 +233,33 @@ export function renderTaskCreates(runs: readonly CreateRun[]): string {
   if (!runs.length) return '';
   const lines = ['', `S14 tasks CREATE: POST /api/v1/tasks with an API key, ${createConnections} connections, into a team holding the seeded tasks (reset every round).`, ''];
   lines.push('| Team size | creates/s | spread | p50 ms | p99 ms | server CPU ms/create | PostgreSQL CPU ms/create | per round creates/s |', '|---|---:|---:|---:|---:|---:|---:|---:|');
-  for (const size of Object.keys(createSizes) as CreateSize[]) {
-    const of = runs.filter((r) => r.size === size);
+  const rows = [...(Object.keys(createSizes) as CreateSize[]).map((size) => ({ size, hooks: false })), { size: '100k' as const, hooks: true }];
+  for (const { size, hooks } of rows) {
+    const of = runs.filter((r) => r.size === size && r.hooks === hooks);
+    if (!of.length) continue;
     const m = (pick: (r: CreateRun) => number) => median(of.map(pick));
-    lines.push(`| ${size} | ${m((r) => r.createsPerSec).toFixed(0)} | ${spreadPercent(of.map((r) => r.createsPerSec)).toFixed(1)}% | ${m((r) => r.p50Ms).toFixed(1)} | ${m((r) => r.p99Ms).toFixed(1)} | ${m((r) => r.serverCpuMsPerCreate).toFixed(2)} | ${m((r) => r.databaseCpuMsPerCreate).toFixed(2)} | ${of.map((r) => r.createsPerSec.toFixed(0)).join(', ')} |`);
+    lines.push(`| ${size}${hooks ? ' (no-op hooks)' : ''} | ${m((r) => r.createsPerSec).toFixed(0)} | ${spreadPercent(of.map((r) => r.createsPerSec)).toFixed(1)}% | ${m((r) => r.p50Ms).toFixed(1)} | ${m((r) => r.p99Ms).toFixed(1)} | ${m((r) => r.serverCpuMsPerCreate).toFixed(2)} | ${m((r) => r.databaseCpuMsPerCreate).toFixed(2)} | ${of.map((r) => r.createsPerSec.toFixed(0)).join(', ')} |`);
   }
   const ratios = roundRatios(runs);
   lines.push('', `creates/s 100k / 1k per round: ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
+  const hooked = hookRatios(runs);
+  if (hooked.length) lines.push(`creates/s at 100k with no-op hooks / without, per round: ${hooked.map((r) => r.toFixed(2)).join(', ')}`);
   return lines.join('\n');
 }
 
 /** `--only=tasks-create`: S14 alone, its own report and result file (nothing else was seeded or measured). */
 export async function reportTaskCreatesAlone(runs: readonly CreateRun[], options: BenchOptions, startedAt: Date, log: (message: string) => void): Promise<void> {
-  const goal = taskCreatesGoal(runs);
-  process.stdout.write(`## Benchmark (S14 alone: ${options.rounds} rounds, warm-up ${options.warmupSeconds} s, measure ${options.measureSeconds} s)\n${renderTaskCreates(runs)}\n\n### Goals\n- ${goal.text}: ${goal.shown} → ${goal.pass ? 'PASS' : 'FAIL'}\n`);
+  const goals = [taskCreatesGoal(runs), hookCostGoal(runs)];
+  process.stdout.write(`## Benchmark (S14 alone: ${options.rounds} rounds, warm-up ${options.warmupSeconds} s, measure ${options.measureSeconds} s)\n${renderTaskCreates(runs)}\n\n### Goals\n${goals.map((goal) => `- ${goal.text}: ${goal.shown} → ${goal.pass ? 'PASS' : 'FAIL'}`).join('\n')}\n`);
   const environment = describeEnvironment(await serverVersion(options.databaseUrl));
   const resultsDir = path.join(repoRoot, 'bench', 'results');
   await mkdir(resultsDir, { recursive: true });
   const file = path.join(resultsDir, `${startedAt.toISOString().replaceAll(':', '-')}-tasks-create.json`);
-  await writeFile(file, `${JSON.stringify({ startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), options, environment, taskCreates: runs, goals: [goal] }, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify({ startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), options, environment, taskCreates: runs, goals }, null, 2)}\n`);
   log(`results written to ${path.relative(repoRoot, file)}`);
-  if (!goal.pass) {
-    log(`FAILED limits: ${goal.text} (${goal.shown})`);
+  const failed = goals.filter((goal) => !goal.pass);
+  if (failed.length) {
+    log(`FAILED limits: ${failed.map((goal) => `${goal.text} (${goal.shown})`).join('; ')}`);
     process.exitCode = 1;
   }
 }
