@@ -1,14 +1,16 @@
-// The server, as main.ts runs it: configuration, database (locked, reachable), pending migrations, then
-// listen. A start-up failure is one line on stderr and a non-zero exit (start-failure.ts); SIGTERM/SIGINT
+// The server, as main.ts runs it: configuration, database (locked, reachable), pending migrations, the
+// entity definitions checked against the generated client and the migrated tables, then listen. A start-up failure is one line on stderr and a non-zero exit (start-failure.ts); SIGTERM/SIGINT
 // finish the requests in flight and close everything within SHUTDOWN_TIMEOUT_MS (shutdown.ts).
 import { createServer, type Server } from 'node:http';
 import { createApp } from './app.js';
 import type { Config } from './config/config.js';
 import { loadConfig } from './config/env.js';
 import { openDatabase, type Database } from './db/database.js';
+import { entityDefinitions } from './config/entities/index.js';
 import { applyMigrations } from './db/migrations.js';
 import { migrationsDir } from './db/paths.js';
 import { answerClientErrors } from './http/node.js';
+import { catalogProblem, readCatalog } from './modules/entities/catalog-check.js';
 import { closeDestination, stdoutDestination, type LogDestination } from './log-destination.js';
 import { createLogger } from './logger.js';
 import { stopOnSignals } from './shutdown.js';
@@ -40,6 +42,9 @@ async function start(): Promise<void> {
     throw new StartStepError('migrations', {}, error);
   });
   if (applied.length) logger.info({ applied }, 'migrations applied');
+  // A definition without its generated model or its migration stops here, in one line, not as 500s later.
+  const mismatch = catalogProblem(entityDefinitions, await readCatalog((sql, values) => database.hotQuery('entity_catalog', sql, values)));
+  if (mismatch) throw new Error(mismatch);
   app.markReady();
   await listen(server, config);
   logger.info({ host: config.host, port: config.port, database: database.kind }, `listening on http://${config.host}:${config.port}${config.graphiql ? ' (GraphiQL at /graphql)' : ''}`);
