@@ -211,6 +211,19 @@ function indexProblems(d: { fields: FieldDefinition[] }, names: string[], where:
 /** A slug as a field name (`customer-notes` → `customerNotes`): a child's field on its parent, a relation's other side. */
 export const camelSlug = (slug: string) => slug.replace(/-([a-z0-9])/g, (_m, ch: string) => ch.toUpperCase());
 
+/**
+ * The plural of a type name as English writes it, for the GraphQL list (`Category` → `Categories`,
+ * `Box` → `Boxes`, `Batch` → `Batches`, `Day` → `Days`); `pluralName` says it where this is wrong.
+ */
+export function pluralOf(name: string): string {
+  if (/[^aeiou]y$/i.test(name)) return `${name.slice(0, -1)}ies`;
+  if (/(s|x|z|ch|sh)$/i.test(name)) return `${name}es`;
+  return `${name}s`;
+}
+
+/** A name as a REST slug would write it: `SalesInvoices` → `sales-invoices`. */
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c, i: number) => `${i ? '-' : ''}${c.toLowerCase()}`);
+
 /** One of many, for the field of a set's ids: `tasks` → `task`, `categories` → `category`. */
 const singular = (name: string) => (name.endsWith('ies') ? `${name.slice(0, -3)}y` : name.endsWith('s') && !name.endsWith('ss') ? name.slice(0, -1) : name);
 
@@ -340,7 +353,13 @@ export function sanitizeEntities(inputs: readonly unknown[]): EntityDefinition[]
     if (d.publicFilter && !d.access.public) problems.push(`${where}: publicFilter needs access.public`);
     d.indexes.forEach((index, i) => problems.push(...indexProblems(d, index.fields, `${where}.indexes[${i}]`)));
     const permissions = Object.fromEntries(operations.map((op) => [op, d.permissions[op] ?? []])) as Record<Operation, string[]>;
-    out.push({ ...d, pluralName: d.pluralName ?? `${d.name}s`, permissions });
+    const pluralName = d.pluralName ?? pluralOf(d.name);
+    // REST says /api/v1/<slug>, GraphQL and the client the plural's list field: one name for both.
+    const listed = pluralName.charAt(0).toLowerCase() + pluralName.slice(1);
+    if (camelSlug(d.slug) !== listed) {
+      problems.push(`${where}: REST names it /api/v1/${d.slug} but GraphQL and the client "${listed}" (from name "${d.name}"${d.pluralName ? ` and pluralName "${d.pluralName}"` : ''}): make them one, with slug "${kebab(pluralName)}" or a name (or pluralName) that gives "${camelSlug(d.slug)}"`);
+    }
+    out.push({ ...d, pluralName, permissions });
   });
   const names = (pick: (d: EntityDefinition) => string[]) => duplicates(out.flatMap(pick));
   for (const dup of names((d) => [d.slug, ...d.children.map((c) => c.slug)])) problems.push(`duplicate entity slug "${dup}"`);

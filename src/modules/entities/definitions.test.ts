@@ -159,6 +159,26 @@ describe('relations', () => {
   });
 });
 
+describe('one name for REST, GraphQL and the client', () => {
+  const named = (name: string, slug: string, pluralName?: string) => ({ ...fixture, name, slug, tableName: slug.replace(/-/g, '_'), ...(pluralName ? { pluralName } : {}) });
+
+  it('gives English plurals (Category: categories) and takes pluralName where they are wrong (Person: people)', () => {
+    const [categories, boxes, people, sales] = sanitizeEntities([named('Category', 'categories'), named('Box', 'boxes'), named('Person', 'people', 'People'), named('SalesInvoice', 'sales-invoices')]);
+    expect([categories, boxes, people, sales].map((d) => d!.pluralName)).toEqual(['Categories', 'Boxes', 'People', 'SalesInvoices']);
+    const b = createBuilder();
+    registerEntities(b, [categories!, people!, sales!]);
+    const printed = printSchema(b.toSchema());
+    for (const field of ['categories(', 'people(', 'salesInvoices(']) expect(printed).toContain(field);
+  });
+
+  it('refuses a slug and a type whose names differ, saying how to make them one', () => {
+    expect(() => sanitizeEntities([named('SalesInvoice', 'invoices')])).toThrow(
+      'entity invoices: REST names it /api/v1/invoices but GraphQL and the client "salesInvoices" (from name "SalesInvoice"): make them one, with slug "sales-invoices" or a name (or pluralName) that gives "invoices"',
+    );
+    expect(() => sanitizeEntities([named('Person', 'people')])).toThrow(/REST names it \/api\/v1\/people but GraphQL and the client "persons"/);
+  });
+});
+
 describe('virtual fields and hooks', () => {
   const withVirtual = (field: object, hooks: object | null = { afterRead: () => ({}) }) => ({ ...fixture, fields: [...fixture.fields, { name: 'total', type: 'number', virtual: true, ...field }], ...(hooks ? { hooks } : {}) });
 

@@ -4,7 +4,7 @@
 // with values `TODO` and `IN_PROGRESS` (standing for the stored strings), `CreateTaskInput`,
 // `UpdateTaskInput`, `TaskFilter`, `TaskPage`, the queries `tasks` and `task`, the mutations
 // `createTask`, `updateTask`, `deleteTask`; a child `Note` of customers gives `createNote`, … .
-import type { ChildDefinition, EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
+import { pluralOf, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -41,7 +41,7 @@ export function enumValueNames(owner: { name: string }, field: FieldDefinition):
 /** Names of the GraphQL types and root fields of one entity (or child) type. */
 export function graphqlNames(owner: EntityDefinition | ChildDefinition) {
   const name = owner.name;
-  const plural = 'pluralName' in owner && owner.pluralName ? owner.pluralName : `${name}s`;
+  const plural = 'pluralName' in owner && owner.pluralName ? owner.pluralName : pluralOf(name);
   return {
     type: name,
     createInput: `Create${name}Input`,
