@@ -8773,6 +8773,7 @@ export interface operations {
                      *           "lines": {
                      *             "source": "import"
                      *           },
+                     *           "lineCount": 1042,
                      *           "createdAt": "2026-11-20T08:15:00.000Z",
                      *           "updatedAt": "2026-11-21T16:40:00.000Z",
                      *           "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
@@ -8919,6 +8920,7 @@ export interface operations {
                      *         "lines": {
                      *           "source": "import"
                      *         },
+                     *         "lineCount": 1042,
                      *         "createdAt": "2026-11-20T08:15:00.000Z",
                      *         "updatedAt": "2026-11-21T16:40:00.000Z",
                      *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
@@ -9277,6 +9279,7 @@ export interface operations {
                      *         "lines": {
                      *           "source": "import"
                      *         },
+                     *         "lineCount": 1042,
                      *         "createdAt": "2026-11-20T08:15:00.000Z",
                      *         "updatedAt": "2026-11-21T16:40:00.000Z",
                      *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
@@ -9542,6 +9545,7 @@ export interface operations {
                      *         "lines": {
                      *           "source": "import"
                      *         },
+                     *         "lineCount": 1042,
                      *         "createdAt": "2026-11-20T08:15:00.000Z",
                      *         "updatedAt": "2026-11-21T16:40:00.000Z",
                      *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",

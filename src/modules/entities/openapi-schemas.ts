@@ -140,6 +140,7 @@ export function exampleRecord(owner: Owner, options: { child?: boolean; written?
     id: ids.id,
     ...exampleFields(owner.fields),
     ...exampleFields(entity?.links ?? []),
+    ...exampleFields(owner.virtuals),
     createdAt: '2026-11-20T08:15:00.000Z',
     updatedAt: '2026-11-21T16:40:00.000Z',
     userId: ids.userId,
