@@ -161,6 +161,33 @@ describe('hooks on every path', () => {
     expect(seen.asCaller).toMatchObject({ id: privateTask, title: 'The owner’s own' });
   });
 
+  it('beforeValidate shapes the input before validation (title trimmed, an excerpt from it), afterDelete sees what was deleted: REST and GraphQL', async () => {
+    const deleted: unknown[] = [];
+    withHooks(definition('posts'), {
+      beforeValidate: ({ operation, data }) => {
+        if (operation !== 'create' || typeof data.title !== 'string') return;
+        const title = data.title.trim();
+        return { ...data, title, excerpt: data.excerpt ?? `About ${title}` };
+      },
+      afterDelete: ({ record }) => void deleted.push(record.title),
+    });
+    const slug = () => `hooked-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    const rest = await t.json('POST', '/api/v1/posts', { title: '  Hooks, a first post  ', slug: slug() }, as(owner));
+    expect(rest.status, JSON.stringify(rest.body)).toBe(201);
+    expect(rest.body.data).toMatchObject({ title: 'Hooks, a first post', excerpt: 'About Hooks, a first post' });
+    // What beforeValidate gives is validated as a request is: a title too long is still 422.
+    const refused = await t.json('POST', '/api/v1/posts', { title: `  ${'x'.repeat(300)}`, slug: slug() }, as(owner));
+    expect(refused.status).toBe(422);
+    expect(refused.body.details).toHaveProperty('title');
+    const gql = await t.graphql('mutation($slug: String!) { createPost(input: { title: " From GraphQL ", slug: $slug }) { id title excerpt } }', { slug: slug() }, as(owner));
+    expect(gql.body.errors).toBeUndefined();
+    expect(gql.body.data.createPost).toMatchObject({ title: 'From GraphQL', excerpt: 'About From GraphQL' });
+
+    expect((await t.json('DELETE', `/api/v1/posts/${rest.body.data.id}`, undefined, as(owner))).status).toBe(200);
+    expect((await t.graphql('mutation($id: ID!) { deletePost(id: $id) { __typename } }', { id: gql.body.data.createPost.id }, as(owner))).body.errors).toBeUndefined();
+    expect(deleted).toEqual(['Hooks, a first post', 'From GraphQL']);
+  });
+
   it('runs on the children’s writes: beforeChange changes the data, beforeDelete refuses, afterChange sees both versions', async () => {
     const notes = definition('customers').children.find((c) => c.slug === 'notes')!;
     const calls: Row[] = [];
