@@ -69,5 +69,5 @@ describe('multi-tenant', () => {
       const res = await t.json('POST', '/api/v1/teams', { name: 'Refused', slug: 'refused' }, { cookie: a.cookie });
       expect(res).toMatchObject({ status: 403, body: { code: 'TEAM_CREATION_DISABLED' } });
     });
-  });
+  }, 120_000); // two apps booted one after the other: over 30 s on a loaded machine
 });
