@@ -6,7 +6,8 @@ import type { EntityDefinition, FieldDefinition } from '../../config/entity-defi
 import type { RequestScope } from '../../shared/request-scope.js';
 import { checkListQuery, invalidQuery, type ListQuery } from './query.js';
 import { delegateOf } from './repository.js';
-import { baseWhere, callerFor, filterWhere, shown } from './service.js';
+import { baseWhere, callerFor, filterWhere } from './service.js';
+import { shown } from './validate.js';
 import type { Values } from './validate.js';
 
 export const maxGroups = 1000;

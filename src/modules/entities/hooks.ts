@@ -6,9 +6,10 @@
 import type { HookCaller, HookContext, HookEntities, StoredHooks, WriteOperation } from '../../config/entity-hooks.js';
 import type { FieldDefinition } from '../../config/entity-definition.js';
 import { AppError } from '../../shared/errors.js';
+import { appRole } from '../../db/request-db.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { scheduleAction, type QueueScope } from '../scheduled-actions/service.js';
-import { validateRecord, type Validated, type Values } from './validate.js';
+import { shown, validateRecord, type Validated, type Values } from './validate.js';
 
 /** What hooks are run for: an entity or a child definition, with its fields. */
 export interface Hooked {
@@ -24,9 +25,6 @@ export interface ContextSource {
   caller: HookCaller;
   entities: HookEntities;
 }
-
-/** The role requests run as; a hook's system access leaves it for its work and comes back. */
-const appRole = 'app_user';
 
 /** The context a hook receives: built once per write, when a hook runs. */
 export function hookContext({ scope, caller, entities }: ContextSource): HookContext {
@@ -44,11 +42,11 @@ export function hookContext({ scope, caller, entities }: ContextSource): HookCon
       if (!purpose.trim()) throw new Error('context.system needs a purpose');
       const tx = await scope.db.tx();
       // The session's own role (RLS does not apply to it) for the work, in the same transaction; then the caller's again.
-      await tx.$executeRawUnsafe(`SELECT set_config('role', 'none', true)`);
+      await tx.$executeRaw`SELECT set_config('role', 'none', true)`;
       try {
         return await work(tx);
       } finally {
-        await tx.$executeRawUnsafe(`SELECT set_config('role', '${appRole}', true)`);
+        await tx.$executeRaw`SELECT set_config('role', ${appRole}, true)`;
       }
     },
     invalid: (details, message = 'Validation failed') => new AppError('VALIDATION_FAILED', message, details),
@@ -64,12 +62,7 @@ export function lazyContext(source: () => ContextSource): () => HookContext {
 
 /** Stored values as a hook sees them: dates and instants as the API writes them. */
 function asShown(fields: readonly FieldDefinition[], values: Values): Values {
-  const out: Values = {};
-  for (const [name, value] of Object.entries(values)) {
-    const field = fields.find((f) => f.name === name);
-    out[name] = value instanceof Date ? (field?.type === 'date' ? value.toISOString().slice(0, 10) : value.toISOString()) : value;
-  }
-  return out;
+  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, shown(fields.find((f) => f.name === name), value)]));
 }
 
 const isObject = (v: unknown): v is Values => typeof v === 'object' && v !== null && !Array.isArray(v);

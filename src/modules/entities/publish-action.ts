@@ -169,6 +169,5 @@ export async function publishRecord(queue: QueueScope, transaction: TransactionR
 }
 
 /** A scheduled publish runs without a request: a hook there reads and writes other records through context.system. */
-const unavailableInPublish: HookEntities = new Proxy({} as HookEntities, {
-  get: () => () => Promise.reject(new Error('context.entities is not available in a scheduled publish (content:publish): use context.system')),
-});
+const notInPublish = () => Promise.reject(new Error('context.entities is not available in a scheduled publish (content:publish): use context.system'));
+const unavailableInPublish: HookEntities = { create: notInPublish, update: notInPublish, remove: notInPublish, read: notInPublish };

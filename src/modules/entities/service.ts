@@ -21,7 +21,7 @@ import { after, decodeCursor, encodeCursor, fingerprint, reversed, type Cursor, 
 import { delegateOf, escapeLike, isUniqueViolation, type Delegate, type Row } from './repository.js';
 import { exactTotal } from './totals.js';
 import { withVirtuals } from './hooks.js';
-import type { Values } from './validate.js';
+import { shown, type Values } from './validate.js';
 import { baseWhere, relationCheckInclude, withUnseenRelationsCleared, type Caller } from './visibility.js';
 
 export { baseWhere, type Caller };
@@ -56,11 +56,6 @@ export function filterWhere(d: EntityDefinition, q: ParsedQuery): Values[] {
   return where;
 }
 
-/** A stored value as the API shows it: dates as YYYY-MM-DD, instants as ISO strings. */
-export function shown(field: FieldDefinition | undefined, value: unknown): unknown {
-  if (value instanceof Date) return field?.type === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();
-  return value;
-}
 
 /** A row as the caller receives it (`pick`: only those fields). */
 export function present(d: { fields: FieldDefinition[]; links?: FieldDefinition[]; virtuals?: FieldDefinition[]; hooks?: EntityDefinition['hooks'] }, row: Row, caller: Pick<Caller, 'kind'>, pick: string[] | null): Values {

@@ -76,6 +76,12 @@ export function coerceField(field: FieldDefinition, value: unknown): { value: un
   }
 }
 
+/** A stored value as the API shows it (the way back from coerceField): dates as YYYY-MM-DD, instants as ISO strings. */
+export function shown(field: FieldDefinition | undefined, value: unknown): unknown {
+  if (value instanceof Date) return field?.type === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();
+  return value;
+}
+
 function defaultOf(field: FieldDefinition): unknown {
   if (field.default === undefined) return field.type === 'multiselect' ? [] : undefined;
   const result = coerceField(field, field.default);
