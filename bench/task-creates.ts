@@ -184,23 +184,22 @@ export async function measureTaskCreates(server: RunningServer, options: BenchOp
   return runs;
 }
 
-/** Per round, creates/s at 100k over creates/s at 1k (without hooks). */
-function roundRatios(runs: readonly CreateRun[]): number[] {
+type RunKind = Pick<CreateRun, 'size' | 'hooks'>;
+
+/** Per round, creates/s of runs of kind `top` over those of kind `bottom` (rounds that measured both). */
+function perRound(runs: readonly CreateRun[], top: RunKind, bottom: RunKind): number[] {
   return [...new Set(runs.map((r) => r.round))].flatMap((round) => {
-    const at = (size: CreateSize) => runs.find((r) => r.round === round && r.size === size && !r.hooks)?.createsPerSec;
-    const [large, small] = [at('100k'), at('1k')];
-    return large !== undefined && small ? [large / small] : [];
+    const at = (kind: RunKind) => runs.find((r) => r.round === round && r.size === kind.size && r.hooks === kind.hooks)?.createsPerSec;
+    const [over, under] = [at(top), at(bottom)];
+    return over !== undefined && under ? [over / under] : [];
   });
 }
 
+/** Per round, creates/s at 100k over creates/s at 1k (without hooks). */
+const roundRatios = (runs: readonly CreateRun[]) => perRound(runs, { size: '100k', hooks: false }, { size: '1k', hooks: false });
+
 /** Per round, creates/s at 100k with no-op hooks over without. */
-function hookRatios(runs: readonly CreateRun[]): number[] {
-  return [...new Set(runs.map((r) => r.round))].flatMap((round) => {
-    const at = (hooks: boolean) => runs.find((r) => r.round === round && r.size === '100k' && r.hooks === hooks)?.createsPerSec;
-    const [withHooks, without] = [at(true), at(false)];
-    return withHooks !== undefined && without ? [withHooks / without] : [];
-  });
-}
+const hookRatios = (runs: readonly CreateRun[]) => perRound(runs, { size: '100k', hooks: true }, { size: '100k', hooks: false });
 
 /** The hooks' cost on CREATE at 100k: with no-op hooks ≥ 0.9 of without (median of the per-round ratios). */
 export function hookCostGoal(runs: readonly CreateRun[]): Goal {
