@@ -83,11 +83,12 @@ export interface Sieve<T> {
 export interface Opened<T> {
   stream: Stream<T>;
   /**
-   * Delivers what arrived while held (those `keep` admits), and everything after, in order: once the
+   * Delivers what arrived while held and everything after, in order, those `keep` admits: once the
    * events this instance had heard of by now are dispatched (a replay read them too, so they are held and
-   * kept out rather than sent again after it).
+   * kept out rather than sent again after it). `keep` goes on judging live items (a replayed event's
+   * notification may still be on its way), until it says everything passes from now on.
    */
-  release(keep: (item: T) => boolean): void;
+  release(keep: (item: T) => boolean | 'all'): void;
 }
 
 export interface Hub {
@@ -127,6 +128,8 @@ interface Subscription {
   actor: Actor;
   stream: Stream<unknown>;
   held: unknown[] | null;
+  /** After a held subscription's release, until it answers 'all': which live items are sent. */
+  keep: ((item: unknown) => boolean | 'all') | null;
 }
 
 /** `items` by `key`, each group in the items' order. */
@@ -150,9 +153,15 @@ export function createHub(options: HubOptions): Hub {
   let closed = false;
 
   function deliver(sub: Subscription, item: unknown): void {
-    if (!sub.held) return sub.stream.push(item);
+    if (!sub.held) return send(sub, item);
     if (sub.held.length >= bufferEvents) sub.stream.end({ by: 'server', code: 'SLOW_CONSUMER', message: `More than ${bufferEvents} events waited to be sent` });
     else sub.held.push(item);
+  }
+
+  function send(sub: Subscription, item: unknown): void {
+    const verdict = sub.keep?.(item) ?? 'all';
+    if (verdict === 'all') sub.keep = null;
+    if (verdict) sub.stream.push(item);
   }
 
   /**
@@ -302,6 +311,7 @@ export function createHub(options: HubOptions): Hub {
         spec: spec as SubscriptionSpec<unknown>,
         actor: spec.actor,
         held: opts.held ? [] : null,
+        keep: null,
         stream: createStream<unknown>(bufferEvents, () => {
           subs.delete(sub);
           if (filterGroup) filterGroups.remove(filterGroup.owner, filterGroup.key);
@@ -319,7 +329,8 @@ export function createHub(options: HubOptions): Hub {
           void dispatchedAll().then(() => {
             const held = sub.held ?? [];
             sub.held = null;
-            for (const item of held) if (keep(item as T)) sub.stream.push(item);
+            sub.keep = keep as (item: unknown) => boolean | 'all';
+            for (const item of held) send(sub, item);
           });
         },
       };

@@ -108,14 +108,24 @@ export async function subscribe(ctx: RealtimeScope, d: EntityDefinition, filters
   try {
     const replayed = await replay(ctx, d, spec, BigInt(after));
     for (const change of replayed) stream.push(change);
+    // What the replay sent is not sent again live: held meanwhile, or heard later (the notification of
+    // a change the replay read may still be on its way, behind others). Each is heard once, so the set
+    // empties; one this instance never hears (committed before it listened) is forgotten after a while.
     const sent = new Set(replayed.map((c) => c.eventId));
-    release((change) => !sent.has(change.eventId));
+    const until = performance.now() + replayOverlapMs;
+    release((change) => {
+      if (sent.size === 0 || performance.now() > until) return 'all';
+      return !sent.delete(change.eventId);
+    });
   } catch (error) {
     stream.end({ by: 'client' });
     throw error;
   }
   return stream;
 }
+
+/** How long live events are checked against those a replay sent (their notifications arrive within it). */
+const replayOverlapMs = 60_000;
 
 /** The missed events the subscriber may see, in order, with a GAP where the log cannot say. */
 async function replay(ctx: RealtimeScope, d: EntityDefinition, spec: SubscriptionSpec<Change>, after: bigint): Promise<Change[]> {
