@@ -64,4 +64,28 @@ describe('typed client', () => {
     const bad = await client.graphql(byId, { id: 'not-a-uuid' });
     expect(bad.errors?.[0]?.extensions?.code).toBeTruthy();
   });
+
+  it('knows the app’s custom operation on both faces, typed: REST POST /api/v1/orders/{id}/pay and GraphQL payOrder', async () => {
+    const client = createPlatformClient({ baseUrl: t.origin, apiKey: (await createKey(t, owner, { name: 'orders', scopes: ['orders:*', 'customers:*'] })).key });
+    const customer = await client.rest.POST('/api/v1/customers', { body: { name: 'Client buyer', account: 42, office: 'Madrid' } });
+    const order = async () => (await client.rest.POST('/api/v1/orders', { body: { customerId: customer.data!.data.id } })).data!.data;
+    const first = await order();
+    const paid = await client.rest.POST('/api/v1/orders/{id}/pay', { params: { path: { id: first.id } } });
+    expectTypeOf(paid.data!.data.status).toEqualTypeOf<'draft' | 'placed' | 'paid' | null>();
+    expect(paid.data?.data).toMatchObject({ id: first.id, status: 'paid' });
+
+    const pay = graphql(`
+      mutation PayOrderFromClient($id: ID!) {
+        payOrder(id: $id) {
+          number
+          status
+          paidAt
+        }
+      }
+    `);
+    const second = await order();
+    const result = await client.graphql(pay, { id: second.id });
+    expectTypeOf(result.data!.payOrder.status).toEqualTypeOf<'DRAFT' | 'PAID' | 'PLACED' | null>();
+    expect(result.data?.payOrder).toMatchObject({ number: second.number, status: 'PAID' });
+  });
 });

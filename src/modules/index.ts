@@ -1,5 +1,6 @@
-// The composition root: the platform's modules, in one list. The app builds its schema, routes, scope
+// The composition root: the platform's modules, then the app's (src/app/), in one list. The app builds its schema, routes, scope
 // resources, usage counters and queue handlers from it (composition.ts), once, at start-up.
+import { appModules } from '../app/index.js';
 import { accountsModule } from './accounts/module.js';
 import { apiKeysModule } from './api-keys/module.js';
 import { entitiesModule } from './entities/module.js';
@@ -19,4 +20,5 @@ export const modules: readonly ModuleDescription[] = Object.freeze([
   webhooksModule,
   entitiesModule,
   realtimeModule,
+  ...appModules,
 ]);

@@ -1603,6 +1603,28 @@ export interface paths {
         patch: operations["updateTask"];
         trace?: never;
     };
+    "/api/v1/orders/{id}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay an order
+         * @description Marks the order paid, as `PATCH {"status":"paid"}` would: paidAt is set and the team’s `order:paid` webhook sent; a paid order answers 422 to anyone but an owner or admin of its team. Scope: orders:write.
+         *
+         *     Requires scope `orders:write`.
+         */
+        post: operations["payOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -8678,7 +8700,7 @@ export interface operations {
                 /** @description Sort direction. */
                 sortOrder?: "asc" | "desc";
                 /** @description Comma-separated names of the members to return. */
-                fields?: ("id" | "number" | "customerId" | "status" | "paidAt" | "lines" | "createdAt" | "updatedAt" | "customer.id" | "customer.name" | "customer.account" | "customer.office" | "customer.phone" | "customer.salesRep" | "customer.visitDays" | "customer.contactDays" | "customer.createdAt" | "customer.updatedAt")[];
+                fields?: ("id" | "number" | "customerId" | "status" | "paidAt" | "lines" | "lineCount" | "createdAt" | "updatedAt" | "customer.id" | "customer.name" | "customer.account" | "customer.office" | "customer.phone" | "customer.salesRep" | "customer.visitDays" | "customer.contactDays" | "customer.createdAt" | "customer.updatedAt")[];
                 /** @description Comma-separated relations whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope. `fields` may name its members (`customer.name`). */
                 expand?: "customer"[];
                 /** @description With `fields=<one filterable field>`: the distinct values of that field instead of records. */
@@ -9248,7 +9270,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Comma-separated names of the members to return. */
-                fields?: ("id" | "number" | "customerId" | "status" | "paidAt" | "lines" | "createdAt" | "updatedAt" | "customer.id" | "customer.name" | "customer.account" | "customer.office" | "customer.phone" | "customer.salesRep" | "customer.visitDays" | "customer.contactDays" | "customer.createdAt" | "customer.updatedAt")[];
+                fields?: ("id" | "number" | "customerId" | "status" | "paidAt" | "lines" | "lineCount" | "createdAt" | "updatedAt" | "customer.id" | "customer.name" | "customer.account" | "customer.office" | "customer.phone" | "customer.salesRep" | "customer.visitDays" | "customer.contactDays" | "customer.createdAt" | "customer.updatedAt")[];
                 /** @description Comma-separated relations whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope. `fields` may name its members (`customer.name`). */
                 expand?: "customer"[];
             };
@@ -12818,6 +12840,165 @@ export interface operations {
                      *       "details": {
                      *         "title": "is required",
                      *         "status": "must be one of todo, in-progress, review, done, blocked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    payOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Order's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *         "number": "Example number",
+                     *         "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *         "status": "draft",
+                     *         "paidAt": "2026-11-23T09:30:00.000Z",
+                     *         "lines": {
+                     *           "source": "import"
+                     *         },
+                     *         "lineCount": 1042,
+                     *         "createdAt": "2026-11-20T08:15:00.000Z",
+                     *         "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *         "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderResponse"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - orders:write scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Order not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A unique field already has this value in the team */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A record with the same unique value already exists in this team",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `details` maps each refused member to a message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": {
+                     *         "customerId": "is required",
+                     *         "status": "must be one of draft, placed, paid"
                      *       }
                      *     }
                      */

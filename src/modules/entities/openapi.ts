@@ -138,7 +138,7 @@ function operatorParameters(d: EntityDefinition): Schema[] {
 function shapeParameters(d: EntityDefinition): Schema[] {
   const relations = expandableRelations(d);
   const related = relations.flatMap((f) => pickableFields(relationTarget(f)).map((name) => `${f.relation}.${name}`));
-  const names = ['id', ...d.fields.map((f) => f.name), ...d.links.map((f) => f.name), ...systemDates, ...related];
+  const names = [...pickableFields(d), ...related];
   return [
     query('fields', commaList({ type: 'string', enum: names }), 'Comma-separated names of the members to return.', { style: 'form', explode: false }),
     ...(d.metas ? [query('metas', { type: 'string', enum: ['all'] }, '`all` adds each record\'s `metas` object.')] : []),
@@ -355,6 +355,22 @@ function childOperation(d: EntityDefinition, child: ChildDefinition, operation: 
  * The OpenAPI fragment of one entity route: `operation` of `definition`, or, with `child` (a child
  * definition or its slug), of that child's route (`list`/`read`: GET the children).
  */
+/**
+ * The OpenAPI of an app's custom operation on one record (`POST /api/v1/orders/{id}/pay`): the id in
+ * the path, no body, and the record in REST form as its answer; `scope` is the one its field declares.
+ */
+export function recordActionOpenApi(d: EntityDefinition, action: { operationId: string; summary: string; description: string; scope: string }): EntityOpenApi {
+  const s = schemaNames(d);
+  return {
+    operationId: action.operationId,
+    summary: action.summary,
+    description: `${action.description} Scope: ${action.scope}.`,
+    parameters: [path('id', `The ${d.name}'s id.`)],
+    responses: { '200': json(`The ${d.name}`, ref(s.one), { success: true, data: exampleRecord(d, { written: true }) }), ...errors(d, action.scope, ['404', '409', '422'], validationExample(d.fields)) },
+    schemas: entitySchemas(d),
+  };
+}
+
 export function entityOpenApi(definition: EntityDefinition, operation: Operation, child?: ChildDefinition | string): EntityOpenApi {
   const childDefinition = typeof child === 'string' ? definition.children.find((c) => c.slug === child) : child;
   if (child !== undefined && !childDefinition) throw new Error(`Entity ${definition.slug} has no child ${String(child)}`);

@@ -16,10 +16,12 @@ import * as types from './graphql.js';
  */
 type Documents = {
     "\n      query TaskById($id: ID!) {\n        task(id: $id) {\n          id\n          title\n        }\n      }\n    ": typeof types.TaskByIdDocument,
+    "\n      mutation PayOrderFromClient($id: ID!) {\n        payOrder(id: $id) {\n          number\n          status\n          paidAt\n        }\n      }\n    ": typeof types.PayOrderFromClientDocument,
     "\n  query OpenTasks($limit: Int) {\n    tasks(limit: $limit, where: { status: { eq: TODO } }) {\n      total\n      items {\n        id\n        title\n        priority\n      }\n    }\n  }\n": typeof types.OpenTasksDocument,
 };
 const documents: Documents = {
     "\n      query TaskById($id: ID!) {\n        task(id: $id) {\n          id\n          title\n        }\n      }\n    ": types.TaskByIdDocument,
+    "\n      mutation PayOrderFromClient($id: ID!) {\n        payOrder(id: $id) {\n          number\n          status\n          paidAt\n        }\n      }\n    ": types.PayOrderFromClientDocument,
     "\n  query OpenTasks($limit: Int) {\n    tasks(limit: $limit, where: { status: { eq: TODO } }) {\n      total\n      items {\n        id\n        title\n        priority\n      }\n    }\n  }\n": types.OpenTasksDocument,
 };
 
@@ -27,6 +29,10 @@ const documents: Documents = {
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n      query TaskById($id: ID!) {\n        task(id: $id) {\n          id\n          title\n        }\n      }\n    "): typeof import('./graphql.js').TaskByIdDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n      mutation PayOrderFromClient($id: ID!) {\n        payOrder(id: $id) {\n          number\n          status\n          paidAt\n        }\n      }\n    "): typeof import('./graphql.js').PayOrderFromClientDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

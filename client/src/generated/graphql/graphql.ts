@@ -4,6 +4,12 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Values of Order.status. */
+export type OrderStatus =
+  | 'DRAFT'
+  | 'PAID'
+  | 'PLACED';
+
 /** Values of Task.priority. */
 export type TaskPriority =
   | 'HIGH'
@@ -17,6 +23,13 @@ export type TaskByIdQueryVariables = Exact<{
 
 
 export type TaskByIdQuery = { task: { id: string, title: string } };
+
+export type PayOrderFromClientMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type PayOrderFromClientMutation = { payOrder: { number: string | null, status: OrderStatus | null, paidAt: string | null } };
 
 export type OpenTasksQueryVariables = Exact<{
   limit?: number | null | undefined;
@@ -52,6 +65,15 @@ export const TaskByIdDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<TaskByIdQuery, TaskByIdQueryVariables>;
+export const PayOrderFromClientDocument = new TypedDocumentString(`
+    mutation PayOrderFromClient($id: ID!) {
+  payOrder(id: $id) {
+    number
+    status
+    paidAt
+  }
+}
+    `) as unknown as TypedDocumentString<PayOrderFromClientMutation, PayOrderFromClientMutationVariables>;
 export const OpenTasksDocument = new TypedDocumentString(`
     query OpenTasks($limit: Int) {
   tasks(limit: $limit, where: {status: {eq: TODO}}) {

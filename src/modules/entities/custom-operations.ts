@@ -1,0 +1,76 @@
+// What an app's own modules (src/app/) use to add operations over entity records, declared as the
+// platform declares its own: a GraphQL field typed with the entity's record type and guarded by the
+// rule of one of its operations (the one rule: GraphQL judges it on the field, the REST router before
+// it reads input), and a REST route declared over that field's GraphQL operation, answering the
+// record in REST's form, typed in OpenAPI. Writes go through the entity's write path: its hooks,
+// validation, events and webhooks run as for any update. docs/api/custom-operations.md.
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { z } from 'zod';
+import type { EntityDefinition, Operation } from '../../config/entity-definition.js';
+import { entityDefinitions } from '../../config/entities/index.js';
+import type { Rule } from '../../auth/rules.js';
+import { defineRoute, type HttpMethod, type RestRoute, type RouteInput } from '../../rest/route.js';
+import type { RequestScope } from '../../shared/request-scope.js';
+import { recordActionOpenApi } from './openapi.js';
+import { recordMapper } from './rest-answers.js';
+import { operationRule } from './rules.js';
+import { entityFace } from './schema.js';
+import * as records from './service.js';
+import * as writes from './writes.js';
+
+type Values = Record<string, unknown>;
+const recordId = z.object({ id: z.string().max(100) });
+
+/** The configured entity `slug` (its sanitized definition); throws at start-up when there is none. */
+export function entity(slug: string): EntityDefinition {
+  const d = entityDefinitions.find((e) => e.slug === slug);
+  if (!d) throw new Error(`No entity "${slug}" is configured (src/config/entities/)`);
+  return d;
+}
+
+/** The GraphQL object type of `d`'s records (`Order`), for a field's `type`. */
+export const recordType = (d: EntityDefinition) => entityFace(d).types.record as never;
+
+/** The rule of `d`'s operation `op` (its definition's permissions), for a field's `authScopes`. */
+export const ruleOf = (d: EntityDefinition, op: Operation): Rule => operationRule(d, op);
+
+/** Reads, creates, updates and deletes records as the caller, through the entity's write path (hooks included). */
+export const readRecord = (scope: RequestScope, d: EntityDefinition, id: string): Promise<Values> => records.read(scope, d, id);
+export const createRecord = (scope: RequestScope, d: EntityDefinition, data: Values): Promise<Values> => writes.create(scope, d, data);
+export const updateRecord = (scope: RequestScope, d: EntityDefinition, id: string, data: Values): Promise<Values> => writes.update(scope, d, id, data);
+export const removeRecord = (scope: RequestScope, d: EntityDefinition, id: string) => writes.remove(scope, d, id);
+
+/** A REST route on one record (`/api/v1/orders/{id}/pay`) over a GraphQL operation whose root field, aliased `result`, answers that record. */
+export interface RecordRoute<V> {
+  method: HttpMethod;
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  /** The operation of `d` whose rule the GraphQL field declares (for the documentation; the router derives the enforced scopes from the field). */
+  rule: Operation;
+  operation: TypedDocumentNode<{ result: unknown }, V>;
+  variables: (input: RouteInput<{ id: string }, undefined, undefined>) => V;
+}
+
+export function recordRoute<V>(d: EntityDefinition, route: RecordRoute<V>): RestRoute {
+  if (!route.path.includes('{id}')) throw new Error(`${route.path}: a record route names the record as {id}`);
+  const map = recordMapper(d);
+  const scope = d.permissions[route.rule].join(' or ') || 'none grants it';
+  return {
+    ...defineRoute({
+      method: route.method,
+      path: route.path,
+      summary: route.summary,
+      tags: [d.pluralName],
+      access: 'authenticated',
+      params: recordId,
+      operation: route.operation,
+      variables: route.variables,
+      data: (r) => map(r.result as Values),
+      openapi: recordActionOpenApi(d, { operationId: route.operationId, summary: route.summary, description: route.description, scope }),
+    }),
+    // The resolvers give values in REST's form (a select's stored string), as the entity's own routes.
+    storedValues: true,
+  };
+}
