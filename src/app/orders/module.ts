@@ -2,7 +2,6 @@
 // the orders' update rule (scope orders:write); REST's POST /api/v1/orders/{id}/pay is a declaration
 // over it. It writes through the orders' write path, so the definition's hooks (src/config/entities/
 // orders.ts) set paidAt, refuse a paid order for non-managers and schedule the `order:paid` webhook.
-import { PayOrderDocument } from '../../generated/operations.js';
 import { entity, recordRoute, recordType, ruleOf, updateRecord } from '../../modules/entities/custom-operations.js';
 import { defineModule } from '../../modules/module-description.js';
 
@@ -25,12 +24,11 @@ export const ordersModule = defineModule({
     recordRoute(orders, {
       method: 'POST',
       path: '/api/v1/orders/{id}/pay',
-      operationId: 'payOrder',
+      field: 'payOrder',
+      kind: 'mutation',
       summary: 'Pay an order',
       description: 'Marks the order paid, as `PATCH {"status":"paid"}` would: paidAt is set and the team’s `order:paid` webhook sent; a paid order answers 422 to anyone but an owner or admin of its team.',
       rule: 'update',
-      operation: PayOrderDocument,
-      variables: ({ params }) => ({ id: params.id }),
     }),
   ],
 });

@@ -1,18 +1,18 @@
 // What an app's own modules (src/app/) use to add operations over entity records, declared as the
 // platform declares its own: a GraphQL field typed with the entity's record type and guarded by the
 // rule of one of its operations (the one rule: GraphQL judges it on the field, the REST router before
-// it reads input), and a REST route declared over that field's GraphQL operation, answering the
-// record in REST's form, typed in OpenAPI. Writes go through the entity's write path: its hooks,
+// it reads input), and a REST route declared over that field's GraphQL operation (its document written
+// from the definition), answering the record in REST's form, typed in OpenAPI. Writes go through the entity's write path: its hooks,
 // validation, events and webhooks run as for any update. docs/api/custom-operations.md.
-import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { z } from 'zod';
 import type { EntityDefinition, Operation } from '../../config/entity-definition.js';
 import { entityDefinitions } from '../../config/entities/index.js';
 import type { Rule } from '../../auth/rules.js';
-import { defineRoute, type HttpMethod, type RestRoute, type RouteInput } from '../../rest/route.js';
+import { defineRoute, type HttpMethod, type RestRoute } from '../../rest/route.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { recordActionOpenApi } from './openapi.js';
 import { recordMapper } from './rest-answers.js';
+import { recordOperationDocument } from './rest-documents.js';
 import { operationRule } from './rules.js';
 import { entityFace } from './schema.js';
 import * as records from './service.js';
@@ -40,20 +40,24 @@ export const createRecord = (scope: RequestScope, d: EntityDefinition, data: Val
 export const updateRecord = (scope: RequestScope, d: EntityDefinition, id: string, data: Values): Promise<Values> => writes.update(scope, d, id, data);
 export const removeRecord = (scope: RequestScope, d: EntityDefinition, id: string) => writes.remove(scope, d, id);
 
-/** A REST route on one record (`/api/v1/orders/{id}/pay`) over a GraphQL operation whose root field, aliased `result`, answers that record. */
-export interface RecordRoute<V> {
+/**
+ * A REST route on one record (`POST /api/v1/orders/{id}/pay`) over the GraphQL field `field(id: ID!)`
+ * that answers it: the route's document is written from the definition (every field of the record,
+ * as a write answers it), so a field added to the definition is in its answer without a document to edit.
+ */
+export interface RecordRoute {
   method: HttpMethod;
   path: string;
-  operationId: string;
+  /** The GraphQL field the route runs, and whether it is a query or a mutation. */
+  field: string;
+  kind: 'query' | 'mutation';
   summary: string;
   description: string;
   /** The operation of `d` whose rule the GraphQL field declares (for the documentation; the router derives the enforced scopes from the field). */
   rule: Operation;
-  operation: TypedDocumentNode<{ result: unknown }, V>;
-  variables: (input: RouteInput<{ id: string }, undefined, undefined>) => V;
 }
 
-export function recordRoute<V>(d: EntityDefinition, route: RecordRoute<V>): RestRoute {
+export function recordRoute(d: EntityDefinition, route: RecordRoute): RestRoute {
   if (!route.path.includes('{id}')) throw new Error(`${route.path}: a record route names the record as {id}`);
   const map = recordMapper(d);
   const scope = d.permissions[route.rule].join(' or ') || 'none grants it';
@@ -65,10 +69,10 @@ export function recordRoute<V>(d: EntityDefinition, route: RecordRoute<V>): Rest
       tags: [d.pluralName],
       access: 'authenticated',
       params: recordId,
-      operation: route.operation,
-      variables: route.variables,
-      data: (r) => map(r.result as Values),
-      openapi: recordActionOpenApi(d, { operationId: route.operationId, summary: route.summary, description: route.description, scope }),
+      operation: recordOperationDocument(d, route.kind, route.field),
+      variables: ({ params }) => ({ id: params.id }),
+      data: (r) => map(r.result),
+      openapi: recordActionOpenApi(d, { operationId: route.field, summary: route.summary, description: route.description, scope }),
     }),
     // The resolvers give values in REST's form (a select's stored string), as the entity's own routes.
     storedValues: true,

@@ -143,6 +143,11 @@ export function updateDocument(d: EntityDefinition): EntityDocument {
   return document(`mutation ${n.update}($id: ID!, $input: ${n.updateInput}!) { result: ${n.update}(id: $id, input: $input) ${writtenRecord(d)} }`);
 }
 
+/** An app's operation on one record (custom-operations.ts): `field(id:)` answers a record of `d`, selected as a write's answer is. */
+export function recordOperationDocument(d: EntityDefinition, kind: 'query' | 'mutation', field: string): EntityDocument {
+  return document(`${kind} ${field}($id: ID!) { result: ${field}(id: $id) ${writtenRecord(d)} }`);
+}
+
 /** DELETE: the message, or for soft deletes the record as it now is (service `present`: no metas). */
 export function deleteDocument(d: EntityDefinition): EntityDocument {
   const n = graphqlNames(d);
