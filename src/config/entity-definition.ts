@@ -2,9 +2,10 @@
 // it (defaults filled, unknown keys, duplicates, reserved and invalid names refused, missing
 // permissions meaning deny). Generators and the runtime read only the sanitized form.
 import { z } from 'zod';
+import { parseDecimal } from '../shared/decimal.js';
 import type { EntityHooks, FieldShape, StoredHooks } from './entity-hooks.js';
 
-export const fieldTypes = ['string', 'text', 'number', 'integer', 'boolean', 'date', 'datetime', 'select', 'multiselect', 'json', 'email', 'url', 'relation'] as const;
+export const fieldTypes = ['string', 'text', 'number', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'select', 'multiselect', 'json', 'email', 'url', 'relation'] as const;
 export type FieldType = (typeof fieldTypes)[number];
 /** What deleting a related record does to the records that name it (enforced by the foreign key). */
 export const onDeleteActions = ['restrict', 'setNull', 'cascade'] as const;
@@ -32,6 +33,9 @@ const fieldSchema = z.strictObject({
   unique: z.boolean().default(false).describe('unique within a team'),
   enum: z.array(z.string().min(1).max(100)).min(1).optional(),
   default: z.unknown().optional(),
+  /** A decimal's digits in all (default 12) and after the point (default 2): numeric(precision, scale). */
+  precision: z.number().int().min(1).max(38).optional(),
+  scale: z.number().int().min(0).max(38).optional(),
   validation: z
     .strictObject({
       min: z.number().optional(),
@@ -148,6 +152,8 @@ function fieldProblems(field: FieldDefinition, where: string): string[] {
   if (field.type === 'select' && !field.enum) problems.push(`${at}: a select field needs "enum"`);
   if (field.enum && !choice) problems.push(`${at}: "enum" applies to select and multiselect fields only`);
   if (field.enum && new Set(field.enum).size !== field.enum.length) problems.push(`${at}: "enum" has duplicate values`);
+  if ((field.precision !== undefined || field.scale !== undefined) && field.type !== 'decimal') problems.push(`${at}: "precision" and "scale" apply to decimal fields only`);
+  if (field.type === 'decimal' && (field.scale ?? 2) > (field.precision ?? 12)) problems.push(`${at}: scale (${field.scale ?? 2}) cannot exceed precision (${field.precision ?? 12})`);
   const { min, max, pattern } = field.validation ?? {};
   if (min !== undefined && max !== undefined && min > max) problems.push(`${at}: validation.min is greater than validation.max`);
   if (pattern !== undefined) {
@@ -175,6 +181,7 @@ function fieldProblems(field: FieldDefinition, where: string): string[] {
       field.type === 'boolean' ? typeof d === 'boolean'
       : field.type === 'number' ? typeof d === 'number' && Number.isFinite(d)
       : field.type === 'integer' ? Number.isInteger(d)
+      : field.type === 'decimal' ? 'value' in parseDecimal(d, { precision: field.precision ?? 12, scale: field.scale ?? 2 })
       : field.type === 'select' ? typeof d === 'string' && (field.enum ?? []).includes(d)
       : field.type === 'multiselect' ? Array.isArray(d) && d.every((v) => typeof v === 'string' && (!field.enum || field.enum.includes(v)))
       : field.type === 'date' ? isDate(d)
@@ -221,11 +228,25 @@ export function pluralOf(name: string): string {
   return `${name}s`;
 }
 
+/**
+ * A new entity's names from its slug (`entity new sales-orders`): the type, singular (`SalesOrder`),
+ * its `pluralName` only where English's rule would not give the slug back, the table and the list.
+ */
+export function entityNaming(slug: string): { name: string; pluralName?: string; table: string; graphqlList: string } {
+  const list = camelSlug(slug);
+  const plural = list.charAt(0).toUpperCase() + list.slice(1);
+  const name = singular(plural);
+  return { name, ...(pluralOf(name) === plural ? {} : { pluralName: plural }), table: slug.replace(/-/g, '_'), graphqlList: list };
+}
+
 /** A name as a REST slug would write it: `SalesInvoices` → `sales-invoices`. */
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c, i: number) => `${i ? '-' : ''}${c.toLowerCase()}`);
 
 /** One of many, for the field of a set's ids: `tasks` → `task`, `categories` → `category`. */
 const singular = (name: string) => (name.endsWith('ies') ? `${name.slice(0, -3)}y` : name.endsWith('s') && !name.endsWith('ss') ? name.slice(0, -1) : name);
+
+/** A decimal field with its precision and scale filled in (12 and 2 unless it says). */
+const withDecimalShape = (f: FieldDefinition): FieldDefinition => (f.type === 'decimal' ? { ...f, precision: f.precision ?? 12, scale: f.scale ?? 2 } : f);
 
 /**
  * A relation field as the runtime reads it: the id field (`customer` → `customerId`), with its
@@ -332,9 +353,9 @@ export function sanitizeEntities(inputs: readonly unknown[]): EntityDefinition[]
       for (const issue of parsed.error.issues) problems.push(`entity ${String(label)}: ${issue.path.join('.') || '(definition)'}: ${issue.message}`);
       return;
     }
-    const sanitized = parsed.data.fields.map(relationField);
+    const sanitized = parsed.data.fields.map(relationField).map(withDecimalShape);
     const stored = sanitized.filter((f) => !f.virtual);
-    const children = parsed.data.children.map((c) => ({ ...c, hooks: c.hooks as StoredHooks | undefined, fields: c.fields.filter((f) => !f.virtual), virtuals: c.fields.filter((f) => f.virtual) }));
+    const children = parsed.data.children.map((c) => ({ ...c, hooks: c.hooks as StoredHooks | undefined, fields: c.fields.filter((f) => !f.virtual).map(withDecimalShape), virtuals: c.fields.filter((f) => f.virtual) }));
     const d = { ...parsed.data, hooks: parsed.data.hooks as StoredHooks | undefined, children, fields: stored.filter((f) => !f.many), links: stored.filter((f): f is FieldDefinition & { relation: string; to: string } => !!f.many), virtuals: sanitized.filter((f) => f.virtual) };
     const where = `entity ${d.slug}`;
     for (const dup of duplicates(sanitized.map((f) => f.name))) problems.push(`${where}: duplicate field "${dup}"`);

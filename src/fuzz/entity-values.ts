@@ -11,6 +11,8 @@ function sampleValue(field: FieldDefinition, n: number): unknown {
     case 'number':
     case 'integer':
       return Math.max(min ?? 0, 0) + n + 1;
+    case 'decimal':
+      return `${Math.max(min ?? 0, 0) + n + 1}.25`;
     case 'boolean':
       return true;
     case 'date':
@@ -49,6 +51,9 @@ export function fieldValue(field: FieldDefinition): fc.Arbitrary<unknown> {
       return fc.oneof(fc.double({ min: min ?? -1e6, max: max ?? 1e6, noNaN: true }), fc.constantFrom(min ?? 0, max ?? 0));
     case 'integer':
       return fc.integer({ min: min ?? -1e6, max: max ?? 1e6 });
+    case 'decimal':
+      // Strings at the field's scale (and past it, refused), and JSON numbers.
+      return fc.oneof(fc.tuple(fc.integer({ min: min ?? -1e6, max: max ?? 1e6 }), fc.integer({ min: 0, max: 999 })).map(([whole, cents]) => `${whole}.${String(cents).padStart(3, '0').slice(0, field.scale ?? 2)}`), fc.integer({ min: min ?? -1e6, max: max ?? 1e6 }));
     case 'boolean':
       return fc.boolean();
     case 'date':

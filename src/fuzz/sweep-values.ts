@@ -9,7 +9,7 @@ import type { JsonTree } from './json-text.js';
 
 /** The kinds of values a condition compares with. */
 export interface ValueKind {
-  type: 'text' | 'int' | 'float' | 'boolean' | 'date' | 'datetime' | 'id' | 'enum';
+  type: 'text' | 'int' | 'float' | 'decimal' | 'boolean' | 'date' | 'datetime' | 'id' | 'enum';
   /** An enumeration's values: stored and as a GraphQL enum value name. */
   values?: { stored: string; name: string }[];
   /** A relation's target entity (its slug), whose seeded records are valid ids. */
@@ -42,6 +42,8 @@ export function kindOf(field: Pick<FieldDefinition, 'type' | 'enum' | 'to' | 'va
       return { type: 'int', ...range };
     case 'number':
       return { type: 'float', ...range };
+    case 'decimal':
+      return { type: 'decimal', ...range };
     case 'boolean':
     case 'date':
     case 'datetime':
@@ -79,6 +81,9 @@ export function oneValue(kind: ValueKind, klass: ValueClass, n: number, face: Fa
       return klass === 'valid' ? Math.max(kind.min ?? 0, 0) + 3 : klass === 'boundary' ? pick([kind.min ?? -2147483648, kind.max ?? 2147483647, 0], n) : pick<JsonTree>(['three', 1.5, ''], n);
     case 'float':
       return klass === 'valid' ? Math.max(kind.min ?? 0, 0) + 1.5 : klass === 'boundary' ? pick([kind.min ?? -1e308, kind.max ?? 1e308, -0, 5e-324], n) : pick<JsonTree>(['1,5', 'NaN', ''], n);
+    case 'decimal':
+      // Conditions compare with any decimal, whatever the column's digits (a string; JSON numbers too in REST's filter).
+      return klass === 'valid' ? '12.50' : klass === 'boundary' ? pick<JsonTree>(['0', '-0.01', '9'.repeat(40), `0.${'0'.repeat(39)}1`], n) : pick<JsonTree>(['twelve', '1e3', '1,5', '.5'], n);
     case 'boolean':
       return klass === 'valid' ? true : klass === 'boundary' ? false : pick<JsonTree>(['yes', 1, 'TRUE'], n);
     case 'date':

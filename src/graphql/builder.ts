@@ -10,6 +10,7 @@ import { GraphQLUpload, Upload, type FileUpload } from 'graphql-upload-minimal';
 import type { GlobalRole } from '../auth/actor.js';
 import { refusalError, ruleChecks } from '../auth/rules.js';
 import type { Context } from './context.js';
+import { isDecimalText } from '../shared/decimal.js';
 
 /** A builder with the platform's plugins, scalars and root types (tests build fixture schemas with their own). */
 export function createBuilder() {
@@ -27,6 +28,7 @@ export function createBuilder() {
       JSONObject: { Input: Record<string, unknown>; Output: unknown };
       Date: { Input: string; Output: Date | string };
       JSON: { Input: unknown; Output: unknown };
+      Decimal: { Input: string; Output: string };
       StringMap: { Input: Record<string, string | null>; Output: unknown };
       Upload: { Input: Promise<FileUpload>; Output: never };
     };
@@ -94,6 +96,20 @@ export function createBuilder() {
     }),
   );
 
+  // Exact decimals (entity fields of type decimal): strings, so no digit is lost to floating point. A
+  // literal may be written as a number (its text is kept as written); the field's validator checks
+  // its digits against the field's precision and scale.
+  builder.addScalarType(
+    'Decimal',
+    new GraphQLScalarType({
+      name: 'Decimal',
+      description: 'An exact decimal number, as a string ("12.30"); inputs may be numbers too.',
+      serialize: (value) => String(value),
+      parseValue: (value) => parseDecimalText(typeof value === 'number' ? String(value) : value),
+      parseLiteral: (ast) => parseDecimalText(ast.kind === Kind.STRING || ast.kind === Kind.INT || ast.kind === Kind.FLOAT ? ast.value : null),
+    }),
+  );
+
   builder.addScalarType(
     'StringMap',
     new GraphQLScalarType({
@@ -143,6 +159,11 @@ function parseDate(value: unknown): Date {
 function parseDay(value: unknown): string {
   if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))) return value;
   throw new TypeError('Date must be a day as YYYY-MM-DD');
+}
+
+function parseDecimalText(value: unknown): string {
+  if (isDecimalText(value)) return value;
+  throw new TypeError('Decimal must be a decimal number such as "12.30" (digits, an optional point and digits; no exponent)');
 }
 
 function parseStringMap(value: unknown): Record<string, string | null> {

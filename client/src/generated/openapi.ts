@@ -1979,6 +1979,11 @@ export interface components {
              * @description The id of a customers record of the team (the related customer).
              */
             customerId: string;
+            /**
+             * Format: decimal
+             * @description An exact decimal of 10 digits before the point and 2 after, as a string (answers have exactly 2 after it), at least 0.
+             */
+            amount: string | null;
             /** @enum {string|null} */
             status: "draft" | "placed" | "paid" | null;
             /** Format: date-time */
@@ -2014,6 +2019,12 @@ export interface components {
              */
             customerId: string;
             /**
+             * Format: decimal
+             * @description An exact decimal of 10 digits before the point and 2 after, as a string (answers have exactly 2 after it), at least 0.
+             * @default 0.00
+             */
+            amount?: string | null;
+            /**
              * @default draft
              * @enum {string|null}
              */
@@ -2032,6 +2043,11 @@ export interface components {
              * @description The id of a customers record of the team (the related customer).
              */
             customerId?: string;
+            /**
+             * Format: decimal
+             * @description An exact decimal of 10 digits before the point and 2 after, as a string (answers have exactly 2 after it), at least 0.
+             */
+            amount?: string | null;
             /** @enum {string|null} */
             status?: "draft" | "placed" | "paid" | null;
             /** Format: date-time */
@@ -2077,6 +2093,23 @@ export interface components {
                 ne?: string;
                 in?: string[];
                 notIn?: string[];
+                isNull?: boolean;
+            };
+            amount?: {
+                /** Format: decimal */
+                eq?: string;
+                /** Format: decimal */
+                ne?: string;
+                in?: string[];
+                notIn?: string[];
+                /** Format: decimal */
+                lt?: string;
+                /** Format: decimal */
+                lte?: string;
+                /** Format: decimal */
+                gt?: string;
+                /** Format: decimal */
+                gte?: string;
                 isNull?: boolean;
             };
             status?: {
@@ -2137,15 +2170,24 @@ export interface components {
                 key?: {
                     number?: string | null;
                     customerId?: string | null;
+                    amount?: string | null;
                     status?: ("draft" | "placed" | "paid") | null;
                 };
                 count: number;
+                sum?: {
+                    amount?: string | null;
+                };
+                avg?: {
+                    amount?: string | null;
+                };
                 min?: {
+                    amount?: string | null;
                     paidAt?: string | null;
                     createdAt?: string | null;
                     updatedAt?: string | null;
                 };
                 max?: {
+                    amount?: string | null;
                     paidAt?: string | null;
                     createdAt?: string | null;
                     updatedAt?: string | null;
@@ -8696,11 +8738,11 @@ export interface operations {
                 /** @description Cursor mode: the records after this `pagination.nextCursor` of a previous page (same sort and filters; not with `page`). */
                 cursor?: string;
                 /** @description Field to sort by (ties broken by id). */
-                sortBy?: "number" | "status" | "paidAt" | "createdAt" | "updatedAt";
+                sortBy?: "number" | "amount" | "status" | "paidAt" | "createdAt" | "updatedAt";
                 /** @description Sort direction. */
                 sortOrder?: "asc" | "desc";
                 /** @description Comma-separated names of the members to return. */
-                fields?: ("id" | "number" | "customerId" | "status" | "paidAt" | "lines" | "lineCount" | "createdAt" | "updatedAt" | "customer.id" | "customer.name" | "customer.account" | "customer.office" | "customer.phone" | "customer.salesRep" | "customer.visitDays" | "customer.contactDays" | "customer.createdAt" | "customer.updatedAt")[];
+                fields?: ("id" | "number" | "customerId" | "amount" | "status" | "paidAt" | "lines" | "lineCount" | "createdAt" | "updatedAt" | "customer.id" | "customer.name" | "customer.account" | "customer.office" | "customer.phone" | "customer.salesRep" | "customer.visitDays" | "customer.contactDays" | "customer.createdAt" | "customer.updatedAt")[];
                 /** @description Comma-separated relations whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope. `fields` may name its members (`customer.name`). */
                 expand?: "customer"[];
                 /** @description With `fields=<one filterable field>`: the distinct values of that field instead of records. */
@@ -8719,6 +8761,12 @@ export interface operations {
                 number?: string;
                 /** @description Records with this value; filters combine with AND. */
                 customerId?: string;
+                /** @description Records with this value; filters combine with AND. */
+                amount?: string;
+                /** @description Records whose amount is at least this (inclusive). */
+                amount_min?: string;
+                /** @description Records whose amount is at most this (inclusive). */
+                amount_max?: string;
                 /** @description Records with this value; filters combine with AND. */
                 status?: "draft" | "placed" | "paid";
                 /** @description number eq. */
@@ -8757,6 +8805,24 @@ export interface operations {
                 "customerId[notIn]"?: string[];
                 /** @description customerId isNull. */
                 "customerId[isNull]"?: boolean;
+                /** @description amount eq. */
+                "amount[eq]"?: string;
+                /** @description amount ne. */
+                "amount[ne]"?: string;
+                /** @description amount in (comma-separated values). */
+                "amount[in]"?: string[];
+                /** @description amount notIn (comma-separated values). */
+                "amount[notIn]"?: string[];
+                /** @description amount lt. */
+                "amount[lt]"?: string;
+                /** @description amount lte. */
+                "amount[lte]"?: string;
+                /** @description amount gt. */
+                "amount[gt]"?: string;
+                /** @description amount gte. */
+                "amount[gte]"?: string;
+                /** @description amount isNull. */
+                "amount[isNull]"?: boolean;
                 /** @description status eq. */
                 "status[eq]"?: "draft" | "placed" | "paid";
                 /** @description status ne. */
@@ -8790,6 +8856,7 @@ export interface operations {
                      *           "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
                      *           "number": "Example number",
                      *           "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *           "amount": "12.50",
                      *           "status": "draft",
                      *           "paidAt": "2026-11-23T09:30:00.000Z",
                      *           "lines": {
@@ -8937,6 +9004,7 @@ export interface operations {
                      *         "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
                      *         "number": "Example number",
                      *         "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *         "amount": "12.50",
                      *         "status": "draft",
                      *         "paidAt": "2026-11-23T09:30:00.000Z",
                      *         "lines": {
@@ -9075,13 +9143,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Up to 3 comma-separated fields to group by; none: one group of every matching record. */
-                groupBy?: ("number" | "customerId" | "status")[];
+                groupBy?: ("number" | "customerId" | "amount" | "status")[];
                 /** @description Each group’s number of records (false leaves it out). */
                 count?: boolean;
+                /** @description Sums of these number fields. */
+                sum?: "amount"[];
+                /** @description Averages of these number fields. */
+                avg?: "amount"[];
                 /** @description Minimums of these fields. */
-                min?: ("paidAt" | "createdAt" | "updatedAt")[];
+                min?: ("amount" | "paidAt" | "createdAt" | "updatedAt")[];
                 /** @description Maximums of these fields. */
-                max?: ("paidAt" | "createdAt" | "updatedAt")[];
+                max?: ("amount" | "paidAt" | "createdAt" | "updatedAt")[];
                 /** @description Only these records (comma-separated ids, at most 100). */
                 ids?: string[];
                 /** @description Case-insensitive text across number. */
@@ -9096,6 +9168,12 @@ export interface operations {
                 number?: string;
                 /** @description Records with this value; filters combine with AND. */
                 customerId?: string;
+                /** @description Records with this value; filters combine with AND. */
+                amount?: string;
+                /** @description Records whose amount is at least this (inclusive). */
+                amount_min?: string;
+                /** @description Records whose amount is at most this (inclusive). */
+                amount_max?: string;
                 /** @description Records with this value; filters combine with AND. */
                 status?: "draft" | "placed" | "paid";
                 /** @description number eq. */
@@ -9134,6 +9212,24 @@ export interface operations {
                 "customerId[notIn]"?: string[];
                 /** @description customerId isNull. */
                 "customerId[isNull]"?: boolean;
+                /** @description amount eq. */
+                "amount[eq]"?: string;
+                /** @description amount ne. */
+                "amount[ne]"?: string;
+                /** @description amount in (comma-separated values). */
+                "amount[in]"?: string[];
+                /** @description amount notIn (comma-separated values). */
+                "amount[notIn]"?: string[];
+                /** @description amount lt. */
+                "amount[lt]"?: string;
+                /** @description amount lte. */
+                "amount[lte]"?: string;
+                /** @description amount gt. */
+                "amount[gt]"?: string;
+                /** @description amount gte. */
+                "amount[gte]"?: string;
+                /** @description amount isNull. */
+                "amount[isNull]"?: boolean;
                 /** @description status eq. */
                 "status[eq]"?: "draft" | "placed" | "paid";
                 /** @description status ne. */
@@ -9167,7 +9263,10 @@ export interface operations {
                      *           "key": {
                      *             "number": "Example number"
                      *           },
-                     *           "count": 3
+                     *           "count": 3,
+                     *           "sum": {
+                     *             "amount": 9
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -9270,7 +9369,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Comma-separated names of the members to return. */
-                fields?: ("id" | "number" | "customerId" | "status" | "paidAt" | "lines" | "lineCount" | "createdAt" | "updatedAt" | "customer.id" | "customer.name" | "customer.account" | "customer.office" | "customer.phone" | "customer.salesRep" | "customer.visitDays" | "customer.contactDays" | "customer.createdAt" | "customer.updatedAt")[];
+                fields?: ("id" | "number" | "customerId" | "amount" | "status" | "paidAt" | "lines" | "lineCount" | "createdAt" | "updatedAt" | "customer.id" | "customer.name" | "customer.account" | "customer.office" | "customer.phone" | "customer.salesRep" | "customer.visitDays" | "customer.contactDays" | "customer.createdAt" | "customer.updatedAt")[];
                 /** @description Comma-separated relations whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope. `fields` may name its members (`customer.name`). */
                 expand?: "customer"[];
             };
@@ -9296,6 +9395,7 @@ export interface operations {
                      *         "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
                      *         "number": "Example number",
                      *         "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *         "amount": "12.50",
                      *         "status": "draft",
                      *         "paidAt": "2026-11-23T09:30:00.000Z",
                      *         "lines": {
@@ -9562,6 +9662,7 @@ export interface operations {
                      *         "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
                      *         "number": "Example number",
                      *         "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *         "amount": "12.50",
                      *         "status": "placed",
                      *         "paidAt": "2026-11-23T09:30:00.000Z",
                      *         "lines": {
@@ -12905,6 +13006,7 @@ export interface operations {
                      *         "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
                      *         "number": "Example number",
                      *         "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *         "amount": "12.50",
                      *         "status": "draft",
                      *         "paidAt": "2026-11-23T09:30:00.000Z",
                      *         "lines": {

@@ -5,7 +5,8 @@
 // - `paidAt` is set by beforeChange when the status becomes `paid`;
 // - a paid order cannot be changed or deleted, except by an owner or admin of the team;
 // - afterChange schedules the team's `order:paid` webhook event when an order is paid;
-// - `lineCount` is virtual: afterRead counts `lines`.
+// - `lineCount` is virtual: afterRead counts `lines`;
+// - `amount` is an exact decimal (numeric(12,2), a string in JSON: "12.30"), never negative.
 import { defineEntity } from '../entity-definition.js';
 
 /** Roles that may still change or delete a paid order. */
@@ -18,6 +19,7 @@ export default defineEntity({
   fields: [
     { name: 'number', type: 'string', unique: true, sortable: true, filterable: true, searchable: true, validation: { max: 20 } },
     { name: 'customer', type: 'relation', to: 'customers', required: true, onDelete: 'restrict', filterable: true },
+    { name: 'amount', type: 'decimal', precision: 12, scale: 2, default: '0.00', validation: { min: 0 }, sortable: true, filterable: true },
     { name: 'status', type: 'select', enum: ['draft', 'placed', 'paid'], default: 'draft', sortable: true, filterable: true },
     { name: 'paidAt', type: 'datetime', sortable: true },
     { name: 'lines', type: 'json' },

@@ -31,8 +31,8 @@ export function registerAggregate(b: Builder, d: EntityDefinition, types: Entity
   const valueOf = (f: FieldDefinition) => valueType(f, types.enums);
   const key = grouped.length ? valuesType(b, names.key, `A group's value of each groupBy field (null for the others).`, grouped, valueOf) : null;
   const groupField = grouped.length ? b.enumType(names.groupField, { description: `Fields ${d.slug} group by.`, values: Object.fromEntries(grouped.map((f) => [f.name, { value: f.name }])) }) : null;
-  // Sums of integers may pass what an Int holds: sums and averages are Floats.
-  const sums = numbers.length ? valuesType(b, names.numbers, `Sums or averages of ${d.name}'s number fields (null when no record has a value).`, numbers, () => 'Float') : null;
+  // Sums of integers may pass what an Int holds: sums and averages are Floats, a decimal's Decimals (exact).
+  const sums = numbers.length ? valuesType(b, names.numbers, `Sums or averages of ${d.name}'s number fields (null when no record has a value).`, numbers, (f) => (f.type === 'decimal' ? 'Decimal' : 'Float')) : null;
   const extremes = valuesType(b, names.extremes, `Minimums or maximums of ${d.name}'s numbers, dates and stamps.`, extremeFields(d), valueOf);
 
   const group = b.objectRef<AggregateGroup>(names.group).implement({

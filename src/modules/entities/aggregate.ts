@@ -15,11 +15,11 @@ const maxGroupFields = 3;
 
 /** Fields records may be grouped by: filterable ones with one value each (not multiselects). */
 export const groupFields = (d: EntityDefinition) => d.fields.filter((f) => f.filterable && f.type !== 'multiselect');
-/** Fields with sums and averages. */
-export const numberFields = (d: EntityDefinition) => d.fields.filter((f) => f.type === 'number' || f.type === 'integer');
+/** Fields with sums and averages (a decimal's exact, as strings; its average rounded to its scale). */
+export const numberFields = (d: EntityDefinition) => d.fields.filter((f) => f.type === 'number' || f.type === 'integer' || f.type === 'decimal');
 /** Fields with minimums and maximums: numbers, dates and the stamps. */
 export const extremeFields = (d: EntityDefinition): FieldDefinition[] => [
-  ...d.fields.filter((f) => ['number', 'integer', 'date', 'datetime'].includes(f.type)),
+  ...d.fields.filter((f) => ['number', 'integer', 'decimal', 'date', 'datetime'].includes(f.type)),
   ...['createdAt', 'updatedAt'].map((name) => ({ name, type: 'datetime' }) as FieldDefinition),
 ];
 

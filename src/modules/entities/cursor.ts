@@ -10,6 +10,7 @@ import type { FieldDefinition } from '../../config/entity-definition.js';
 import { isUuid } from '../../shared/validation.js';
 import type { Row } from './repository.js';
 import { isStorableTime } from './validate.js';
+import { isDecimalText } from '../../shared/decimal.js';
 
 type Values = Record<string, unknown>;
 type Order = 'asc' | 'desc';
@@ -65,6 +66,8 @@ function typedValue(type: FieldDefinition['type'], value: unknown): unknown {
       return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
     case 'integer':
       return Number.isInteger(value) ? value : undefined;
+    case 'decimal':
+      return isDecimalText(value) ? value : undefined;
     case 'boolean':
       return typeof value === 'boolean' ? value : undefined;
     case 'date':

@@ -15,7 +15,7 @@ import { whereType } from './where.js';
 type RecordRef = ReturnType<Builder['objectRef']>;
 export type AnyRef = RecordRef | ReturnType<Builder['enumType']> | ReturnType<Builder['inputType']>;
 /** A GraphQL type of a field value: a scalar's name or an enum. */
-type ValueType = 'String' | 'ID' | 'Float' | 'Int' | 'Boolean' | 'Date' | 'DateTime' | 'JSON' | AnyRef;
+type ValueType = 'String' | 'ID' | 'Float' | 'Int' | 'Decimal' | 'Boolean' | 'Date' | 'DateTime' | 'JSON' | AnyRef;
 
 /** Types shared by every entity (registered once per builder). */
 export interface SharedTypes {
@@ -78,6 +78,8 @@ export function valueType(f: FieldDefinition, enums: Map<string, AnyRef>): Value
       return 'Float';
     case 'integer':
       return 'Int';
+    case 'decimal':
+      return 'Decimal';
     case 'boolean':
       return 'Boolean';
     case 'date':
@@ -135,7 +137,7 @@ function describeValidation(f: FieldDefinition): string {
   return [min !== undefined ? `${text ? 'length' : 'value'} ≥ ${min}` : '', max !== undefined ? `${text ? 'length' : 'value'} ≤ ${max}` : '', pattern ? `matches ${pattern}` : ''].filter(Boolean).join(', ');
 }
 
-const ranged = (f: FieldDefinition) => ['number', 'integer', 'date', 'datetime'].includes(f.type);
+const ranged = (f: FieldDefinition) => ['number', 'integer', 'decimal', 'date', 'datetime'].includes(f.type);
 
 export interface ChildTypes {
   child: ChildDefinition;

@@ -18,7 +18,7 @@ type Problems = { path: string; message: string }[];
 
 const listParams = new Set(['page', 'limit', 'cursor', 'sortBy', 'sortOrder', 'fields', 'distinct', 'ids', 'search', 'from', 'to', 'dateField', 'metas', 'child', 'expand', 'filter']);
 const readParams = new Set(['fields', 'metas', 'child', 'expand']);
-const ranged = (f: FieldDefinition) => ['number', 'integer', 'date', 'datetime'].includes(f.type);
+const ranged = (f: FieldDefinition) => ['number', 'integer', 'decimal', 'date', 'datetime'].includes(f.type);
 
 /** What the parser reads of a definition, worked out once per definition (the parser runs per request). */
 interface Vocabulary {

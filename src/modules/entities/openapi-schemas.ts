@@ -7,7 +7,8 @@
 import { readableLinks, readableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import { graphqlNames } from './graphql-names.js';
 import { expandedLinks } from './rest-documents.js';
-import { int32 } from './validate.js';
+import { parseDecimal } from '../../shared/decimal.js';
+import { decimalShape, int32 } from './validate.js';
 
 export type Schema = Record<string, unknown>;
 type Owner = EntityDefinition | ChildDefinition;
@@ -37,6 +38,16 @@ function valueSchema(field: FieldDefinition): Schema {
       return { ...text, format: 'uri', description: 'An http(s) URL' };
     case 'number':
       return { type: 'number', ...range };
+    case 'decimal': {
+      const { precision, scale } = decimalShape(field);
+      const bounds = [min !== undefined ? `at least ${min}` : '', max !== undefined ? `at most ${max}` : ''].filter(Boolean).join(' and ');
+      return {
+        type: 'string',
+        format: 'decimal',
+        pattern: scale ? `^-?\\d{1,${precision - scale}}(\\.\\d{1,${scale}})?$` : `^-?\\d{1,${precision}}$`,
+        description: `An exact decimal of ${precision - scale} digits before the point and ${scale} after, as a string (answers have exactly ${scale} after it)${bounds ? `, ${bounds}` : ''}.`,
+      };
+    }
     case 'integer':
       // A 32-bit column: the definition's bounds within it.
       return { type: 'integer', format: 'int32', minimum: Math.max(min ?? int32.min, int32.min), maximum: Math.min(max ?? int32.max, int32.max) };
@@ -97,6 +108,10 @@ export function exampleValue(field: FieldDefinition): unknown {
       return clamp(8);
     case 'integer':
       return Math.round(clamp(1042));
+    case 'decimal': {
+      const parsed = parseDecimal(clamp(12.5), decimalShape(field));
+      return 'value' in parsed ? parsed.value : undefined;
+    }
     case 'boolean':
       return typeof field.default === 'boolean' ? field.default : false;
     case 'date':

@@ -40,7 +40,7 @@ const commaList = (items: Schema, maxItems?: number): Schema => ({ type: 'array'
 const systemDates = ['createdAt', 'updatedAt'];
 const listParameterNames = new Set(['page', 'limit', 'sortBy', 'sortOrder', 'fields', 'distinct', 'ids', 'search', 'from', 'to', 'dateField', 'metas', 'child', 'expand']);
 const isDateType = (f: FieldDefinition) => f.type === 'date' || f.type === 'datetime';
-const isRanged = (f: FieldDefinition) => ['number', 'integer', 'date', 'datetime'].includes(f.type);
+const isRanged = (f: FieldDefinition) => ['number', 'integer', 'decimal', 'date', 'datetime'].includes(f.type);
 
 /** The schema of a filter value as the query string gives it (one value, even for a multiselect). */
 function filterSchema(field: FieldDefinition): Schema {
@@ -49,6 +49,8 @@ function filterSchema(field: FieldDefinition): Schema {
       return { type: 'number' };
     case 'integer':
       return { type: 'integer', format: 'int32', minimum: int32.min, maximum: int32.max };
+    case 'decimal':
+      return { type: 'string', format: 'decimal', pattern: '^-?\\d{1,40}(\\.\\d{1,40})?$' };
     case 'boolean':
       return { type: 'boolean' };
     case 'date':
@@ -192,14 +194,14 @@ export function aggregateOpenApi(d: EntityDefinition): EntityOpenApi {
     query('max', fieldList(extremes), 'Maximums of these fields.', list),
     ...listParameters(d).filter((p) => !['page', 'limit', 'cursor', 'sortBy', 'sortOrder', 'fields', 'distinct', 'metas', 'child', 'expand'].includes(p.name as string)),
   ];
-  const numberValue: Schema = { type: 'number' };
+  const sumSchema = (f: FieldDefinition): Schema => (f.type === 'decimal' ? filterSchema(f) : { type: 'number' });
   const group: Schema = {
     type: 'object',
     required: ['count'],
     properties: {
       ...(grouped.length ? { key: valuesSchema(groupFields(d), filterSchema) } : {}),
       count: { type: 'integer', minimum: 0 },
-      ...(numbers.length ? { sum: valuesSchema(numberFields(d), () => numberValue), avg: valuesSchema(numberFields(d), () => numberValue) } : {}),
+      ...(numbers.length ? { sum: valuesSchema(numberFields(d), sumSchema), avg: valuesSchema(numberFields(d), sumSchema) } : {}),
       min: valuesSchema(extremeFields(d), filterSchema),
       max: valuesSchema(extremeFields(d), filterSchema),
     },

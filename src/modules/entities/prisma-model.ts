@@ -14,6 +14,8 @@ function prismaType(field: FieldDefinition): string {
       return `Float${optional}`;
     case 'integer':
       return `Int${optional}`;
+    case 'decimal':
+      return `Decimal${optional} @db.Decimal(${field.precision ?? 12}, ${field.scale ?? 2})`;
     case 'boolean':
       return `Boolean${optional}`;
     case 'date':

@@ -60,6 +60,8 @@ function sample(f: FieldDefinition): { gql: unknown; rest: string } {
       return { gql: 1.5, rest: '1.5' };
     case 'integer':
       return { gql: 1, rest: '1' };
+    case 'decimal':
+      return { gql: '12.50', rest: '12.50' };
     case 'boolean':
       return { gql: true, rest: 'true' };
     case 'date':

@@ -9,6 +9,7 @@ import { AppError } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
 import { isStorableTime } from './validate.js';
 import { checkWhere } from './where.js';
+import { isDecimalText } from '../../shared/decimal.js';
 
 /** The arguments of an entity's LIST field (`tasks(…)`), as GraphQL coerced them. */
 export interface ListQuery {
@@ -101,6 +102,8 @@ function filterValue(field: FieldDefinition, value: unknown, name: string, probl
     case 'boolean':
     case 'select':
       return value;
+    case 'decimal':
+      return isDecimalText(String(value)) ? String(value) : bad('must be a decimal number ("12.30")');
     default: {
       const text = String(value);
       return text.length > 500 ? bad('is too long') : text.includes('\u0000') ? bad('cannot contain NUL (\\u0000) characters') : text;

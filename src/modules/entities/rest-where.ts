@@ -11,6 +11,7 @@ import { enumValueName, hasEnum } from './graphql-names.js';
 import { isUuid } from '../../shared/validation.js';
 import { int32, isStorableTime } from './validate.js';
 import { filterableInverses, filterableLinks, flagOperators, listOperators, operatorsOf, relationsOf, takesMode, whereFields, whereLimits, type Operator } from './where.js';
+import { isDecimalText } from '../../shared/decimal.js';
 
 type Values = Record<string, unknown>;
 type Problems = { path: string; message: string }[];
@@ -35,6 +36,8 @@ export function filterValue(field: FieldDefinition, raw: string, name: string, p
       if (field.type === 'integer' && (n < int32.min || n > int32.max)) return bad(`must be an integer from ${int32.min} to ${int32.max}`);
       return n;
     }
+    case 'decimal':
+      return isDecimalText(raw) ? raw : bad('must be a decimal number (12.30)');
     case 'boolean':
       return raw === 'true' ? true : raw === 'false' ? false : bad('must be true or false');
     case 'date':
@@ -70,7 +73,7 @@ function modeValue(field: FieldDefinition, raw: unknown, path: string, problems:
 /** One value from JSON: numbers and booleans as they are, strings as the query string reads them. */
 function jsonValue(field: FieldDefinition, raw: unknown, path: string, problems: Problems): unknown {
   if (typeof raw === 'string') return hasEnum(field) && field.enum!.some((v) => enumValueName(v) === raw) ? raw : filterValue(field, raw, path, problems);
-  if (typeof raw === 'number' && (field.type === 'number' || field.type === 'integer')) return filterValue(field, String(raw), path, problems);
+  if (typeof raw === 'number' && (field.type === 'number' || field.type === 'integer' || field.type === 'decimal')) return filterValue(field, String(raw), path, problems);
   if (typeof raw === 'boolean' && field.type === 'boolean') return raw;
   return void problems.push({ path, message: `must be a ${field.type} value` });
 }

@@ -1,8 +1,9 @@
 // Record validation for create and update, from the definition alone: only defined fields, required,
-// type, enum, min/max (length for text, value for numbers), pattern. Problems become 422
+// type, enum, min/max (length for text, value for numbers and decimals), pattern. Problems become 422
 // VALIDATION_FAILED with `details` mapping each bad field to a message; defaults fill a create.
 import type { FieldDefinition } from '../../config/entity-definition.js';
 import { AppError } from '../../shared/errors.js';
+import { compareDecimals, parseDecimal, showDecimal, type DecimalShape } from '../../shared/decimal.js';
 import { isUuid } from '../../shared/validation.js';
 
 export type Values = Record<string, unknown>;
@@ -16,6 +17,9 @@ const storableTimes = { from: -62_135_596_800_000, until: 253_402_300_800_000 };
 export function isStorableTime(time: number): boolean {
   return !Number.isNaN(time) && time >= storableTimes.from && time < storableTimes.until;
 }
+
+/** A decimal field's precision and scale (sanitizeEntities filled them in). */
+export const decimalShape = (field: FieldDefinition): DecimalShape => ({ precision: field.precision ?? 12, scale: field.scale ?? 2 });
 
 /** The range of a 32-bit integer column (PostgreSQL integer). */
 export const int32 = { min: -2_147_483_648, max: 2_147_483_647 };
@@ -47,6 +51,13 @@ export function coerceField(field: FieldDefinition, value: unknown): { value: un
       if (max !== undefined && value > max) return { error: `must be at most ${max}` };
       return { value };
     }
+    case 'decimal': {
+      const parsed = parseDecimal(value, decimalShape(field));
+      if ('error' in parsed) return parsed;
+      if (min !== undefined && compareDecimals(parsed.value, String(min)) < 0) return { error: `must be at least ${min}` };
+      if (max !== undefined && compareDecimals(parsed.value, String(max)) > 0) return { error: `must be at most ${max}` };
+      return parsed;
+    }
     case 'boolean':
       return typeof value === 'boolean' ? { value } : { error: 'must be true or false' };
     case 'date':
@@ -76,8 +87,9 @@ export function coerceField(field: FieldDefinition, value: unknown): { value: un
   }
 }
 
-/** A stored value as the API shows it (the way back from coerceField): dates as YYYY-MM-DD, instants as ISO strings. */
+/** A stored value as the API shows it (the way back from coerceField): dates as YYYY-MM-DD, instants as ISO strings, decimals as strings with their scale's digits. */
 export function shown(field: FieldDefinition | undefined, value: unknown): unknown {
+  if (field?.type === 'decimal') return showDecimal(value, decimalShape(field).scale);
   if (value instanceof Date) return field?.type === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();
   return value;
 }

@@ -13,6 +13,7 @@
 // unknown, and a record is kept only when the whole is true (as a WHERE keeps it).
 import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
 import { whereFields } from './where.js';
+import { isDecimalText, unitsOf } from '../../shared/decimal.js';
 
 type Values = Record<string, unknown>;
 /** SQL's truth values: true, false, and null for unknown. */
@@ -21,7 +22,7 @@ type Truth = boolean | null;
 type Test = (row: Values) => Truth;
 
 /** How a column's values compare. */
-type Kind = 'uuid' | 'text' | 'number' | 'time' | 'boolean' | 'list';
+type Kind = 'uuid' | 'text' | 'number' | 'decimal' | 'time' | 'boolean' | 'list';
 
 /** A condition this module does not decide exactly: the filters are then read with SQL. */
 class Undecided extends Error {}
@@ -36,6 +37,8 @@ function kindOf(field: Pick<FieldDefinition, 'type'>): Kind {
     case 'number':
     case 'integer':
       return 'number';
+    case 'decimal':
+      return 'decimal';
     case 'date':
     case 'datetime':
       return 'time';
@@ -83,25 +86,33 @@ const asSent = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
 /** A LIKE pattern's literal text (where.ts escapes `\`, `%` and `_` with a backslash). */
 const unescaped = (pattern: string) => pattern.replace(/\\([\s\S])/g, '$1');
 
-/** A filter value in the form its kind compares: uuids lower-cased, instants as milliseconds. */
-function operand(kind: Kind, value: unknown): string | number | boolean {
+/** A decimal as exact units of 10^-40 (more digits than a numeric column or a condition holds). */
+const decimalUnits = (text: string): bigint => unitsOf(text, 40);
+
+/** A filter value in the form its kind compares: uuids lower-cased, instants as milliseconds, decimals exactly. */
+function operand(kind: Kind, value: unknown): Cell {
   if (kind === 'uuid' && typeof value === 'string') return value.toLowerCase();
   if (kind === 'text' && typeof value === 'string') return asSent(value);
   if (kind === 'time' && value instanceof Date) return value.getTime();
   // Prisma sends some numbers past 2^53 rounded to 16 significant digits (measured): not the value given.
   if (kind === 'number' && typeof value === 'number') return Math.abs(value) <= Number.MAX_SAFE_INTEGER ? value : undecided();
+  if (kind === 'decimal' && isDecimalText(value)) return decimalUnits(value);
   if (kind === 'boolean' && typeof value === 'boolean') return value;
   return undecided();
 }
 
 /** A stored value in the form its kind compares (null for NULL). */
-function stored(kind: Kind, value: unknown): string | number | boolean | null {
+function stored(kind: Kind, value: unknown): Cell | null {
   if (value === null || value === undefined) return null;
   if (kind === 'time') return value instanceof Date ? value.getTime() : new Date(String(value)).getTime();
+  // Prisma's Decimal writes an exponent past 21 digits or 7 zeros (String): toFixed() never does.
+  if (kind === 'decimal') return decimalUnits(typeof value === 'object' && 'toFixed' in value ? String((value as { toFixed(): string }).toFixed()) : String(value));
   return value as string | number | boolean;
 }
 
-const orderings = { lt: (a: number, b: number) => a < b, lte: (a: number, b: number) => a <= b, gt: (a: number, b: number) => a > b, gte: (a: number, b: number) => a >= b };
+type Cell = string | number | bigint | boolean;
+type Ordered = number | bigint;
+const orderings = { lt: (a: Ordered, b: Ordered) => a < b, lte: (a: Ordered, b: Ordered) => a <= b, gt: (a: Ordered, b: Ordered) => a > b, gte: (a: Ordered, b: Ordered) => a >= b };
 
 /** One operator of a column's condition object (`{ in: [...] }`, `{ gte: … }`). */
 function operatorTest(name: string, kind: Kind, op: string, value: unknown): Test {
@@ -132,11 +143,11 @@ function operatorTest(name: string, kind: Kind, op: string, value: unknown): Tes
     case 'lte':
     case 'gt':
     case 'gte': {
-      if (kind !== 'number' && kind !== 'time') return undecided(); // text order is the collation's
-      const v = operand(kind, value) as number;
+      if (kind !== 'number' && kind !== 'decimal' && kind !== 'time') return undecided(); // text order is the collation's
+      const v = operand(kind, value) as Ordered;
       const holds = orderings[op];
       return (row) => {
-        const c = cell(row) as number | null;
+        const c = cell(row) as Ordered | null;
         return c === null ? null : holds(c, v);
       };
     }

@@ -24,6 +24,7 @@ import { enumTypeName, graphqlNames, hasEnum } from './graphql-names.js';
 import { isUuid } from '../../shared/validation.js';
 import { inverseField, linksField } from './prisma-model.js';
 import { isStorableTime } from './validate.js';
+import { isDecimalText } from '../../shared/decimal.js';
 
 type Values = Record<string, unknown>;
 type Problems = { path: string; message: string }[];
@@ -52,6 +53,7 @@ export function operatorsOf(field: Pick<FieldDefinition, 'type'>): readonly Oper
       return ['eq', 'ne', 'in', 'notIn', 'isNull'];
     case 'number':
     case 'integer':
+    case 'decimal':
     case 'date':
     case 'datetime':
       return comparisons;
@@ -84,6 +86,8 @@ function scalarOf(field: Pick<FieldDefinition, 'type'>): string {
       return 'Float';
     case 'integer':
       return 'Int';
+    case 'decimal':
+      return 'Decimal';
     case 'boolean':
       return 'Boolean';
     case 'date':
@@ -217,6 +221,9 @@ function storable(field: FieldDefinition, value: unknown, path: string, problems
     case 'integer':
     case 'boolean':
       return value;
+    case 'decimal':
+      // Compared with the column's numeric exactly, whatever its scale (`gt: "10.005"`).
+      return isDecimalText(String(value)) ? String(value) : bad('must be a decimal number ("12.30")');
     case 'relation':
       return isUuid(String(value)) ? String(value).toLowerCase() : bad('must be a record id (UUID)');
     default: {

@@ -145,6 +145,7 @@ export const OrderScalarFieldEnum = {
   userId: 'userId',
   number: 'number',
   customerId: 'customerId',
+  amount: 'amount',
   status: 'status',
   paidAt: 'paidAt',
   lines: 'lines',

@@ -20,8 +20,18 @@ export type OrderModel = runtime.Types.Result.DefaultSelection<Prisma.$OrderPayl
 
 export type AggregateOrder = {
   _count: OrderCountAggregateOutputType | null
+  _avg: OrderAvgAggregateOutputType | null
+  _sum: OrderSumAggregateOutputType | null
   _min: OrderMinAggregateOutputType | null
   _max: OrderMaxAggregateOutputType | null
+}
+
+export type OrderAvgAggregateOutputType = {
+  amount: runtime.Decimal | null
+}
+
+export type OrderSumAggregateOutputType = {
+  amount: runtime.Decimal | null
 }
 
 export type OrderMinAggregateOutputType = {
@@ -30,6 +40,7 @@ export type OrderMinAggregateOutputType = {
   userId: string | null
   number: string | null
   customerId: string | null
+  amount: runtime.Decimal | null
   status: string | null
   paidAt: Date | null
   createdAt: Date | null
@@ -42,6 +53,7 @@ export type OrderMaxAggregateOutputType = {
   userId: string | null
   number: string | null
   customerId: string | null
+  amount: runtime.Decimal | null
   status: string | null
   paidAt: Date | null
   createdAt: Date | null
@@ -54,6 +66,7 @@ export type OrderCountAggregateOutputType = {
   userId: number
   number: number
   customerId: number
+  amount: number
   status: number
   paidAt: number
   lines: number
@@ -63,12 +76,21 @@ export type OrderCountAggregateOutputType = {
 }
 
 
+export type OrderAvgAggregateInputType = {
+  amount?: true
+}
+
+export type OrderSumAggregateInputType = {
+  amount?: true
+}
+
 export type OrderMinAggregateInputType = {
   id?: true
   teamId?: true
   userId?: true
   number?: true
   customerId?: true
+  amount?: true
   status?: true
   paidAt?: true
   createdAt?: true
@@ -81,6 +103,7 @@ export type OrderMaxAggregateInputType = {
   userId?: true
   number?: true
   customerId?: true
+  amount?: true
   status?: true
   paidAt?: true
   createdAt?: true
@@ -93,6 +116,7 @@ export type OrderCountAggregateInputType = {
   userId?: true
   number?: true
   customerId?: true
+  amount?: true
   status?: true
   paidAt?: true
   lines?: true
@@ -139,6 +163,18 @@ export type OrderAggregateArgs<ExtArgs extends runtime.Types.Extensions.Internal
   /**
    * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
    * 
+   * Select which fields to average
+  **/
+  _avg?: OrderAvgAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
+   * Select which fields to sum
+  **/
+  _sum?: OrderSumAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
    * Select which fields to find the minimum value
   **/
   _min?: OrderMinAggregateInputType
@@ -169,6 +205,8 @@ export type OrderGroupByArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
   take?: number
   skip?: number
   _count?: OrderCountAggregateInputType | true
+  _avg?: OrderAvgAggregateInputType
+  _sum?: OrderSumAggregateInputType
   _min?: OrderMinAggregateInputType
   _max?: OrderMaxAggregateInputType
 }
@@ -179,12 +217,15 @@ export type OrderGroupByOutputType = {
   userId: string
   number: string | null
   customerId: string
+  amount: runtime.Decimal | null
   status: string | null
   paidAt: Date | null
   lines: runtime.JsonValue | null
   createdAt: Date
   updatedAt: Date
   _count: OrderCountAggregateOutputType | null
+  _avg: OrderAvgAggregateOutputType | null
+  _sum: OrderSumAggregateOutputType | null
   _min: OrderMinAggregateOutputType | null
   _max: OrderMaxAggregateOutputType | null
 }
@@ -213,6 +254,7 @@ export type OrderWhereInput = {
   userId?: Prisma.UuidFilter<"Order"> | string
   number?: Prisma.StringNullableFilter<"Order"> | string | null
   customerId?: Prisma.UuidFilter<"Order"> | string
+  amount?: Prisma.DecimalNullableFilter<"Order"> | runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: Prisma.StringNullableFilter<"Order"> | string | null
   paidAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
   lines?: Prisma.JsonNullableFilter<"Order">
@@ -229,6 +271,7 @@ export type OrderOrderByWithRelationInput = {
   userId?: Prisma.SortOrder
   number?: Prisma.SortOrderInput | Prisma.SortOrder
   customerId?: Prisma.SortOrder
+  amount?: Prisma.SortOrderInput | Prisma.SortOrder
   status?: Prisma.SortOrderInput | Prisma.SortOrder
   paidAt?: Prisma.SortOrderInput | Prisma.SortOrder
   lines?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -249,6 +292,7 @@ export type OrderWhereUniqueInput = Prisma.AtLeast<{
   userId?: Prisma.UuidFilter<"Order"> | string
   number?: Prisma.StringNullableFilter<"Order"> | string | null
   customerId?: Prisma.UuidFilter<"Order"> | string
+  amount?: Prisma.DecimalNullableFilter<"Order"> | runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: Prisma.StringNullableFilter<"Order"> | string | null
   paidAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
   lines?: Prisma.JsonNullableFilter<"Order">
@@ -265,14 +309,17 @@ export type OrderOrderByWithAggregationInput = {
   userId?: Prisma.SortOrder
   number?: Prisma.SortOrderInput | Prisma.SortOrder
   customerId?: Prisma.SortOrder
+  amount?: Prisma.SortOrderInput | Prisma.SortOrder
   status?: Prisma.SortOrderInput | Prisma.SortOrder
   paidAt?: Prisma.SortOrderInput | Prisma.SortOrder
   lines?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.OrderCountOrderByAggregateInput
+  _avg?: Prisma.OrderAvgOrderByAggregateInput
   _max?: Prisma.OrderMaxOrderByAggregateInput
   _min?: Prisma.OrderMinOrderByAggregateInput
+  _sum?: Prisma.OrderSumOrderByAggregateInput
 }
 
 export type OrderScalarWhereWithAggregatesInput = {
@@ -284,6 +331,7 @@ export type OrderScalarWhereWithAggregatesInput = {
   userId?: Prisma.UuidWithAggregatesFilter<"Order"> | string
   number?: Prisma.StringNullableWithAggregatesFilter<"Order"> | string | null
   customerId?: Prisma.UuidWithAggregatesFilter<"Order"> | string
+  amount?: Prisma.DecimalNullableWithAggregatesFilter<"Order"> | runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: Prisma.StringNullableWithAggregatesFilter<"Order"> | string | null
   paidAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Order"> | Date | string | null
   lines?: Prisma.JsonNullableWithAggregatesFilter<"Order">
@@ -294,6 +342,7 @@ export type OrderScalarWhereWithAggregatesInput = {
 export type OrderCreateInput = {
   id?: string
   number?: string | null
+  amount?: runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -310,6 +359,7 @@ export type OrderUncheckedCreateInput = {
   userId: string
   number?: string | null
   customerId: string
+  amount?: runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -320,6 +370,7 @@ export type OrderUncheckedCreateInput = {
 export type OrderUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  amount?: Prisma.NullableDecimalFieldUpdateOperationsInput | runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -336,6 +387,7 @@ export type OrderUncheckedUpdateInput = {
   userId?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   customerId?: Prisma.StringFieldUpdateOperationsInput | string
+  amount?: Prisma.NullableDecimalFieldUpdateOperationsInput | runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -349,6 +401,7 @@ export type OrderCreateManyInput = {
   userId: string
   number?: string | null
   customerId: string
+  amount?: runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -359,6 +412,7 @@ export type OrderCreateManyInput = {
 export type OrderUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  amount?: Prisma.NullableDecimalFieldUpdateOperationsInput | runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -372,6 +426,7 @@ export type OrderUncheckedUpdateManyInput = {
   userId?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   customerId?: Prisma.StringFieldUpdateOperationsInput | string
+  amount?: Prisma.NullableDecimalFieldUpdateOperationsInput | runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -400,11 +455,16 @@ export type OrderCountOrderByAggregateInput = {
   userId?: Prisma.SortOrder
   number?: Prisma.SortOrder
   customerId?: Prisma.SortOrder
+  amount?: Prisma.SortOrder
   status?: Prisma.SortOrder
   paidAt?: Prisma.SortOrder
   lines?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+}
+
+export type OrderAvgOrderByAggregateInput = {
+  amount?: Prisma.SortOrder
 }
 
 export type OrderMaxOrderByAggregateInput = {
@@ -413,6 +473,7 @@ export type OrderMaxOrderByAggregateInput = {
   userId?: Prisma.SortOrder
   number?: Prisma.SortOrder
   customerId?: Prisma.SortOrder
+  amount?: Prisma.SortOrder
   status?: Prisma.SortOrder
   paidAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -425,10 +486,15 @@ export type OrderMinOrderByAggregateInput = {
   userId?: Prisma.SortOrder
   number?: Prisma.SortOrder
   customerId?: Prisma.SortOrder
+  amount?: Prisma.SortOrder
   status?: Prisma.SortOrder
   paidAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+}
+
+export type OrderSumOrderByAggregateInput = {
+  amount?: Prisma.SortOrder
 }
 
 export type OrderCreateNestedManyWithoutCustomerInput = {
@@ -471,6 +537,14 @@ export type OrderUncheckedUpdateManyWithoutCustomerNestedInput = {
   update?: Prisma.OrderUpdateWithWhereUniqueWithoutCustomerInput | Prisma.OrderUpdateWithWhereUniqueWithoutCustomerInput[]
   updateMany?: Prisma.OrderUpdateManyWithWhereWithoutCustomerInput | Prisma.OrderUpdateManyWithWhereWithoutCustomerInput[]
   deleteMany?: Prisma.OrderScalarWhereInput | Prisma.OrderScalarWhereInput[]
+}
+
+export type NullableDecimalFieldUpdateOperationsInput = {
+  set?: runtime.Decimal | runtime.DecimalJsLike | number | string | null
+  increment?: runtime.Decimal | runtime.DecimalJsLike | number | string
+  decrement?: runtime.Decimal | runtime.DecimalJsLike | number | string
+  multiply?: runtime.Decimal | runtime.DecimalJsLike | number | string
+  divide?: runtime.Decimal | runtime.DecimalJsLike | number | string
 }
 
 export type NullableDateTimeFieldUpdateOperationsInput = {
@@ -564,6 +638,7 @@ export type OrderUncheckedUpdateManyWithoutTeamNestedInput = {
 export type OrderCreateWithoutCustomerInput = {
   id?: string
   number?: string | null
+  amount?: runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -578,6 +653,7 @@ export type OrderUncheckedCreateWithoutCustomerInput = {
   teamId: string
   userId: string
   number?: string | null
+  amount?: runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -620,6 +696,7 @@ export type OrderScalarWhereInput = {
   userId?: Prisma.UuidFilter<"Order"> | string
   number?: Prisma.StringNullableFilter<"Order"> | string | null
   customerId?: Prisma.UuidFilter<"Order"> | string
+  amount?: Prisma.DecimalNullableFilter<"Order"> | runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: Prisma.StringNullableFilter<"Order"> | string | null
   paidAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
   lines?: Prisma.JsonNullableFilter<"Order">
@@ -630,6 +707,7 @@ export type OrderScalarWhereInput = {
 export type OrderCreateWithoutUserInput = {
   id?: string
   number?: string | null
+  amount?: runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -644,6 +722,7 @@ export type OrderUncheckedCreateWithoutUserInput = {
   teamId: string
   number?: string | null
   customerId: string
+  amount?: runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -680,6 +759,7 @@ export type OrderUpdateManyWithWhereWithoutUserInput = {
 export type OrderCreateWithoutTeamInput = {
   id?: string
   number?: string | null
+  amount?: runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -694,6 +774,7 @@ export type OrderUncheckedCreateWithoutTeamInput = {
   userId: string
   number?: string | null
   customerId: string
+  amount?: runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -732,6 +813,7 @@ export type OrderCreateManyCustomerInput = {
   teamId: string
   userId: string
   number?: string | null
+  amount?: runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -742,6 +824,7 @@ export type OrderCreateManyCustomerInput = {
 export type OrderUpdateWithoutCustomerInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  amount?: Prisma.NullableDecimalFieldUpdateOperationsInput | runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -756,6 +839,7 @@ export type OrderUncheckedUpdateWithoutCustomerInput = {
   teamId?: Prisma.StringFieldUpdateOperationsInput | string
   userId?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  amount?: Prisma.NullableDecimalFieldUpdateOperationsInput | runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -768,6 +852,7 @@ export type OrderUncheckedUpdateManyWithoutCustomerInput = {
   teamId?: Prisma.StringFieldUpdateOperationsInput | string
   userId?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  amount?: Prisma.NullableDecimalFieldUpdateOperationsInput | runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -780,6 +865,7 @@ export type OrderCreateManyUserInput = {
   teamId: string
   number?: string | null
   customerId: string
+  amount?: runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -790,6 +876,7 @@ export type OrderCreateManyUserInput = {
 export type OrderUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  amount?: Prisma.NullableDecimalFieldUpdateOperationsInput | runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -804,6 +891,7 @@ export type OrderUncheckedUpdateWithoutUserInput = {
   teamId?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   customerId?: Prisma.StringFieldUpdateOperationsInput | string
+  amount?: Prisma.NullableDecimalFieldUpdateOperationsInput | runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -816,6 +904,7 @@ export type OrderUncheckedUpdateManyWithoutUserInput = {
   teamId?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   customerId?: Prisma.StringFieldUpdateOperationsInput | string
+  amount?: Prisma.NullableDecimalFieldUpdateOperationsInput | runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -828,6 +917,7 @@ export type OrderCreateManyTeamInput = {
   userId: string
   number?: string | null
   customerId: string
+  amount?: runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -838,6 +928,7 @@ export type OrderCreateManyTeamInput = {
 export type OrderUpdateWithoutTeamInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  amount?: Prisma.NullableDecimalFieldUpdateOperationsInput | runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -852,6 +943,7 @@ export type OrderUncheckedUpdateWithoutTeamInput = {
   userId?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   customerId?: Prisma.StringFieldUpdateOperationsInput | string
+  amount?: Prisma.NullableDecimalFieldUpdateOperationsInput | runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -864,6 +956,7 @@ export type OrderUncheckedUpdateManyWithoutTeamInput = {
   userId?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   customerId?: Prisma.StringFieldUpdateOperationsInput | string
+  amount?: Prisma.NullableDecimalFieldUpdateOperationsInput | runtime.Decimal | runtime.DecimalJsLike | number | string | null
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -879,6 +972,7 @@ export type OrderSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   userId?: boolean
   number?: boolean
   customerId?: boolean
+  amount?: boolean
   status?: boolean
   paidAt?: boolean
   lines?: boolean
@@ -895,6 +989,7 @@ export type OrderSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   userId?: boolean
   number?: boolean
   customerId?: boolean
+  amount?: boolean
   status?: boolean
   paidAt?: boolean
   lines?: boolean
@@ -911,6 +1006,7 @@ export type OrderSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   userId?: boolean
   number?: boolean
   customerId?: boolean
+  amount?: boolean
   status?: boolean
   paidAt?: boolean
   lines?: boolean
@@ -927,6 +1023,7 @@ export type OrderSelectScalar = {
   userId?: boolean
   number?: boolean
   customerId?: boolean
+  amount?: boolean
   status?: boolean
   paidAt?: boolean
   lines?: boolean
@@ -934,7 +1031,7 @@ export type OrderSelectScalar = {
   updatedAt?: boolean
 }
 
-export type OrderOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "teamId" | "userId" | "number" | "customerId" | "status" | "paidAt" | "lines" | "createdAt" | "updatedAt", ExtArgs["result"]["order"]>
+export type OrderOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "teamId" | "userId" | "number" | "customerId" | "amount" | "status" | "paidAt" | "lines" | "createdAt" | "updatedAt", ExtArgs["result"]["order"]>
 export type OrderInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
@@ -964,6 +1061,7 @@ export type $OrderPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
     userId: string
     number: string | null
     customerId: string
+    amount: runtime.Decimal | null
     status: string | null
     paidAt: Date | null
     lines: runtime.JsonValue | null
@@ -1400,6 +1498,7 @@ export interface OrderFieldRefs {
   readonly userId: Prisma.FieldRef<"Order", 'String'>
   readonly number: Prisma.FieldRef<"Order", 'String'>
   readonly customerId: Prisma.FieldRef<"Order", 'String'>
+  readonly amount: Prisma.FieldRef<"Order", 'Decimal'>
   readonly status: Prisma.FieldRef<"Order", 'String'>
   readonly paidAt: Prisma.FieldRef<"Order", 'DateTime'>
   readonly lines: Prisma.FieldRef<"Order", 'Json'>
