@@ -20,7 +20,9 @@ const config: CodegenConfig = {
       config: { useTypeImports: true, enumsAsTypes: true, scalars, avoidOptionals: { field: true, inputValue: false } },
     },
   },
-  silent: true,
+  // Progress and errors printed: `silent` would hide why a document does not validate (a field not filterable…).
+  silent: false,
+  errorsOnly: true,
 };
 
 export default config;

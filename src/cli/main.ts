@@ -4,6 +4,7 @@
 // unknown user or a refused change is one line on stderr and a non-zero exit.
 import { DataDirUnusableError } from '../db/data-dir-lock.js';
 import '../graphql/schema.js'; // every module declares its scope resources while the schema is built
+import { entityNew } from './entity-new.js';
 import { AppError } from '../shared/errors.js';
 import { actionsFailed, actionsRetry } from './actions.js';
 import { apikeyCreate, apikeyRevoke } from './keys.js';
@@ -31,6 +32,7 @@ const usage = `Usage: npm run -s cli -- <command> [options] [--json]      (docs/
   actions failed [--limit N]                     failed actions and pending retries
   actions retry --id ID                          a failed action runs again
   seed                                           demo team, users, records, images and a key (once)
+  entity new SLUG                                writes src/config/entities/SLUG.ts to start from (no database)
 On the embedded database (DATA_DIR) commands are refused while the server runs on it: stop it first.`;
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
@@ -55,6 +57,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
 async function main(argv: string[]): Promise<number> {
   const [noun, verb, ...rest] = argv;
   if (noun === 'seed') return seedCommand(argv.slice(1));
+  if (noun === 'entity' && verb === 'new') return entityNew(rest);
   const command = commands[`${noun} ${verb}`];
   if (command) return command(rest);
   console.error(usage);

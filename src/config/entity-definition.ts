@@ -16,9 +16,40 @@ export type Operation = (typeof operations)[number];
 /** Names every record has; a definition may not declare them. */
 export const reservedFieldNames = ['id', 'createdAt', 'updatedAt', 'userId', 'teamId', 'deletedAt', 'metas', 'parentId'] as const;
 
-/** Tables and types of the platform itself. */
-const reservedTableNames = ['users', 'sessions', 'teams', 'team_members', 'team_invitations', 'subscriptions', 'email_outbox', 'api_keys', 'api_key_usage', 'api_key_audit', 'webhook_endpoints', 'webhook_deliveries', '_prisma_migrations'];
-const reservedTypeNames = ['User', 'Session', 'Team', 'TeamMember', 'TeamInvitation', 'Subscription', 'EmailOutbox', 'ApiKey', 'ApiKeyUsage', 'ApiKeyAudit', 'WebhookEndpoint', 'WebhookDelivery', 'Query', 'Mutation', 'Plan', 'Invoice'];
+/** Tables of the platform itself (entity-definition.test.ts checks the list against prisma/schema.prisma). */
+export const reservedTableNames: readonly string[] = [
+  'users', 'sessions', 'user_totp', 'user_identities', 'sign_in_flows', 'account_tokens', 'teams',
+  'team_members', 'api_keys', 'api_key_usage', 'api_key_audit', 'team_invitations', 'subscriptions',
+  'record_versions', 'entity_events', 'email_outbox', 'media', 'media_tags', 'media_tag_links',
+  'media_renditions', 'scheduled_actions', 'webhook_endpoints', 'webhook_deliveries', '_prisma_migrations'
+];
+/**
+ * The platform's own Prisma models and GraphQL types (entity-definition.test.ts checks this list against
+ * prisma/schema.prisma and the built schema). They carry the platform's prefixes (`TeamInvoice`,
+ * `TeamPlan`), so that the common words of an app (`Invoice`, `Order`, `Plan`, `Product`) stay free.
+ */
+export const reservedTypeNames: readonly string[] = [
+  'AccountToken', 'ActiveTeam', 'ApiKey', 'ApiKeyAudit', 'ApiKeyAuditEntry', 'ApiKeyUsage',
+  'ChangePasswordInput', 'ConfirmTwoFactorInput', 'CreateApiKeyInput', 'CreateMediaInput',
+  'CreateMediaTagInput', 'CreateScheduledActionInput', 'CreateTeamInput', 'CreateWebhookEndpointInput',
+  'CreatedApiKey', 'CreatedScheduledAction', 'CreatedTeamInvitation', 'DeclinedTeamInvitation',
+  'DeletedMedia', 'DeletedWebhookEndpoint', 'EmailOutbox', 'EnrollTwoFactorInput', 'EntityEvent', 'Identity',
+  'InviteTeamMemberInput', 'InvitedSignupResult', 'LoginInput', 'LoginResult', 'Media',
+  'MediaContentDuplicate', 'MediaDuplicate', 'MediaDuplicateMatch', 'MediaFileInput', 'MediaFileVerdict',
+  'MediaOrderBy', 'MediaOrderDir', 'MediaPage', 'MediaRendition', 'MediaTag', 'MediaTagLink',
+  'MediaTypeFilter', 'MediaUpload', 'Mutation', 'PasswordChange', 'Query', 'RecordVersion',
+  'RequestPasswordResetInput', 'ResendVerificationInput', 'ResetPasswordInput', 'ScheduledAction',
+  'ScheduledActionList', 'ScheduledActionListMeta', 'ScheduledActionPagination',
+  'ScheduledActionStatusChange', 'Session', 'SessionInfo', 'SignInFlow', 'SignInProvider', 'SignupInput',
+  'SignupResult', 'SignupTeam', 'SignupWithInviteInput', 'Subscription', 'Team', 'TeamInvitation',
+  'TeamInvitationInviter', 'TeamInvitationListItem', 'TeamInvitationTeam', 'TeamInvoice', 'TeamInvoicePage',
+  'TeamMember', 'TeamMemberPage', 'TeamMemberRoleUpdate', 'TeamMemberUser', 'TeamMembership', 'TeamPage',
+  'TeamPlan', 'TeamPlanLimit', 'TeamSubscription', 'TeamUpdate', 'TeamUsage', 'TwoFactorCodeInput',
+  'TwoFactorConfirmation', 'TwoFactorEnrollment', 'TwoFactorSignInInput', 'UpdateMediaInput',
+  'UpdateTeamInput', 'UpdateWebhookEndpointInput', 'User', 'UserIdentity', 'UserTotp', 'VerifyEmailInput',
+  'WebhookDelivery', 'WebhookDeliveryPage', 'WebhookEndpoint', 'WebhookEndpointPage',
+  'WebhookEndpointWithSecret'
+];
 
 const identifier = /^[a-z][a-zA-Z0-9]{0,62}$/;
 const sqlName = /^[a-z][a-z0-9_]{0,62}$/;

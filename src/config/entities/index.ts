@@ -1,5 +1,5 @@
 // The platform's entities: every other file in this folder is one definition (its default export).
-// Adding an entity: add a file here, then `npm run generate` and `npm run db:migration -- <name>`
+// Adding an entity: `npm run cli -- entity new <slug>` writes a file here; then `npm run db:entities -- <name>`
 // (docs/api/entities.md). Loaded and sanitized once; a bad definition stops the server with the reasons.
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

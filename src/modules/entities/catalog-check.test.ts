@@ -31,8 +31,8 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** The shipped definitions, `orders` with one more stored field (`amount`). */
-const withAmount = (): EntityDefinition[] => entityDefinitions.map((d) => (d.slug === 'orders' ? { ...d, fields: [...d.fields, { ...d.fields[0]!, name: 'amount', type: 'number' as const }] } : d));
+/** The shipped definitions, `orders` with one more stored field (`discount`). */
+const withDiscount = (): EntityDefinition[] => entityDefinitions.map((d) => (d.slug === 'orders' ? { ...d, fields: [...d.fields, { ...d.fields[0]!, name: 'discount', type: 'number' as const }] } : d));
 
 describe('entity definitions against the generated client and the migrated database', () => {
   it('agree as shipped', () => {
@@ -40,18 +40,18 @@ describe('entity definitions against the generated client and the migrated datab
   });
 
   it('a field added without generate and migration: its column is named, with the commands', () => {
-    expect(catalogProblem(withAmount(), catalog)).toBe('entity orders: table "orders" has no column "amount": the definition changed without its migration; run `npm run generate` and `npm run db:migration -- <name>`, then restart');
+    expect(catalogProblem(withDiscount(), catalog)).toBe('entity orders: table "orders" has no column "discount": the definition changed without its migration; run `npm run db:entities -- <name>` (generate, then the migration) and restart');
   });
 
   it('an entity added without generate: no Prisma model', () => {
     const added = [...entityDefinitions, ...sanitizeEntities([{ name: 'Invoicee', slug: 'invoicees', tableName: 'invoicees', fields: [{ name: 'title', type: 'string' }] }])];
-    expect(catalogProblem(added, catalog)).toBe('entity invoicees: Invoicee has no generated Prisma model: run `npm run generate` (then `npm run db:migration -- <name>`)');
+    expect(catalogProblem(added, catalog)).toBe('entity invoicees: Invoicee has no generated Prisma model: run `npm run db:entities -- <name>` (generate, then the migration)');
   });
 
   it('a model generated without its migration: no table', () => {
     const added = [...entityDefinitions, ...sanitizeEntities([{ name: 'Invoicee', slug: 'invoicees', tableName: 'invoicees', fields: [{ name: 'title', type: 'string' }] }])];
     expect(catalogProblem(added, catalog, ['Invoicee', ...entityDefinitions.flatMap((d) => [d.name, ...d.children.map((c) => c.name)])])).toBe(
-      'entity invoicees: table "invoicees" is not in the database: run `npm run db:migration -- <name>` and restart (migrations apply at start-up)',
+      'entity invoicees: table "invoicees" is not in the database: run `npm run db:entities -- <name>` and restart (migrations apply at start-up)',
     );
   });
 
@@ -73,7 +73,7 @@ describe('entity definitions against the generated client and the migrated datab
     expect(ended, `still running; stderr: ${server.stderr()}`).not.toBeNull();
     expect(ended!.code).toBe(1);
     expect(server.stderr().trim()).toBe(
-      'Failed to start: entity orders: table "orders" has no column "lines": the definition changed without its migration; run `npm run generate` and `npm run db:migration -- <name>`, then restart',
+      'Failed to start: entity orders: table "orders" has no column "lines": the definition changed without its migration; run `npm run db:entities -- <name>` (generate, then the migration) and restart',
     );
   }, 180_000);
 });

@@ -19,16 +19,16 @@ function columnsOf(owner: EntityDefinition | ChildDefinition, entity: boolean): 
 export function catalogProblem(definitions: readonly EntityDefinition[], catalog: Catalog, models: readonly string[] = Object.values(Prisma.ModelName)): string | null {
   for (const d of definitions) {
     for (const owner of [d, ...d.children]) {
-      if (!models.includes(owner.name)) return `entity ${d.slug}: ${owner.name} has no generated Prisma model: run \`npm run generate\` (then \`npm run db:migration -- <name>\`)`;
+      if (!models.includes(owner.name)) return `entity ${d.slug}: ${owner.name} has no generated Prisma model: run \`npm run db:entities -- <name>\` (generate, then the migration)`;
     }
   }
   for (const d of definitions) {
     const tables: [string, string[]][] = [[d.tableName, columnsOf(d, true)], ...d.children.map((c): [string, string[]] => [c.tableName, columnsOf(c, false)]), ...d.links.map((f): [string, string[]] => [linkTable(d, f), ['record_id', 'related_id', 'team_id']])];
     for (const [table, columns] of tables) {
       const present = catalog.get(table);
-      if (!present) return `entity ${d.slug}: table "${table}" is not in the database: run \`npm run db:migration -- <name>\` and restart (migrations apply at start-up)`;
+      if (!present) return `entity ${d.slug}: table "${table}" is not in the database: run \`npm run db:entities -- <name>\` and restart (migrations apply at start-up)`;
       const missing = columns.filter((c) => !present.has(c));
-      if (missing.length) return `entity ${d.slug}: table "${table}" has no column ${missing.map((c) => `"${c}"`).join(', ')}: the definition changed without its migration; run \`npm run generate\` and \`npm run db:migration -- <name>\`, then restart`;
+      if (missing.length) return `entity ${d.slug}: table "${table}" has no column ${missing.map((c) => `"${c}"`).join(', ')}: the definition changed without its migration; run \`npm run db:entities -- <name>\` (generate, then the migration) and restart`;
     }
   }
   return null;

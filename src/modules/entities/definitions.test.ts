@@ -1,9 +1,12 @@
 // Definitions are checked once, at start-up, and drive the generators: a fixture definition becomes
 // a Prisma model with its indexes and the RLS of its table; bad definitions stop with every reason.
+import { readFileSync } from 'node:fs';
 import { printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { inversesOf, sanitizeEntities } from '../../config/entity-definition.js';
+import { entityDefinitions } from '../../config/entities/index.js';
+import { inversesOf, reservedTableNames, reservedTypeNames, sanitizeEntities } from '../../config/entity-definition.js';
 import { createBuilder } from '../../graphql/builder.js';
+import { composition } from '../composition.js';
 import { entitiesPrisma } from './prisma-model.js';
 import { rlsForCreatedTables } from './rls.js';
 import { registerEntities } from './schema.js';
@@ -179,6 +182,28 @@ describe('one name for REST, GraphQL and the client', () => {
       'entity invoices: REST names it /api/v1/invoices but GraphQL and the client "salesInvoices" (from name "SalesInvoice"): make them one, with slug "sales-invoices" or a name (or pluralName) that gives "invoices"',
     );
     expect(() => sanitizeEntities([named('Person', 'people')])).toThrow(/REST names it \/api\/v1\/people but GraphQL and the client "persons"/);
+  });
+});
+
+describe('the platform’s own names', () => {
+  it('are every Prisma model, table and GraphQL type the platform has, and leave Invoice, Order, Plan and Product to apps', () => {
+    const prisma = readFileSync(new URL('../../../prisma/schema.prisma', import.meta.url), 'utf8');
+    const models = [...prisma.matchAll(/^model (\w+) \{/gm)].map((m) => m[1]!);
+    const tables = [...prisma.matchAll(/@@map\("(\w+)"\)/g)].map((m) => m[1]!);
+    expect(models.length).toBeGreaterThan(20);
+    expect(models.filter((m) => !reservedTypeNames.includes(m))).toEqual([]);
+    expect(tables.filter((t) => !reservedTableNames.includes(t))).toEqual([]);
+    // The GraphQL types no entity made: the served schema's, less those the definitions make alone.
+    const b = createBuilder();
+    b.queryType({});
+    b.mutationType({});
+    registerEntities(b, entityDefinitions);
+    const madeByEntities = new Set(Object.keys(b.toSchema().getTypeMap()));
+    const platform = Object.keys(composition.schema.getTypeMap()).filter((n) => !n.startsWith('__') && !madeByEntities.has(n) && !/^[A-Z]\w*Events?$/.test(n) && n !== 'EntityChangeType');
+    expect(platform.filter((n) => !reservedTypeNames.includes(n))).toEqual([]);
+    const [invoices, ...free] = sanitizeEntities(['Invoice', 'Plan', 'Product', 'Setting'].map((name) => ({ ...fixture, name, slug: `${name.toLowerCase()}s`, tableName: `${name.toLowerCase()}s` })));
+    expect([invoices, ...free].map((d) => d!.name)).toEqual(['Invoice', 'Plan', 'Product', 'Setting']);
+    expect(() => sanitizeEntities([{ ...fixture, name: 'Media', slug: 'media', tableName: 'media_items', pluralName: 'Media' }])).toThrow('entity media: type name "Media" belongs to the platform');
   });
 });
 

@@ -145,11 +145,11 @@ const SwitchRef = builder.objectRef<{ activeTeamId: string }>('ActiveTeam').impl
   fields: (t) => ({ activeTeamId: t.exposeID('activeTeamId') }),
 });
 
-const LimitRef = builder.objectRef<{ slug: string; max: number | null }>('PlanLimit').implement({
+const LimitRef = builder.objectRef<{ slug: string; max: number | null }>('TeamPlanLimit').implement({
   fields: (t) => ({ slug: t.exposeString('slug'), max: t.exposeInt('max', { nullable: true, description: 'null: unlimited' }) }),
 });
 
-const PlanRef = builder.objectRef<Plan>('Plan').implement({
+const PlanRef = builder.objectRef<Plan>('TeamPlan').implement({
   fields: (t) => ({
     slug: t.exposeString('slug'),
     name: t.exposeString('name'),
@@ -182,7 +182,7 @@ const UsageRef = builder.objectRef<Usage>('TeamUsage').implement({
   }),
 });
 
-const InvoiceRef = builder.objectRef<Invoice>('Invoice').implement({
+const InvoiceRef = builder.objectRef<Invoice>('TeamInvoice').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     number: t.exposeString('number'),
@@ -195,7 +195,7 @@ const InvoiceRef = builder.objectRef<Invoice>('Invoice').implement({
   }),
 });
 
-const InvoicePageRef = pageOf<Invoice>('InvoicePage', InvoiceRef);
+const InvoicePageRef = pageOf<Invoice>('TeamInvoicePage', InvoiceRef);
 
 const CreateTeamInput = builder.inputType('CreateTeamInput', {
   fields: (t) => ({ name: t.string({ required: true }), slug: t.string({ required: true }), description: t.string() }),
