@@ -1,5 +1,5 @@
 // The docs as a reader meets them: the README's tour runs, word for word, against the real server in
-// its own process (curl and jq, as a reader would); every link between the pages leads to a file of
+// its own process (curl and jq, as a reader would), and so does docs/build-an-app.md; every link between the pages leads to a file of
 // the repository (and to a heading that exists); and the generated parts (docs/configuration.md, the
 // operation tables) are what the code makes today.
 import { execFile, spawn } from 'node:child_process';
@@ -100,5 +100,37 @@ describe('the README tour', () => {
     expect(stdout.trim().split('\n').at(-1)).toBe('"done"');
     const heard = readFileSync(path.join(dir, 'listen.out'), 'utf8');
     expect(heard).toMatch(/"type":"UPDATED".*"title":"Try the platform","status":"DONE"/);
+  }, 120_000);
+});
+
+describe('the Build an app page', () => {
+  let server: ServerProcess;
+  let dir: string;
+  beforeAll(async () => {
+    server = await startServerProcess({ RATE_LIMIT_ENABLED: 'false' });
+    dir = await mkdtemp(path.join(tmpdir(), 'build-an-app-'));
+  }, 180_000);
+  afterAll(async () => {
+    await server?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('runs as written: orders numbered by the hooks, paid by the custom operation on both faces, amounts exact', async () => {
+    const host = new URL(server.origin).host;
+    const blocks = [...read('docs/build-an-app.md').matchAll(/^```sh app\n([\s\S]*?)^```$/gm)].map((m) => m[1]!.replaceAll('localhost:3000', host));
+    expect(blocks).toHaveLength(6);
+    await writeFile(path.join(dir, 'app.sh'), ['set -euo pipefail', ...blocks].join('\n'));
+    const { stdout, stderr } = await promisify(execFile)('bash', ['app.sh'], { cwd: dir });
+    expect(stderr).toBe('');
+    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines).toEqual([
+      { number: 'ORD-0002', amount: '0.20', status: 'draft', lineCount: 0 },
+      { number: 'ORD-0001', status: 'paid', paid: true },
+      { code: 'VALIDATION_FAILED', details: { amount: 'must have at most 2 digits after the decimal point' } },
+      { status: 'draft', count: 1, sum: '0.20' },
+      { status: 'paid', count: 1, sum: '0.10' },
+      [{ count: 2, sum: { amount: '0.30' } }],
+      { number: 'ORD-0002', status: 'PAID', amount: '0.20' },
+    ]);
   }, 120_000);
 });
