@@ -1,10 +1,10 @@
 // What a new user does, in a copy of the project (its files as git knows them, node_modules linked):
-// `entity new invoices` writes a definition; uncommenting its relation and decimal lines and running
+// `entity new invoices` writes a definition (a bad slug or an existing file is refused in one line); uncommenting its relation and decimal lines and running
 // the one documented command (`npm run db:entities -- add_invoices`) regenerates everything and
 // writes the migration; the whole project still type-checks, with the app's own client example typed
 // by the new entity; the server starts (migrating itself) and the entity answers through REST,
 // GraphQL and the typed client. Embedded PGlite: what a new user starts with.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,7 +43,15 @@ afterAll(async () => {
 
 describe('a new user adds an entity', () => {
   it('scaffolds, generates and migrates with the documented commands, and uses it through REST, GraphQL and the typed client', async () => {
-    expect(run('node', ['--import', 'tsx', 'src/cli/main.ts', 'entity', 'new', 'invoices'])).toContain('npm run db:entities -- add_invoices');
+    const scaffold = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'entity', 'new', ...args], { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'silent' } });
+    const made = scaffold('invoices');
+    expect(made.status, made.stderr).toBe(0);
+    expect(made.stdout).toContain('npm run db:entities -- add_invoices');
+    // Refused in one line, nothing written: a slug that is not one, a file that exists.
+    for (const [args, message] of [[['Invoices!'], '"Invoices!" is not a slug'], [['invoices'], 'src/config/entities/invoices.ts exists already'], [[], 'entity new takes one slug']] as const) {
+      const refused = scaffold(...args);
+      expect({ status: refused.status, stderr: refused.stderr.trim().split('\n')[0] }).toEqual({ status: 1, stderr: expect.stringContaining(message) });
+    }
     const file = path.join(root, 'src/config/entities/invoices.ts');
     // The scaffold's commented relation and decimal, uncommented.
     const definition = readFileSync(file, 'utf8').replace(/\/\/ (\{ name: 'amount'.*?\}),/, '$1,').replace(/\/\/ (\{ name: 'customer'.*?\}),/, '$1,');

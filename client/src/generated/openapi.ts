@@ -9265,7 +9265,7 @@ export interface operations {
                      *           },
                      *           "count": 3,
                      *           "sum": {
-                     *             "amount": 9
+                     *             "amount": "9.00"
                      *           }
                      *         }
                      *       ]

@@ -8,7 +8,8 @@ import { expandableRelations, relationTarget, type ChildDefinition, type EntityD
 import { pickableFields } from './rest-documents.js';
 import { entitySchemas, exampleCreate, exampleRecord, exampleUpdate, ref, schemaNames, type Schema } from './openapi-schemas.js';
 import { graphqlNames } from './graphql-names.js';
-import { int32 } from './validate.js';
+import { showDecimal } from '../../shared/decimal.js';
+import { decimalShape, int32 } from './validate.js';
 import { extremeFields, groupFields, maxGroups, numberFields } from './aggregate.js';
 import { aggregateNames } from './aggregate-schema.js';
 import { filterableInverses, flagOperators, listOperators, operatorsOf, relationsOf, takesMode, whereFields, whereLimits } from './where.js';
@@ -206,7 +207,7 @@ export function aggregateOpenApi(d: EntityDefinition): EntityOpenApi {
       max: valuesSchema(extremeFields(d), filterSchema),
     },
   };
-  const example = { success: true, data: [{ ...(grouped[0] ? { key: { [grouped[0]]: exampleRecord(d)[grouped[0]] ?? null } } : {}), count: 3, ...(numbers[0] ? { sum: { [numbers[0]]: 9 } } : {}) }] };
+  const example = { success: true, data: [{ ...(grouped[0] ? { key: { [grouped[0]]: exampleRecord(d)[grouped[0]] ?? null } } : {}), count: 3, ...(numbers[0] ? { sum: { [numbers[0]]: numberFields(d)[0]!.type === 'decimal' ? showDecimal(9, decimalShape(numberFields(d)[0]!).scale) : 9 } } : {}) }] };
   const scopes = d.permissions.list;
   return {
     operationId: `aggregate${upperFirst(graphqlNames(d).list)}`,
