@@ -7,6 +7,8 @@ import type { EntityHooks, FieldShape, StoredHooks } from './entity-hooks.js';
 
 export const fieldTypes = ['string', 'text', 'number', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'select', 'multiselect', 'json', 'email', 'url', 'relation'] as const;
 export type FieldType = (typeof fieldTypes)[number];
+/** Whether a field's values are ordered (ranges `_min`/`_max`, minimums and maximums): numbers, decimals, days and instants. */
+export const isRanged = (f: { type: FieldType }) => ['number', 'integer', 'decimal', 'date', 'datetime'].includes(f.type);
 /** What deleting a related record does to the records that name it (enforced by the foreign key). */
 export const onDeleteActions = ['restrict', 'setNull', 'cascade'] as const;
 export type OnDelete = (typeof onDeleteActions)[number];

@@ -11,7 +11,9 @@ export interface DecimalShape {
 const pattern = /^(-)?(\d+)(?:\.(\d+))?$/;
 
 /** Whether `value` is a decimal's text a condition, a cursor or GraphQL's Decimal may carry (40 digits each side at most). */
-export const isDecimalText = (value: unknown): value is string => typeof value === 'string' && /^-?\d{1,40}(\.\d{1,40})?$/.test(value);
+export const decimalTextPattern = '^-?\\d{1,40}(\\.\\d{1,40})?$';
+const decimalText = new RegExp(decimalTextPattern);
+export const isDecimalText = (value: unknown): value is string => typeof value === 'string' && decimalText.test(value);
 
 /** `value` as a decimal of `shape` ("12.30"), or why it is not one. */
 export function parseDecimal(value: unknown, shape: DecimalShape): { value: string } | { error: string } {

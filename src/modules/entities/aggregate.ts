@@ -2,7 +2,7 @@
 // count, sums and averages of number fields, minimums and maximums of numbers, dates and the stamps,
 // for all matching records or per group of up to three fields' values (`groupBy`). Groups come
 // sorted by their key (empty values last); more than `maxGroups` is refused with 400 rather than cut.
-import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
+import { isRanged, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { checkListQuery, invalidQuery, type ListQuery } from './query.js';
 import { delegateOf } from './repository.js';
@@ -19,7 +19,7 @@ export const groupFields = (d: EntityDefinition) => d.fields.filter((f) => f.fil
 export const numberFields = (d: EntityDefinition) => d.fields.filter((f) => f.type === 'number' || f.type === 'integer' || f.type === 'decimal');
 /** Fields with minimums and maximums: numbers, dates and the stamps. */
 export const extremeFields = (d: EntityDefinition): FieldDefinition[] => [
-  ...d.fields.filter((f) => ['number', 'integer', 'decimal', 'date', 'datetime'].includes(f.type)),
+  ...d.fields.filter(isRanged),
   ...['createdAt', 'updatedAt'].map((name) => ({ name, type: 'datetime' }) as FieldDefinition),
 ];
 

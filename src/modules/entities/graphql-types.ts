@@ -3,7 +3,7 @@
 // strings, so resolvers and the validator see `in-progress`, clients `IN_PROGRESS`), Date/DateTime/
 // JSON/StringMap scalars, Create/Update inputs, the filter input, the list's enums, the page and the
 // deletion result; children get their record type and inputs the same way.
-import { inversesOf, readableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition, type Inverse } from '../../config/entity-definition.js';
+import { inversesOf, readableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition, type Inverse, isRanged } from '../../config/entity-definition.js';
 import type { Builder } from '../../graphql/builder.js';
 import { enumTypeName, enumValueNames, graphqlNames, hasEnum } from './graphql-names.js';
 import { childField } from './prisma-model.js';
@@ -137,7 +137,6 @@ function describeValidation(f: FieldDefinition): string {
   return [min !== undefined ? `${text ? 'length' : 'value'} ≥ ${min}` : '', max !== undefined ? `${text ? 'length' : 'value'} ≤ ${max}` : '', pattern ? `matches ${pattern}` : ''].filter(Boolean).join(', ');
 }
 
-const ranged = (f: FieldDefinition) => ['number', 'integer', 'decimal', 'date', 'datetime'].includes(f.type);
 
 export interface ChildTypes {
   child: ChildDefinition;
@@ -314,7 +313,7 @@ function listTypes(b: Builder, d: EntityDefinition, enums: Map<string, AnyRef>, 
           const out: Record<string, unknown> = {};
           for (const f of filterable) {
             out[f.name] = loose.field({ type: valueType(f, enums), required: false });
-            if (ranged(f)) {
+            if (isRanged(f)) {
               out[`${f.name}_min`] = loose.field({ type: valueType(f, enums), required: false });
               out[`${f.name}_max`] = loose.field({ type: valueType(f, enums), required: false });
             }

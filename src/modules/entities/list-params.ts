@@ -5,7 +5,7 @@
 // in the enum) is refused here with the contract's 400 `Invalid query parameters`; what typed values
 // can still get wrong (limit over 100, search length, a non-filterable `distinct`) is the service's to
 // refuse, for GraphQL callers as for REST ones.
-import { expandableRelations, relationTarget, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { expandableRelations, relationTarget, type EntityDefinition, type FieldDefinition, isRanged } from '../../config/entity-definition.js';
 import { invalidQuery } from './query.js';
 import { isUuid } from '../../shared/validation.js';
 import { extremeFields, groupFields, numberFields } from './aggregate.js';
@@ -18,7 +18,6 @@ type Problems = { path: string; message: string }[];
 
 const listParams = new Set(['page', 'limit', 'cursor', 'sortBy', 'sortOrder', 'fields', 'distinct', 'ids', 'search', 'from', 'to', 'dateField', 'metas', 'child', 'expand', 'filter']);
 const readParams = new Set(['fields', 'metas', 'child', 'expand']);
-const ranged = (f: FieldDefinition) => ['number', 'integer', 'decimal', 'date', 'datetime'].includes(f.type);
 
 /** What the parser reads of a definition, worked out once per definition (the parser runs per request). */
 interface Vocabulary {
@@ -126,7 +125,7 @@ function filterOf(d: EntityDefinition, params: Params, known: ReadonlySet<string
       problems.push({ path: name, message: 'is not a filterable field or a known parameter' });
       continue;
     }
-    if (suffix && !ranged(field)) {
+    if (suffix && !isRanged(field)) {
       problems.push({ path: name, message: 'range filters apply to number and date fields only' });
       continue;
     }

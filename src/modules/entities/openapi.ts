@@ -4,11 +4,11 @@
 // REST declares one route per entity and operation (rest.ts) and attaches this fragment; the
 // document (rest/openapi.ts) puts it in place of what it would derive from the route's zod schemas
 // and merges `schemas` into `components.schemas`. A disabled operation has no route, so no fragment.
-import { expandableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition, type Operation } from '../../config/entity-definition.js';
+import { expandableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition, type Operation, isRanged } from '../../config/entity-definition.js';
 import { pickableFields } from './rest-documents.js';
 import { entitySchemas, exampleCreate, exampleRecord, exampleUpdate, ref, schemaNames, type Schema } from './openapi-schemas.js';
 import { graphqlNames } from './graphql-names.js';
-import { showDecimal } from '../../shared/decimal.js';
+import { decimalTextPattern, showDecimal } from '../../shared/decimal.js';
 import { decimalShape, int32 } from './validate.js';
 import { extremeFields, groupFields, maxGroups, numberFields } from './aggregate.js';
 import { aggregateNames } from './aggregate-schema.js';
@@ -41,7 +41,6 @@ const commaList = (items: Schema, maxItems?: number): Schema => ({ type: 'array'
 const systemDates = ['createdAt', 'updatedAt'];
 const listParameterNames = new Set(['page', 'limit', 'sortBy', 'sortOrder', 'fields', 'distinct', 'ids', 'search', 'from', 'to', 'dateField', 'metas', 'child', 'expand']);
 const isDateType = (f: FieldDefinition) => f.type === 'date' || f.type === 'datetime';
-const isRanged = (f: FieldDefinition) => ['number', 'integer', 'decimal', 'date', 'datetime'].includes(f.type);
 
 /** The schema of a filter value as the query string gives it (one value, even for a multiselect). */
 function filterSchema(field: FieldDefinition): Schema {
@@ -51,7 +50,7 @@ function filterSchema(field: FieldDefinition): Schema {
     case 'integer':
       return { type: 'integer', format: 'int32', minimum: int32.min, maximum: int32.max };
     case 'decimal':
-      return { type: 'string', format: 'decimal', pattern: '^-?\\d{1,40}(\\.\\d{1,40})?$' };
+      return { type: 'string', format: 'decimal', pattern: decimalTextPattern };
     case 'boolean':
       return { type: 'boolean' };
     case 'date':
