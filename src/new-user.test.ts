@@ -1,5 +1,5 @@
 // What a new user does, in a copy of the project (its files as git knows them, node_modules linked):
-// `entity new invoices` writes a definition (a bad slug or an existing file is refused in one line); uncommenting its relation and decimal lines and running
+// `entity new invoices` writes a definition (a bad slug or an existing file is refused in one line); uncommenting its relation, decimal and media lines and running
 // the one documented command (`npm run db:entities -- add_invoices`) regenerates everything and
 // writes the migration; the whole project still type-checks, with the app's own client example typed
 // by the new entity; the server starts (migrating itself) and the entity answers through REST,
@@ -53,10 +53,11 @@ describe('a new user adds an entity', () => {
       expect({ status: refused.status, stderr: refused.stderr.trim().split('\n')[0] }).toEqual({ status: 1, stderr: expect.stringContaining(message) });
     }
     const file = path.join(root, 'src/config/entities/invoices.ts');
-    // The scaffold's commented relation and decimal, uncommented.
-    const definition = readFileSync(file, 'utf8').replace(/\/\/ (\{ name: 'amount'.*?\}),/, '$1,').replace(/\/\/ (\{ name: 'customer'.*?\}),/, '$1,');
+    // The scaffold's commented relation, decimal and media field, uncommented.
+    const definition = readFileSync(file, 'utf8').replace(/\/\/ (\{ name: '(amount|customer|attachment)'.*?\}),/g, '$1,');
     expect(definition).toMatch(/^\s+\{ name: 'amount', type: 'decimal'/m);
     expect(definition).toMatch(/^\s+\{ name: 'customer', type: 'relation'/m);
+    expect(definition).toMatch(/^\s+\{ name: 'attachment', type: 'media' \}/m);
     writeFileSync(file, definition);
     // The app's own client code, typed by the entity it adds.
     writeFileSync(
@@ -73,24 +74,29 @@ const bigInvoices = graphql(\`
         customer {
           name
         }
+        attachment {
+          filename
+        }
       }
     }
   }
 \`);
 
-export async function invoices(baseUrl: string, apiKey: string, customerId: string) {
+export async function invoices(baseUrl: string, apiKey: string, customerId: string, attachmentId: string) {
   const client = createPlatformClient({ baseUrl, apiKey });
-  const created = await client.rest.POST('/api/v1/invoices', { body: { title: 'March', customerId, amount: '120.50' } });
+  const created = await client.rest.POST('/api/v1/invoices', { body: { title: 'March', customerId, amount: '120.50', attachmentId } });
   const amount: string | null = created.data!.data.amount;
   const big = await client.graphql(bigInvoices);
   const titles: string[] = big.data!.invoices.items.map((i) => i.title);
-  return { amount, titles, customer: big.data!.invoices.items[0]?.customer?.name };
+  const file: string | undefined = big.data!.invoices.items[0]?.attachment?.filename;
+  return { amount, titles, customer: big.data!.invoices.items[0]?.customer?.name, file };
 }
 `,
     );
 
     run('npm', ['run', '-s', 'db:entities', '--', 'add_invoices']);
     expect(readFileSync(path.join(root, 'prisma/entities.prisma'), 'utf8')).toContain('amount Decimal? @db.Decimal(12, 2)');
+    expect(readFileSync(path.join(root, 'prisma/entities.prisma'), 'utf8')).toContain('attachmentId String? @db.Uuid @map("attachment_id")');
     expect(readFileSync(path.join(root, 'client/src/generated/openapi.ts'), 'utf8')).toContain('"/api/v1/invoices"');
     run('npx', ['tsc', '--noEmit', '-p', '.']);
 
@@ -114,17 +120,24 @@ export async function invoices(baseUrl: string, apiKey: string, customerId: stri
     expect(customer.status).toBe(201);
     const customerId = customer.body.data.id;
 
-    const rest = await http.json('POST', '/api/v1/invoices', { title: 'February', customerId, amount: '0.1' }, as);
-    expect(rest.status, JSON.stringify(rest.body)).toBe(201);
-    expect(rest.body.data).toMatchObject({ title: 'February', customerId, amount: '0.10', status: 'draft' });
-    expect((await http.json('POST', '/api/v1/invoices', { title: 'Bad', customerId, amount: '-1' }, as)).status).toBe(422);
-    const gql = await http.graphql('{ invoices { items { title amount customer { name } } } }', {}, as);
-    expect(gql.body).toEqual({ data: { invoices: { items: [{ title: 'February', amount: '0.10', customer: { name: 'Acme' } }] } } });
+    const scan = await http.json('POST', '/api/v1/media', { url: 'https://files.example.com/scan.pdf', filename: 'scan.pdf', fileSize: 2048, mimeType: 'application/pdf' }, as);
+    expect(scan.status, JSON.stringify(scan.body)).toBe(201);
+    const attachmentId = scan.body.data.id;
 
-    const key = await http.json('POST', '/api/v1/api-keys', { name: 'app', scopes: ['invoices:*', 'customers:read'] }, as);
+    const rest = await http.json('POST', '/api/v1/invoices', { title: 'February', customerId, amount: '0.1', attachmentId }, as);
+    expect(rest.status, JSON.stringify(rest.body)).toBe(201);
+    expect(rest.body.data).toMatchObject({ title: 'February', customerId, amount: '0.10', status: 'draft', attachmentId });
+    expect((await http.json('POST', '/api/v1/invoices', { title: 'Bad', customerId, amount: '-1' }, as)).status).toBe(422);
+    expect((await http.json('POST', '/api/v1/invoices', { title: 'Bad', customerId, attachmentId: customerId }, as)).body.details).toEqual({ attachmentId: 'must be the id of a media record of this team' });
+    const expanded = await http.json('GET', `/api/v1/invoices/${rest.body.data.id}?expand=attachment&fields=attachment.url`, undefined, as);
+    expect(expanded.body.data).toEqual({ attachment: { url: 'https://files.example.com/scan.pdf' } });
+    const gql = await http.graphql('{ invoices { items { title amount customer { name } attachment { filename } } } }', {}, as);
+    expect(gql.body).toEqual({ data: { invoices: { items: [{ title: 'February', amount: '0.10', customer: { name: 'Acme' }, attachment: { filename: 'scan.pdf' } }] } } });
+
+    const key = await http.json('POST', '/api/v1/api-keys', { name: 'app', scopes: ['invoices:*', 'customers:read', 'media:read'] }, as);
     expect(key.status, JSON.stringify(key.body)).toBe(201);
-    const script = `import { invoices } from './client/examples/invoices.ts';\nconsole.log(JSON.stringify(await invoices(${JSON.stringify(origin)}, ${JSON.stringify(key.body.data.key)}, ${JSON.stringify(customerId)})));`;
+    const script = `import { invoices } from './client/examples/invoices.ts';\nconsole.log(JSON.stringify(await invoices(${[origin, key.body.data.key, customerId, attachmentId].map((v) => JSON.stringify(v)).join(', ')})));`;
     const typed = JSON.parse(run('node', ['--import', 'tsx', '--input-type=module', '-e', script]));
-    expect(typed).toEqual({ amount: '120.50', titles: ['March'], customer: 'Acme' });
+    expect(typed).toEqual({ amount: '120.50', titles: ['March'], customer: 'Acme', file: 'scan.pdf' });
   }, 900_000);
 });

@@ -27,6 +27,7 @@ ${pluralName ? `  pluralName: '${pluralName}',\n` : ''}  slug: '${slug}',
     { name: 'status', type: 'select', enum: ['draft', 'active', 'archived'], default: 'draft', filterable: true, sortable: true },
     // { name: 'amount', type: 'decimal', precision: 12, scale: 2, validation: { min: 0 }, filterable: true, sortable: true }, // exact: "12.30"
     // { name: 'customer', type: 'relation', to: 'customers', filterable: true }, // customerId; expand=customer
+    // { name: 'attachment', type: 'media' }, // attachmentId: a media of the team; expand=attachment (url, renditions)
     // { name: 'itemCount', type: 'integer', virtual: true },                     // computed by hooks.afterRead
   ],
   // Scopes an API key needs per operation (a session of a team member has them by role); none listed: nobody.

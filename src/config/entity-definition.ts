@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { parseDecimal } from '../shared/decimal.js';
 import type { EntityHooks, FieldShape, StoredHooks } from './entity-hooks.js';
 
-export const fieldTypes = ['string', 'text', 'number', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'select', 'multiselect', 'json', 'email', 'url', 'relation'] as const;
+export const fieldTypes = ['string', 'text', 'number', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'select', 'multiselect', 'json', 'email', 'url', 'relation', 'media'] as const;
 export type FieldType = (typeof fieldTypes)[number];
 /** Whether a field's values are ordered (ranges `_min`/`_max`, minimums and maximums): numbers, decimals, days and instants. */
 export const isRanged = (f: { type: FieldType }) => ['number', 'integer', 'decimal', 'date', 'datetime'].includes(f.type);
@@ -38,7 +38,7 @@ export const reservedTypeNames: readonly string[] = [
   'DeletedMedia', 'DeletedWebhookEndpoint', 'EmailOutbox', 'EnrollTwoFactorInput', 'EntityEvent', 'Identity',
   'InviteTeamMemberInput', 'InvitedSignupResult', 'LoginInput', 'LoginResult', 'Media',
   'MediaContentDuplicate', 'MediaDuplicate', 'MediaDuplicateMatch', 'MediaFileInput', 'MediaFileVerdict',
-  'MediaOrderBy', 'MediaOrderDir', 'MediaPage', 'MediaRendition', 'MediaTag', 'MediaTagLink',
+  'MediaOrderBy', 'MediaOrderDir', 'MediaPage', 'MediaRendition', 'MediaRenditionLink', 'MediaTag', 'MediaTagLink',
   'MediaTypeFilter', 'MediaUpload', 'Mutation', 'PasswordChange', 'Query', 'RecordVersion',
   'RequestPasswordResetInput', 'ResendVerificationInput', 'ResetPasswordInput', 'ScheduledAction',
   'ScheduledActionList', 'ScheduledActionListMeta', 'ScheduledActionPagination',
@@ -85,7 +85,7 @@ const fieldSchema = z.strictObject({
   onDelete: z.enum(onDeleteActions).optional(),
   /** A relation's reverse side on its target, the records naming it (default: this entity's slug in camelCase, `Customer.projects`). */
   inverse: z.string().regex(identifier).optional(),
-  /** A many-to-many relation: a set of related records, kept in a join table (`Project.tasks`, written as `taskIds`). */
+  /** A many-to-many relation: a set of related records, kept in a join table (`Project.tasks`, written as `taskIds`); a media field: a list of media, in order (`photoIds`). */
   many: z.boolean().default(false),
   /** Computed by the definition's afterRead hook for every record shown: typed in GraphQL, OpenAPI and the client; never stored, written, filtered or sorted. */
   virtual: z.boolean().default(false),
@@ -201,13 +201,19 @@ function fieldProblems(field: FieldDefinition, where: string): string[] {
     problems.push(`${at}: type ${field.type} cannot be ${field.searchable ? 'searchable' : 'sortable'}`);
   }
   if (field.filterable && field.type === 'json') problems.push(`${at}: json fields cannot be filterable`);
-  if (field.type === 'relation') {
+  if (field.type === 'media') {
+    if (field.searchable || field.sortable) problems.push(`${at}: a media field cannot be ${field.searchable ? 'searchable' : 'sortable'}`);
+    if (field.default !== undefined || field.validation || field.unique) problems.push(`${at}: a media field takes no default, validation or unique`);
+    if (field.many && (field.filterable || field.required)) problems.push(`${at}: a list of media (many) cannot be filterable or required`);
+    if (field.required && field.onDelete === 'setNull') problems.push(`${at}: a required media field cannot be cleared (onDelete: setNull)`);
+    if (field.to || field.inverse) problems.push(`${at}: "to" and "inverse" apply to relation fields only (a media field names media of the team)`);
+  } else if (field.type === 'relation') {
     if (!field.to) problems.push(`${at}: a relation needs "to" (the related entity's slug)`);
     if (field.searchable || field.sortable) problems.push(`${at}: a relation cannot be ${field.searchable ? 'searchable' : 'sortable'}`);
     if (field.default !== undefined || field.validation) problems.push(`${at}: a relation takes no default or validation`);
     if (field.required && field.onDelete === 'setNull') problems.push(`${at}: a required relation cannot be cleared (onDelete: setNull)`);
     if (field.many && (field.required || field.unique || field.onDelete)) problems.push(`${at}: a many-to-many relation takes no required, unique or onDelete (deleting either record removes the link)`);
-  } else if (field.to || field.onDelete || field.inverse || field.many) problems.push(`${at}: "to", "onDelete", "inverse" and "many" apply to relation fields only`);
+  } else if (field.to || field.onDelete || field.inverse || field.many) problems.push(`${at}: "to", "onDelete", "inverse" and "many" apply to relation and media fields only`);
   if (field.default !== undefined) {
     const d = field.default;
     const ok =
@@ -230,7 +236,7 @@ function virtualProblems(d: { virtuals: FieldDefinition[]; hooks?: { afterRead?:
   const problems: string[] = [];
   for (const f of d.virtuals) {
     const at = `${where}.fields.${f.name}`;
-    if (f.type === 'relation') problems.push(`${at}: a relation cannot be virtual`);
+    if (f.type === 'relation' || f.type === 'media') problems.push(`${at}: a ${f.type === 'relation' ? 'relation' : 'media field'} cannot be virtual`);
     if (f.required || f.unique || f.searchable || f.sortable || f.filterable || f.default !== undefined || f.validation) problems.push(`${at}: a virtual field is computed by hooks.afterRead: it takes no required, unique, searchable, sortable, filterable, default or validation`);
   }
   if (d.virtuals.length && !d.hooks?.afterRead) problems.push(`${where}: virtual fields (${d.virtuals.map((f) => f.name).join(', ')}) need hooks.afterRead to compute them`);
@@ -286,6 +292,7 @@ const withDecimalShape = (f: FieldDefinition): FieldDefinition => (f.type === 'd
  * onDelete rule; a many-to-many one the field of its ids (`tasks` → `taskIds`).
  */
 function relationField(f: FieldDefinition): FieldDefinition {
+  if (f.type === 'media') return f.many ? { ...f, name: `${singular(f.name)}Ids`, relation: f.name, onDelete: f.onDelete ?? 'setNull' } : { ...f, name: `${f.name}Id`, relation: f.name, onDelete: f.onDelete ?? (f.required ? 'restrict' : 'setNull') };
   if (f.type !== 'relation') return f;
   if (f.many) return { ...f, name: `${singular(f.name)}Ids`, relation: f.name };
   return { ...f, name: `${f.name}Id`, relation: f.name, onDelete: f.onDelete ?? (f.required ? 'restrict' : 'setNull') };
@@ -303,6 +310,13 @@ export function relationTarget(f: FieldDefinition): EntityDefinition {
 
 /** The (many-to-one) relation fields of a definition. */
 export const relationFields = (d: { fields: readonly FieldDefinition[] }) => d.fields.filter((f): f is FieldDefinition & { relation: string; to: string } => f.type === 'relation');
+
+/**
+ * The media fields of a definition (`{ name: 'attachment', type: 'media' }`): the field of the media id
+ * (`attachmentId`; with `many`, the ordered ids `photoIds`), `relation` naming the media record(s)
+ * (`Order.attachment`, `expand=attachment`) and `onDelete` what deleting a used media does.
+ */
+export const mediaFields = (d: { fields: readonly FieldDefinition[] }) => d.fields.filter((f): f is FieldDefinition & { relation: string; onDelete: OnDelete } => f.type === 'media');
 
 /** Every relation of a definition: its relation fields, then its many-to-many links. */
 const allRelations = (d: EntityDefinition) => [...relationFields(d), ...d.links];
@@ -349,6 +363,12 @@ function relationProblems(definitions: EntityDefinition[]): string[] {
       if (taken.get(d)!.has(f.relation)) problems.push(`${at}: "${f.relation}" is already a name of ${d.name}`);
     }
   }
+  for (const d of definitions) {
+    for (const f of mediaFields(d)) {
+      if (taken.get(d)!.has(f.relation)) problems.push(`entity ${d.slug}.fields.${f.relation}: "${f.relation}" is already a name of ${d.name}`);
+      taken.get(d)!.add(f.relation);
+    }
+  }
   for (const d of definitions) for (const f of allRelations(d)) taken.get(d)!.add(f.relation);
   for (const d of definitions) {
     for (const f of allRelations(d)) {
@@ -389,14 +409,14 @@ export function sanitizeEntities(inputs: readonly unknown[]): EntityDefinition[]
     const sanitized = parsed.data.fields.map(relationField).map(withDecimalShape);
     const stored = sanitized.filter((f) => !f.virtual);
     const children = parsed.data.children.map((c) => ({ ...c, hooks: c.hooks as StoredHooks | undefined, fields: c.fields.filter((f) => !f.virtual).map(withDecimalShape), virtuals: c.fields.filter((f) => f.virtual) }));
-    const d = { ...parsed.data, hooks: parsed.data.hooks as StoredHooks | undefined, children, fields: stored.filter((f) => !f.many), links: stored.filter((f): f is FieldDefinition & { relation: string; to: string } => !!f.many), virtuals: sanitized.filter((f) => f.virtual) };
+    const d = { ...parsed.data, hooks: parsed.data.hooks as StoredHooks | undefined, children, fields: stored.filter((f) => !f.many || f.type === 'media'), links: stored.filter((f): f is FieldDefinition & { relation: string; to: string } => !!f.many && f.type === 'relation'), virtuals: sanitized.filter((f) => f.virtual) };
     const where = `entity ${d.slug}`;
     for (const dup of duplicates(sanitized.map((f) => f.name))) problems.push(`${where}: duplicate field "${dup}"`);
     for (const f of sanitized) problems.push(...fieldProblems(f, `${where}.fields`));
     problems.push(...virtualProblems(d, where));
     for (const child of d.children) {
       const all = [...child.fields, ...child.virtuals];
-      for (const f of all) if (f.type === 'relation') problems.push(`${where}.children.${child.slug}.${f.name}: relations belong to entities, not to children`);
+      for (const f of all) if (f.type === 'relation' || f.type === 'media') problems.push(`${where}.children.${child.slug}.${f.name}: ${f.type === 'relation' ? 'relations' : 'media fields'} belong to entities, not to children`);
       for (const dup of duplicates(all.map((f) => f.name))) problems.push(`${where}.children.${child.slug}: duplicate field "${dup}"`);
       for (const f of all) problems.push(...fieldProblems(f, `${where}.children.${child.slug}`));
       problems.push(...virtualProblems(child, `${where}.children.${child.slug}`));

@@ -25,8 +25,8 @@ export interface FieldShape {
 /** One of many (`tasks` → `task`, `categories` → `category`), as the sanitizer names a link's ids. */
 type Singular<N extends string> = N extends `${infer S}ies` ? `${S}y` : N extends `${infer S}ss` ? `${S}ss` : N extends `${infer S}s` ? S : N;
 
-/** The name a field has on a record: a relation's id field (`customerId`), a link's ids (`taskIds`). */
-type KeyOf<F extends FieldShape> = F extends { type: 'relation'; many: true } ? `${Singular<F['name']>}Ids` : F extends { type: 'relation' } ? `${F['name']}Id` : F['name'];
+/** The name a field has on a record: a relation's or media's id field (`customerId`, `attachmentId`), a link's or media list's ids (`taskIds`, `photoIds`). */
+type KeyOf<F extends FieldShape> = F extends { type: 'relation' | 'media'; many: true } ? `${Singular<F['name']>}Ids` : F extends { type: 'relation' | 'media' } ? `${F['name']}Id` : F['name'];
 
 /** A field's value as the API shows it. */
 type ValueOf<F extends FieldShape> = F extends { type: 'number' | 'integer' }
@@ -37,7 +37,7 @@ type ValueOf<F extends FieldShape> = F extends { type: 'number' | 'integer' }
       ? string[]
       : F extends { type: 'json' }
         ? unknown
-        : F extends { type: 'relation'; many: true }
+        : F extends { type: 'relation' | 'media'; many: true }
           ? string[]
           : F extends { type: 'select'; enum: readonly (infer E)[] }
             ? E

@@ -115,16 +115,17 @@ describe('the Build an app page', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('runs as written: orders numbered by the hooks, paid by the custom operation on both faces, amounts exact', async () => {
+  it('runs as written: orders numbered by the hooks, a file attached, paid by the custom operation on both faces, amounts exact', async () => {
     const host = new URL(server.origin).host;
     const blocks = [...read('docs/build-an-app.md').matchAll(/^```sh app\n([\s\S]*?)^```$/gm)].map((m) => m[1]!.replaceAll('localhost:3000', host));
-    expect(blocks).toHaveLength(6);
+    expect(blocks).toHaveLength(7);
     await writeFile(path.join(dir, 'app.sh'), ['set -euo pipefail', ...blocks].join('\n'));
     const { stdout, stderr } = await promisify(execFile)('bash', ['app.sh'], { cwd: dir });
     expect(stderr).toBe('');
     const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(lines).toEqual([
       { number: 'ORD-0002', amount: '0.20', status: 'draft', lineCount: 0 },
+      { number: 'ORD-0001', attachment: { filename: 'quote.pdf' } },
       { number: 'ORD-0001', status: 'paid', paid: true },
       { code: 'VALIDATION_FAILED', details: { amount: 'must have at most 2 digits after the decimal point' } },
       { status: 'draft', count: 1, sum: '0.20' },

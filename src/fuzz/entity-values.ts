@@ -30,8 +30,9 @@ function sampleValue(field: FieldDefinition, n: number): unknown {
     case 'url':
       return `https://example.com/${n}`;
     case 'relation':
+    case 'media':
       // No record to relate to in a seed: the id of none (a required relation's seed is refused with 422).
-      return '00000000-0000-4000-8000-000000000000';
+      return field.many ? [] : '00000000-0000-4000-8000-000000000000';
     default:
       return `seed-${n}-${Math.random().toString(36).slice(2, 8)}`;
   }
@@ -39,7 +40,7 @@ function sampleValue(field: FieldDefinition, n: number): unknown {
 
 /** A record with every required field valid (and unique where the field is unique); with `all`, every field but relations. */
 export function sampleRecord(fields: readonly FieldDefinition[], n: number, all = false): Record<string, unknown> {
-  return Object.fromEntries(fields.filter((f) => f.required || (all && f.type !== 'relation')).map((f) => [f.name, sampleValue(f, n)]));
+  return Object.fromEntries(fields.filter((f) => f.required || (all && f.type !== 'relation' && f.type !== 'media')).map((f) => [f.name, sampleValue(f, n)]));
 }
 
 /** Valid-looking values of `field` (edges of its range included). */
@@ -72,6 +73,8 @@ export function fieldValue(field: FieldDefinition): fc.Arbitrary<unknown> {
       return fc.webUrl();
     case 'relation':
       return fc.uuid();
+    case 'media':
+      return field.many ? fc.array(fc.uuid(), { maxLength: 3 }) : fc.uuid();
     default:
       return fc.string({ minLength: Math.max(min ?? 0, 0), maxLength: Math.min(max ?? 40, 40) });
   }

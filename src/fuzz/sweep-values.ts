@@ -50,6 +50,8 @@ export function kindOf(field: Pick<FieldDefinition, 'type' | 'enum' | 'to' | 'va
       return { type: field.type };
     case 'relation':
       return { type: 'id', target: field.to };
+    case 'media':
+      return { type: 'id' };
     case 'select':
     case 'multiselect':
       return field.enum ? { type: 'enum', values: field.enum.map((stored) => ({ stored, name: enumName(stored) })) } : { type: 'text' };

@@ -119,6 +119,11 @@ describe('what must pass', () => {
     check(parse(getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true })), {});
   });
 
+  it('counts what is computed in memory as free: a page of 100 media with their rendition links costs the page and its items', () => {
+    expect(operationCost(schema, parse('{ mediaList(limit: 100) { items { id renditions { width url } } } }'))).toBe(101);
+    expect(operationCost(schema, parse('{ mediaList(limit: 100) { items { id tags { id } } } }'))).toBe(101 + 100 * 20);
+  });
+
   it('answers GraphiQL’s introspection query over HTTP', async () => {
     const res = await t.graphql(getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true }));
     expect(res.status).toBe(200);

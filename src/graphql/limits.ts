@@ -12,7 +12,8 @@
 // `assumedListSize` when nothing bounds it; what it selects is multiplied by that. Scalar fields
 // without arguments are free (a column of a row already loaded); a scalar field with arguments (a
 // lookup) counts as one object, or as its `limit`.
-// Introspection and __typename are free: they are answered from memory.
+// Introspection and __typename are free: they are answered from memory; so is a field that computes a
+// few objects from its parent in memory and says so (`extensions: { computed: true }`: Media.renditions).
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
@@ -118,7 +119,7 @@ function fieldCost(walk: CostWalk, node: FieldNode, parent: GraphQLNamedType, pa
   if (node.name.value.startsWith('__')) return 0;
   if (!isObjectType(parent) && !isInterfaceType(parent)) return 0;
   const field = parent.getFields()[node.name.value];
-  if (!field) return 0;
+  if (!field || field.extensions?.computed === true) return 0;
   const requested = requestedCount(walk, node, field);
   const listed = isListType(getNullableType(field.type));
   const named = getNamedType(field.type);

@@ -898,7 +898,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Soft delete: hidden from every query; the file stays in storage
+         * Soft delete: hidden from every query; the file stays in storage. Records naming it follow their media field’s onDelete (409 while a `restrict` one does)
          * @description Requires scope `media:delete`.
          */
         delete: operations["deleteMedia"];
@@ -1705,6 +1705,11 @@ export interface components {
             salesRep: string | null;
             visitDays: ("lun" | "mar" | "mie" | "jue" | "vie")[];
             contactDays: ("lun" | "mar" | "mie" | "jue" | "vie")[];
+            /**
+             * Format: uuid
+             * @description The id of a media record of the team (the logo).
+             */
+            logoId: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1725,6 +1730,35 @@ export interface components {
             };
             /** @description With `child=notes` or `child=all`: the notes, oldest first. */
             notes?: components["schemas"]["Note"][];
+            /** @description With `expand=logo`: the media of logoId, null when none. */
+            logo?: {
+                /** Format: uuid */
+                id?: string;
+                url?: string;
+                filename?: string;
+                mimeType?: string;
+                /** @description Bytes. */
+                fileSize?: number;
+                width?: number | null;
+                height?: number | null;
+                title?: string | null;
+                alt?: string | null;
+                caption?: string | null;
+                /** @description Resized copies of an uploaded image (WebP, GET with media:read); empty for videos and registered files. */
+                renditions?: {
+                    width: number;
+                    /** @description /api/v1/media/{id}/render?w=… */
+                    url: string;
+                }[];
+                /** Format: date-time */
+                createdAt?: string;
+                /** Format: date-time */
+                updatedAt?: string;
+                /** Format: uuid */
+                userId?: string;
+                /** Format: uuid */
+                teamId?: string;
+            } | null;
         };
         /** @description Fields left out take their default. */
         CreateCustomerInput: {
@@ -1739,6 +1773,11 @@ export interface components {
             salesRep?: string | null;
             visitDays?: ("lun" | "mar" | "mie" | "jue" | "vie")[] | null;
             contactDays?: ("lun" | "mar" | "mie" | "jue" | "vie")[] | null;
+            /**
+             * Format: uuid
+             * @description The id of a media record of the team (the logo).
+             */
+            logoId?: string | null;
             /** @description String keys to string values. */
             metas?: {
                 [key: string]: string;
@@ -1757,6 +1796,11 @@ export interface components {
             salesRep?: string | null;
             visitDays?: ("lun" | "mar" | "mie" | "jue" | "vie")[] | null;
             contactDays?: ("lun" | "mar" | "mie" | "jue" | "vie")[] | null;
+            /**
+             * Format: uuid
+             * @description The id of a media record of the team (the logo).
+             */
+            logoId?: string | null;
             /** @description Merged into the stored metas; a null value removes the key. */
             metas?: {
                 [key: string]: string | null;
@@ -1888,6 +1932,13 @@ export interface components {
                 hasEvery?: ("lun" | "mar" | "mie" | "jue" | "vie")[];
                 isEmpty?: boolean;
             };
+            logoId?: {
+                eq?: string;
+                ne?: string;
+                in?: string[];
+                notIn?: string[];
+                isNull?: boolean;
+            };
             createdAt?: {
                 /** Format: date-time */
                 eq?: string;
@@ -1948,6 +1999,7 @@ export interface components {
                     account?: number | null;
                     office?: string | null;
                     salesRep?: string | null;
+                    logoId?: string | null;
                 };
                 count: number;
                 sum?: {
@@ -1990,6 +2042,11 @@ export interface components {
             paidAt: string | null;
             /** @description Any JSON value */
             lines: unknown;
+            /**
+             * Format: uuid
+             * @description The id of a media record of the team (the attachment).
+             */
+            attachmentId: string | null;
             /** Format: int32 */
             readonly lineCount: number | null;
             /** Format: date-time */
@@ -2008,6 +2065,35 @@ export interface components {
             teamId?: string;
             /** @description With `expand=customer`: the Customer of customerId, null when none or one you cannot see. */
             customer?: components["schemas"]["Customer"] | null;
+            /** @description With `expand=attachment`: the media of attachmentId, null when none. */
+            attachment?: {
+                /** Format: uuid */
+                id?: string;
+                url?: string;
+                filename?: string;
+                mimeType?: string;
+                /** @description Bytes. */
+                fileSize?: number;
+                width?: number | null;
+                height?: number | null;
+                title?: string | null;
+                alt?: string | null;
+                caption?: string | null;
+                /** @description Resized copies of an uploaded image (WebP, GET with media:read); empty for videos and registered files. */
+                renditions?: {
+                    width: number;
+                    /** @description /api/v1/media/{id}/render?w=… */
+                    url: string;
+                }[];
+                /** Format: date-time */
+                createdAt?: string;
+                /** Format: date-time */
+                updatedAt?: string;
+                /** Format: uuid */
+                userId?: string;
+                /** Format: uuid */
+                teamId?: string;
+            } | null;
         };
         /** @description Fields left out take their default. */
         CreateOrderInput: {
@@ -2033,6 +2119,11 @@ export interface components {
             paidAt?: string | null;
             /** @description Any JSON value */
             lines?: unknown;
+            /**
+             * Format: uuid
+             * @description The id of a media record of the team (the attachment).
+             */
+            attachmentId?: string | null;
         };
         /** @description Only the given members change; null clears an optional field. At least one member. */
         UpdateOrderInput: {
@@ -2054,6 +2145,11 @@ export interface components {
             paidAt?: string | null;
             /** @description Any JSON value */
             lines?: unknown;
+            /**
+             * Format: uuid
+             * @description The id of a media record of the team (the attachment).
+             */
+            attachmentId?: string | null;
         };
         OrderResponse: {
             /** @constant */
@@ -2206,6 +2302,11 @@ export interface components {
             excerpt: string | null;
             /** Format: date-time */
             publishedAt: string | null;
+            /**
+             * Format: uuid
+             * @description The id of a media record of the team (the cover).
+             */
+            coverId: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2225,6 +2326,35 @@ export interface components {
              * @description Set by a (soft) delete.
              */
             deletedAt: string | null;
+            /** @description With `expand=cover`: the media of coverId, null when none. */
+            cover?: {
+                /** Format: uuid */
+                id?: string;
+                url?: string;
+                filename?: string;
+                mimeType?: string;
+                /** @description Bytes. */
+                fileSize?: number;
+                width?: number | null;
+                height?: number | null;
+                title?: string | null;
+                alt?: string | null;
+                caption?: string | null;
+                /** @description Resized copies of an uploaded image (WebP, GET with media:read); empty for videos and registered files. */
+                renditions?: {
+                    width: number;
+                    /** @description /api/v1/media/{id}/render?w=… */
+                    url: string;
+                }[];
+                /** Format: date-time */
+                createdAt?: string;
+                /** Format: date-time */
+                updatedAt?: string;
+                /** Format: uuid */
+                userId?: string;
+                /** Format: uuid */
+                teamId?: string;
+            } | null;
         };
         /** @description Fields left out take their default. */
         CreatePostInput: {
@@ -2239,6 +2369,11 @@ export interface components {
             excerpt?: string | null;
             /** Format: date-time */
             publishedAt?: string | null;
+            /**
+             * Format: uuid
+             * @description The id of a media record of the team (the cover).
+             */
+            coverId?: string | null;
         };
         /** @description Only the given members change; null clears an optional field. At least one member. */
         UpdatePostInput: {
@@ -2250,6 +2385,11 @@ export interface components {
             excerpt?: string | null;
             /** Format: date-time */
             publishedAt?: string | null;
+            /**
+             * Format: uuid
+             * @description The id of a media record of the team (the cover).
+             */
+            coverId?: string | null;
         };
         PostResponse: {
             /** @constant */
@@ -2395,6 +2535,8 @@ export interface components {
              * @description The id of a tasks record of the team (the related milestone).
              */
             milestoneId: string | null;
+            /** @description Ids of media of the team (the files, in order), up to 100. */
+            fileIds: string[] | null;
             /** @description Ids of tasks records of the team (the related tasks); the ones you can see, up to 100. */
             taskIds: string[];
             /** Format: date-time */
@@ -2417,6 +2559,35 @@ export interface components {
             parentProject?: components["schemas"]["Project"] | null;
             /** @description With `expand=milestone`: the Task of milestoneId, null when none or one you cannot see. */
             milestone?: components["schemas"]["Task"] | null;
+            /** @description With `expand=files`: the media of fileIds, in order (active ones). */
+            files?: {
+                /** Format: uuid */
+                id?: string;
+                url?: string;
+                filename?: string;
+                mimeType?: string;
+                /** @description Bytes. */
+                fileSize?: number;
+                width?: number | null;
+                height?: number | null;
+                title?: string | null;
+                alt?: string | null;
+                caption?: string | null;
+                /** @description Resized copies of an uploaded image (WebP, GET with media:read); empty for videos and registered files. */
+                renditions?: {
+                    width: number;
+                    /** @description /api/v1/media/{id}/render?w=… */
+                    url: string;
+                }[];
+                /** Format: date-time */
+                createdAt?: string;
+                /** Format: date-time */
+                updatedAt?: string;
+                /** Format: uuid */
+                userId?: string;
+                /** Format: uuid */
+                teamId?: string;
+            }[];
             /** @description With `expand=tasks`: the tasks records of taskIds you can see, the 20 oldest. */
             tasks?: components["schemas"]["Task"][];
         };
@@ -2444,6 +2615,8 @@ export interface components {
              * @description The id of a tasks record of the team (the related milestone).
              */
             milestoneId?: string | null;
+            /** @description Ids of media of the team (the files, in order), up to 100. */
+            fileIds?: string[] | null;
             /** @description Ids of tasks records of the team (the related tasks); the ones you can see, up to 100. */
             taskIds?: string[] | null;
         };
@@ -2468,6 +2641,8 @@ export interface components {
              * @description The id of a tasks record of the team (the related milestone).
              */
             milestoneId?: string | null;
+            /** @description Ids of media of the team (the files, in order), up to 100. */
+            fileIds?: string[] | null;
             /** @description Ids of tasks records of the team (the related tasks); the ones you can see, up to 100. */
             taskIds?: string[] | null;
         };
@@ -7027,11 +7202,13 @@ export interface operations {
                 /** @description Sort direction. */
                 sortOrder?: "asc" | "desc";
                 /** @description Comma-separated names of the members to return. */
-                fields?: ("id" | "name" | "account" | "office" | "phone" | "salesRep" | "visitDays" | "contactDays" | "createdAt" | "updatedAt")[];
+                fields?: ("id" | "name" | "account" | "office" | "phone" | "salesRep" | "visitDays" | "contactDays" | "logoId" | "createdAt" | "updatedAt" | "logo.id" | "logo.url" | "logo.filename" | "logo.mimeType" | "logo.fileSize" | "logo.width" | "logo.height" | "logo.title" | "logo.alt" | "logo.caption" | "logo.renditions" | "logo.createdAt" | "logo.updatedAt")[];
                 /** @description `all` adds each record's `metas` object. */
                 metas?: "all";
                 /** @description Adds the named child records (or all of them) as arrays under their slug. */
                 child?: "all" | "notes";
+                /** @description Comma-separated relations (and media fields) whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope (media: media:read). `fields` may name its members (`customer.name`). */
+                expand?: "logo"[];
                 /** @description With `fields=<one filterable field>`: the distinct values of that field instead of records. */
                 distinct?: boolean;
                 /** @description Only these records (comma-separated ids, at most 100). */
@@ -7058,6 +7235,8 @@ export interface operations {
                 visitDays?: "lun" | "mar" | "mie" | "jue" | "vie";
                 /** @description Records whose list holds this value; filters combine with AND. */
                 contactDays?: "lun" | "mar" | "mie" | "jue" | "vie";
+                /** @description Records with this value; filters combine with AND. */
+                logoId?: string;
                 /** @description account eq. */
                 "account[eq]"?: number;
                 /** @description account ne. */
@@ -7144,6 +7323,16 @@ export interface operations {
                 "contactDays[hasEvery]"?: ("lun" | "mar" | "mie" | "jue" | "vie")[];
                 /** @description contactDays isEmpty. */
                 "contactDays[isEmpty]"?: boolean;
+                /** @description logoId eq. */
+                "logoId[eq]"?: string;
+                /** @description logoId ne. */
+                "logoId[ne]"?: string;
+                /** @description logoId in (comma-separated values). */
+                "logoId[in]"?: string[];
+                /** @description logoId notIn (comma-separated values). */
+                "logoId[notIn]"?: string[];
+                /** @description logoId isNull. */
+                "logoId[isNull]"?: boolean;
                 /** @description The JSON of GraphQL's `where` (CustomerWhere), for AND, OR and NOT: `{"OR":[{"status":{"eq":"done"}},{"priority":{"in":["high","urgent"]}}]}`. Values as REST gives them (stored values of selects). Combined with the other filters by AND. */
                 filter?: string;
             };
@@ -7178,6 +7367,7 @@ export interface operations {
                      *             "lun",
                      *             "mar"
                      *           ],
+                     *           "logoId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
                      *           "createdAt": "2026-11-20T08:15:00.000Z",
                      *           "updatedAt": "2026-11-21T16:40:00.000Z",
                      *           "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
@@ -7334,6 +7524,7 @@ export interface operations {
                      *           "lun",
                      *           "mar"
                      *         ],
+                     *         "logoId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
                      *         "createdAt": "2026-11-20T08:15:00.000Z",
                      *         "updatedAt": "2026-11-21T16:40:00.000Z",
                      *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
@@ -7468,7 +7659,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Up to 3 comma-separated fields to group by; none: one group of every matching record. */
-                groupBy?: ("account" | "office" | "salesRep")[];
+                groupBy?: ("account" | "office" | "salesRep" | "logoId")[];
                 /** @description Each group’s number of records (false leaves it out). */
                 count?: boolean;
                 /** @description Sums of these number fields. */
@@ -7503,6 +7694,8 @@ export interface operations {
                 visitDays?: "lun" | "mar" | "mie" | "jue" | "vie";
                 /** @description Records whose list holds this value; filters combine with AND. */
                 contactDays?: "lun" | "mar" | "mie" | "jue" | "vie";
+                /** @description Records with this value; filters combine with AND. */
+                logoId?: string;
                 /** @description account eq. */
                 "account[eq]"?: number;
                 /** @description account ne. */
@@ -7589,6 +7782,16 @@ export interface operations {
                 "contactDays[hasEvery]"?: ("lun" | "mar" | "mie" | "jue" | "vie")[];
                 /** @description contactDays isEmpty. */
                 "contactDays[isEmpty]"?: boolean;
+                /** @description logoId eq. */
+                "logoId[eq]"?: string;
+                /** @description logoId ne. */
+                "logoId[ne]"?: string;
+                /** @description logoId in (comma-separated values). */
+                "logoId[in]"?: string[];
+                /** @description logoId notIn (comma-separated values). */
+                "logoId[notIn]"?: string[];
+                /** @description logoId isNull. */
+                "logoId[isNull]"?: boolean;
                 /** @description The JSON of GraphQL's `where` (CustomerWhere), for AND, OR and NOT: `{"OR":[{"status":{"eq":"done"}},{"priority":{"in":["high","urgent"]}}]}`. Values as REST gives them (stored values of selects). Combined with the other filters by AND. */
                 filter?: string;
             };
@@ -7718,11 +7921,13 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Comma-separated names of the members to return. */
-                fields?: ("id" | "name" | "account" | "office" | "phone" | "salesRep" | "visitDays" | "contactDays" | "createdAt" | "updatedAt")[];
+                fields?: ("id" | "name" | "account" | "office" | "phone" | "salesRep" | "visitDays" | "contactDays" | "logoId" | "createdAt" | "updatedAt" | "logo.id" | "logo.url" | "logo.filename" | "logo.mimeType" | "logo.fileSize" | "logo.width" | "logo.height" | "logo.title" | "logo.alt" | "logo.caption" | "logo.renditions" | "logo.createdAt" | "logo.updatedAt")[];
                 /** @description `all` adds each record's `metas` object. */
                 metas?: "all";
                 /** @description Adds the named child records (or all of them) as arrays under their slug. */
                 child?: "all" | "notes";
+                /** @description Comma-separated relations (and media fields) whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope (media: media:read). `fields` may name its members (`customer.name`). */
+                expand?: "logo"[];
             };
             header?: never;
             path: {
@@ -7757,6 +7962,7 @@ export interface operations {
                      *           "lun",
                      *           "mar"
                      *         ],
+                     *         "logoId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
                      *         "createdAt": "2026-11-20T08:15:00.000Z",
                      *         "updatedAt": "2026-11-21T16:40:00.000Z",
                      *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
@@ -8028,6 +8234,7 @@ export interface operations {
                      *           "lun",
                      *           "mar"
                      *         ],
+                     *         "logoId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
                      *         "createdAt": "2026-11-20T08:15:00.000Z",
                      *         "updatedAt": "2026-11-21T16:40:00.000Z",
                      *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
@@ -8742,9 +8949,9 @@ export interface operations {
                 /** @description Sort direction. */
                 sortOrder?: "asc" | "desc";
                 /** @description Comma-separated names of the members to return. */
-                fields?: ("id" | "number" | "customerId" | "amount" | "status" | "paidAt" | "lines" | "lineCount" | "createdAt" | "updatedAt" | "customer.id" | "customer.name" | "customer.account" | "customer.office" | "customer.phone" | "customer.salesRep" | "customer.visitDays" | "customer.contactDays" | "customer.createdAt" | "customer.updatedAt")[];
-                /** @description Comma-separated relations whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope. `fields` may name its members (`customer.name`). */
-                expand?: "customer"[];
+                fields?: ("id" | "number" | "customerId" | "amount" | "status" | "paidAt" | "lines" | "attachmentId" | "lineCount" | "createdAt" | "updatedAt" | "customer.id" | "customer.name" | "customer.account" | "customer.office" | "customer.phone" | "customer.salesRep" | "customer.visitDays" | "customer.contactDays" | "customer.logoId" | "customer.createdAt" | "customer.updatedAt" | "attachment.id" | "attachment.url" | "attachment.filename" | "attachment.mimeType" | "attachment.fileSize" | "attachment.width" | "attachment.height" | "attachment.title" | "attachment.alt" | "attachment.caption" | "attachment.renditions" | "attachment.createdAt" | "attachment.updatedAt")[];
+                /** @description Comma-separated relations (and media fields) whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope (media: media:read). `fields` may name its members (`customer.name`). */
+                expand?: ("customer" | "attachment")[];
                 /** @description With `fields=<one filterable field>`: the distinct values of that field instead of records. */
                 distinct?: boolean;
                 /** @description Only these records (comma-separated ids, at most 100). */
@@ -8862,6 +9069,7 @@ export interface operations {
                      *           "lines": {
                      *             "source": "import"
                      *           },
+                     *           "attachmentId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
                      *           "lineCount": 1042,
                      *           "createdAt": "2026-11-20T08:15:00.000Z",
                      *           "updatedAt": "2026-11-21T16:40:00.000Z",
@@ -9010,6 +9218,7 @@ export interface operations {
                      *         "lines": {
                      *           "source": "import"
                      *         },
+                     *         "attachmentId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
                      *         "lineCount": 1042,
                      *         "createdAt": "2026-11-20T08:15:00.000Z",
                      *         "updatedAt": "2026-11-21T16:40:00.000Z",
@@ -9369,9 +9578,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Comma-separated names of the members to return. */
-                fields?: ("id" | "number" | "customerId" | "amount" | "status" | "paidAt" | "lines" | "lineCount" | "createdAt" | "updatedAt" | "customer.id" | "customer.name" | "customer.account" | "customer.office" | "customer.phone" | "customer.salesRep" | "customer.visitDays" | "customer.contactDays" | "customer.createdAt" | "customer.updatedAt")[];
-                /** @description Comma-separated relations whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope. `fields` may name its members (`customer.name`). */
-                expand?: "customer"[];
+                fields?: ("id" | "number" | "customerId" | "amount" | "status" | "paidAt" | "lines" | "attachmentId" | "lineCount" | "createdAt" | "updatedAt" | "customer.id" | "customer.name" | "customer.account" | "customer.office" | "customer.phone" | "customer.salesRep" | "customer.visitDays" | "customer.contactDays" | "customer.logoId" | "customer.createdAt" | "customer.updatedAt" | "attachment.id" | "attachment.url" | "attachment.filename" | "attachment.mimeType" | "attachment.fileSize" | "attachment.width" | "attachment.height" | "attachment.title" | "attachment.alt" | "attachment.caption" | "attachment.renditions" | "attachment.createdAt" | "attachment.updatedAt")[];
+                /** @description Comma-separated relations (and media fields) whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope (media: media:read). `fields` may name its members (`customer.name`). */
+                expand?: ("customer" | "attachment")[];
             };
             header?: never;
             path: {
@@ -9401,6 +9610,7 @@ export interface operations {
                      *         "lines": {
                      *           "source": "import"
                      *         },
+                     *         "attachmentId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
                      *         "lineCount": 1042,
                      *         "createdAt": "2026-11-20T08:15:00.000Z",
                      *         "updatedAt": "2026-11-21T16:40:00.000Z",
@@ -9668,6 +9878,7 @@ export interface operations {
                      *         "lines": {
                      *           "source": "import"
                      *         },
+                     *         "attachmentId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
                      *         "lineCount": 1042,
                      *         "createdAt": "2026-11-20T08:15:00.000Z",
                      *         "updatedAt": "2026-11-21T16:40:00.000Z",
@@ -9827,7 +10038,9 @@ export interface operations {
                 /** @description Sort direction. */
                 sortOrder?: "asc" | "desc";
                 /** @description Comma-separated names of the members to return. */
-                fields?: ("id" | "title" | "slug" | "status" | "excerpt" | "publishedAt" | "createdAt" | "updatedAt")[];
+                fields?: ("id" | "title" | "slug" | "status" | "excerpt" | "publishedAt" | "coverId" | "createdAt" | "updatedAt" | "cover.id" | "cover.url" | "cover.filename" | "cover.mimeType" | "cover.fileSize" | "cover.width" | "cover.height" | "cover.title" | "cover.alt" | "cover.caption" | "cover.renditions" | "cover.createdAt" | "cover.updatedAt")[];
+                /** @description Comma-separated relations (and media fields) whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope (media: media:read). `fields` may name its members (`customer.name`). */
+                expand?: "cover"[];
                 /** @description With `fields=<one filterable field>`: the distinct values of that field instead of records. */
                 distinct?: boolean;
                 /** @description Only these records (comma-separated ids, at most 100). */
@@ -9930,6 +10143,7 @@ export interface operations {
                      *           "status": "draft",
                      *           "excerpt": "What changed this quarter, in two paragraphs.",
                      *           "publishedAt": "2026-11-23T09:30:00.000Z",
+                     *           "coverId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
                      *           "createdAt": "2026-11-20T08:15:00.000Z",
                      *           "updatedAt": "2026-11-21T16:40:00.000Z",
                      *           "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
@@ -10076,6 +10290,7 @@ export interface operations {
                      *         "status": "draft",
                      *         "excerpt": "What changed this quarter, in two paragraphs.",
                      *         "publishedAt": "2026-11-23T09:30:00.000Z",
+                     *         "coverId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
                      *         "createdAt": "2026-11-20T08:15:00.000Z",
                      *         "updatedAt": "2026-11-21T16:40:00.000Z",
                      *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
@@ -10416,7 +10631,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Comma-separated names of the members to return. */
-                fields?: ("id" | "title" | "slug" | "status" | "excerpt" | "publishedAt" | "createdAt" | "updatedAt")[];
+                fields?: ("id" | "title" | "slug" | "status" | "excerpt" | "publishedAt" | "coverId" | "createdAt" | "updatedAt" | "cover.id" | "cover.url" | "cover.filename" | "cover.mimeType" | "cover.fileSize" | "cover.width" | "cover.height" | "cover.title" | "cover.alt" | "cover.caption" | "cover.renditions" | "cover.createdAt" | "cover.updatedAt")[];
+                /** @description Comma-separated relations (and media fields) whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope (media: media:read). `fields` may name its members (`customer.name`). */
+                expand?: "cover"[];
             };
             header?: never;
             path: {
@@ -10443,6 +10660,7 @@ export interface operations {
                      *         "status": "draft",
                      *         "excerpt": "What changed this quarter, in two paragraphs.",
                      *         "publishedAt": "2026-11-23T09:30:00.000Z",
+                     *         "coverId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
                      *         "createdAt": "2026-11-20T08:15:00.000Z",
                      *         "updatedAt": "2026-11-21T16:40:00.000Z",
                      *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
@@ -10589,6 +10807,7 @@ export interface operations {
                      *         "status": "draft",
                      *         "excerpt": "What changed this quarter, in two paragraphs.",
                      *         "publishedAt": "2026-11-23T09:30:00.000Z",
+                     *         "coverId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
                      *         "createdAt": "2026-11-20T08:15:00.000Z",
                      *         "updatedAt": "2026-11-21T16:40:00.000Z",
                      *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
@@ -10719,6 +10938,7 @@ export interface operations {
                      *         "status": "published",
                      *         "excerpt": "What changed this quarter, in two paragraphs.",
                      *         "publishedAt": "2026-11-23T09:30:00.000Z",
+                     *         "coverId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
                      *         "createdAt": "2026-11-20T08:15:00.000Z",
                      *         "updatedAt": "2026-11-21T16:40:00.000Z",
                      *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
@@ -10878,9 +11098,9 @@ export interface operations {
                 /** @description Sort direction. */
                 sortOrder?: "asc" | "desc";
                 /** @description Comma-separated names of the members to return. */
-                fields?: ("id" | "name" | "status" | "budget" | "customerId" | "parentProjectId" | "milestoneId" | "taskIds" | "createdAt" | "updatedAt" | "customer.id" | "customer.name" | "customer.account" | "customer.office" | "customer.phone" | "customer.salesRep" | "customer.visitDays" | "customer.contactDays" | "customer.createdAt" | "customer.updatedAt" | "parentProject.id" | "parentProject.name" | "parentProject.status" | "parentProject.budget" | "parentProject.customerId" | "parentProject.parentProjectId" | "parentProject.milestoneId" | "parentProject.taskIds" | "parentProject.createdAt" | "parentProject.updatedAt" | "milestone.id" | "milestone.title" | "milestone.description" | "milestone.status" | "milestone.priority" | "milestone.tags" | "milestone.dueDate" | "milestone.estimatedHours" | "milestone.completed" | "milestone.createdAt" | "milestone.updatedAt" | "tasks.id" | "tasks.title" | "tasks.description" | "tasks.status" | "tasks.priority" | "tasks.tags" | "tasks.dueDate" | "tasks.estimatedHours" | "tasks.completed" | "tasks.createdAt" | "tasks.updatedAt")[];
-                /** @description Comma-separated relations whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope. `fields` may name its members (`customer.name`). */
-                expand?: ("customer" | "parentProject" | "milestone" | "tasks")[];
+                fields?: ("id" | "name" | "status" | "budget" | "customerId" | "parentProjectId" | "milestoneId" | "fileIds" | "taskIds" | "createdAt" | "updatedAt" | "customer.id" | "customer.name" | "customer.account" | "customer.office" | "customer.phone" | "customer.salesRep" | "customer.visitDays" | "customer.contactDays" | "customer.logoId" | "customer.createdAt" | "customer.updatedAt" | "parentProject.id" | "parentProject.name" | "parentProject.status" | "parentProject.budget" | "parentProject.customerId" | "parentProject.parentProjectId" | "parentProject.milestoneId" | "parentProject.fileIds" | "parentProject.taskIds" | "parentProject.createdAt" | "parentProject.updatedAt" | "milestone.id" | "milestone.title" | "milestone.description" | "milestone.status" | "milestone.priority" | "milestone.tags" | "milestone.dueDate" | "milestone.estimatedHours" | "milestone.completed" | "milestone.createdAt" | "milestone.updatedAt" | "tasks.id" | "tasks.title" | "tasks.description" | "tasks.status" | "tasks.priority" | "tasks.tags" | "tasks.dueDate" | "tasks.estimatedHours" | "tasks.completed" | "tasks.createdAt" | "tasks.updatedAt" | "files.id" | "files.url" | "files.filename" | "files.mimeType" | "files.fileSize" | "files.width" | "files.height" | "files.title" | "files.alt" | "files.caption" | "files.renditions" | "files.createdAt" | "files.updatedAt")[];
+                /** @description Comma-separated relations (and media fields) whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope (media: media:read). `fields` may name its members (`customer.name`). */
+                expand?: ("customer" | "parentProject" | "milestone" | "tasks" | "files")[];
                 /** @description With `fields=<one filterable field>`: the distinct values of that field instead of records. */
                 distinct?: boolean;
                 /** @description Only these records (comma-separated ids, at most 100). */
@@ -10980,6 +11200,9 @@ export interface operations {
                      *           "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
                      *           "parentProjectId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
                      *           "milestoneId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *           "fileIds": [
+                     *             "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c"
+                     *           ],
                      *           "taskIds": [
                      *             "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a"
                      *           ],
@@ -11128,6 +11351,9 @@ export interface operations {
                      *         "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
                      *         "parentProjectId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
                      *         "milestoneId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *         "fileIds": [
+                     *           "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c"
+                     *         ],
                      *         "taskIds": [
                      *           "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a"
                      *         ],
@@ -11457,9 +11683,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Comma-separated names of the members to return. */
-                fields?: ("id" | "name" | "status" | "budget" | "customerId" | "parentProjectId" | "milestoneId" | "taskIds" | "createdAt" | "updatedAt" | "customer.id" | "customer.name" | "customer.account" | "customer.office" | "customer.phone" | "customer.salesRep" | "customer.visitDays" | "customer.contactDays" | "customer.createdAt" | "customer.updatedAt" | "parentProject.id" | "parentProject.name" | "parentProject.status" | "parentProject.budget" | "parentProject.customerId" | "parentProject.parentProjectId" | "parentProject.milestoneId" | "parentProject.taskIds" | "parentProject.createdAt" | "parentProject.updatedAt" | "milestone.id" | "milestone.title" | "milestone.description" | "milestone.status" | "milestone.priority" | "milestone.tags" | "milestone.dueDate" | "milestone.estimatedHours" | "milestone.completed" | "milestone.createdAt" | "milestone.updatedAt" | "tasks.id" | "tasks.title" | "tasks.description" | "tasks.status" | "tasks.priority" | "tasks.tags" | "tasks.dueDate" | "tasks.estimatedHours" | "tasks.completed" | "tasks.createdAt" | "tasks.updatedAt")[];
-                /** @description Comma-separated relations whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope. `fields` may name its members (`customer.name`). */
-                expand?: ("customer" | "parentProject" | "milestone" | "tasks")[];
+                fields?: ("id" | "name" | "status" | "budget" | "customerId" | "parentProjectId" | "milestoneId" | "fileIds" | "taskIds" | "createdAt" | "updatedAt" | "customer.id" | "customer.name" | "customer.account" | "customer.office" | "customer.phone" | "customer.salesRep" | "customer.visitDays" | "customer.contactDays" | "customer.logoId" | "customer.createdAt" | "customer.updatedAt" | "parentProject.id" | "parentProject.name" | "parentProject.status" | "parentProject.budget" | "parentProject.customerId" | "parentProject.parentProjectId" | "parentProject.milestoneId" | "parentProject.fileIds" | "parentProject.taskIds" | "parentProject.createdAt" | "parentProject.updatedAt" | "milestone.id" | "milestone.title" | "milestone.description" | "milestone.status" | "milestone.priority" | "milestone.tags" | "milestone.dueDate" | "milestone.estimatedHours" | "milestone.completed" | "milestone.createdAt" | "milestone.updatedAt" | "tasks.id" | "tasks.title" | "tasks.description" | "tasks.status" | "tasks.priority" | "tasks.tags" | "tasks.dueDate" | "tasks.estimatedHours" | "tasks.completed" | "tasks.createdAt" | "tasks.updatedAt" | "files.id" | "files.url" | "files.filename" | "files.mimeType" | "files.fileSize" | "files.width" | "files.height" | "files.title" | "files.alt" | "files.caption" | "files.renditions" | "files.createdAt" | "files.updatedAt")[];
+                /** @description Comma-separated relations (and media fields) whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope (media: media:read). `fields` may name its members (`customer.name`). */
+                expand?: ("customer" | "parentProject" | "milestone" | "tasks" | "files")[];
             };
             header?: never;
             path: {
@@ -11487,6 +11713,9 @@ export interface operations {
                      *         "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
                      *         "parentProjectId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
                      *         "milestoneId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *         "fileIds": [
+                     *           "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c"
+                     *         ],
                      *         "taskIds": [
                      *           "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a"
                      *         ],
@@ -11754,6 +11983,9 @@ export interface operations {
                      *         "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
                      *         "parentProjectId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
                      *         "milestoneId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *         "fileIds": [
+                     *           "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c"
+                     *         ],
                      *         "taskIds": [
                      *           "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a"
                      *         ],
@@ -13012,6 +13244,7 @@ export interface operations {
                      *         "lines": {
                      *           "source": "import"
                      *         },
+                     *         "attachmentId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
                      *         "lineCount": 1042,
                      *         "createdAt": "2026-11-20T08:15:00.000Z",
                      *         "updatedAt": "2026-11-21T16:40:00.000Z",

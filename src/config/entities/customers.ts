@@ -16,6 +16,8 @@ export default defineEntity({
     { name: 'salesRep', type: 'string', filterable: true, sortable: true, validation: { max: 200 } },
     { name: 'visitDays', type: 'multiselect', enum: days, filterable: true },
     { name: 'contactDays', type: 'multiselect', enum: days, filterable: true },
+    // A media record of the team that cannot be deleted while a customer shows it.
+    { name: 'logo', type: 'media', onDelete: 'restrict', filterable: true },
   ],
   permissions: { list: ['customers:read'], read: ['customers:read'], create: ['customers:write'], update: ['customers:write'], delete: ['customers:delete'] },
   access: { public: false, shared: true },

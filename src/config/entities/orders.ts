@@ -6,7 +6,8 @@
 // - a paid order cannot be changed or deleted, except by an owner or admin of the team;
 // - afterChange schedules the team's `order:paid` webhook event when an order is paid;
 // - `lineCount` is virtual: afterRead counts `lines`;
-// - `amount` is an exact decimal (numeric(12,2), a string in JSON: "12.30"), never negative.
+// - `amount` is an exact decimal (numeric(12,2), a string in JSON: "12.30"), never negative;
+// - `attachment` is a media record of the team (`attachmentId`; `expand=attachment`), cleared when that media is deleted.
 import { defineEntity } from '../entity-definition.js';
 
 /** Roles that may still change or delete a paid order. */
@@ -23,6 +24,7 @@ export default defineEntity({
     { name: 'status', type: 'select', enum: ['draft', 'placed', 'paid'], default: 'draft', sortable: true, filterable: true },
     { name: 'paidAt', type: 'datetime', sortable: true },
     { name: 'lines', type: 'json' },
+    { name: 'attachment', type: 'media' },
     { name: 'lineCount', type: 'integer', virtual: true },
   ],
   permissions: { list: ['orders:read'], read: ['orders:read'], create: ['orders:write'], update: ['orders:write'], delete: ['orders:delete'] },

@@ -11,6 +11,8 @@ export default defineEntity({
     { name: 'status', type: 'select', enum: ['draft', 'published', 'archived'], default: 'draft', filterable: true, sortable: true },
     { name: 'excerpt', type: 'text', searchable: true, validation: { max: 1000 } },
     { name: 'publishedAt', type: 'datetime', sortable: true, filterable: true },
+    // Deleting the cover deletes the post along (marks it deleted: posts soft-delete).
+    { name: 'cover', type: 'media', onDelete: 'cascade' },
   ],
   permissions: { list: ['posts:read'], read: ['posts:read'], create: ['posts:write'], update: ['posts:write'], delete: ['posts:delete'] },
   access: { public: true, shared: true },

@@ -19,6 +19,8 @@ export default defineEntity({
     { name: 'parentProject', type: 'relation', to: 'projects', onDelete: 'cascade', filterable: true, inverse: 'subProjects' },
     { name: 'milestone', type: 'relation', to: 'tasks', onDelete: 'setNull', inverse: 'milestoneOfProjects' },
     { name: 'tasks', type: 'relation', to: 'tasks', many: true, filterable: true },
+    // Media of the team in the order given (`fileIds`); a deleted media leaves the list.
+    { name: 'files', type: 'media', many: true },
   ],
   permissions: { list: ['projects:read'], read: ['projects:read'], create: ['projects:write'], update: ['projects:write'], delete: ['projects:delete'] },
   access: { public: false, shared: true },

@@ -4,11 +4,11 @@ import { readFileSync } from 'node:fs';
 import { printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { entityDefinitions } from '../../config/entities/index.js';
-import { inversesOf, reservedTableNames, reservedTypeNames, sanitizeEntities } from '../../config/entity-definition.js';
+import { inversesOf, mediaFields, reservedTableNames, reservedTypeNames, sanitizeEntities } from '../../config/entity-definition.js';
 import { createBuilder } from '../../graphql/builder.js';
 import { composition } from '../composition.js';
 import { entitiesPrisma } from './prisma-model.js';
-import { rlsForCreatedTables } from './rls.js';
+import { mediaTrigger, rlsForCreatedTables } from './rls.js';
 import { registerEntities } from './schema.js';
 
 const fixture = {
@@ -94,7 +94,34 @@ describe('entity definitions', () => {
     expect(sql).toContain('CREATE POLICY receipts_select ON "receipts" FOR SELECT USING ((team_id IN (SELECT app_user_team_ids())));');
     expect(sql).toContain('app_user_writable_team_ids()');
     expect(sql).toContain('CREATE TRIGGER receipts_versions_update AFTER UPDATE ON "receipts" REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app_bump_record_versions();');
-    expect(rlsForCreatedTables(defs, 'ALTER TABLE "receipts" ADD COLUMN "x" TEXT;')).toBe('');
+    // A migration that creates no table has no policies, but rewrites the media trigger (a media field may have come or gone).
+    const altered = rlsForCreatedTables(defs, 'ALTER TABLE "receipts" ADD COLUMN "x" TEXT;');
+    expect(altered).not.toContain('CREATE POLICY');
+    expect(altered).toContain('CREATE OR REPLACE FUNCTION app_media_deleted()');
+    expect(rlsForCreatedTables(defs, '')).toBe('');
+  });
+
+  it('turns media fields into their ids, and each onDelete into the media trigger’s action', () => {
+    const [d] = sanitizeEntities([
+      {
+        ...fixture,
+        fields: [
+          ...fixture.fields,
+          { name: 'scan', type: 'media', required: true },
+          { name: 'photos', type: 'media', many: true },
+          { name: 'proof', type: 'media', onDelete: 'cascade' },
+        ],
+      },
+    ]);
+    const media = mediaFields(d!);
+    expect(media.map((f) => [f.name, f.relation, f.onDelete])).toEqual([['scanId', 'scan', 'restrict'], ['photoIds', 'photos', 'setNull'], ['proofId', 'proof', 'cascade']]);
+    const sql = mediaTrigger([d!]).join('\n');
+    // Receipts soft-delete: a deleted receipt does not hold its media, and cascading marks receipts deleted.
+    expect(sql).toContain(`IF EXISTS (SELECT 1 FROM "receipts" WHERE "scan_id" = OLD.id AND deleted_at IS NULL) THEN RAISE EXCEPTION`);
+    expect(sql).toContain(`UPDATE "receipts" SET "photo_ids" = array_remove("photo_ids", OLD.id), updated_at = now() WHERE "photo_ids" @> ARRAY[OLD.id];`);
+    expect(sql).toContain(`UPDATE "receipts" SET deleted_at = now() WHERE "proof_id" = OLD.id AND deleted_at IS NULL;`);
+    // The refusal comes before any change.
+    expect(sql.indexOf('RAISE')).toBeLessThan(sql.indexOf('array_remove'));
   });
 
   it.each([
@@ -159,7 +186,7 @@ describe('relations', () => {
   });
 
   it('refuses "to" on other fields and relations in children', () => {
-    expect(() => sanitizeEntities([{ ...fixture, fields: [...fixture.fields, { name: 'x', type: 'string', to: 'clients' }] }, client])).toThrow(/"to", "onDelete", "inverse" and "many" apply to relation fields only/);
+    expect(() => sanitizeEntities([{ ...fixture, fields: [...fixture.fields, { name: 'x', type: 'string', to: 'clients' }] }, client])).toThrow(/"to", "onDelete", "inverse" and "many" apply to relation and media fields only/);
     const child = { name: 'Line', slug: 'lines', tableName: 'receipt_lines', fields: [{ name: 'client', type: 'relation', to: 'clients' }] };
     expect(() => sanitizeEntities([{ ...fixture, children: [child] }, client])).toThrow(/relations belong to entities, not to children/);
   });

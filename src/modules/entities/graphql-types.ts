@@ -3,7 +3,7 @@
 // strings, so resolvers and the validator see `in-progress`, clients `IN_PROGRESS`), Date/DateTime/
 // JSON/StringMap scalars, Create/Update inputs, the filter input, the list's enums, the page and the
 // deletion result; children get their record type and inputs the same way.
-import { inversesOf, readableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition, type Inverse, isRanged } from '../../config/entity-definition.js';
+import { inversesOf, mediaFields, readableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition, type Inverse, isRanged } from '../../config/entity-definition.js';
 import type { Builder } from '../../graphql/builder.js';
 import { enumTypeName, enumValueNames, graphqlNames, hasEnum } from './graphql-names.js';
 import { childField } from './prisma-model.js';
@@ -89,6 +89,7 @@ export function valueType(f: FieldDefinition, enums: Map<string, AnyRef>): Value
     case 'json':
       return 'JSON';
     case 'relation':
+    case 'media':
       return 'ID';
     default:
       return 'String';
@@ -180,6 +181,8 @@ export interface Relations {
   loadReferring: (inverse: Inverse, ids: readonly string[], args: Values, ctx: unknown) => Promise<Values[][]>;
   /** The related records of each record id through a many-to-many relation of `d`, as loadReferring. */
   loadLinked: (d: EntityDefinition, f: FieldDefinition, ids: readonly string[], args: Values, ctx: unknown) => Promise<Values[][]>;
+  /** The media library's record type, its read rule, and its records by id (null: not active, or not the caller's). */
+  media: { type: () => unknown; authScopes: unknown; load: (ids: readonly string[], ctx: unknown) => Promise<unknown[]> };
 }
 
 /** Arguments of a reverse side (`Customer.projects(where, sortBy, sortOrder, limit)`). */
@@ -250,6 +253,18 @@ function relatedFields(t: Loose, d: EntityDefinition, relations: Relations): Rec
       loaderOptions: { cache: false },
       resolve: (r: Values) => (r[f.name] as string | null | undefined) ?? null,
       load: (ids: string[], ctx: unknown) => relations.load(target, ids, ctx),
+    });
+  }
+  // Media fields: the media record (`Order.attachment`), or the list of them in their order (`Project.files`).
+  for (const f of mediaFields(d)) {
+    out[f.relation] = (t.loadable as (options: object) => unknown)({
+      type: f.many ? [relations.media.type()] : relations.media.type(),
+      nullable: f.many ? { list: false, items: false } : true,
+      description: f.many ? `The media of ${f.name}, in its order (those active in the team). Needs media:read.` : `The media of ${f.name}; null when none. Needs media:read.`,
+      authScopes: relations.media.authScopes,
+      loaderOptions: { cache: false },
+      resolve: (r: Values) => (f.many ? ((r[f.name] as string[] | undefined) ?? []) : ((r[f.name] as string | null | undefined) ?? null)),
+      load: (ids: string[], ctx: unknown) => relations.media.load(ids, ctx),
     });
   }
   // To-many sides: reverse sides (`Customer.projects`), and many-to-many relations from either end (`Project.tasks`, `Task.projects`).

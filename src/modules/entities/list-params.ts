@@ -5,11 +5,11 @@
 // in the enum) is refused here with the contract's 400 `Invalid query parameters`; what typed values
 // can still get wrong (limit over 100, search length, a non-filterable `distinct`) is the service's to
 // refuse, for GraphQL callers as for REST ones.
-import { expandableRelations, relationTarget, type EntityDefinition, type FieldDefinition, isRanged } from '../../config/entity-definition.js';
+import { type EntityDefinition, type FieldDefinition, isRanged } from '../../config/entity-definition.js';
 import { invalidQuery } from './query.js';
 import { isUuid } from '../../shared/validation.js';
 import { extremeFields, groupFields, numberFields } from './aggregate.js';
-import { aggregateFlag, childFlag, fieldFlag, metasFlag, pickableFields, relatedFlags, wholeFlag, type Values } from './rest-documents.js';
+import { aggregateFlag, childFlag, expandables, fieldFlag, metasFlag, pickableFields, relatedFlags, wholeFlag, type Values } from './rest-documents.js';
 import { filterValue, isDay, operatorParameter, restWhere } from './rest-where.js';
 import { int32 } from './validate.js';
 
@@ -28,7 +28,7 @@ interface Vocabulary {
   sortable: string[];
   dateFields: string[];
   slugs: string[];
-  /** Relations `expand=` may name, with their related record's pickable fields. */
+  /** Relations and media fields `expand=` may name, with their related record's pickable fields. */
   relations: { name: string; pickable: string[] }[];
 }
 const vocabularies = new WeakMap<EntityDefinition, Vocabulary>();
@@ -44,7 +44,7 @@ function vocabulary(d: EntityDefinition): Vocabulary {
       sortable: ['createdAt', 'updatedAt', ...d.fields.filter((f) => f.sortable).map((f) => f.name)],
       dateFields: ['createdAt', 'updatedAt', ...d.fields.filter((f) => f.type === 'date' || f.type === 'datetime').map((f) => f.name)],
       slugs: d.children.map((c) => c.slug),
-      relations: expandableRelations(d).map((f) => ({ name: f.relation, pickable: pickableFields(relationTarget(f)) })),
+      relations: expandables(d),
     };
     vocabularies.set(d, v);
   }
@@ -73,7 +73,7 @@ function relatedFlagValues(d: EntityDefinition, params: Params, picked: string[]
   const { relations } = vocabulary(d);
   const expand = params.expand === undefined ? [] : params.expand.split(',').map((r) => r.trim()).filter(Boolean);
   const unknown = expand.filter((r) => !relations.some((rel) => rel.name === r));
-  if (params.expand !== undefined && (!expand.length || unknown.length)) problems.push({ path: 'expand', message: relations.length ? `must name relations among ${relations.map((r) => r.name).join(', ')}` : 'this entity has no relations' });
+  if (params.expand !== undefined && (!expand.length || unknown.length)) problems.push({ path: 'expand', message: relations.length ? `must name relations among ${relations.map((r) => r.name).join(', ')}` : 'this entity has no relations or media fields' });
   const flags: Values = {};
   for (const { name, pickable } of relations) {
     const fields = picked.filter((p) => p.startsWith(`${name}.`)).map((p) => p.slice(name.length + 1));

@@ -4,7 +4,7 @@
 // `required`, enums with the stored strings, min/max, patterns, formats, and `null` where a field
 // may be cleared. Examples are built from the same definition (and checked against its rules) so
 // that Swagger UI shows a record that the API would accept.
-import { readableLinks, readableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { mediaFields, readableLinks, readableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import { graphqlNames } from './graphql-names.js';
 import { expandedLinks } from './rest-documents.js';
 import { parseDecimal } from '../../shared/decimal.js';
@@ -66,6 +66,9 @@ function valueSchema(field: FieldDefinition): Schema {
     case 'relation':
       if (field.many) return { type: 'array', items: uuid, maxItems: 100, uniqueItems: true, description: `Ids of ${field.to} records of the team (the related ${field.relation}); the ones you can see, up to 100.` };
       return { ...uuid, description: `The id of a ${field.to} record of the team (the related ${field.relation}).` };
+    case 'media':
+      if (field.many) return { type: 'array', items: uuid, maxItems: 100, uniqueItems: true, description: `Ids of media of the team (the ${field.relation}, in order), up to 100.` };
+      return { ...uuid, description: `The id of a media record of the team (the ${field.relation}).` };
   }
 }
 
@@ -130,6 +133,8 @@ export function exampleValue(field: FieldDefinition): unknown {
       return ['https://example.com'].find((v) => matches(field, v));
     case 'relation':
       return field.many ? [ids.relatedId] : ids.relatedId;
+    case 'media':
+      return field.many ? [ids.mediaId] : ids.mediaId;
     default:
       return [textSamples[field.name], `Example ${field.name}`, 'example', 'example-1', 'x'].find((v): v is string => v !== undefined && matches(field, v));
   }
@@ -145,7 +150,7 @@ function exampleFields(fields: readonly FieldDefinition[], only?: (f: FieldDefin
   return out;
 }
 
-const ids = { id: '7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10', userId: '1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed', teamId: '9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d', parentId: '3f2504e0-4f89-41d3-9a0c-0305e82c3301', relatedId: '5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a' };
+const ids = { id: '7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10', userId: '1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed', teamId: '9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d', parentId: '3f2504e0-4f89-41d3-9a0c-0305e82c3301', relatedId: '5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a', mediaId: 'a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c' };
 
 /** A record as REST answers it (`written`: a write's answer, with metas when the entity has them). */
 export function exampleRecord(owner: Owner, options: { child?: boolean; written?: boolean } = {}): Record<string, unknown> {
@@ -180,6 +185,33 @@ export function exampleUpdate(owner: Owner): Record<string, unknown> {
 
 // ---- components -------------------------------------------------------------------------------
 
+/** A media record as an expanded media field gives it (rest-documents mediaSelection; with `fields`, only the named members). */
+const expandedMedia: Schema = {
+  type: 'object',
+  description: 'A media record of the team (GET /api/v1/media/{id}).',
+  properties: {
+    id: uuid,
+    url: { type: 'string' },
+    filename: { type: 'string' },
+    mimeType: { type: 'string' },
+    fileSize: { type: 'integer', description: 'Bytes.' },
+    width: { type: ['integer', 'null'] },
+    height: { type: ['integer', 'null'] },
+    title: { type: ['string', 'null'] },
+    alt: { type: ['string', 'null'] },
+    caption: { type: ['string', 'null'] },
+    renditions: {
+      type: 'array',
+      description: 'Resized copies of an uploaded image (WebP, GET with media:read); empty for videos and registered files.',
+      items: { type: 'object', properties: { width: { type: 'integer' }, url: { type: 'string', description: '/api/v1/media/{id}/render?w=…' } }, required: ['width', 'url'] },
+    },
+    createdAt: dateTime,
+    updatedAt: dateTime,
+    userId: uuid,
+    teamId: uuid,
+  },
+};
+
 const metasSchema = (clearable: boolean): Schema => ({
   type: 'object',
   description: clearable ? 'Merged into the stored metas; a null value removes the key.' : 'String keys to string values.',
@@ -206,6 +238,11 @@ function recordSchema(owner: Owner, parent: EntityDefinition | null): Schema {
   for (const child of entity?.children ?? []) properties[child.slug] = { type: 'array', items: ref(child.name), description: `With \`child=${child.slug}\` or \`child=all\`: the ${child.slug}, oldest first.` };
   for (const f of entity ? readableRelations(entity) : []) {
     properties[f.relation] = { anyOf: [ref(relationTarget(f).name), { type: 'null' }], description: `With \`expand=${f.relation}\`: the ${relationTarget(f).name} of ${f.name}, null when none or one you cannot see.` };
+  }
+  for (const f of entity ? mediaFields(entity) : []) {
+    properties[f.relation] = f.many
+      ? { type: 'array', items: expandedMedia, description: `With \`expand=${f.relation}\`: the media of ${f.name}, in order (active ones).` }
+      : { anyOf: [expandedMedia, { type: 'null' }], description: `With \`expand=${f.relation}\`: the media of ${f.name}, null when none.` };
   }
   for (const f of entity ? readableLinks(entity) : []) {
     properties[f.relation] = { type: 'array', items: ref(relationTarget(f).name), maxItems: expandedLinks, description: `With \`expand=${f.relation}\`: the ${f.to} records of ${f.name} you can see, the ${expandedLinks} oldest.` };

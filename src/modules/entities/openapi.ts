@@ -4,8 +4,8 @@
 // REST declares one route per entity and operation (rest.ts) and attaches this fragment; the
 // document (rest/openapi.ts) puts it in place of what it would derive from the route's zod schemas
 // and merges `schemas` into `components.schemas`. A disabled operation has no route, so no fragment.
-import { expandableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition, type Operation, isRanged } from '../../config/entity-definition.js';
-import { pickableFields } from './rest-documents.js';
+import { relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition, type Operation, isRanged } from '../../config/entity-definition.js';
+import { expandables, pickableFields } from './rest-documents.js';
 import { entitySchemas, exampleCreate, exampleRecord, exampleUpdate, ref, schemaNames, type Schema } from './openapi-schemas.js';
 import { graphqlNames } from './graphql-names.js';
 import { decimalTextPattern, showDecimal } from '../../shared/decimal.js';
@@ -138,15 +138,15 @@ function operatorParameters(d: EntityDefinition): Schema[] {
 
 /** `fields`, `metas`, `child` and `expand`: what LIST and READ answer with. */
 function shapeParameters(d: EntityDefinition): Schema[] {
-  const relations = expandableRelations(d);
-  const related = relations.flatMap((f) => pickableFields(relationTarget(f)).map((name) => `${f.relation}.${name}`));
+  const relations = expandables(d);
+  const related = relations.flatMap((r) => r.pickable.map((name) => `${r.name}.${name}`));
   const names = [...pickableFields(d), ...related];
   return [
     query('fields', commaList({ type: 'string', enum: names }), 'Comma-separated names of the members to return.', { style: 'form', explode: false }),
     ...(d.metas ? [query('metas', { type: 'string', enum: ['all'] }, '`all` adds each record\'s `metas` object.')] : []),
     ...(d.children.length ? [query('child', { type: 'string', enum: ['all', ...d.children.map((c) => c.slug)] }, 'Adds the named child records (or all of them) as arrays under their slug.')] : []),
     ...(relations.length
-      ? [query('expand', commaList({ type: 'string', enum: relations.map((f) => f.relation) }), 'Comma-separated relations whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope. `fields` may name its members (`customer.name`).', { style: 'form', explode: false })]
+      ? [query('expand', commaList({ type: 'string', enum: relations.map((r) => r.name) }), 'Comma-separated relations (and media fields) whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope (media: media:read). `fields` may name its members (`customer.name`).', { style: 'form', explode: false })]
       : []),
   ];
 }

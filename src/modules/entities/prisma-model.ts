@@ -28,6 +28,9 @@ function prismaType(field: FieldDefinition): string {
       return `Json${optional}`;
     case 'relation':
       return `String${optional} @db.Uuid`;
+    case 'media':
+      // No foreign key: media are soft-deleted, and what that does to the records using them (onDelete) is the media trigger's (rls.ts mediaTrigger).
+      return field.many ? 'String[] @default([]) @db.Uuid' : `String${optional} @db.Uuid`;
     default:
       return `String${optional}`;
   }
@@ -56,7 +59,9 @@ function indexes(fields: FieldDefinition[], shared: boolean, composite: { fields
     else if (f.type === 'multiselect' && f.filterable) lines.push(`  @@index([${f.name}], type: Gin)`);
     else if ((f.sortable || f.filterable) && f.type !== 'multiselect') lines.push(`  @@index([${scope}, ${f.name}])`);
     // A foreign key's own index: the target's delete finds the records naming it, and a target's records are read by it.
-    if (f.type === 'relation') lines.push(`  @@index([${f.name}])`);
+    if (f.type === 'relation' || (f.type === 'media' && !f.many)) lines.push(`  @@index([${f.name}])`);
+    // A media list's index: deleting a media finds the records listing it (`photo_ids @> ARRAY[id]`).
+    if (f.type === 'media' && f.many) lines.push(`  @@index([${f.name}], type: Gin)`);
   }
   return lines;
 }

@@ -72,6 +72,8 @@ function sample(f: FieldDefinition): { gql: unknown; rest: string } {
       const id = records.get(relationTarget(f).slug)?.[0]?.id ?? '00000000-0000-4000-8000-000000000000';
       return { gql: id, rest: id };
     }
+    case 'media':
+      return { gql: '5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a', rest: '5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a' };
     default:
       return { gql: 'a', rest: 'a' };
   }

@@ -5,7 +5,7 @@
 // each is an `@include(if: $…)` of the document, so what is not asked for is not resolved.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { parse } from 'graphql';
-import { expandableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { expandableRelations, mediaFields, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import { graphqlNames } from './graphql-names.js';
 import { extremeFields, groupFields, numberFields } from './aggregate.js';
 import { aggregateNames } from './aggregate-schema.js';
@@ -29,6 +29,15 @@ export const relatedFlags = (relation: string) => ({ record: `x_${relation}`, fi
 
 /** The names `fields=` may pick: the system fields, then the definition's own. */
 export const pickableFields = (owner: { fields: FieldDefinition[]; links?: FieldDefinition[]; virtuals?: FieldDefinition[] }) => ['id', ...owner.fields.map((f) => f.name), ...(owner.links ?? []).map((f) => f.name), ...(owner.virtuals ?? []).map((f) => f.name), 'createdAt', 'updatedAt'];
+
+/** The members of a media record that an expanded media field gives (`expand=attachment`) and `fields=` may pick (`attachment.url`). */
+export const mediaPickable = ['id', 'url', 'filename', 'mimeType', 'fileSize', 'width', 'height', 'title', 'alt', 'caption', 'renditions', 'createdAt', 'updatedAt'];
+
+/** What `expand=` may name, with the members `fields=` may pick of each: readable relations and links, then media fields. */
+export const expandables = (d: EntityDefinition): { name: string; pickable: string[] }[] => [
+  ...expandableRelations(d).map((f) => ({ name: f.relation, pickable: pickableFields(relationTarget(f)) })),
+  ...mediaFields(d).map((f) => ({ name: f.relation, pickable: mediaPickable })),
+];
 
 /** The variable that includes one value of an aggregate group (`$sum_estimatedHours`, `$key_status`). */
 export const aggregateFlag = (part: 'key' | 'sum' | 'avg' | 'min' | 'max', field: string) => `${part}_${field}`;
@@ -58,9 +67,9 @@ function flagDeclarations(d: EntityDefinition): string[] {
     ...pickableFields(d).map((name) => `$${fieldFlag(name)}: Boolean!`),
     ...(d.metas ? [`$${metasFlag}: Boolean!`] : []),
     ...d.children.map((_c, i) => `$${childFlag(i)}: Boolean!`),
-    ...expandableRelations(d).flatMap((f) => {
-      const flags = relatedFlags(f.relation);
-      return [flags.record, flags.whole, ...pickableFields(relationTarget(f)).map(flags.field)].map((name) => `$${name}: Boolean!`);
+    ...expandables(d).flatMap(({ name, pickable }) => {
+      const flags = relatedFlags(name);
+      return [flags.record, flags.whole, ...pickable.map(flags.field)].map((flag) => `$${flag}: Boolean!`);
     }),
   ];
 }
@@ -76,11 +85,18 @@ function relatedSelection(f: FieldDefinition & { relation: string }): string {
   return `${f.relation}${args} @include(if: $${flags.record}) { ${recordSelection(target, flags, target.metas ? [`metas @include(if: $${flags.whole})`] : [])} }`;
 }
 
+/** An expanded media field: the media record (a list's records), its members behind their flags (its owners with the whole record). */
+function mediaSelection(f: FieldDefinition & { relation: string }): string {
+  const flags = relatedFlags(f.relation);
+  const members = mediaPickable.map((name) => `${name} @include(if: $${flags.field(name)})${name === 'renditions' ? ' { width url }' : ''}`);
+  return `${f.relation} @include(if: $${flags.record}) { ${[...members, ...['userId', 'teamId'].map((name) => `${name} @include(if: $${flags.whole})`)].join(' ')} }`;
+}
+
 /** The READ/LIST record selection: picked fields, then metas and children when asked for. */
 function flaggedRecord(d: EntityDefinition): string {
   const metas = d.metas ? [`metas @include(if: $${metasFlag})`] : [];
   const children = d.children.map((c, i) => `${childField(c)} @include(if: $${childFlag(i)}) ${childSelection(c)}`);
-  return `{ ${recordSelection(d, ownFlags, [...metas, ...children, ...expandableRelations(d).map(relatedSelection)])} }`;
+  return `{ ${recordSelection(d, ownFlags, [...metas, ...children, ...expandableRelations(d).map(relatedSelection), ...mediaFields(d).map(mediaSelection)])} }`;
 }
 
 /** What a write answers: every field, and the metas when the entity has them (service `written`). */

@@ -47,6 +47,7 @@ export function filterValue(field: FieldDefinition, raw: string, name: string, p
       return isStorableTime(time) ? new Date(time).toISOString() : bad('must be an ISO 8601 date-time (years 0001 to 9999)');
     }
     case 'relation':
+    case 'media':
       return isUuid(raw) ? raw : bad('must be a record id (UUID)');
     case 'select':
     case 'multiselect':

@@ -3,7 +3,7 @@
 // the tables. Identifiers and literals come from sanitized definitions only. Rules: a record is seen
 // within its team, by its creator alone unless the entity is shared; viewers never write (app_user_writable_team_ids); children follow their
 // parent; a public entity's rows that meet its publicFilter are readable by anyone.
-import { relationTarget, type EntityDefinition } from '../../config/entity-definition.js';
+import { mediaFields, relationTarget, type EntityDefinition } from '../../config/entity-definition.js';
 import { columnName, linkTable } from './prisma-model.js';
 
 const literal = (value: string | number | boolean) => (typeof value === 'string' ? `'${value.replace(/'/g, "''")}'` : String(value));
@@ -84,7 +84,44 @@ function linkPolicies(d: EntityDefinition, target: EntityDefinition, table: stri
   ];
 }
 
-/** RLS for the entity tables a migration script creates; empty when it creates none. */
+/**
+ * What deleting a media record (its soft delete, `status` becoming `deleted`) does to the records whose
+ * media fields name it, as each field's onDelete says, like a foreign key's action: `restrict` refuses
+ * the deletion while a live record uses it (SQLSTATE 23001, answered 409), `setNull` clears the field
+ * (a list loses the id), `cascade` deletes the records (marks them deleted when the entity soft-deletes).
+ * SECURITY DEFINER, as a foreign key acts: records the deleting member cannot see are kept right too.
+ * Rewritten whole by every migration (the current definitions' fields; none: it does nothing).
+ */
+export function mediaTrigger(definitions: readonly EntityDefinition[]): string[] {
+  const actions = definitions.flatMap((d) =>
+    mediaFields(d).map((f) => {
+      const t = `"${d.tableName}"`;
+      const c = `"${columnName(f.name)}"`;
+      const uses = f.many ? `${c} @> ARRAY[OLD.id]` : `${c} = OLD.id`;
+      const live = d.softDelete ? ' AND deleted_at IS NULL' : '';
+      const at = `${d.slug}.${f.relation}`;
+      if (f.onDelete === 'restrict') return `  IF EXISTS (SELECT 1 FROM ${t} WHERE ${uses}${live}) THEN RAISE EXCEPTION 'media % is used by ${at} (onDelete: restrict)', OLD.id USING ERRCODE = '23001'; END IF;`;
+      if (f.onDelete === 'setNull') return `  UPDATE ${t} SET ${c} = ${f.many ? `array_remove(${c}, OLD.id)` : 'NULL'}, updated_at = now() WHERE ${uses}; -- ${at}`;
+      return d.softDelete ? `  UPDATE ${t} SET deleted_at = now() WHERE ${uses}${live}; -- ${at}` : `  DELETE FROM ${t} WHERE ${uses}; -- ${at}`;
+    }),
+  );
+  // Refusals first: nothing is changed by a deletion that is then refused.
+  actions.sort((a, b) => Number(b.includes('RAISE')) - Number(a.includes('RAISE')));
+  return [
+    '-- Deleting a media record follows the onDelete of the media fields that name it.',
+    'CREATE OR REPLACE FUNCTION app_media_deleted() RETURNS trigger',
+    '  LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$',
+    'BEGIN',
+    ...actions,
+    '  RETURN NULL;',
+    'END $$;',
+    'DROP TRIGGER IF EXISTS media_deleted ON "media";',
+    `CREATE TRIGGER media_deleted AFTER UPDATE OF status ON "media" FOR EACH ROW WHEN (OLD.status = 'active' AND NEW.status = 'deleted') EXECUTE FUNCTION app_media_deleted();`,
+    '',
+  ];
+}
+
+/** RLS for the entity tables a migration script creates, and the media trigger; empty for an empty script. */
 export function rlsForCreatedTables(definitions: readonly EntityDefinition[], script: string): string {
   const created = (table: string) => script.includes(`CREATE TABLE "${table}"`);
   const blocks: string[] = [];
@@ -96,7 +133,8 @@ export function rlsForCreatedTables(definitions: readonly EntityDefinition[], sc
       if (created(table)) blocks.push(`-- ${d.slug}.${f.relation} ↔ ${relationTarget(f).slug}: links follow both records`, ...linkPolicies(d, relationTarget(f), table), '');
     }
   }
-  if (!blocks.length) return '';
+  if (!blocks.length) return script.trim() ? ['', '-- HAND-WRITTEN (generated from src/config/entities by `npm run db:migration`)', ...mediaTrigger(definitions)].join('\n') : '';
+  blocks.push(...mediaTrigger(definitions));
   blocks.push(
     '-- Records of a team in an entity table, for plan limits: every member\'s rows, for the caller\'s own teams only.',
     'CREATE OR REPLACE FUNCTION app_team_record_count(tbl text, team uuid, live_only boolean) RETURNS integer',

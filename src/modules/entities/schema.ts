@@ -13,6 +13,7 @@ import { builder, type Builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
 import { registerAggregate } from './aggregate-schema.js';
 import { graphqlNames } from './graphql-names.js';
+import { mediaOfFields } from './media-fields.js';
 import { listFieldRule, operationRule } from './rules.js';
 import { entityTypes, sharedTypes, type EntityTypes, type Relations } from './graphql-types.js';
 import { childField } from './prisma-model.js';
@@ -36,6 +37,7 @@ export function registerEntities(b: Builder, definitions: readonly EntityDefinit
     listAuthScopes: (d) => listFieldRule(d),
     loadReferring: (inverse, ids, args, ctx) => records.referring(ctx as Context, inverse, ids, args as ListQuery),
     loadLinked: (d, f, ids, args, ctx) => records.linked(ctx as Context, d, f, 'related', ids, args as ListQuery),
+    media: mediaOfFields(b),
   };
   for (const d of definitions) built.set(d, entityTypes(b, d, shared, (r, child, ctx) => children.listChildren(ctx as Context, d, String(r.id), child.slug), relations));
   for (const [d, types] of built) {

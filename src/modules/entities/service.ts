@@ -61,7 +61,7 @@ export function filterWhere(d: EntityDefinition, q: ParsedQuery): Values[] {
 export function present(d: { fields: FieldDefinition[]; links?: FieldDefinition[]; virtuals?: FieldDefinition[]; hooks?: EntityDefinition['hooks'] }, row: Row, caller: Pick<Caller, 'kind'>, pick: string[] | null): Values {
   const out: Values = { id: row.id };
   // A multiselect is always a list (none chosen: empty), as its GraphQL field promises.
-  for (const f of d.fields) out[f.name] = f.type === 'multiselect' ? (row[f.name] ?? []) : shown(f, row[f.name] ?? null);
+  for (const f of d.fields) out[f.name] = f.type === 'multiselect' || f.many ? (row[f.name] ?? []) : shown(f, row[f.name] ?? null);
   for (const f of d.links ?? []) out[f.name] = ((row[linksField(f)] as { relatedId: string }[] | undefined) ?? []).map((l) => l.relatedId);
   out.createdAt = shown(undefined, row.createdAt);
   out.updatedAt = shown(undefined, row.updatedAt);

@@ -43,6 +43,9 @@ const storedDouble = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...numbers
 const intValue = fc.oneof(fc.constantFrom(...integers), fc.integer({ min: -2_147_483_648, max: 2_147_483_647 }));
 const enumOf = (f: FieldDefinition) => fc.constantFrom(...(f.enum?.length ? f.enum : ['x', 'y', 'z', 'X', '']));
 
+/** Media ids the records name (the columns have no foreign key: any id can be stored, and compared). */
+const mediaIds = ['5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a', 'a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c', '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9'];
+
 /** A stored value of a field (row side), null allowed where the column allows it. */
 function storedValue(d: EntityDefinition, f: FieldDefinition): fc.Arbitrary<unknown> {
   const value = (() => {
@@ -65,11 +68,13 @@ function storedValue(d: EntityDefinition, f: FieldDefinition): fc.Arbitrary<unkn
         const target = idsOf(f.to!);
         return target.length ? fc.constantFrom(...target) : fc.constant(null);
       }
+      case 'media':
+        return f.many ? fc.subarray(mediaIds) : fc.constantFrom(...mediaIds);
       default:
         return textValue;
     }
   })();
-  if (f.required || f.type === 'multiselect') return value;
+  if (f.required || f.type === 'multiselect' || f.many) return value;
   return fc.oneof({ weight: 1, arbitrary: fc.constant(null) }, { weight: 3, arbitrary: value });
 }
 
@@ -94,6 +99,8 @@ function filterValue(f: FieldDefinition, d: EntityDefinition): fc.Arbitrary<unkn
       // Ids in either case: the database parses a uuid whatever its case.
       return fc.tuple(target.length ? fc.constantFrom(...target) : fc.uuid(), fc.boolean()).map(([id, upper]) => (upper ? id.toUpperCase() : id));
     }
+    case 'media':
+      return fc.tuple(fc.constantFrom(...mediaIds), fc.boolean()).map(([id, upper]) => (upper ? id.toUpperCase() : id));
     default:
       return fc.oneof({ weight: 9, arbitrary: textValue }, { weight: 1, arbitrary: fc.constantFrom(...lone) });
   }

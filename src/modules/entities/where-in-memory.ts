@@ -33,6 +33,7 @@ const undecided = (): never => {
 function kindOf(field: Pick<FieldDefinition, 'type'>): Kind {
   switch (field.type) {
     case 'relation':
+    case 'media':
       return 'uuid';
     case 'number':
     case 'integer':

@@ -50,6 +50,7 @@ export function operatorsOf(field: Pick<FieldDefinition, 'type'>): readonly Oper
       return ['eq', 'ne', 'isNull'];
     case 'select':
     case 'relation':
+    case 'media':
       return ['eq', 'ne', 'in', 'notIn', 'isNull'];
     case 'number':
     case 'integer':
@@ -95,6 +96,7 @@ function scalarOf(field: Pick<FieldDefinition, 'type'>): string {
     case 'datetime':
       return 'DateTime';
     case 'relation':
+    case 'media':
       return 'ID';
     default:
       return 'String';
@@ -225,6 +227,7 @@ function storable(field: FieldDefinition, value: unknown, path: string, problems
       // Compared with the column's numeric exactly, whatever its scale (`gt: "10.005"`).
       return isDecimalText(String(value)) ? String(value) : bad('must be a decimal number ("12.30")');
     case 'relation':
+    case 'media':
       return isUuid(String(value)) ? String(value).toLowerCase() : bad('must be a record id (UUID)');
     default: {
       const text = String(value);

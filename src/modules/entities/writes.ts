@@ -4,10 +4,11 @@
 // links, the plan limit, and the record's webhook and realtime event in the same transaction.
 import { entityDefinitions } from '../../config/entities/index.js';
 import type { HookCaller, HookEntities } from '../../config/entity-hooks.js';
-import { relationFields, relationTarget, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { mediaFields, relationFields, relationTarget, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
+import { lockMediaForRecord } from '../media/service.js';
 import { assertPlanAllows } from '../teams/plan-usage.js';
 import { afterChange, afterDelete, beforeDelete, lazyContext, validatedWrite } from './hooks.js';
 import { linkModel, linksField } from './prisma-model.js';
@@ -21,9 +22,10 @@ const unrelatable = (f: FieldDefinition) => `must be the id of a ${f.to} record 
  * A write's relation ids must name records the caller can see in its team (the target's rules: the
  * creator's own for a private entity, not soft-deleted): 422 otherwise, the same answer whether such a
  * record exists in another team or nowhere. A target deleted at the same moment is the foreign key's
- * to refuse (`relationGone`).
+ * to refuse (`relationGone`). Media ids must name active media of the team, locked until the write
+ * commits (a media deletion at the same moment waits, then its onDelete sees this record).
  */
-async function checkRelated(scope: RequestScope, d: EntityDefinition, caller: Caller, values: Values): Promise<void> {
+async function checkRelated(scope: RequestScope, d: EntityDefinition, caller: Extract<Caller, { kind: 'user' }>, values: Values): Promise<void> {
   const problems: Record<string, string> = {};
   for (const f of relationFields(d)) {
     const id = values[f.name];
@@ -38,6 +40,12 @@ async function checkRelated(scope: RequestScope, d: EntityDefinition, caller: Ca
     const target = relationTarget(f);
     const found = await delegateOf(await scope.db.tx(), target.name).count({ where: { AND: [{ id: { in: ids } }, ...baseWhere(target, caller)] } });
     if (found !== ids.length) problems[f.name] = `must be ids of ${f.to} records you can see in this team`;
+  }
+  for (const f of mediaFields(d)) {
+    const given = values[f.name];
+    const ids = Array.isArray(given) ? (given as string[]) : typeof given === 'string' ? [given] : [];
+    // Another team's media, a deleted one or none at all: the same answer (nothing told).
+    if (ids.length && (await lockMediaForRecord(scope, caller.teamId, ids)) !== ids.length) problems[f.name] = f.many ? 'must be ids of media of this team' : 'must be the id of a media record of this team';
   }
   if (Object.keys(problems).length) throw new AppError('VALIDATION_FAILED', 'Validation failed', problems);
 }

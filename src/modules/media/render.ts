@@ -73,6 +73,19 @@ const formats = {
 /** Source types rendered (decoders that read no other file and fetch nothing: never SVG, PDF and the like). */
 const renderableTypes = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif', 'image/tiff']);
 
+/** The widths of a media record's rendition links (`renditions`): a small `srcset`, WebP (the route's default format). */
+export const renditionWidths = [320, 640, 1280] as const;
+
+/**
+ * Where to fetch resized copies of an uploaded image: this route at each width of `renditionWidths`
+ * (relative, as local files' URLs are); none for videos, registered files (no stored file) and types
+ * sharp is not given.
+ */
+export function renditionLinks(m: { id: string; mimeType: string; storageDriver: string | null }): { width: number; url: string }[] {
+  if (!m.storageDriver || !renderableTypes.has(m.mimeType)) return [];
+  return renditionWidths.map((width) => ({ width, url: `/api/v1/media/${m.id}/render?w=${width}` }));
+}
+
 const cacheControl = 'private, max-age=31536000, immutable';
 
 const digest = (...parts: (string | number)[]) => createHash('sha256').update(parts.join('\n')).digest('hex');

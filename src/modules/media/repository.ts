@@ -2,6 +2,7 @@
 // system context only to serve stored files); tags are in tag-repository.ts. Every query names the teams
 // it may reach and `status = 'active'`: the service's filter comes first, the policies back it up.
 import { Prisma } from '../../generated/prisma/client.js';
+import { isForeignKeyViolation } from '../../db/errors.js';
 import type { RawQuery, SystemDb, Tx } from '../../db/request-db.js';
 
 export const mediaView = {
@@ -18,6 +19,7 @@ export const mediaView = {
   alt: true,
   caption: true,
   status: true,
+  storageDriver: true,
   createdAt: true,
   updatedAt: true,
 } as const;
@@ -93,12 +95,23 @@ const insertUploadsSql = `
     RETURNING *
   )
   SELECT false AS earlier, id::text, user_id::text, team_id::text, url, filename, file_size, mime_type, width, height,
-         title, alt, caption, status, created_at, updated_at, sha256
+         title, alt, caption, status, storage_driver, created_at, updated_at, sha256
     FROM inserted
   UNION ALL
-  SELECT true, id::text, NULL, NULL, url, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, created_at, NULL, sha256
+  SELECT true, id::text, NULL, NULL, url, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, created_at, NULL, sha256
     FROM earlier
    ORDER BY earlier, created_at, id`;
+
+/**
+ * Marks an active record deleted; null when there is none (deleted meanwhile), `in use` when a media
+ * field with onDelete restrict still names it (the media trigger's 23001, entities/rls.ts).
+ */
+export async function softDeleteMedia(tx: Tx, id: string): Promise<MediaRow | null | 'in use'> {
+  return updateActiveMedia(tx, id, { status: 'deleted' }).catch((error: unknown) => {
+    if (isForeignKeyViolation(error)) return 'in use' as const;
+    throw error;
+  });
+}
 
 /** Updates an active record; null when there is none (deleted meanwhile). */
 export async function updateActiveMedia(tx: Tx, id: string, data: Prisma.MediaUpdateManyMutationInput): Promise<MediaRow | null> {
@@ -151,6 +164,7 @@ interface MediaListRow {
   alt: string | null;
   caption: string | null;
   status: string;
+  storage_driver: string | null;
   created_at: Date;
   updated_at: Date;
   total: number;
@@ -162,7 +176,7 @@ export async function listMedia(tx: Tx, q: MediaQuery): Promise<{ rows: MediaRow
   const direction = Prisma.raw(q.orderDir === 'asc' ? 'ASC' : 'DESC');
   const rows = await tx.$queryRaw<MediaListRow[]>`
     SELECT m.id::text, m.user_id::text, m.team_id::text, m.url, m.filename, m.file_size, m.mime_type, m.width, m.height,
-           m.title, m.alt, m.caption, m.status, m.created_at, m.updated_at, count(*) OVER ()::int AS total
+           m.title, m.alt, m.caption, m.status, m.storage_driver, m.created_at, m.updated_at, count(*) OVER ()::int AS total
       FROM media m
      WHERE ${where}
      ORDER BY ${orderColumns[q.orderBy]} ${direction}, m.id ${direction}
@@ -190,6 +204,7 @@ function mediaRowOf(r: Omit<MediaListRow, 'total' | 'created_at' | 'updated_at'>
     alt: r.alt,
     caption: r.caption,
     status: r.status,
+    storageDriver: r.storage_driver,
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
   };
@@ -245,6 +260,20 @@ export function findRenditionSource(tx: Tx, id: string, teamIds: string[]): Prom
  */
 export async function lockRenditions(tx: Tx, mediaId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`media_renditions:${mediaId}`}, 0))`;
+}
+
+/**
+ * How many of `ids` are active records of `teamId`, each locked (FOR SHARE) until the transaction ends:
+ * a deletion running at the same moment waits for it, then its trigger sees the record that names them.
+ */
+export async function lockActiveMedia(tx: Tx, teamId: string, ids: string[]): Promise<number> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM media WHERE id = ANY(${ids}::uuid[]) AND team_id = ${teamId}::uuid AND status = 'active' FOR SHARE`;
+  return rows.length;
+}
+
+/** The active records among `ids` that the caller can see (RLS: its teams), in no order. */
+export function activeMediaAmong(tx: Tx, ids: readonly string[]): Promise<MediaRow[]> {
+  return tx.media.findMany({ where: { id: { in: [...ids] }, status: 'active' }, select: mediaView });
 }
 
 /** The team of an active record, or null (deleted, missing or invisible). */

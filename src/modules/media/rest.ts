@@ -116,7 +116,7 @@ export const mediaRoutes = [
     ...common,
     method: 'DELETE',
     path: '/api/v1/media/{id}',
-    summary: 'Soft delete: hidden from every query; the file stays in storage',
+    summary: 'Soft delete: hidden from every query; the file stays in storage. Records naming it follow their media field’s onDelete (409 while a `restrict` one does)',
     params: idParams,
     operation: DeleteMediaDocument,
     variables: ({ params }) => ({ id: params.id }),

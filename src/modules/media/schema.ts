@@ -3,7 +3,7 @@
 // `setMediaTags`, `removeMediaTag`; `uploadMedia` (files of a multipart request, upload-route.ts).
 // Each field declares the scope it requires (media:read, media:write, media:delete): scope-auth answers
 // 401 to nobody and 403 "Insufficient permissions - <scope> scope required" to a key without it.
-import { builder } from '../../graphql/builder.js';
+import { builder, type Builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
 import { parseInput } from '../../shared/validation.js';
 import { checkDuplicatesInput, createMediaInput, createTagInput, listMediaQuery, updateMediaInput } from './inputs.js';
@@ -11,6 +11,7 @@ import * as media from './service.js';
 import type { ContentDuplicate, MediaPage, MediaView, NameDuplicate, TagView } from './service.js';
 import type { FileVerdict } from './upload.js';
 import { uploadMediaFiles, type UploadAnswer } from './upload-route.js';
+import { renditionLinks, renditionWidths } from './render.js';
 
 const read = { scope: 'media:read' } as const;
 const write = { scope: 'media:write' } as const;
@@ -18,24 +19,6 @@ const remove = { scope: 'media:delete' } as const;
 
 /** GraphQL passes absent optional arguments as null; zod defaults want them absent. */
 const given = (args: Record<string, unknown>) => Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined));
-
-const MediaTagRef = builder.objectRef<TagView>('MediaTag').implement({
-  description: 'A tag of a team’s media taxonomy (type media_tag).',
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    teamId: t.exposeID('teamId'),
-    type: t.exposeString('type'),
-    slug: t.exposeString('slug', { description: 'Made from the name; unique within the team.' }),
-    name: t.exposeString('name'),
-    description: t.exposeString('description', { nullable: true }),
-    icon: t.exposeString('icon', { nullable: true }),
-    color: t.exposeString('color', { nullable: true, description: 'A hex color string.' }),
-    order: t.exposeInt('order'),
-    isActive: t.exposeBoolean('isActive'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-  }),
-});
 
 /**
  * Records uploadMedia just made. Their transaction is committed before the answer (upload-route.ts),
@@ -51,38 +34,84 @@ async function tagsOfRecords(ctx: Context, records: readonly MediaView[]): Promi
   return records.map((m) => byRecord.get(m) ?? []);
 }
 
-const MediaRef = builder.objectRef<MediaView>('Media').implement({
-  description: 'A media file of a team. url, filename, fileSize, mimeType, width and height never change.',
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    userId: t.exposeID('userId'),
-    teamId: t.exposeID('teamId'),
-    url: t.exposeString('url'),
-    filename: t.exposeString('filename'),
-    fileSize: t.exposeInt('fileSize', { description: 'Bytes.' }),
-    mimeType: t.exposeString('mimeType'),
-    width: t.exposeInt('width', { nullable: true }),
-    height: t.exposeInt('height', { nullable: true }),
-    title: t.exposeString('title', { nullable: true }),
-    alt: t.exposeString('alt', { nullable: true }),
-    caption: t.exposeString('caption', { nullable: true }),
-    status: t.exposeString('status'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    tags: t.loadableList({
-      type: MediaTagRef,
-      description: 'By order, then name.',
-      // Reading tags needs media:read, also under a write's answer; a record just uploaded has none to read.
-      authScopes: (m) => (justUploaded.has(m) ? { authenticated: true } : read),
-      // The record is its own key: the tags of every record the request resolves together (a list) are
-      // read in one query, in the request's context and transaction. No cache: a tag change made earlier
-      // in the same request (mutations run in turn) is seen by a later read.
-      loaderOptions: { cache: false },
-      resolve: (m) => m,
-      load: (records: MediaView[], ctx) => tagsOfRecords(ctx, records),
+/**
+ * The media record's types (Media, its tags, its rendition links) on a builder, made once per builder:
+ * the media library's own fields use them, and so do the entities' media fields (`Order.attachment`),
+ * also on a builder of their own (tests).
+ */
+const madeTypes = new WeakMap<Builder, ReturnType<typeof makeMediaTypes>>();
+export function mediaTypes(b: Builder) {
+  if (!madeTypes.has(b)) madeTypes.set(b, makeMediaTypes(b));
+  return madeTypes.get(b)!;
+}
+
+function makeMediaTypes(b: Builder) {
+  const tag = b.objectRef<TagView>('MediaTag').implement({
+    description: 'A tag of a team’s media taxonomy (type media_tag).',
+    fields: (t) => ({
+      id: t.exposeID('id'),
+      teamId: t.exposeID('teamId'),
+      type: t.exposeString('type'),
+      slug: t.exposeString('slug', { description: 'Made from the name; unique within the team.' }),
+      name: t.exposeString('name'),
+      description: t.exposeString('description', { nullable: true }),
+      icon: t.exposeString('icon', { nullable: true }),
+      color: t.exposeString('color', { nullable: true, description: 'A hex color string.' }),
+      order: t.exposeInt('order'),
+      isActive: t.exposeBoolean('isActive'),
+      createdAt: t.expose('createdAt', { type: 'DateTime' }),
+      updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     }),
-  }),
-});
+  });
+
+  const renditionLink = b.objectRef<{ width: number; url: string }>('MediaRenditionLink').implement({
+    description: 'A resized copy of an uploaded image: GET it (media:read) for WebP bytes at most `width` pixels wide (never larger than the original).',
+    fields: (t) => ({ width: t.exposeInt('width'), url: t.exposeString('url', { description: 'Relative to this server: /api/v1/media/{id}/render?w=…; add h, fit and format as the route takes them.' }) }),
+  });
+
+  const media = b.objectRef<MediaView>('Media').implement({
+    description: 'A media file of a team. url, filename, fileSize, mimeType, width and height never change.',
+    fields: (t) => ({
+      id: t.exposeID('id'),
+      userId: t.exposeID('userId'),
+      teamId: t.exposeID('teamId'),
+      url: t.exposeString('url'),
+      filename: t.exposeString('filename'),
+      fileSize: t.exposeInt('fileSize', { description: 'Bytes.' }),
+      mimeType: t.exposeString('mimeType'),
+      width: t.exposeInt('width', { nullable: true }),
+      height: t.exposeInt('height', { nullable: true }),
+      title: t.exposeString('title', { nullable: true }),
+      alt: t.exposeString('alt', { nullable: true }),
+      caption: t.exposeString('caption', { nullable: true }),
+      status: t.exposeString('status'),
+      createdAt: t.expose('createdAt', { type: 'DateTime' }),
+      updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+      renditions: t.field({
+        type: [renditionLink],
+        description: `Resized copies of an uploaded image, ${renditionWidths.join(', ')} pixels wide; empty for videos, registered (hosted elsewhere) files and types that cannot be rendered.`,
+        // Three links made from the record in memory: no cost (graphql/limits.ts).
+        extensions: { computed: true },
+        resolve: (m) => renditionLinks(m),
+      }),
+      tags: t.loadableList({
+        type: tag,
+        description: 'By order, then name.',
+        // Reading tags needs media:read, also under a write's answer; a record just uploaded has none to read.
+        authScopes: (m) => (justUploaded.has(m) ? { authenticated: true } : read),
+        // The record is its own key: the tags of every record the request resolves together (a list) are
+        // read in one query, in the request's context and transaction. No cache: a tag change made earlier
+        // in the same request (mutations run in turn) is seen by a later read.
+        loaderOptions: { cache: false },
+        resolve: (m) => m,
+        load: (records: MediaView[], ctx) => tagsOfRecords(ctx, records),
+      }),
+    }),
+  });
+  return { tag, media };
+}
+
+const { tag: MediaTagRef, media: MediaRef } = mediaTypes(builder);
 
 const MediaPageRef = builder.objectRef<MediaPage>('MediaPage').implement({
   fields: (t) => ({
@@ -229,7 +258,7 @@ builder.mutationFields((t) => ({
   }),
   deleteMedia: t.field({
     type: DeletedMediaRef,
-    description: 'Soft delete: hidden from every query; the file stays in storage.',
+    description: 'Soft delete: hidden from every query; the file stays in storage. Records naming it follow their media field’s onDelete (CONFLICT while a `restrict` one does).',
     authScopes: remove,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => media.deleteMedia(ctx, String(id)),

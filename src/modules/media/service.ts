@@ -95,6 +95,21 @@ export async function listMedia(scope: RequestScope, q: ListMediaQuery): Promise
   return { items: rows, total, limit: q.limit, offset: q.offset };
 }
 
+/**
+ * The media of `ids` as an entity record's media fields show them (`expand=attachment`): each active
+ * record the caller can see, or null. Anonymous readers (public entities) see none.
+ */
+export async function mediaOfRecords(scope: RequestScope, ids: readonly string[]): Promise<(MediaView | null)[]> {
+  if (scope.actor.kind !== 'user' || !ids.length) return ids.map(() => null);
+  const found = new Map((await repo.activeMediaAmong(await scope.db.tx(), ids)).map((m) => [m.id, m]));
+  return ids.map((id) => found.get(id) ?? null);
+}
+
+/** How many of `ids` are active media of `teamId`, locked against their deletion until the write commits (entities' media fields). */
+export async function lockMediaForRecord(scope: RequestScope, teamId: string, ids: string[]): Promise<number> {
+  return repo.lockActiveMedia(await scope.db.tx(), teamId, ids);
+}
+
 export async function getMedia(scope: RequestScope, id: string): Promise<MediaView> {
   return visibleMedia(scope, caller(scope), id);
 }
@@ -119,12 +134,18 @@ export async function updateMedia(scope: RequestScope, id: string, input: Update
   return updated;
 }
 
-/** Soft delete: status `deleted`, hidden from every query; the file stays in storage, its renditions go once that commits. */
+/**
+ * Soft delete: status `deleted`, hidden from every query; the file stays in storage, its renditions go
+ * once that commits. The records whose media fields name it follow each field's onDelete (the
+ * database's media trigger, entities/rls.ts): a `restrict` field still naming it refuses with 409.
+ */
 export async function deleteMedia(scope: RequestScope, id: string): Promise<{ id: string; message: string }> {
   const actor = caller(scope);
   const record = await visibleMedia(scope, actor, id);
   writableTeam(actor, record.teamId);
-  if (!(await repo.updateActiveMedia(await scope.db.tx(), id, { status: 'deleted' }))) throw mediaNotFound();
+  const deleted = await repo.softDeleteMedia(await scope.db.tx(), id);
+  if (deleted === 'in use') throw new AppError('CONFLICT', 'Media is still used by records that keep it (a media field with onDelete: restrict): change or delete those first');
+  if (!deleted) throw mediaNotFound();
   scope.db.afterCommit(() => removeRenditions(scope, actor.userId, id));
   return { id, message: 'Media deleted successfully' };
 }

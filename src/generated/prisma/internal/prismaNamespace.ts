@@ -2716,6 +2716,7 @@ export const CustomerScalarFieldEnum = {
   salesRep: 'salesRep',
   visitDays: 'visitDays',
   contactDays: 'contactDays',
+  logoId: 'logoId',
   metas: 'metas',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
@@ -2755,6 +2756,7 @@ export const OrderScalarFieldEnum = {
   status: 'status',
   paidAt: 'paidAt',
   lines: 'lines',
+  attachmentId: 'attachmentId',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -2771,6 +2773,7 @@ export const PostScalarFieldEnum = {
   status: 'status',
   excerpt: 'excerpt',
   publishedAt: 'publishedAt',
+  coverId: 'coverId',
   deletedAt: 'deletedAt',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
@@ -2789,6 +2792,7 @@ export const ProjectScalarFieldEnum = {
   customerId: 'customerId',
   parentProjectId: 'parentProjectId',
   milestoneId: 'milestoneId',
+  fileIds: 'fileIds',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const

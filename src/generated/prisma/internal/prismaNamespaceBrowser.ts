@@ -110,6 +110,7 @@ export const CustomerScalarFieldEnum = {
   salesRep: 'salesRep',
   visitDays: 'visitDays',
   contactDays: 'contactDays',
+  logoId: 'logoId',
   metas: 'metas',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
@@ -149,6 +150,7 @@ export const OrderScalarFieldEnum = {
   status: 'status',
   paidAt: 'paidAt',
   lines: 'lines',
+  attachmentId: 'attachmentId',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -165,6 +167,7 @@ export const PostScalarFieldEnum = {
   status: 'status',
   excerpt: 'excerpt',
   publishedAt: 'publishedAt',
+  coverId: 'coverId',
   deletedAt: 'deletedAt',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
@@ -183,6 +186,7 @@ export const ProjectScalarFieldEnum = {
   customerId: 'customerId',
   parentProjectId: 'parentProjectId',
   milestoneId: 'milestoneId',
+  fileIds: 'fileIds',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const

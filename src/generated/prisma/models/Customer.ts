@@ -43,6 +43,7 @@ export type CustomerMinAggregateOutputType = {
   office: string | null
   phone: string | null
   salesRep: string | null
+  logoId: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -56,6 +57,7 @@ export type CustomerMaxAggregateOutputType = {
   office: string | null
   phone: string | null
   salesRep: string | null
+  logoId: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -71,6 +73,7 @@ export type CustomerCountAggregateOutputType = {
   salesRep: number
   visitDays: number
   contactDays: number
+  logoId: number
   metas: number
   createdAt: number
   updatedAt: number
@@ -95,6 +98,7 @@ export type CustomerMinAggregateInputType = {
   office?: true
   phone?: true
   salesRep?: true
+  logoId?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -108,6 +112,7 @@ export type CustomerMaxAggregateInputType = {
   office?: true
   phone?: true
   salesRep?: true
+  logoId?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -123,6 +128,7 @@ export type CustomerCountAggregateInputType = {
   salesRep?: true
   visitDays?: true
   contactDays?: true
+  logoId?: true
   metas?: true
   createdAt?: true
   updatedAt?: true
@@ -226,6 +232,7 @@ export type CustomerGroupByOutputType = {
   salesRep: string | null
   visitDays: string[]
   contactDays: string[]
+  logoId: string | null
   metas: runtime.JsonValue
   createdAt: Date
   updatedAt: Date
@@ -265,6 +272,7 @@ export type CustomerWhereInput = {
   salesRep?: Prisma.StringNullableFilter<"Customer"> | string | null
   visitDays?: Prisma.StringNullableListFilter<"Customer">
   contactDays?: Prisma.StringNullableListFilter<"Customer">
+  logoId?: Prisma.UuidNullableFilter<"Customer"> | string | null
   metas?: Prisma.JsonFilter<"Customer">
   createdAt?: Prisma.DateTimeFilter<"Customer"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Customer"> | Date | string
@@ -286,6 +294,7 @@ export type CustomerOrderByWithRelationInput = {
   salesRep?: Prisma.SortOrderInput | Prisma.SortOrder
   visitDays?: Prisma.SortOrder
   contactDays?: Prisma.SortOrder
+  logoId?: Prisma.SortOrderInput | Prisma.SortOrder
   metas?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -311,6 +320,7 @@ export type CustomerWhereUniqueInput = Prisma.AtLeast<{
   salesRep?: Prisma.StringNullableFilter<"Customer"> | string | null
   visitDays?: Prisma.StringNullableListFilter<"Customer">
   contactDays?: Prisma.StringNullableListFilter<"Customer">
+  logoId?: Prisma.UuidNullableFilter<"Customer"> | string | null
   metas?: Prisma.JsonFilter<"Customer">
   createdAt?: Prisma.DateTimeFilter<"Customer"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Customer"> | Date | string
@@ -332,6 +342,7 @@ export type CustomerOrderByWithAggregationInput = {
   salesRep?: Prisma.SortOrderInput | Prisma.SortOrder
   visitDays?: Prisma.SortOrder
   contactDays?: Prisma.SortOrder
+  logoId?: Prisma.SortOrderInput | Prisma.SortOrder
   metas?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -356,6 +367,7 @@ export type CustomerScalarWhereWithAggregatesInput = {
   salesRep?: Prisma.StringNullableWithAggregatesFilter<"Customer"> | string | null
   visitDays?: Prisma.StringNullableListFilter<"Customer">
   contactDays?: Prisma.StringNullableListFilter<"Customer">
+  logoId?: Prisma.UuidNullableWithAggregatesFilter<"Customer"> | string | null
   metas?: Prisma.JsonWithAggregatesFilter<"Customer">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Customer"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Customer"> | Date | string
@@ -370,6 +382,7 @@ export type CustomerCreateInput = {
   salesRep?: string | null
   visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  logoId?: string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -391,6 +404,7 @@ export type CustomerUncheckedCreateInput = {
   salesRep?: string | null
   visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  logoId?: string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -408,6 +422,7 @@ export type CustomerUpdateInput = {
   salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  logoId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -429,6 +444,7 @@ export type CustomerUncheckedUpdateInput = {
   salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  logoId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -448,6 +464,7 @@ export type CustomerCreateManyInput = {
   salesRep?: string | null
   visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  logoId?: string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -462,6 +479,7 @@ export type CustomerUpdateManyMutationInput = {
   salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  logoId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -478,6 +496,7 @@ export type CustomerUncheckedUpdateManyInput = {
   salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  logoId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -507,6 +526,7 @@ export type CustomerCountOrderByAggregateInput = {
   salesRep?: Prisma.SortOrder
   visitDays?: Prisma.SortOrder
   contactDays?: Prisma.SortOrder
+  logoId?: Prisma.SortOrder
   metas?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -525,6 +545,7 @@ export type CustomerMaxOrderByAggregateInput = {
   office?: Prisma.SortOrder
   phone?: Prisma.SortOrder
   salesRep?: Prisma.SortOrder
+  logoId?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -538,6 +559,7 @@ export type CustomerMinOrderByAggregateInput = {
   office?: Prisma.SortOrder
   phone?: Prisma.SortOrder
   salesRep?: Prisma.SortOrder
+  logoId?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -741,6 +763,7 @@ export type CustomerCreateWithoutNotesInput = {
   salesRep?: string | null
   visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  logoId?: string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -761,6 +784,7 @@ export type CustomerUncheckedCreateWithoutNotesInput = {
   salesRep?: string | null
   visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  logoId?: string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -793,6 +817,7 @@ export type CustomerUpdateWithoutNotesInput = {
   salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  logoId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -813,6 +838,7 @@ export type CustomerUncheckedUpdateWithoutNotesInput = {
   salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  logoId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -829,6 +855,7 @@ export type CustomerCreateWithoutOrdersByCustomerInput = {
   salesRep?: string | null
   visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  logoId?: string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -849,6 +876,7 @@ export type CustomerUncheckedCreateWithoutOrdersByCustomerInput = {
   salesRep?: string | null
   visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  logoId?: string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -881,6 +909,7 @@ export type CustomerUpdateWithoutOrdersByCustomerInput = {
   salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  logoId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -901,6 +930,7 @@ export type CustomerUncheckedUpdateWithoutOrdersByCustomerInput = {
   salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  logoId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -917,6 +947,7 @@ export type CustomerCreateWithoutProjectsByCustomerInput = {
   salesRep?: string | null
   visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  logoId?: string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -937,6 +968,7 @@ export type CustomerUncheckedCreateWithoutProjectsByCustomerInput = {
   salesRep?: string | null
   visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  logoId?: string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -969,6 +1001,7 @@ export type CustomerUpdateWithoutProjectsByCustomerInput = {
   salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  logoId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -989,6 +1022,7 @@ export type CustomerUncheckedUpdateWithoutProjectsByCustomerInput = {
   salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  logoId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1005,6 +1039,7 @@ export type CustomerCreateWithoutUserInput = {
   salesRep?: string | null
   visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  logoId?: string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -1024,6 +1059,7 @@ export type CustomerUncheckedCreateWithoutUserInput = {
   salesRep?: string | null
   visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  logoId?: string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -1072,6 +1108,7 @@ export type CustomerScalarWhereInput = {
   salesRep?: Prisma.StringNullableFilter<"Customer"> | string | null
   visitDays?: Prisma.StringNullableListFilter<"Customer">
   contactDays?: Prisma.StringNullableListFilter<"Customer">
+  logoId?: Prisma.UuidNullableFilter<"Customer"> | string | null
   metas?: Prisma.JsonFilter<"Customer">
   createdAt?: Prisma.DateTimeFilter<"Customer"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Customer"> | Date | string
@@ -1086,6 +1123,7 @@ export type CustomerCreateWithoutTeamInput = {
   salesRep?: string | null
   visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  logoId?: string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -1105,6 +1143,7 @@ export type CustomerUncheckedCreateWithoutTeamInput = {
   salesRep?: string | null
   visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  logoId?: string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -1149,6 +1188,7 @@ export type CustomerCreateManyUserInput = {
   salesRep?: string | null
   visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  logoId?: string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -1163,6 +1203,7 @@ export type CustomerUpdateWithoutUserInput = {
   salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  logoId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1182,6 +1223,7 @@ export type CustomerUncheckedUpdateWithoutUserInput = {
   salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  logoId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1200,6 +1242,7 @@ export type CustomerUncheckedUpdateManyWithoutUserInput = {
   salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  logoId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1215,6 +1258,7 @@ export type CustomerCreateManyTeamInput = {
   salesRep?: string | null
   visitDays?: Prisma.CustomerCreatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerCreatecontactDaysInput | string[]
+  logoId?: string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
@@ -1229,6 +1273,7 @@ export type CustomerUpdateWithoutTeamInput = {
   salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  logoId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1248,6 +1293,7 @@ export type CustomerUncheckedUpdateWithoutTeamInput = {
   salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  logoId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1266,6 +1312,7 @@ export type CustomerUncheckedUpdateManyWithoutTeamInput = {
   salesRep?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   visitDays?: Prisma.CustomerUpdatevisitDaysInput | string[]
   contactDays?: Prisma.CustomerUpdatecontactDaysInput | string[]
+  logoId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metas?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1331,6 +1378,7 @@ export type CustomerSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs
   salesRep?: boolean
   visitDays?: boolean
   contactDays?: boolean
+  logoId?: boolean
   metas?: boolean
   createdAt?: boolean
   updatedAt?: boolean
@@ -1353,6 +1401,7 @@ export type CustomerSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exte
   salesRep?: boolean
   visitDays?: boolean
   contactDays?: boolean
+  logoId?: boolean
   metas?: boolean
   createdAt?: boolean
   updatedAt?: boolean
@@ -1371,6 +1420,7 @@ export type CustomerSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exte
   salesRep?: boolean
   visitDays?: boolean
   contactDays?: boolean
+  logoId?: boolean
   metas?: boolean
   createdAt?: boolean
   updatedAt?: boolean
@@ -1389,12 +1439,13 @@ export type CustomerSelectScalar = {
   salesRep?: boolean
   visitDays?: boolean
   contactDays?: boolean
+  logoId?: boolean
   metas?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type CustomerOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "teamId" | "userId" | "name" | "account" | "office" | "phone" | "salesRep" | "visitDays" | "contactDays" | "metas" | "createdAt" | "updatedAt", ExtArgs["result"]["customer"]>
+export type CustomerOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "teamId" | "userId" | "name" | "account" | "office" | "phone" | "salesRep" | "visitDays" | "contactDays" | "logoId" | "metas" | "createdAt" | "updatedAt", ExtArgs["result"]["customer"]>
 export type CustomerInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
@@ -1432,6 +1483,7 @@ export type $CustomerPayload<ExtArgs extends runtime.Types.Extensions.InternalAr
     salesRep: string | null
     visitDays: string[]
     contactDays: string[]
+    logoId: string | null
     metas: runtime.JsonValue
     createdAt: Date
     updatedAt: Date
@@ -1873,6 +1925,7 @@ export interface CustomerFieldRefs {
   readonly salesRep: Prisma.FieldRef<"Customer", 'String'>
   readonly visitDays: Prisma.FieldRef<"Customer", 'String[]'>
   readonly contactDays: Prisma.FieldRef<"Customer", 'String[]'>
+  readonly logoId: Prisma.FieldRef<"Customer", 'String'>
   readonly metas: Prisma.FieldRef<"Customer", 'Json'>
   readonly createdAt: Prisma.FieldRef<"Customer", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Customer", 'DateTime'>

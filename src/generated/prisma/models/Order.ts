@@ -43,6 +43,7 @@ export type OrderMinAggregateOutputType = {
   amount: runtime.Decimal | null
   status: string | null
   paidAt: Date | null
+  attachmentId: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -56,6 +57,7 @@ export type OrderMaxAggregateOutputType = {
   amount: runtime.Decimal | null
   status: string | null
   paidAt: Date | null
+  attachmentId: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -70,6 +72,7 @@ export type OrderCountAggregateOutputType = {
   status: number
   paidAt: number
   lines: number
+  attachmentId: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -93,6 +96,7 @@ export type OrderMinAggregateInputType = {
   amount?: true
   status?: true
   paidAt?: true
+  attachmentId?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -106,6 +110,7 @@ export type OrderMaxAggregateInputType = {
   amount?: true
   status?: true
   paidAt?: true
+  attachmentId?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -120,6 +125,7 @@ export type OrderCountAggregateInputType = {
   status?: true
   paidAt?: true
   lines?: true
+  attachmentId?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -221,6 +227,7 @@ export type OrderGroupByOutputType = {
   status: string | null
   paidAt: Date | null
   lines: runtime.JsonValue | null
+  attachmentId: string | null
   createdAt: Date
   updatedAt: Date
   _count: OrderCountAggregateOutputType | null
@@ -258,6 +265,7 @@ export type OrderWhereInput = {
   status?: Prisma.StringNullableFilter<"Order"> | string | null
   paidAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
   lines?: Prisma.JsonNullableFilter<"Order">
+  attachmentId?: Prisma.UuidNullableFilter<"Order"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Order"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Order"> | Date | string
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
@@ -275,6 +283,7 @@ export type OrderOrderByWithRelationInput = {
   status?: Prisma.SortOrderInput | Prisma.SortOrder
   paidAt?: Prisma.SortOrderInput | Prisma.SortOrder
   lines?: Prisma.SortOrderInput | Prisma.SortOrder
+  attachmentId?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   team?: Prisma.TeamOrderByWithRelationInput
@@ -296,6 +305,7 @@ export type OrderWhereUniqueInput = Prisma.AtLeast<{
   status?: Prisma.StringNullableFilter<"Order"> | string | null
   paidAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
   lines?: Prisma.JsonNullableFilter<"Order">
+  attachmentId?: Prisma.UuidNullableFilter<"Order"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Order"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Order"> | Date | string
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
@@ -313,6 +323,7 @@ export type OrderOrderByWithAggregationInput = {
   status?: Prisma.SortOrderInput | Prisma.SortOrder
   paidAt?: Prisma.SortOrderInput | Prisma.SortOrder
   lines?: Prisma.SortOrderInput | Prisma.SortOrder
+  attachmentId?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.OrderCountOrderByAggregateInput
@@ -335,6 +346,7 @@ export type OrderScalarWhereWithAggregatesInput = {
   status?: Prisma.StringNullableWithAggregatesFilter<"Order"> | string | null
   paidAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Order"> | Date | string | null
   lines?: Prisma.JsonNullableWithAggregatesFilter<"Order">
+  attachmentId?: Prisma.UuidNullableWithAggregatesFilter<"Order"> | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Order"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Order"> | Date | string
 }
@@ -346,6 +358,7 @@ export type OrderCreateInput = {
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityOrdersInput
@@ -363,6 +376,7 @@ export type OrderUncheckedCreateInput = {
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -374,6 +388,7 @@ export type OrderUpdateInput = {
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityOrdersNestedInput
@@ -391,6 +406,7 @@ export type OrderUncheckedUpdateInput = {
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -405,6 +421,7 @@ export type OrderCreateManyInput = {
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -416,6 +433,7 @@ export type OrderUpdateManyMutationInput = {
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -430,6 +448,7 @@ export type OrderUncheckedUpdateManyInput = {
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -459,6 +478,7 @@ export type OrderCountOrderByAggregateInput = {
   status?: Prisma.SortOrder
   paidAt?: Prisma.SortOrder
   lines?: Prisma.SortOrder
+  attachmentId?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -476,6 +496,7 @@ export type OrderMaxOrderByAggregateInput = {
   amount?: Prisma.SortOrder
   status?: Prisma.SortOrder
   paidAt?: Prisma.SortOrder
+  attachmentId?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -489,6 +510,7 @@ export type OrderMinOrderByAggregateInput = {
   amount?: Prisma.SortOrder
   status?: Prisma.SortOrder
   paidAt?: Prisma.SortOrder
+  attachmentId?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -642,6 +664,7 @@ export type OrderCreateWithoutCustomerInput = {
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityOrdersInput
@@ -657,6 +680,7 @@ export type OrderUncheckedCreateWithoutCustomerInput = {
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -700,6 +724,7 @@ export type OrderScalarWhereInput = {
   status?: Prisma.StringNullableFilter<"Order"> | string | null
   paidAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
   lines?: Prisma.JsonNullableFilter<"Order">
+  attachmentId?: Prisma.UuidNullableFilter<"Order"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Order"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Order"> | Date | string
 }
@@ -711,6 +736,7 @@ export type OrderCreateWithoutUserInput = {
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityOrdersInput
@@ -726,6 +752,7 @@ export type OrderUncheckedCreateWithoutUserInput = {
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -763,6 +790,7 @@ export type OrderCreateWithoutTeamInput = {
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user: Prisma.UserCreateNestedOneWithoutEntityOrdersInput
@@ -778,6 +806,7 @@ export type OrderUncheckedCreateWithoutTeamInput = {
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -817,6 +846,7 @@ export type OrderCreateManyCustomerInput = {
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -828,6 +858,7 @@ export type OrderUpdateWithoutCustomerInput = {
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityOrdersNestedInput
@@ -843,6 +874,7 @@ export type OrderUncheckedUpdateWithoutCustomerInput = {
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -856,6 +888,7 @@ export type OrderUncheckedUpdateManyWithoutCustomerInput = {
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -869,6 +902,7 @@ export type OrderCreateManyUserInput = {
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -880,6 +914,7 @@ export type OrderUpdateWithoutUserInput = {
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityOrdersNestedInput
@@ -895,6 +930,7 @@ export type OrderUncheckedUpdateWithoutUserInput = {
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -908,6 +944,7 @@ export type OrderUncheckedUpdateManyWithoutUserInput = {
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -921,6 +958,7 @@ export type OrderCreateManyTeamInput = {
   status?: string | null
   paidAt?: Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -932,6 +970,7 @@ export type OrderUpdateWithoutTeamInput = {
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneRequiredWithoutEntityOrdersNestedInput
@@ -947,6 +986,7 @@ export type OrderUncheckedUpdateWithoutTeamInput = {
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -960,6 +1000,7 @@ export type OrderUncheckedUpdateManyWithoutTeamInput = {
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lines?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  attachmentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -976,6 +1017,7 @@ export type OrderSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   status?: boolean
   paidAt?: boolean
   lines?: boolean
+  attachmentId?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
@@ -993,6 +1035,7 @@ export type OrderSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   status?: boolean
   paidAt?: boolean
   lines?: boolean
+  attachmentId?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
@@ -1010,6 +1053,7 @@ export type OrderSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   status?: boolean
   paidAt?: boolean
   lines?: boolean
+  attachmentId?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
@@ -1027,11 +1071,12 @@ export type OrderSelectScalar = {
   status?: boolean
   paidAt?: boolean
   lines?: boolean
+  attachmentId?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type OrderOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "teamId" | "userId" | "number" | "customerId" | "amount" | "status" | "paidAt" | "lines" | "createdAt" | "updatedAt", ExtArgs["result"]["order"]>
+export type OrderOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "teamId" | "userId" | "number" | "customerId" | "amount" | "status" | "paidAt" | "lines" | "attachmentId" | "createdAt" | "updatedAt", ExtArgs["result"]["order"]>
 export type OrderInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
@@ -1065,6 +1110,7 @@ export type $OrderPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
     status: string | null
     paidAt: Date | null
     lines: runtime.JsonValue | null
+    attachmentId: string | null
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["order"]>
@@ -1502,6 +1548,7 @@ export interface OrderFieldRefs {
   readonly status: Prisma.FieldRef<"Order", 'String'>
   readonly paidAt: Prisma.FieldRef<"Order", 'DateTime'>
   readonly lines: Prisma.FieldRef<"Order", 'Json'>
+  readonly attachmentId: Prisma.FieldRef<"Order", 'String'>
   readonly createdAt: Prisma.FieldRef<"Order", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Order", 'DateTime'>
 }

@@ -72,6 +72,7 @@ export type ProjectCountAggregateOutputType = {
   customerId: number
   parentProjectId: number
   milestoneId: number
+  fileIds: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -124,6 +125,7 @@ export type ProjectCountAggregateInputType = {
   customerId?: true
   parentProjectId?: true
   milestoneId?: true
+  fileIds?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -225,6 +227,7 @@ export type ProjectGroupByOutputType = {
   customerId: string | null
   parentProjectId: string | null
   milestoneId: string | null
+  fileIds: string[]
   createdAt: Date
   updatedAt: Date
   _count: ProjectCountAggregateOutputType | null
@@ -262,6 +265,7 @@ export type ProjectWhereInput = {
   customerId?: Prisma.UuidNullableFilter<"Project"> | string | null
   parentProjectId?: Prisma.UuidNullableFilter<"Project"> | string | null
   milestoneId?: Prisma.UuidNullableFilter<"Project"> | string | null
+  fileIds?: Prisma.StringNullableListFilter<"Project">
   createdAt?: Prisma.DateTimeFilter<"Project"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Project"> | Date | string
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
@@ -283,6 +287,7 @@ export type ProjectOrderByWithRelationInput = {
   customerId?: Prisma.SortOrderInput | Prisma.SortOrder
   parentProjectId?: Prisma.SortOrderInput | Prisma.SortOrder
   milestoneId?: Prisma.SortOrderInput | Prisma.SortOrder
+  fileIds?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   team?: Prisma.TeamOrderByWithRelationInput
@@ -307,6 +312,7 @@ export type ProjectWhereUniqueInput = Prisma.AtLeast<{
   customerId?: Prisma.UuidNullableFilter<"Project"> | string | null
   parentProjectId?: Prisma.UuidNullableFilter<"Project"> | string | null
   milestoneId?: Prisma.UuidNullableFilter<"Project"> | string | null
+  fileIds?: Prisma.StringNullableListFilter<"Project">
   createdAt?: Prisma.DateTimeFilter<"Project"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Project"> | Date | string
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
@@ -328,6 +334,7 @@ export type ProjectOrderByWithAggregationInput = {
   customerId?: Prisma.SortOrderInput | Prisma.SortOrder
   parentProjectId?: Prisma.SortOrderInput | Prisma.SortOrder
   milestoneId?: Prisma.SortOrderInput | Prisma.SortOrder
+  fileIds?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.ProjectCountOrderByAggregateInput
@@ -350,6 +357,7 @@ export type ProjectScalarWhereWithAggregatesInput = {
   customerId?: Prisma.UuidNullableWithAggregatesFilter<"Project"> | string | null
   parentProjectId?: Prisma.UuidNullableWithAggregatesFilter<"Project"> | string | null
   milestoneId?: Prisma.UuidNullableWithAggregatesFilter<"Project"> | string | null
+  fileIds?: Prisma.StringNullableListFilter<"Project">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Project"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Project"> | Date | string
 }
@@ -359,6 +367,7 @@ export type ProjectCreateInput = {
   name: string
   status?: string | null
   budget?: number | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityProjectsInput
@@ -380,6 +389,7 @@ export type ProjectUncheckedCreateInput = {
   customerId?: string | null
   parentProjectId?: string | null
   milestoneId?: string | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   tasksLinks?: Prisma.ProjectTasksLinkUncheckedCreateNestedManyWithoutRecordInput
@@ -391,6 +401,7 @@ export type ProjectUpdateInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   budget?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityProjectsNestedInput
@@ -412,6 +423,7 @@ export type ProjectUncheckedUpdateInput = {
   customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   parentProjectId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   tasksLinks?: Prisma.ProjectTasksLinkUncheckedUpdateManyWithoutRecordNestedInput
@@ -428,6 +440,7 @@ export type ProjectCreateManyInput = {
   customerId?: string | null
   parentProjectId?: string | null
   milestoneId?: string | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -437,6 +450,7 @@ export type ProjectUpdateManyMutationInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   budget?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -451,6 +465,7 @@ export type ProjectUncheckedUpdateManyInput = {
   customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   parentProjectId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -480,6 +495,7 @@ export type ProjectCountOrderByAggregateInput = {
   customerId?: Prisma.SortOrder
   parentProjectId?: Prisma.SortOrder
   milestoneId?: Prisma.SortOrder
+  fileIds?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -567,6 +583,10 @@ export type ProjectUncheckedUpdateManyWithoutCustomerNestedInput = {
   deleteMany?: Prisma.ProjectScalarWhereInput | Prisma.ProjectScalarWhereInput[]
 }
 
+export type ProjectCreatefileIdsInput = {
+  set: string[]
+}
+
 export type ProjectCreateNestedOneWithoutProjectsByParentProjectInput = {
   create?: Prisma.XOR<Prisma.ProjectCreateWithoutProjectsByParentProjectInput, Prisma.ProjectUncheckedCreateWithoutProjectsByParentProjectInput>
   connectOrCreate?: Prisma.ProjectCreateOrConnectWithoutProjectsByParentProjectInput
@@ -593,6 +613,11 @@ export type NullableFloatFieldUpdateOperationsInput = {
   decrement?: number
   multiply?: number
   divide?: number
+}
+
+export type ProjectUpdatefileIdsInput = {
+  set?: string[]
+  push?: string | string[]
 }
 
 export type ProjectUpdateOneWithoutProjectsByParentProjectNestedInput = {
@@ -778,6 +803,7 @@ export type ProjectCreateWithoutCustomerInput = {
   name: string
   status?: string | null
   budget?: number | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityProjectsInput
@@ -797,6 +823,7 @@ export type ProjectUncheckedCreateWithoutCustomerInput = {
   budget?: number | null
   parentProjectId?: string | null
   milestoneId?: string | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   tasksLinks?: Prisma.ProjectTasksLinkUncheckedCreateNestedManyWithoutRecordInput
@@ -842,6 +869,7 @@ export type ProjectScalarWhereInput = {
   customerId?: Prisma.UuidNullableFilter<"Project"> | string | null
   parentProjectId?: Prisma.UuidNullableFilter<"Project"> | string | null
   milestoneId?: Prisma.UuidNullableFilter<"Project"> | string | null
+  fileIds?: Prisma.StringNullableListFilter<"Project">
   createdAt?: Prisma.DateTimeFilter<"Project"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Project"> | Date | string
 }
@@ -851,6 +879,7 @@ export type ProjectCreateWithoutProjectsByParentProjectInput = {
   name: string
   status?: string | null
   budget?: number | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityProjectsInput
@@ -871,6 +900,7 @@ export type ProjectUncheckedCreateWithoutProjectsByParentProjectInput = {
   customerId?: string | null
   parentProjectId?: string | null
   milestoneId?: string | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   tasksLinks?: Prisma.ProjectTasksLinkUncheckedCreateNestedManyWithoutRecordInput
@@ -886,6 +916,7 @@ export type ProjectCreateWithoutParentProjectInput = {
   name: string
   status?: string | null
   budget?: number | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityProjectsInput
@@ -905,6 +936,7 @@ export type ProjectUncheckedCreateWithoutParentProjectInput = {
   budget?: number | null
   customerId?: string | null
   milestoneId?: string | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   tasksLinks?: Prisma.ProjectTasksLinkUncheckedCreateNestedManyWithoutRecordInput
@@ -937,6 +969,7 @@ export type ProjectUpdateWithoutProjectsByParentProjectInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   budget?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityProjectsNestedInput
@@ -957,6 +990,7 @@ export type ProjectUncheckedUpdateWithoutProjectsByParentProjectInput = {
   customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   parentProjectId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   tasksLinks?: Prisma.ProjectTasksLinkUncheckedUpdateManyWithoutRecordNestedInput
@@ -983,6 +1017,7 @@ export type ProjectCreateWithoutTasksLinksInput = {
   name: string
   status?: string | null
   budget?: number | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityProjectsInput
@@ -1003,6 +1038,7 @@ export type ProjectUncheckedCreateWithoutTasksLinksInput = {
   customerId?: string | null
   parentProjectId?: string | null
   milestoneId?: string | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   projectsByParentProject?: Prisma.ProjectUncheckedCreateNestedManyWithoutParentProjectInput
@@ -1029,6 +1065,7 @@ export type ProjectUpdateWithoutTasksLinksInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   budget?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityProjectsNestedInput
@@ -1049,6 +1086,7 @@ export type ProjectUncheckedUpdateWithoutTasksLinksInput = {
   customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   parentProjectId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projectsByParentProject?: Prisma.ProjectUncheckedUpdateManyWithoutParentProjectNestedInput
@@ -1059,6 +1097,7 @@ export type ProjectCreateWithoutMilestoneInput = {
   name: string
   status?: string | null
   budget?: number | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityProjectsInput
@@ -1078,6 +1117,7 @@ export type ProjectUncheckedCreateWithoutMilestoneInput = {
   budget?: number | null
   customerId?: string | null
   parentProjectId?: string | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   tasksLinks?: Prisma.ProjectTasksLinkUncheckedCreateNestedManyWithoutRecordInput
@@ -1115,6 +1155,7 @@ export type ProjectCreateWithoutUserInput = {
   name: string
   status?: string | null
   budget?: number | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   team: Prisma.TeamCreateNestedOneWithoutEntityProjectsInput
@@ -1134,6 +1175,7 @@ export type ProjectUncheckedCreateWithoutUserInput = {
   customerId?: string | null
   parentProjectId?: string | null
   milestoneId?: string | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   tasksLinks?: Prisma.ProjectTasksLinkUncheckedCreateNestedManyWithoutRecordInput
@@ -1171,6 +1213,7 @@ export type ProjectCreateWithoutTeamInput = {
   name: string
   status?: string | null
   budget?: number | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   user: Prisma.UserCreateNestedOneWithoutEntityProjectsInput
@@ -1190,6 +1233,7 @@ export type ProjectUncheckedCreateWithoutTeamInput = {
   customerId?: string | null
   parentProjectId?: string | null
   milestoneId?: string | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   tasksLinks?: Prisma.ProjectTasksLinkUncheckedCreateNestedManyWithoutRecordInput
@@ -1231,6 +1275,7 @@ export type ProjectCreateManyCustomerInput = {
   budget?: number | null
   parentProjectId?: string | null
   milestoneId?: string | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -1240,6 +1285,7 @@ export type ProjectUpdateWithoutCustomerInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   budget?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityProjectsNestedInput
@@ -1259,6 +1305,7 @@ export type ProjectUncheckedUpdateWithoutCustomerInput = {
   budget?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
   parentProjectId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   tasksLinks?: Prisma.ProjectTasksLinkUncheckedUpdateManyWithoutRecordNestedInput
@@ -1274,6 +1321,7 @@ export type ProjectUncheckedUpdateManyWithoutCustomerInput = {
   budget?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
   parentProjectId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -1287,6 +1335,7 @@ export type ProjectCreateManyParentProjectInput = {
   budget?: number | null
   customerId?: string | null
   milestoneId?: string | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -1296,6 +1345,7 @@ export type ProjectUpdateWithoutParentProjectInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   budget?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityProjectsNestedInput
@@ -1315,6 +1365,7 @@ export type ProjectUncheckedUpdateWithoutParentProjectInput = {
   budget?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
   customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   tasksLinks?: Prisma.ProjectTasksLinkUncheckedUpdateManyWithoutRecordNestedInput
@@ -1330,6 +1381,7 @@ export type ProjectUncheckedUpdateManyWithoutParentProjectInput = {
   budget?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
   customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -1343,6 +1395,7 @@ export type ProjectCreateManyMilestoneInput = {
   budget?: number | null
   customerId?: string | null
   parentProjectId?: string | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -1352,6 +1405,7 @@ export type ProjectUpdateWithoutMilestoneInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   budget?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityProjectsNestedInput
@@ -1371,6 +1425,7 @@ export type ProjectUncheckedUpdateWithoutMilestoneInput = {
   budget?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
   customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   parentProjectId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   tasksLinks?: Prisma.ProjectTasksLinkUncheckedUpdateManyWithoutRecordNestedInput
@@ -1386,6 +1441,7 @@ export type ProjectUncheckedUpdateManyWithoutMilestoneInput = {
   budget?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
   customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   parentProjectId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -1399,6 +1455,7 @@ export type ProjectCreateManyUserInput = {
   customerId?: string | null
   parentProjectId?: string | null
   milestoneId?: string | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -1408,6 +1465,7 @@ export type ProjectUpdateWithoutUserInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   budget?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   team?: Prisma.TeamUpdateOneRequiredWithoutEntityProjectsNestedInput
@@ -1427,6 +1485,7 @@ export type ProjectUncheckedUpdateWithoutUserInput = {
   customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   parentProjectId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   tasksLinks?: Prisma.ProjectTasksLinkUncheckedUpdateManyWithoutRecordNestedInput
@@ -1442,6 +1501,7 @@ export type ProjectUncheckedUpdateManyWithoutUserInput = {
   customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   parentProjectId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -1455,6 +1515,7 @@ export type ProjectCreateManyTeamInput = {
   customerId?: string | null
   parentProjectId?: string | null
   milestoneId?: string | null
+  fileIds?: Prisma.ProjectCreatefileIdsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -1464,6 +1525,7 @@ export type ProjectUpdateWithoutTeamInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   budget?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneRequiredWithoutEntityProjectsNestedInput
@@ -1483,6 +1545,7 @@ export type ProjectUncheckedUpdateWithoutTeamInput = {
   customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   parentProjectId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   tasksLinks?: Prisma.ProjectTasksLinkUncheckedUpdateManyWithoutRecordNestedInput
@@ -1498,6 +1561,7 @@ export type ProjectUncheckedUpdateManyWithoutTeamInput = {
   customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   parentProjectId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   milestoneId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  fileIds?: Prisma.ProjectUpdatefileIdsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -1552,6 +1616,7 @@ export type ProjectSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   customerId?: boolean
   parentProjectId?: boolean
   milestoneId?: boolean
+  fileIds?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
@@ -1574,6 +1639,7 @@ export type ProjectSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   customerId?: boolean
   parentProjectId?: boolean
   milestoneId?: boolean
+  fileIds?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
@@ -1593,6 +1659,7 @@ export type ProjectSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   customerId?: boolean
   parentProjectId?: boolean
   milestoneId?: boolean
+  fileIds?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
@@ -1612,11 +1679,12 @@ export type ProjectSelectScalar = {
   customerId?: boolean
   parentProjectId?: boolean
   milestoneId?: boolean
+  fileIds?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type ProjectOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "teamId" | "userId" | "name" | "status" | "budget" | "customerId" | "parentProjectId" | "milestoneId" | "createdAt" | "updatedAt", ExtArgs["result"]["project"]>
+export type ProjectOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "teamId" | "userId" | "name" | "status" | "budget" | "customerId" | "parentProjectId" | "milestoneId" | "fileIds" | "createdAt" | "updatedAt", ExtArgs["result"]["project"]>
 export type ProjectInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
@@ -1663,6 +1731,7 @@ export type $ProjectPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     customerId: string | null
     parentProjectId: string | null
     milestoneId: string | null
+    fileIds: string[]
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["project"]>
@@ -2104,6 +2173,7 @@ export interface ProjectFieldRefs {
   readonly customerId: Prisma.FieldRef<"Project", 'String'>
   readonly parentProjectId: Prisma.FieldRef<"Project", 'String'>
   readonly milestoneId: Prisma.FieldRef<"Project", 'String'>
+  readonly fileIds: Prisma.FieldRef<"Project", 'String[]'>
   readonly createdAt: Prisma.FieldRef<"Project", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Project", 'DateTime'>
 }
