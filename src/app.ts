@@ -20,7 +20,8 @@ import { respondingWith, type Handled } from './http/respond.js';
 import { createApiRouter, httpRouteTraits } from './http/routing.js';
 import { createWebSocketGateway, type WebSocketGateway } from './http/websocket.js';
 import { nodeHandler } from './http/node.js';
-import { composition, sealModules } from './modules/composition.js';
+import { compose, composition, sealModules } from './modules/composition.js';
+import type { ModuleDescription } from './modules/module-description.js';
 import type { RenderLimits } from './modules/media/render.js';
 import { startSweeper, type Sweeper } from './modules/media/sweep.js';
 import { uploadRequestLimit } from './modules/media/upload.js';
@@ -39,6 +40,12 @@ export interface AppDeps {
   now?: () => Date;
   /** Renders running and waiting at once in this process (render.ts); default 2 and 16. */
   renderLimits?: RenderLimits;
+  /**
+   * The modules whose schema and routes the app serves, in order (default: the platform's list,
+   * src/modules/index.ts, with the app's own). A subset serves only theirs; scope resources, usage
+   * counters and action handlers stay the process's (composition.ts).
+   */
+  modules?: readonly ModuleDescription[];
 }
 
 export interface App {
@@ -60,10 +67,10 @@ export interface App {
   close(): Promise<void>;
 }
 
-export function createApp({ config, database, logger, now = () => new Date(), renderLimits }: AppDeps): App {
+export function createApp({ config, database, logger, now = () => new Date(), renderLimits, modules }: AppDeps): App {
   // The module list is fixed from here on: no action handler can be added (composition.ts).
   sealModules();
-  const { schema, routes, httpRoutes } = composition;
+  const { schema, routes, httpRoutes } = modules ? compose(modules) : composition;
   const graphql = createGraphQLEndpoint(schema, {
     bodyLimitBytes: config.bodyLimitBytes,
     multipart: { bodyLimitBytes: uploadRequestLimit(config.media), maxFiles: config.media.maxFiles, idleMs: config.uploadIdleTimeoutMs },

@@ -1,5 +1,5 @@
-// The one Pothos builder. Modules register their types and fields on it (src/graphql/schema.ts lists
-// them); scope-auth is wired for the whole schema: fields declare `authenticated`, `role` or `scope`.
+// The Pothos builder of a composition (modules/composition.ts makes one per module list; each module's
+// registerSchema adds its types and fields to it); scope-auth is wired for the whole schema: fields declare `authenticated`, `role` or `scope`.
 // The dataloader plugin gives loadable fields (a list's field read for every record in one batch).
 // Subscription fields are authorized when they open (authorizeOnSubscribe), not on every event.
 import SchemaBuilder from '@pothos/core';
@@ -147,9 +147,6 @@ export function createBuilder() {
 }
 
 export type Builder = ReturnType<typeof createBuilder>;
-
-/** The platform's schema builder: every module registers its types on it (src/graphql/schema.ts). */
-export const builder = createBuilder();
 
 function parseDate(value: unknown): Date {
   const date = typeof value === 'string' ? new Date(value) : null;

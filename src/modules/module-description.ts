@@ -45,8 +45,8 @@ export interface ModuleDescription {
   routes?: readonly RestRoute[];
   httpRoutes?: readonly HttpRoute[];
   /**
-   * Registers the module's GraphQL types and fields on the builder. Absent: its schema.ts registers
-   * them when imported, and its module.ts imports it (so that importing the list builds the schema).
+   * Registers the module's GraphQL types and fields on the builder of a composition (composition.ts
+   * makes one per module list, so a module registers nothing by being imported).
    */
   registerSchema?(builder: Builder): void;
 }

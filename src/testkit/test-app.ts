@@ -12,6 +12,7 @@ import { loadConfig } from '../config/env.js';
 import type { Database } from '../db/database.js';
 import { answerClientErrors } from '../http/node.js';
 import { createLogger } from '../logger.js';
+import type { ModuleDescription } from '../modules/module-description.js';
 import type { RenderLimits } from '../modules/media/render.js';
 import { createTestDatabase } from './database.js';
 
@@ -43,6 +44,8 @@ export interface TestAppOptions {
   renderLimits?: RenderLimits;
   /** Where the app's logs go, through the app's own logger (redaction, serializers) at LOG_LEVEL; default none. */
   logDestination?: pino.DestinationStream;
+  /** The modules the app serves (createApp's `modules`); default the platform's list. */
+  modules?: readonly ModuleDescription[];
 }
 
 /** A client of the server at `origin`, as tests use it: raw, JSON and GraphQL requests. */
@@ -72,7 +75,7 @@ export async function createTestApp(env: Record<string, string> = {}, sameDataba
   const perAddress = { RATE_LIMIT_ANONYMOUS: '1000000', SIGNUP_MAX_PER_IP: '1000000', MAIL_LINK_MAX_PER_IP: '1000000', PROVIDER_SIGNIN_MAX_PER_IP: '1000000', SIGNIN_MAX_FAILURES_PER_IP: '1000000' };
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', UPLOAD_DIR: uploadDir, ...perAddress, ...env });
   const logger = options.logDestination ? createLogger(config, options.logDestination) : pino({ level: config.logLevel });
-  const app = createApp({ config, database: testDb.database, logger, now: options.now, renderLimits: options.renderLimits });
+  const app = createApp({ config, database: testDb.database, logger, now: options.now, renderLimits: options.renderLimits, modules: options.modules });
   app.markReady();
   const server = createServer(app.listener);
   server.on('upgrade', app.upgrade);

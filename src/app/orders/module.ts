@@ -12,7 +12,7 @@ export const ordersModule = defineModule({
   registerSchema(b) {
     b.mutationField('payOrder', (t) =>
       t.field({
-        type: recordType(orders),
+        type: recordType(b, orders),
         description: 'Marks an order paid (its hooks set paidAt and send the team’s order:paid webhook). Scope: orders:write.',
         authScopes: ruleOf(orders, 'update'),
         args: { id: t.arg.id({ required: true }) },

@@ -3,10 +3,11 @@ import { defineAction, defineModule } from '../module-description.js';
 import { socialRefreshTokens } from './refresh-tokens-action.js';
 import { providerSignInRoutes } from './provider-routes.js';
 import { accountRoutes } from './rest.js';
-import './schema.js'; // registers its GraphQL types and fields on the builder when imported
+import { registerAccountsSchema } from './schema.js';
 
 export const accountsModule = defineModule({
   name: 'accounts',
+  registerSchema: registerAccountsSchema,
   actions: [defineAction({ handler: socialRefreshTokens })],
   routes: accountRoutes,
   httpRoutes: providerSignInRoutes,

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { EntityDefinition, Operation } from '../../config/entity-definition.js';
 import { entityDefinitions } from '../../config/entities/index.js';
 import type { Rule } from '../../auth/rules.js';
+import type { Builder } from '../../graphql/builder.js';
 import { defineRoute, type HttpMethod, type RestRoute } from '../../rest/route.js';
 import type { RequestScope } from '../../shared/request-scope.js';
 import { recordActionOpenApi } from './openapi.js';
@@ -28,8 +29,8 @@ export function entity(slug: string): EntityDefinition {
   return d;
 }
 
-/** The GraphQL object type of `d`'s records (`Order`), for a field's `type`. */
-export const recordType = (d: EntityDefinition) => entityFace(d).types.record as never;
+/** The GraphQL object type of `d`'s records (`Order`) on builder `b` (registerSchema's), for a field's `type`. */
+export const recordType = (b: Builder, d: EntityDefinition) => entityFace(b, d).types.record as never;
 
 /** The rule of `d`'s operation `op` (its definition's permissions), for a field's `authScopes`. */
 export const ruleOf = (d: EntityDefinition, op: Operation): Rule => operationRule(d, op);

@@ -6,10 +6,11 @@ import { defineAction, defineModule } from '../module-description.js';
 import { contentPublish, publishRule } from './publish-action.js';
 import { entityRoutes } from './rest.js';
 import { countForTeam } from './service.js';
-import './schema.js'; // registers the definitions' types and fields on the builder when imported
+import { registerEntitySchema } from './schema.js';
 
 export const entitiesModule = defineModule({
   name: 'entities',
+  registerSchema: registerEntitySchema,
   scopes: entityDefinitions.map((d) => ({ name: d.slug, description: `${d.name} records` })),
   usageCounters: entityDefinitions.flatMap((d) => (d.planLimit ? [{ limitSlug: d.planLimit, count: (_scope, tx, teamId, atMost) => countForTeam(tx, d, teamId, atMost) }] : [])),
   actions: [defineAction({ handler: contentPublish, creatorRule: publishRule })],

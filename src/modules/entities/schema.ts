@@ -9,7 +9,7 @@
 import { getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, type GraphQLResolveInfo, type SelectionNode, type SelectionSetNode } from 'graphql';
 import type { ChildDefinition, EntityDefinition } from '../../config/entity-definition.js';
 import { entityDefinitions } from '../../config/entities/index.js';
-import { builder, type Builder } from '../../graphql/builder.js';
+import type { Builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
 import { registerAggregate } from './aggregate-schema.js';
 import { graphqlNames } from './graphql-names.js';
@@ -177,14 +177,20 @@ function childMutations(t: MutationBuilder, d: EntityDefinition, child: ChildDef
   ] as const;
 }
 
-const registered = registerEntities(builder, entityDefinitions);
+/** The entities' types on each builder they were registered on (the module's registerSchema). */
+const registered = new WeakMap<Builder, ReadonlyMap<EntityDefinition, EntityTypes>>();
+
+/** Registers the configured definitions on `b` (the entities module's registerSchema). */
+export function registerEntitySchema(b: Builder): void {
+  registered.set(b, registerEntities(b, entityDefinitions));
+}
 
 /**
- * An entity's GraphQL face on the platform's builder, for fields of other modules over its records
- * (realtime's `taskEvents`): its types, its names, and LIST's rule (they filter as LIST does).
+ * An entity's GraphQL face on builder `b`, for fields of other modules over its records (realtime's
+ * `taskEvents`, registered after the entities): its types, its names, and LIST's rule (they filter as LIST does).
  */
-export function entityFace(d: EntityDefinition): { types: EntityTypes; names: ReturnType<typeof graphqlNames>; listAuthScopes: ReturnType<typeof listFieldRule> } {
-  const types = registered.get(d);
-  if (!types) throw new Error(`Entity ${d.slug} has no GraphQL types on the platform's builder`);
+export function entityFace(b: Builder, d: EntityDefinition): { types: EntityTypes; names: ReturnType<typeof graphqlNames>; listAuthScopes: ReturnType<typeof listFieldRule> } {
+  const types = registered.get(b)?.get(d);
+  if (!types) throw new Error(`Entity ${d.slug} has no GraphQL types on this builder: list the entities module before the modules that use them`);
   return { types, names: graphqlNames(d), listAuthScopes: listFieldRule(d) };
 }

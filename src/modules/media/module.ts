@@ -5,10 +5,11 @@ import { renditionRoute } from './render-route.js';
 import { mediaRoutes } from './rest.js';
 import { storedFileRoute } from './served-file.js';
 import { uploadRoute } from './upload-route.js';
-import './schema.js'; // registers its GraphQL types and fields on the builder when imported
+import { registerMediaSchema } from './schema.js';
 
 export const mediaModule = defineModule({
   name: 'media',
+  registerSchema: registerMediaSchema,
   scopes: [{ name: 'media', description: 'Media records, uploads and media tags of the caller’s teams' }],
   routes: mediaRoutes,
   httpRoutes: [uploadRoute, renditionRoute, storedFileRoute],

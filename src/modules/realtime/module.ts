@@ -11,5 +11,5 @@ export const realtimeModule = defineModule({
   name: 'realtime',
   httpRoutes: eventRoutes(entityDefinitions),
   // The events fields take LIST's arguments and rule: the entities' own types, from their module.
-  registerSchema: (b) => registerEntityEvents(b, entityDefinitions, entityFace),
+  registerSchema: (b) => registerEntityEvents(b, entityDefinitions, (d) => entityFace(b, d)),
 });

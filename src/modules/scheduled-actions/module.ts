@@ -3,10 +3,11 @@
 import { defineModule } from '../module-description.js';
 import { cronRoute } from './cron-route.js';
 import { scheduledActionRoutes } from './rest.js';
-import './schema.js'; // registers its GraphQL types and fields on the builder when imported
+import { registerScheduledActionsSchema } from './schema.js';
 
 export const scheduledActionsModule = defineModule({
   name: 'scheduled-actions',
+  registerSchema: registerScheduledActionsSchema,
   scopes: [{
     name: 'scheduled-actions',
     description: 'Scheduled actions of the caller’s teams and those with no team (developer endpoints; superadmins: every team)',

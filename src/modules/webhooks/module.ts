@@ -4,10 +4,11 @@ import { defineAction, defineModule } from '../module-description.js';
 import { webhookRoutes } from './rest.js';
 import { webhookRules } from './rules.js';
 import { webhookSend } from './send-action.js';
-import './schema.js'; // registers its GraphQL types and fields on the builder when imported
+import { registerWebhooksSchema } from './schema.js';
 
 export const webhooksModule = defineModule({
   name: 'webhooks',
+  registerSchema: registerWebhooksSchema,
   scopes: [{ name: 'webhooks', description: 'Webhook endpoints of the caller’s active team and their delivery log (owners and admins)' }],
   actions: [defineAction({ handler: webhookSend, creatorRule: () => webhookRules.write })],
   routes: webhookRoutes,
