@@ -3,12 +3,12 @@
 // media of a page's records in one query, as the caller sees them.
 import type { Builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
-import { mediaTypes } from '../media/schema.js';
+import { mediaReadRule, mediaTypes } from '../media/schema.js';
 import { mediaOfRecords } from '../media/service.js';
 import type { Relations } from './graphql-types.js';
 
 export const mediaOfFields = (b: Builder): Relations['media'] => ({
   type: () => mediaTypes(b).media,
-  authScopes: { scope: 'media:read' },
+  authScopes: mediaReadRule,
   load: (ids, ctx) => mediaOfRecords(ctx as Context, ids),
 });

@@ -14,6 +14,8 @@ import { uploadMediaFiles, type UploadAnswer } from './upload-route.js';
 import { renditionLinks, renditionWidths } from './render.js';
 
 const read = { scope: 'media:read' } as const;
+/** Reading media (its fields' rule), also where another module shows media (entities' media fields). */
+export const mediaReadRule = read;
 const write = { scope: 'media:write' } as const;
 const remove = { scope: 'media:delete' } as const;
 
