@@ -4,7 +4,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { entityNaming } from '../config/entity-definition.js';
+import { entityNaming } from '../config/entity-names.js';
 import { Refusal } from './open.js';
 
 /** The definitions' source folder (not the build's): npm runs scripts from the project's root. */

@@ -3,7 +3,8 @@
 // there, or a value the field cannot hold, does not compile. At run time the definition it types is
 // sanitized as any other.
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { defineEntity, sanitizeEntities } from './entity-definition.js';
+import { defineEntity } from './entity-definition.js';
+import { sanitizeEntities } from './sanitize-entities.js';
 
 const definition = defineEntity({
   name: 'Bill',

@@ -7,7 +7,8 @@
 // takes (a flag for isNull, a list for in: sweep-values.ts); aggregates get groupBy and measures of
 // the fields their document lists. A new entity is fuzzed with no change here.
 import fc from 'fast-check';
-import { inversesOf, relationFields, type EntityDefinition, type FieldDefinition } from '../config/entity-definition.js';
+import { type EntityDefinition, type FieldDefinition } from '../config/entity-definition.js';
+import { inversesOf, relationFields } from '../config/entity-relations.js';
 import { fieldValue } from './entity-values.js';
 import type { FuzzRequest } from './fuzz-request.js';
 import { hostileJson, oddDates, oddNumberTexts, refText, shortHostileString } from './hostile-values.js';

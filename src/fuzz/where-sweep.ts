@@ -12,7 +12,8 @@
 // operator the schema gives it at once with valid values, on REST and GraphQL: cheap enough for every
 // test run.
 import { getNamedType, isEnumType, isInputObjectType, isObjectType, type GraphQLInputObjectType, type GraphQLSchema } from 'graphql';
-import { relationFields, type EntityDefinition } from '../config/entity-definition.js';
+import { type EntityDefinition } from '../config/entity-definition.js';
+import { relationFields } from '../config/entity-relations.js';
 import { graphqlNames } from '../modules/entities/graphql-names.js';
 import type { FuzzRequest } from './fuzz-request.js';
 import { graphqlLiteral } from './graphql-values.js';

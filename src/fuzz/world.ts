@@ -9,7 +9,7 @@
 // caller's things where they were generated with the victim's.
 import { randomBytes } from 'node:crypto';
 import { entityDefinitions } from '../config/entities/index.js';
-import { relationFields } from '../config/entity-definition.js';
+import { relationFields } from '../config/entity-relations.js';
 import { plansOf } from '../modules/teams/plans.js';
 import { signUp, cookieFrom, type SignedUpUser } from '../testkit/accounts.js';
 import { createKey } from '../testkit/api-keys.js';

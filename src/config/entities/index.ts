@@ -3,7 +3,8 @@
 // (docs/api/entities.md). Loaded and sanitized once; a bad definition stops the server with the reasons.
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { sanitizeEntities, type EntityDefinition } from '../entity-definition.js';
+import { type EntityDefinition } from '../entity-definition.js';
+import { sanitizeEntities } from '../sanitize-entities.js';
 
 const folder = fileURLToPath(new URL('.', import.meta.url));
 const files = readdirSync(folder)

@@ -4,7 +4,8 @@
 // with values `TODO` and `IN_PROGRESS` (standing for the stored strings), `CreateTaskInput`,
 // `UpdateTaskInput`, `TaskFilter`, `TaskPage`, the queries `tasks` and `task`, the mutations
 // `createTask`, `updateTask`, `deleteTask`; a child `Note` of customers gives `createNote`, … .
-import { pluralOf, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { pluralOf } from '../../config/entity-names.js';
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

@@ -3,16 +3,17 @@
 // strings, so resolvers and the validator see `in-progress`, clients `IN_PROGRESS`), Date/DateTime/
 // JSON/StringMap scalars, Create/Update inputs, the filter input, the list's enums, the page and the
 // deletion result; children get their record type and inputs the same way.
-import { inversesOf, mediaFields, readableRelations, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition, type Inverse, isRanged } from '../../config/entity-definition.js';
+import { type ChildDefinition, type EntityDefinition, type FieldDefinition, isRanged } from '../../config/entity-definition.js';
 import type { Builder } from '../../graphql/builder.js';
 import { enumTypeName, enumValueNames, graphqlNames, hasEnum } from './graphql-names.js';
 import { childField } from './prisma-model.js';
 import type { ListQuery } from './query.js';
 import type { ListResult } from './service.js';
 import type { Values } from './validate.js';
-import { whereType } from './where.js';
+import { whereType } from './where-types.js';
+import { relatedFields, type Relations } from './graphql-relations.js';
 
-type RecordRef = ReturnType<Builder['objectRef']>;
+export type RecordRef = ReturnType<Builder['objectRef']>;
 export type AnyRef = RecordRef | ReturnType<Builder['enumType']> | ReturnType<Builder['inputType']>;
 /** A GraphQL type of a field value: a scalar's name or an enum. */
 type ValueType = 'String' | 'ID' | 'Float' | 'Int' | 'Decimal' | 'Boolean' | 'Date' | 'DateTime' | 'JSON' | AnyRef;
@@ -98,7 +99,7 @@ export function valueType(f: FieldDefinition, enums: Map<string, AnyRef>): Value
 
 // Pothos' field builders are typed per call site; the maps below are assembled from definitions, so
 // the builders are used through these loose signatures.
-type Loose = { field: (options: object) => unknown; expose: (name: string, options: object) => unknown; [k: string]: unknown };
+export type Loose = { field: (options: object) => unknown; expose: (name: string, options: object) => unknown; [k: string]: unknown };
 type FieldMap = Record<string, never>;
 
 /**
@@ -164,27 +165,6 @@ export interface EntityTypes {
   enums: Map<string, AnyRef>;
 }
 
-/**
- * The related records of relation fields: the target's record type (every entity's is built before
- * the schema is), the target's read rule, and the loader answering records by id in one query for
- * every record of the request's page (null for an id the caller cannot see).
- */
-export interface Relations {
-  record: (target: EntityDefinition) => RecordRef | undefined;
-  authScopes: (target: EntityDefinition) => unknown;
-  load: (target: EntityDefinition, ids: readonly string[], ctx: unknown) => Promise<(Values | null)[]>;
-  /** The types of an entity (a reverse side's referring entity: its where and sort field). */
-  types: (d: EntityDefinition) => EntityTypes | undefined;
-  /** LIST's rule of an entity: a reverse side reads the referring entity's list. */
-  listAuthScopes: (d: EntityDefinition) => unknown;
-  /** The referring records of each record id (a reverse side), each list ordered and limited by `args`. */
-  loadReferring: (inverse: Inverse, ids: readonly string[], args: Values, ctx: unknown) => Promise<Values[][]>;
-  /** The related records of each record id through a many-to-many relation of `d`, as loadReferring. */
-  loadLinked: (d: EntityDefinition, f: FieldDefinition, ids: readonly string[], args: Values, ctx: unknown) => Promise<Values[][]>;
-  /** The media library's record type, its read rule, and its records by id (null: not active, or not the caller's). */
-  media: { type: () => unknown; authScopes: unknown; load: (ids: readonly string[], ctx: unknown) => Promise<unknown[]> };
-}
-
 /** Arguments of a reverse side (`Customer.projects(where, sortBy, sortOrder, limit)`). */
 export type ReferringArgs = Pick<ListQuery, 'where' | 'sortBy' | 'sortOrder' | 'limit'>;
 
@@ -206,79 +186,6 @@ function childTypes(b: Builder, d: EntityDefinition, child: ChildDefinition, wri
 
 const enumOf = (b: Builder, name: string, values: string[], description: string) =>
   b.enumType(name, { description, values: Object.fromEntries(values.map((v) => [v, { value: v }])) }) as unknown as AnyRef;
-
-type ArgBuilder = (options: object) => unknown;
-
-/**
- * A to-many side listing records of `listed` (with its LIST: types, scopes): `(where, sortBy,
- * sortOrder, limit)`, loaded for every record of a page at once by `load`.
- */
-function toMany(t: Loose, listed: EntityDefinition, types: EntityTypes, relations: Relations, what: string, load: (ids: string[], ctx: unknown, args: Values) => Promise<Values[][]>): unknown {
-  if (!types.where || !types.sortField) return undefined;
-  const arg = t.arg as ArgBuilder;
-  return (t.loadableList as ArgBuilder)({
-    type: types.record,
-    description: `${what}, among those the caller can see (${listed.slug}' list scope).`,
-    authScopes: relations.listAuthScopes(listed),
-    // One loader per place in the query (its arguments): every record of a page in one statement.
-    byPath: true,
-    loaderOptions: { cache: false },
-    args: {
-      where: arg({ type: types.where, required: false }),
-      sortBy: arg({ type: types.sortField, required: false }),
-      sortOrder: arg({ type: 'SortOrder', required: false }),
-      limit: arg({ type: 'Int', required: false, description: 'At most this many per record: 1 to 100 (default 10).' }),
-    },
-    resolve: (r: Values) => String(r.id),
-    load,
-  });
-}
-
-/**
- * A relation's related record (`Task.customer`), for targets that can be read; a reverse side
- * (`Customer.projects`), for referring entities that can be listed.
- */
-function relatedFields(t: Loose, d: EntityDefinition, relations: Relations): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const f of readableRelations(d)) {
-    const target = relationTarget(f);
-    const type = relations.record(target);
-    if (!type) continue;
-    out[f.relation] = (t.loadable as (options: object) => unknown)({
-      type,
-      nullable: true,
-      description: `The ${target.name} of ${f.name}; null when none, or one the caller cannot see. Needs ${target.slug}' read scope.`,
-      authScopes: relations.authScopes(target),
-      // No cache: a write earlier in the same operation is seen by a later read (mutations run in turn).
-      loaderOptions: { cache: false },
-      resolve: (r: Values) => (r[f.name] as string | null | undefined) ?? null,
-      load: (ids: string[], ctx: unknown) => relations.load(target, ids, ctx),
-    });
-  }
-  // Media fields: the media record (`Order.attachment`), or the list of them in their order (`Project.files`).
-  for (const f of mediaFields(d)) {
-    out[f.relation] = (t.loadable as (options: object) => unknown)({
-      type: f.many ? [relations.media.type()] : relations.media.type(),
-      nullable: f.many ? { list: false, items: false } : true,
-      description: f.many ? `The media of ${f.name}, in its order (those active in the team). Needs media:read.` : `The media of ${f.name}; null when none. Needs media:read.`,
-      authScopes: relations.media.authScopes,
-      loaderOptions: { cache: false },
-      resolve: (r: Values) => (f.many ? ((r[f.name] as string[] | undefined) ?? []) : ((r[f.name] as string | null | undefined) ?? null)),
-      load: (ids: string[], ctx: unknown) => relations.media.load(ids, ctx),
-    });
-  }
-  // To-many sides: reverse sides (`Customer.projects`), and many-to-many relations from either end (`Project.tasks`, `Task.projects`).
-  for (const inverse of inversesOf(d)) {
-    const listed = relations.types(inverse.source);
-    const what = inverse.field.many ? `The ${inverse.source.slug} having this among their ${inverse.field.relation}` : `The ${inverse.source.slug} whose ${inverse.field.relation} this is`;
-    if (listed) out[inverse.name] = toMany(t, inverse.source, listed, relations, what, (ids, ctx, args) => relations.loadReferring(inverse, ids, args, ctx));
-  }
-  for (const f of d.links) {
-    const listed = relations.types(relationTarget(f));
-    if (listed) out[f.relation] = toMany(t, relationTarget(f), listed, relations, `Its ${f.relation} (ids in ${f.name})`, (ids, ctx, args) => relations.loadLinked(d, f, ids, args, ctx));
-  }
-  return out;
-}
 
 export function entityTypes(b: Builder, d: EntityDefinition, shared: SharedTypes, loadChildren: ChildLoader, relations: Relations): EntityTypes {
   const names = graphqlNames(d);

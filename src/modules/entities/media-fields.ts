@@ -5,7 +5,7 @@ import type { Builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
 import { mediaReadRule, mediaTypes } from '../media/schema.js';
 import { mediaOfRecords } from '../media/service.js';
-import type { Relations } from './graphql-types.js';
+import type { Relations } from './graphql-relations.js';
 
 export const mediaOfFields = (b: Builder): Relations['media'] => ({
   type: () => mediaTypes(b).media,

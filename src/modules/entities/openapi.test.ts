@@ -2,7 +2,7 @@
 // GET /api/v1/openapi.json says what the entity routes accept and answer, and its examples are
 // requests the API takes. A disabled operation is not in it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sanitizeEntities } from '../../config/entity-definition.js';
+import { sanitizeEntities } from '../../config/sanitize-entities.js';
 import { entityDefinitions } from '../../config/entities/index.js';
 import { buildOpenApi } from '../../rest/openapi.js';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';

@@ -3,7 +3,9 @@
 // and every sortable or filterable field, the definition's composite indexes, trigram search
 // indexes, and per-team uniqueness. Defaults are applied by the runtime validator (one source of
 // truth), not by the database.
-import { camelSlug, relationFields, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition, type OnDelete } from '../../config/entity-definition.js';
+import { type ChildDefinition, type EntityDefinition, type FieldDefinition, type OnDelete } from '../../config/entity-definition.js';
+import { camelSlug } from '../../config/entity-names.js';
+import { relationFields, relationTarget } from '../../config/entity-relations.js';
 
 export const columnName = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 

@@ -9,7 +9,8 @@
 // the definitions, so a new entity or field is swept too. On PGlite and, with TEST_DATABASE_URL, PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entityDefinitions } from '../../config/entities/index.js';
-import { expandableRelations, inversesOf, relationTarget, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { expandableRelations, inversesOf, relationTarget } from '../../config/entity-relations.js';
 import { signUp } from '../../testkit/accounts.js';
 import { collectLogs } from '../../testkit/logs.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';

@@ -4,7 +4,8 @@
 // null (anonymous readers of public entities), children under their slug, distinct values in the
 // field's own JSON type. A field an `@include` left out may be present as undefined (graphql-jit): it
 // is absent from the answer all the same.
-import { expandableRelations, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { expandableRelations } from '../../config/entity-relations.js';
 import { AppError } from '../../shared/errors.js';
 import { childField } from './prisma-model.js';
 type Values = Record<string, unknown>;

@@ -5,7 +5,8 @@
 // each is an `@include(if: $…)` of the document, so what is not asked for is not resolved.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { parse } from 'graphql';
-import { expandableRelations, mediaFields, relationTarget, type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { expandableRelations, mediaFields, relationTarget } from '../../config/entity-relations.js';
 import { graphqlNames } from './graphql-names.js';
 import { extremeFields, groupFields, numberFields } from './aggregate.js';
 import { aggregateNames } from './aggregate-schema.js';

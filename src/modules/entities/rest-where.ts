@@ -6,7 +6,8 @@
 // name `IN_PROGRESS` is taken too). The two forms and the other filters combine with AND. What a
 // value or a name cannot be is refused here, with the parameter as path; the limits (depth, number of
 // conditions) are the service's, as for GraphQL callers.
-import { relationTarget, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { relationTarget } from '../../config/entity-relations.js';
 import { enumValueName, hasEnum } from './graphql-names.js';
 import { isUuid } from '../../shared/validation.js';
 import { int32, isStorableTime } from './validate.js';

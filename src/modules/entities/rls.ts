@@ -3,7 +3,8 @@
 // the tables. Identifiers and literals come from sanitized definitions only. Rules: a record is seen
 // within its team, by its creator alone unless the entity is shared; viewers never write (app_user_writable_team_ids); children follow their
 // parent; a public entity's rows that meet its publicFilter are readable by anyone.
-import { mediaFields, relationTarget, type EntityDefinition } from '../../config/entity-definition.js';
+import { type EntityDefinition } from '../../config/entity-definition.js';
+import { mediaFields, relationTarget } from '../../config/entity-relations.js';
 import { columnName, linkTable } from './prisma-model.js';
 
 const literal = (value: string | number | boolean) => (typeof value === 'string' ? `'${value.replace(/'/g, "''")}'` : String(value));

@@ -6,7 +6,8 @@
 // These objects are what the GraphQL fields declare (schema.ts, scope-auth) and what realtime's
 // opening and re-checks and the action runner evaluate (auth/rules.ts, the one evaluator).
 import { bothRules, withDeclared, type Rule } from '../../auth/rules.js';
-import { relationTarget, type EntityDefinition, type Operation } from '../../config/entity-definition.js';
+import { type EntityDefinition, type Operation } from '../../config/entity-definition.js';
+import { relationTarget } from '../../config/entity-relations.js';
 import { filterableInverses, filterableLinks, relationsOf } from './where.js';
 
 /** An operation's rule: any of the definition's scopes; public reads grant anonymous callers too. */

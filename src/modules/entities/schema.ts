@@ -15,10 +15,12 @@ import { registerAggregate } from './aggregate-schema.js';
 import { graphqlNames } from './graphql-names.js';
 import { mediaOfFields } from './media-fields.js';
 import { listFieldRule, operationRule } from './rules.js';
-import { entityTypes, sharedTypes, type EntityTypes, type Relations } from './graphql-types.js';
+import type { Relations } from './graphql-relations.js';
+import { entityTypes, sharedTypes, type EntityTypes } from './graphql-types.js';
 import { childField } from './prisma-model.js';
 import type { ListQuery } from './query.js';
 import * as children from './children.js';
+import * as sides from './related-lists.js';
 import * as records from './service.js';
 import * as writes from './writes.js';
 
@@ -35,8 +37,8 @@ export function registerEntities(b: Builder, definitions: readonly EntityDefinit
     load: (target, ids, ctx) => records.related(ctx as Context, target, ids),
     types: (d) => built.get(d),
     listAuthScopes: (d) => listFieldRule(d),
-    loadReferring: (inverse, ids, args, ctx) => records.referring(ctx as Context, inverse, ids, args as ListQuery),
-    loadLinked: (d, f, ids, args, ctx) => records.linked(ctx as Context, d, f, 'related', ids, args as ListQuery),
+    loadReferring: (inverse, ids, args, ctx) => sides.referring(ctx as Context, inverse, ids, args as ListQuery),
+    loadLinked: (d, f, ids, args, ctx) => sides.linked(ctx as Context, d, f, 'related', ids, args as ListQuery),
     media: mediaOfFields(b),
   };
   for (const d of definitions) built.set(d, entityTypes(b, d, shared, (r, child, ctx) => children.listChildren(ctx as Context, d, String(r.id), child.slug), relations));

@@ -6,7 +6,8 @@
 // public rows. RLS enforces the same.
 // Every create, update and delete (soft deletes and children's changes included) records its webhook
 // event (`<slug>:created|updated|deleted`) in the same transaction as the change.
-import { relationTarget, type EntityDefinition, type FieldDefinition, type Inverse, type Operation } from '../../config/entity-definition.js';
+import { type EntityDefinition, type FieldDefinition, type Operation } from '../../config/entity-definition.js';
+import { relationTarget } from '../../config/entity-relations.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import { paginationOf, type Pagination } from '../../shared/pagination.js';
@@ -15,7 +16,7 @@ import { isUuid } from '../../shared/validation.js';
 import type { QueueScope } from '../scheduled-actions/service.js';
 import { assertCanWriteTeamData } from '../teams/service.js';
 import { recordEntityEvent, type EntityChange } from '../webhooks/service.js';
-import { childField, inverseField, linksField } from './prisma-model.js';
+import { childField, linksField } from './prisma-model.js';
 import { checkListQuery, invalidQuery, type ListQuery, type ParsedQuery, type View } from './query.js';
 import { after, decodeCursor, encodeCursor, fingerprint, reversed, type Cursor, type Sort } from './cursor.js';
 import { delegateOf, escapeLike, isUniqueViolation, type Delegate, type Row } from './repository.js';
@@ -120,11 +121,11 @@ async function listRows(scope: RequestScope, d: EntityDefinition, caller: Caller
 }
 
 /** The field LIST sorts by (the stamps are required datetimes). */
-function sortField(d: EntityDefinition, name: string): Sort['field'] {
+export function sortField(d: EntityDefinition, name: string): Sort['field'] {
   return d.fields.find((f) => f.name === name) ?? { name, type: 'datetime', required: true };
 }
 
-const orderOf = (sort: Sort) => [{ [sort.field.name]: sort.order }, { id: sort.order }];
+export const orderOf = (sort: Sort) => [{ [sort.field.name]: sort.order }, { id: sort.order }];
 
 interface KeysetQuery {
   model: Delegate;
@@ -180,12 +181,12 @@ export function includeOf(d: EntityDefinition, caller: Caller, slugs: string[]):
  * (related, referring): the ids of its many-to-many relations the caller can see, and the records its
  * relations name where the caller may not see them all (visibility.ts).
  */
-function carriedOf(d: EntityDefinition, caller: Caller): { include?: object } {
+export function carriedOf(d: EntityDefinition, caller: Caller): { include?: object } {
   const include = { ...Object.fromEntries(d.links.map((f) => [linksField(f), linkIdsInclude(f, caller)])), ...relationCheckInclude(d, caller) };
   return Object.keys(include).length ? { include } : {};
 }
 
-function decorate(d: EntityDefinition, row: Row, caller: Caller, q: View): Values {
+export function decorate(d: EntityDefinition, row: Row, caller: Caller, q: View): Values {
   const out = present(d, withUnseenRelationsCleared(d, row, caller), caller, q.fields);
   if (q.metas) out.metas = row.metas ?? {};
   for (const slug of q.children) {
@@ -226,56 +227,6 @@ export async function listedMany(scope: RequestScope, d: EntityDefinition, ids: 
   const where = { AND: [{ id: { in: [...ids] } }, ...baseWhere(d, caller), ...filterWhere(d, q)] };
   const rows = await delegateOf(await scope.db.tx(), d.name).findMany({ where, ...includeOf(d, caller, q.children) });
   return new Map(rows.map((row) => [row.id as string, { record: decorate(d, row, caller, q), row }]));
-}
-
-type SideQuery = Pick<ListQuery, 'where' | 'sortBy' | 'sortOrder' | 'limit'>;
-
-/** The records a side lists, checked like a LIST of `listed` by the caller: where, order, limit. */
-function sideQuery(scope: RequestScope, listed: EntityDefinition, query: SideQuery) {
-  const caller = callerFor(scope, listed, 'list');
-  const view: View = { fields: null, metas: listed.metas, children: [] };
-  const q = checkListQuery(listed, { where: query.where, sortBy: query.sortBy, sortOrder: query.sortOrder, limit: query.limit }, view);
-  const where = { AND: [...baseWhere(listed, caller), ...filterWhere(listed, q)] };
-  return { caller, view, where, orderBy: orderOf({ field: sortField(listed, q.sortBy), order: q.sortOrder }), take: q.limit };
-}
-
-/**
- * A reverse side (`Customer.projects(where, sortBy, sortOrder, limit)`, and `Task.projects` of a
- * many-to-many relation) for every record of a page, in one statement: each record's referring records
- * the caller can list (its rules, RLS), filtered, ordered and limited per record in the database (a
- * lateral join), whatever the page's size.
- */
-export async function referring(scope: RequestScope, inverse: Inverse, ids: readonly string[], query: SideQuery): Promise<Values[][]> {
-  if (inverse.field.many) return linked(scope, inverse.source, inverse.field, 'record', ids, query);
-  const { source: d } = inverse;
-  const { caller, view, where, orderBy, take } = sideQuery(scope, d, query);
-  const field = inverseField(d, inverse.field);
-  const rows = await delegateOf(await scope.db.tx(), relationTarget(inverse.field).name).findMany({
-    where: { id: { in: [...new Set(ids)] } },
-    select: { id: true, [field]: { where, orderBy, take, ...carriedOf(d, caller) } },
-    relationLoadStrategy: 'join',
-  });
-  const byId = new Map(rows.map((row) => [row.id, (row[field] as Row[]).map((r) => decorate(d, r, caller, view))]));
-  return ids.map((id) => byId.get(id) ?? []);
-}
-
-/**
- * A many-to-many relation of `d` for every record of a page, in one statement, through its join rows:
- * from the records (`Project.tasks`: `side` 'related') or from the related records (`Task.projects`:
- * `side` 'record'), each list as `referring` makes it.
- */
-export async function linked(scope: RequestScope, d: EntityDefinition, f: FieldDefinition, side: 'related' | 'record', ids: readonly string[], query: SideQuery): Promise<Values[][]> {
-  const target = relationTarget(f);
-  const [paged, listed] = side === 'related' ? [d, target] : [target, d];
-  const { caller, view, where, orderBy, take } = sideQuery(scope, listed, query);
-  const field = side === 'related' ? linksField(f) : inverseField(d, f);
-  const rows = await delegateOf(await scope.db.tx(), paged.name).findMany({
-    where: { id: { in: [...new Set(ids)] } },
-    select: { id: true, [field]: { where: { [side]: { is: where } }, orderBy: orderBy.map((o) => ({ [side]: o })), take, select: { [side]: carriedOf(listed, caller).include ? carriedOf(listed, caller) : true } } },
-    relationLoadStrategy: 'join',
-  });
-  const byId = new Map(rows.map((row) => [row.id, (row[field] as Row[]).map((link) => decorate(listed, link[side] as Row, caller, view))]));
-  return ids.map((id) => byId.get(id) ?? []);
 }
 
 /** READ; `view` says what the record carries (children by slug, loaded with it). */

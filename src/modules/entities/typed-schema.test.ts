@@ -4,7 +4,7 @@
 // fields (403 naming the scope, 401 for anonymous callers, public reads for anyone).
 import { graphql as execute } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sanitizeEntities } from '../../config/entity-definition.js';
+import { sanitizeEntities } from '../../config/sanitize-entities.js';
 import { createBuilder } from '../../graphql/builder.js';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { bearer, createKey } from '../../testkit/api-keys.js';

@@ -5,7 +5,8 @@
 // private task; a soft-deleted post): that relation shows null, its id as well as its record — not
 // even the id shows (docs/security.md). Many-to-many ids are filtered in SQL instead (service.ts).
 import type { AuthenticatedActor } from '../../auth/actor.js';
-import { relationFields, relationTarget, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { relationFields, relationTarget } from '../../config/entity-relations.js';
 import type { Row } from './repository.js';
 import type { Values } from './validate.js';
 

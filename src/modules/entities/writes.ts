@@ -4,7 +4,8 @@
 // links, the plan limit, and the record's webhook and realtime event in the same transaction.
 import { entityDefinitions } from '../../config/entities/index.js';
 import type { HookCaller, HookEntities } from '../../config/entity-hooks.js';
-import { mediaFields, relationFields, relationTarget, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
+import { mediaFields, relationFields, relationTarget } from '../../config/entity-relations.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../shared/request-scope.js';
