@@ -61,3 +61,28 @@ export function graphqlNames(owner: EntityDefinition | ChildDefinition) {
     delete: `delete${name}`,
   };
 }
+
+/** The GraphQL scalar of a field's values (a select's or enumerated multiselect's enum is per field: graphql-types.ts). */
+export function scalarOf(field: Pick<FieldDefinition, 'type'>): 'String' | 'ID' | 'Float' | 'Int' | 'Decimal' | 'Boolean' | 'Date' | 'DateTime' | 'JSON' {
+  switch (field.type) {
+    case 'number':
+      return 'Float';
+    case 'integer':
+      return 'Int';
+    case 'decimal':
+      return 'Decimal';
+    case 'boolean':
+      return 'Boolean';
+    case 'date':
+      return 'Date';
+    case 'datetime':
+      return 'DateTime';
+    case 'json':
+      return 'JSON';
+    case 'relation':
+    case 'media':
+      return 'ID';
+    default:
+      return 'String';
+  }
+}

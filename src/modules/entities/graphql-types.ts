@@ -5,7 +5,7 @@
 // deletion result; children get their record type and inputs the same way.
 import { type ChildDefinition, type EntityDefinition, type FieldDefinition, isRanged } from '../../config/entity-definition.js';
 import type { Builder } from '../../graphql/builder.js';
-import { enumTypeName, enumValueNames, graphqlNames, hasEnum } from './graphql-names.js';
+import { enumTypeName, enumValueNames, graphqlNames, hasEnum, scalarOf } from './graphql-names.js';
 import { childField } from './prisma-model.js';
 import type { ListQuery } from './query.js';
 import type { ListResult } from './service.js';
@@ -74,27 +74,7 @@ function fieldEnums(b: Builder, owner: EntityDefinition | ChildDefinition): Map<
 export function valueType(f: FieldDefinition, enums: Map<string, AnyRef>): ValueType {
   const enumRef = enums.get(f.name);
   if (enumRef) return enumRef;
-  switch (f.type) {
-    case 'number':
-      return 'Float';
-    case 'integer':
-      return 'Int';
-    case 'decimal':
-      return 'Decimal';
-    case 'boolean':
-      return 'Boolean';
-    case 'date':
-      return 'Date';
-    case 'datetime':
-      return 'DateTime';
-    case 'json':
-      return 'JSON';
-    case 'relation':
-    case 'media':
-      return 'ID';
-    default:
-      return 'String';
-  }
+  return scalarOf(f);
 }
 
 // Pothos' field builders are typed per call site; the maps below are assembled from definitions, so

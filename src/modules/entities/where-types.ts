@@ -5,34 +5,11 @@
 import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
 import { inversesOf, relationFields, relationTarget, type Inverse } from '../../config/entity-relations.js';
 import type { Builder } from '../../graphql/builder.js';
-import { enumTypeName, graphqlNames, hasEnum } from './graphql-names.js';
+import { enumTypeName, graphqlNames, hasEnum, scalarOf } from './graphql-names.js';
 import { filterableLinks, flagOperators, listOperators, operatorsOf, takesMode, whereFields, whereLimits } from './where.js';
 
 type Ref = ReturnType<Builder['inputType']>;
 type Loose = { field: (options: object) => unknown };
-
-/** The scalar a field's values have in conditions (enums are per field). */
-function scalarOf(field: Pick<FieldDefinition, 'type'>): string {
-  switch (field.type) {
-    case 'number':
-      return 'Float';
-    case 'integer':
-      return 'Int';
-    case 'decimal':
-      return 'Decimal';
-    case 'boolean':
-      return 'Boolean';
-    case 'date':
-      return 'Date';
-    case 'datetime':
-      return 'DateTime';
-    case 'relation':
-    case 'media':
-      return 'ID';
-    default:
-      return 'String';
-  }
-}
 
 /** Condition inputs shared by every entity, by name (`StringCondition`…), built on first use. */
 const conditionCache = new WeakMap<Builder, Map<string, Ref>>();
