@@ -5,7 +5,8 @@ import type { EntityDefinition, FieldDefinition } from '../../config/entity-defi
 import type { Builder } from '../../graphql/builder.js';
 import { aggregate, extremeFields, groupFields, maxGroups, numberFields, type AggregateGroup, type AggregateQuery } from './aggregate.js';
 import { graphqlNames } from './graphql-names.js';
-import { valueType, type AnyRef, type EntityTypes } from './graphql-types.js';
+import type { AnyRef, EntityTypes } from './graphql-refs.js';
+import { valueType } from './graphql-types.js';
 
 type Values = Record<string, unknown>;
 type Loose = { expose: (name: string, options: object) => unknown };

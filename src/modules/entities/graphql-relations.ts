@@ -3,7 +3,7 @@
 // arguments), and media fields' media (`Order.attachment`); each loaded for a whole page at once.
 import { inversesOf, mediaFields, readableRelations, relationTarget, type Inverse } from '../../config/entity-relations.js';
 import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
-import type { EntityTypes, Loose, RecordRef } from './graphql-types.js';
+import type { EntityTypes, Loose, RecordRef } from './graphql-refs.js';
 
 type Values = Record<string, unknown>;
 

@@ -11,10 +11,9 @@ import type { ListQuery } from './query.js';
 import type { ListResult } from './service.js';
 import type { Values } from './validate.js';
 import { whereType } from './where-types.js';
+import type { AnyRef, ChildTypes, EntityTypes, Loose, RecordRef } from './graphql-refs.js';
 import { relatedFields, type Relations } from './graphql-relations.js';
 
-export type RecordRef = ReturnType<Builder['objectRef']>;
-export type AnyRef = RecordRef | ReturnType<Builder['enumType']> | ReturnType<Builder['inputType']>;
 /** A GraphQL type of a field value: a scalar's name or an enum. */
 type ValueType = 'String' | 'ID' | 'Float' | 'Int' | 'Decimal' | 'Boolean' | 'Date' | 'DateTime' | 'JSON' | AnyRef;
 
@@ -78,8 +77,7 @@ export function valueType(f: FieldDefinition, enums: Map<string, AnyRef>): Value
 }
 
 // Pothos' field builders are typed per call site; the maps below are assembled from definitions, so
-// the builders are used through these loose signatures.
-export type Loose = { field: (options: object) => unknown; expose: (name: string, options: object) => unknown; [k: string]: unknown };
+// the builders are used through loose signatures (Loose, graphql-refs.ts) and this field map.
 type FieldMap = Record<string, never>;
 
 /**
@@ -119,31 +117,6 @@ function describeValidation(f: FieldDefinition): string {
   return [min !== undefined ? `${text ? 'length' : 'value'} ≥ ${min}` : '', max !== undefined ? `${text ? 'length' : 'value'} ≤ ${max}` : '', pattern ? `matches ${pattern}` : ''].filter(Boolean).join(', ');
 }
 
-
-export interface ChildTypes {
-  child: ChildDefinition;
-  record: RecordRef;
-  /** Null when the parent cannot be updated (children are written under the parent's update). */
-  createInput: AnyRef | null;
-  updateInput: AnyRef | null;
-}
-
-/** The types of one entity; those only a disabled operation would use are not built (null). */
-export interface EntityTypes {
-  record: RecordRef;
-  createInput: AnyRef | null;
-  updateInput: AnyRef | null;
-  filter: AnyRef | null;
-  where: AnyRef | null;
-  page: RecordRef | null;
-  deletion: RecordRef | null;
-  sortField: AnyRef | null;
-  dateField: AnyRef | null;
-  fieldName: AnyRef | null;
-  children: ChildTypes[];
-  /** The enums of select and enumerated multiselect fields, by field name. */
-  enums: Map<string, AnyRef>;
-}
 
 /** Arguments of a reverse side (`Customer.projects(where, sortBy, sortOrder, limit)`). */
 export type ReferringArgs = Pick<ListQuery, 'where' | 'sortBy' | 'sortOrder' | 'limit'>;
