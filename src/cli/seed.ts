@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { hashPassword } from '../auth/password.js';
 import type { Config } from '../config/config.js';
-import { entityDefinitions } from '../config/entities/index.js';
+import { entityNamed } from '../config/entities/index.js';
 import type { Database } from '../db/database.js';
 import { runAsUser, systemDb } from '../db/request-db.js';
 import { createUser, openInvitedAccount } from '../modules/accounts/service.js';
@@ -29,7 +29,7 @@ const members = [
   { email: 'cleo.demo@example.com', firstName: 'Cleo', lastName: 'Patra', teamRole: 'member' },
 ] as const;
 /** The demo key may do anything with what the seed made (of what is configured) and nothing else. */
-const keyScopes = () => [...['tasks', 'customers', 'projects', 'orders'].filter((slug) => entityDefinitions.some((d) => d.slug === slug)), 'media'].map((resource) => `${resource}:*`);
+const keyScopes = () => [...['tasks', 'customers', 'projects', 'orders'].filter((slug) => entityNamed(slug)), 'media'].map((resource) => `${resource}:*`);
 const noEvictions = { forgetKey: async () => {}, forgetUser: async () => {} };
 
 /** A password printed once: 16 characters of base64url (96 random bits). */
@@ -45,7 +45,7 @@ export interface SeedResult {
 
 /** Creates a record of `slug` when that entity is configured (the seed skips entities a deployment removed). */
 async function record(scope: RequestScope, slug: string, body: Record<string, unknown>, counts: Record<string, number>): Promise<string | null> {
-  const definition = entityDefinitions.find((d) => d.slug === slug);
+  const definition = entityNamed(slug);
   if (!definition) return null;
   const made = await create(scope, definition, body);
   counts[slug] = (counts[slug] ?? 0) + 1;

@@ -15,3 +15,8 @@ const loaded = await Promise.all(files.map(async (name) => ((await import(new UR
 
 /** The sanitized definitions, in file-name order. */
 export const entityDefinitions: readonly EntityDefinition[] = sanitizeEntities(loaded);
+
+const bySlug = new Map(entityDefinitions.map((d) => [d.slug, d]));
+
+/** The definition of entity `slug` (REST's /api/v1/<slug>), or undefined when none is configured. */
+export const entityNamed = (slug: string): EntityDefinition | undefined => bySlug.get(slug);

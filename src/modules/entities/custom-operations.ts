@@ -6,7 +6,7 @@
 // validation, events and webhooks run as for any update. docs/api/custom-operations.md.
 import { z } from 'zod';
 import type { EntityDefinition, Operation } from '../../config/entity-definition.js';
-import { entityDefinitions } from '../../config/entities/index.js';
+import { entityNamed } from '../../config/entities/index.js';
 import type { Rule } from '../../auth/rules.js';
 import type { Builder } from '../../graphql/builder.js';
 import { defineRoute, type HttpMethod, type RestRoute } from '../../rest/route.js';
@@ -24,7 +24,7 @@ const recordId = z.object({ id: z.string().max(100) });
 
 /** The configured entity `slug` (its sanitized definition); throws at start-up when there is none. */
 export function entity(slug: string): EntityDefinition {
-  const d = entityDefinitions.find((e) => e.slug === slug);
+  const d = entityNamed(slug);
   if (!d) throw new Error(`No entity "${slug}" is configured (src/config/entities/)`);
   return d;
 }

@@ -15,7 +15,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import type { EntityDefinition } from '../../config/entity-definition.js';
 import type { HookCaller, HookEntities } from '../../config/entity-hooks.js';
 import { createMailer, type Mailer } from '../../mail/outbox.js';
-import { entityDefinitions } from '../../config/entities/index.js';
+import { entityDefinitions, entityNamed } from '../../config/entities/index.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, forbidden } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
@@ -29,7 +29,7 @@ import { changed, written } from './service.js';
 import type { Values } from './validate.js';
 
 const entitySlugs = new Set(entityDefinitions.map((d) => d.slug));
-const definitionOf = (slug: string): EntityDefinition => entityDefinitions.find((d) => d.slug === slug)!;
+const definitionOf = (slug: string): EntityDefinition => entityNamed(slug)!;
 
 export const contentPublishPayload = z
   .strictObject({

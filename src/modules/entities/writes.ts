@@ -2,7 +2,7 @@
 // the CLI's seed, hooks' context.entities): the caller's rules (service.ts callerFor), the definition's
 // hooks around validation and the row (hooks.ts), relation ids the caller may name, many-to-many
 // links, the plan limit, and the record's webhook and realtime event in the same transaction.
-import { entityDefinitions } from '../../config/entities/index.js';
+import { entityNamed } from '../../config/entities/index.js';
 import type { HookCaller, HookEntities } from '../../config/entity-hooks.js';
 import { type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import { mediaFields, relationFields, relationTarget } from '../../config/entity-relations.js';
@@ -162,7 +162,7 @@ export function contextOf(scope: RequestScope, caller: Extract<Caller, { kind: '
 /** Records of any entity for a hook: the same functions, as the same caller, in the same transaction. */
 function recordsFor(scope: RequestScope): HookEntities {
   const named = (slug: string) => {
-    const d = entityDefinitions.find((e) => e.slug === slug);
+    const d = entityNamed(slug);
     if (!d) throw new Error(`context.entities: no entity "${slug}"`);
     return d;
   };
