@@ -94,20 +94,19 @@ function linkPolicies(d: EntityDefinition, target: EntityDefinition, table: stri
  * Rewritten whole by every migration (the current definitions' fields; none: it does nothing).
  */
 export function mediaTrigger(definitions: readonly EntityDefinition[]): string[] {
-  const actions = definitions.flatMap((d) =>
-    mediaFields(d).map((f) => {
-      const t = `"${d.tableName}"`;
-      const c = `"${columnName(f.name)}"`;
-      const uses = f.many ? `${c} @> ARRAY[OLD.id]` : `${c} = OLD.id`;
-      const live = d.softDelete ? ' AND deleted_at IS NULL' : '';
-      const at = `${d.slug}.${f.relation}`;
-      if (f.onDelete === 'restrict') return `  IF EXISTS (SELECT 1 FROM ${t} WHERE ${uses}${live}) THEN RAISE EXCEPTION 'media % is used by ${at} (onDelete: restrict)', OLD.id USING ERRCODE = '23001'; END IF;`;
-      if (f.onDelete === 'setNull') return `  UPDATE ${t} SET ${c} = ${f.many ? `array_remove(${c}, OLD.id)` : 'NULL'}, updated_at = now() WHERE ${uses}; -- ${at}`;
-      return d.softDelete ? `  UPDATE ${t} SET deleted_at = now() WHERE ${uses}${live}; -- ${at}` : `  DELETE FROM ${t} WHERE ${uses}; -- ${at}`;
-    }),
-  );
+  const used = definitions.flatMap((d) => mediaFields(d).map((f) => ({ d, f })));
   // Refusals first: nothing is changed by a deletion that is then refused.
-  actions.sort((a, b) => Number(b.includes('RAISE')) - Number(a.includes('RAISE')));
+  const ordered = [...used.filter(({ f }) => f.onDelete === 'restrict'), ...used.filter(({ f }) => f.onDelete !== 'restrict')];
+  const actions = ordered.map(({ d, f }) => {
+    const t = `"${d.tableName}"`;
+    const c = `"${columnName(f.name)}"`;
+    const uses = f.many ? `${c} @> ARRAY[OLD.id]` : `${c} = OLD.id`;
+    const live = d.softDelete ? ' AND deleted_at IS NULL' : '';
+    const at = `${d.slug}.${f.relation}`;
+    if (f.onDelete === 'restrict') return `  IF EXISTS (SELECT 1 FROM ${t} WHERE ${uses}${live}) THEN RAISE EXCEPTION 'media % is used by ${at} (onDelete: restrict)', OLD.id USING ERRCODE = '23001'; END IF;`;
+    if (f.onDelete === 'setNull') return `  UPDATE ${t} SET ${c} = ${f.many ? `array_remove(${c}, OLD.id)` : 'NULL'}, updated_at = now() WHERE ${uses}; -- ${at}`;
+    return d.softDelete ? `  UPDATE ${t} SET deleted_at = now() WHERE ${uses}${live}; -- ${at}` : `  DELETE FROM ${t} WHERE ${uses}; -- ${at}`;
+  });
   return [
     '-- Deleting a media record follows the onDelete of the media fields that name it.',
     'CREATE OR REPLACE FUNCTION app_media_deleted() RETURNS trigger',

@@ -77,21 +77,17 @@ export function coerceField(field: FieldDefinition, value: unknown): { value: un
     case 'json':
       return { value };
     case 'relation':
-      // Whether the ids name records the caller may relate to is the service's to check (service.ts checkRelated).
+    case 'media': {
+      // Whether the ids name records the caller may relate to (media: active media of its team) is the
+      // write path's to check (writes.ts checkRelated). A list keeps its order, without repeats.
+      const media = field.type === 'media';
       if (field.many) {
-        if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && isUuid(v))) return { error: `must be a list of ids of ${field.to} records` };
+        if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && isUuid(v))) return { error: media ? 'must be a list of media ids' : `must be a list of ids of ${field.to} records` };
         if (value.length > 100) return { error: 'must have at most 100 ids' };
         return { value: [...new Set(value.map((v: string) => v.toLowerCase()))] };
       }
-      return typeof value === 'string' && isUuid(value) ? { value: value.toLowerCase() } : { error: `must be the id of a ${field.to} record` };
-    case 'media':
-      // Whether the ids name active media of the caller's team is the write path's to check (writes.ts checkRelated); a list keeps its order.
-      if (field.many) {
-        if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && isUuid(v))) return { error: 'must be a list of media ids' };
-        if (value.length > 100) return { error: 'must have at most 100 ids' };
-        return { value: [...new Set(value.map((v: string) => v.toLowerCase()))] };
-      }
-      return typeof value === 'string' && isUuid(value) ? { value: value.toLowerCase() } : { error: 'must be the id of a media record' };
+      return typeof value === 'string' && isUuid(value) ? { value: value.toLowerCase() } : { error: `must be the id of a ${media ? 'media' : field.to} record` };
+    }
   }
 }
 
