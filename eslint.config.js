@@ -76,9 +76,11 @@ export default tseslint.config(
     ignores: ['src/config/**', 'src/testkit/**', '**/*.test.ts'],
     rules: { 'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Only src/config/ reads process.env (DESIGN.md).' }] },
   },
-  // config/: nothing of ours but shared/ (entity definitions import config's own entity-definition.ts).
+  // config/: nothing of ours but shared/ (entity definitions import config's own entity-definition.ts),
+  // and the generated Prisma client's types (the transaction a hook's system access gets).
   restrict(['src/config/*.ts'], [
-    { regex: `^\\.\\./(?!shared/)`, message: 'config/ imports nothing of ours but shared/ (DESIGN.md).' },
+    { regex: `^\\.\\./(?!shared/|generated/prisma/)`, message: 'config/ imports nothing of ours but shared/ (DESIGN.md).' },
+    { regex: `^\\.\\./generated/`, allowTypeImports: true, message: 'config/ takes only types from generated code (DESIGN.md).' },
   ]),
   restrict(['src/config/entities/*.ts'], [
     // Definitions import entity-definition.ts (defineEntity); index.ts sanitizes them (sanitize-entities.ts).

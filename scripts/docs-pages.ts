@@ -8,8 +8,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type GraphQLField, type GraphQLObjectType } from 'graphql';
 import { configurationPage } from '../src/config/reference.js';
-import { schema } from '../src/graphql/schema.js';
+import { composition } from '../src/modules/composition.js';
 import { servedOpenApi } from './served-openapi.js';
+
+const { schema } = composition;
 
 export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const docsDir = path.join(repositoryRoot, 'docs');

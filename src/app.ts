@@ -1,32 +1,29 @@
 // createApp(deps) → the app's request handler and its node:http listener. The app answers health,
 // readiness, metrics, the docs and /graphql itself; /api and /uploads belong to the router (both
 // declaration kinds, from the module list: src/modules/index.ts). Every route acting for a caller runs
-// the one pipeline (http/pipeline.ts): authenticate → rate limit → transaction → handler → headers.
-// GraphQL over WebSocket (http/websocket.ts) runs each operation as a request of that pipeline too.
+// the one pipeline (pipeline/pipeline.ts): authenticate → rate limit → transaction → handler → headers.
+// GraphQL over WebSocket (pipeline/websocket.ts) runs each operation as a request of that pipeline too.
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from './config/config.js';
 import type { Database } from './db/database.js';
-import { systemDb } from './db/request-db.js';
 import { createGraphQLEndpoint } from './graphql/endpoint.js';
 import { isMultipartRequest } from './graphql/multipart.js';
-import { createAppServices } from './http/app-services.js';
+import { createAppServices } from './pipeline/app-services.js';
 import { reply, type HttpRequest, type HttpResponse } from './http/exchange.js';
 import { preflight } from './http/headers.js';
-import { landingPage } from './http/landing.js';
-import { createMetrics, metricsAllowed } from './http/metrics.js';
-import { createPipeline } from './http/pipeline.js';
-import { respondingWith, type Handled } from './http/respond.js';
-import { createApiRouter, httpRouteTraits } from './http/routing.js';
-import { createWebSocketGateway, type WebSocketGateway } from './http/websocket.js';
+import { landingPage } from './pipeline/landing.js';
+import { createMetrics, metricsAllowed } from './pipeline/metrics.js';
+import { createPipeline } from './pipeline/pipeline.js';
+import { respondingWith, type Handled } from './pipeline/respond.js';
+import { createApiRouter, httpRouteTraits } from './pipeline/routing.js';
+import { createWebSocketGateway, type WebSocketGateway } from './pipeline/websocket.js';
 import { nodeHandler } from './http/node.js';
-import { compose, composition, sealModules } from './modules/composition.js';
+import { compose, composition, createModuleRuntime, sealModules } from './modules/composition.js';
+import { modules as platformModules } from './modules/index.js';
 import type { ModuleDescription } from './modules/module-description.js';
 import type { RenderLimits } from './modules/media/render.js';
-import { startSweeper, type Sweeper } from './modules/media/sweep.js';
 import { uploadRequestLimit } from './modules/media/upload.js';
-import { processBatch, queueDeps } from './modules/scheduled-actions/processor.js';
-import { startScheduler, type Scheduler } from './modules/scheduled-actions/scheduler.js';
 import { failure, json } from './rest/envelope.js';
 import { createHttpRouter } from './rest/http-route.js';
 import { buildOpenApi, docsResponse } from './rest/openapi.js';
@@ -41,9 +38,9 @@ export interface AppDeps {
   /** Renders running and waiting at once in this process (render.ts); default 2 and 16. */
   renderLimits?: RenderLimits;
   /**
-   * The modules whose schema and routes the app serves, in order (default: the platform's list,
-   * src/modules/index.ts, with the app's own). A subset serves only theirs; scope resources, usage
-   * counters and action handlers stay the process's (composition.ts).
+   * The modules whose schema, routes, services and workers the app has, in order (default: the
+   * platform's list, src/modules/index.ts, with the app's own). A subset serves only theirs; scope
+   * resources, usage counters and action handlers stay the process's (composition.ts).
    */
   modules?: readonly ModuleDescription[];
 }
@@ -61,35 +58,32 @@ export interface App {
    * for them, so this goes first.
    */
   closeStreams(): Promise<void>;
-  /** /healthz answers 200 once this is called (after migrations); the built-in scheduler (CRON_INTERVAL_SECONDS) starts then. */
+  /** /healthz answers 200 once this is called (after migrations); the modules' workers start then (the orphan sweep; the built-in scheduler with CRON_INTERVAL_SECONDS). */
   markReady(): void;
-  /** Stops the built-in scheduler (waiting for its batch), writes pending key usage and closes Redis connections (the database stays open). */
+  /** Stops the modules' workers (waiting for their work), writes pending key usage, closes Redis connections and the modules' services (the database stays open). */
   close(): Promise<void>;
 }
 
 export function createApp({ config, database, logger, now = () => new Date(), renderLimits, modules }: AppDeps): App {
   // The module list is fixed from here on: no action handler can be added (composition.ts).
   sealModules();
+  const list = modules ?? platformModules;
   const { schema, routes, httpRoutes } = modules ? compose(modules) : composition;
   const graphql = createGraphQLEndpoint(schema, {
     bodyLimitBytes: config.bodyLimitBytes,
     multipart: { bodyLimitBytes: uploadRequestLimit(config.media), maxFiles: config.media.maxFiles, idleMs: config.uploadIdleTimeoutMs },
     server: { graphiql: config.graphiql, introspection: config.graphqlIntrospection, limits: config.graphqlLimits, log: logger },
   });
-  const services = createAppServices(config, database, logger, now);
+  const runtime = createModuleRuntime(list, { config, database, logger, now });
+  const services = createAppServices(config, database, logger, now, runtime.services);
   const pipeline = createPipeline(services);
   const sockets = createWebSocketGateway({ schema, config, logger, pipeline, graphql });
   const rest = createRestRouter(schema, routes, config.bodyLimitBytes);
   const router = createApiRouter(rest, createHttpRouter(httpRoutes, { config, schema, database, logger, now, renderLimits }));
   const metrics = config.metricsEnabled ? createMetrics(database.poolStats) : null;
   const openApiExtras = Object.fromEntries(httpRoutes.flatMap((r) => (r.openApi ? [[r.path, r.openApi]] : [])));
-  // Scheduled actions: batches run as named system work, from the cron route or the built-in scheduler.
-  const queue = queueDeps(database, config, now, logger.child({ module: 'scheduled-actions' }));
   let openApi: string | undefined;
   let ready = false;
-  let scheduler: Scheduler | null = null;
-  // Stored files a crash left without a record, and spool files: at start-up, then periodically (sweep.ts).
-  let sweeper: Sweeper | null = null;
 
   /** /api and /uploads: a declaration of either kind, in the pipeline unless it says otherwise. */
   async function routed(request: HttpRequest, requestId: string): Promise<Handled | null> {
@@ -153,17 +147,13 @@ export function createApp({ config, database, logger, now = () => new Date(), re
     },
     markReady() {
       ready = true;
-      const every = config.scheduledActions.intervalMs;
-      if (every && !scheduler) scheduler = startScheduler(every, () => processBatch(queue), queue.log);
-      sweeper ??= startSweeper(
-        { storage: services.mediaStorage, system: systemDb(database, 'media: orphan sweep'), uploadDir: config.media.uploadDir, now, log: logger.child({ module: 'media-sweep' }) },
-        config.media.orphans,
-      );
+      runtime.startWorkers();
     },
     async close() {
-      await scheduler?.stop();
-      await sweeper?.stop();
+      // Workers first (a batch in progress may still use the services), the modules' services last.
+      await runtime.stopWorkers();
       await services.close();
+      await runtime.close();
     },
   };
 }

@@ -16,7 +16,7 @@ import type { SystemDb } from '../db/request-db.js';
 import type { HttpRequest } from '../http/exchange.js';
 import type { Broadcast } from '../shared/broadcast.js';
 import { AppError } from '../shared/errors.js';
-import type { Credentials } from '../shared/request-scope.js';
+import type { Credentials } from './request-scope.js';
 import { isGlobalRole, type AuthenticatedActor, type TeamMembership } from './actor.js';
 import { recordKeyEvent, type KeyEvent, type KeyEventClient } from './key-audit.js';
 import { effectiveKeyScopes } from './scopes.js';

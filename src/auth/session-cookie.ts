@@ -1,7 +1,7 @@
 // The browser session cookie: httpOnly, SameSite=Lax, Secure behind HTTPS.
 import { parse, serialize } from 'cookie';
 import type { Config } from '../config/config.js';
-import type { ClientInfo } from '../shared/request-scope.js';
+import type { ClientInfo } from './request-scope.js';
 
 export const sessionCookieName = 'sid';
 

@@ -8,7 +8,7 @@ import { keyEvictions } from '../auth/api-key-strategy.js';
 import type { Config } from '../config/config.js';
 import { createBroadcast } from '../shared/broadcast.js';
 import { closeRedis, createRedis, redisTimeouts } from '../shared/redis-connection.js';
-import type { Credentials } from '../shared/request-scope.js';
+import type { Credentials } from '../auth/request-scope.js';
 
 /**
  * How the running servers learnt of the change: over Redis; no need (the embedded database: no server

@@ -8,9 +8,10 @@ import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import { committing, RequestDb, runAsUser, systemDb } from '../db/request-db.js';
 import { createMailer } from '../mail/outbox.js';
-import { createStorage } from '../modules/media/storage.js';
+import { createModuleRuntime } from '../modules/composition.js';
+import { modules } from '../modules/index.js';
 import { AppError } from '../shared/errors.js';
-import type { Credentials, RequestScope } from '../shared/request-scope.js';
+import type { Credentials, RequestScope } from '../auth/request-scope.js';
 
 /** Credentials with evictions only (the CLI counts no key usage). */
 export type CliCredentials = Pick<Credentials, 'forgetKey' | 'forgetUser'>;
@@ -41,6 +42,8 @@ export async function asUser<T>(database: Database, config: Config, who: { id: s
   const actor = await actorOf(database, 'email' in who ? { email: who.email.trim().toLowerCase() } : who);
   const db = new RequestDb(database, actor.userId);
   const silent = pino({ level: 'silent' });
+  // The modules' services (media storage), without their workers: the server runs those.
+  const runtime = createModuleRuntime(modules, { config, database, logger: silent, now: () => new Date() });
   const scope: RequestScope = {
     actor,
     db,
@@ -53,7 +56,7 @@ export async function asUser<T>(database: Database, config: Config, who: { id: s
       pendingUsage: () => ({ count: 0, last24h: 0, lastUsedAt: null }),
     },
     mail: createMailer(config.mail, silent),
-    mediaStorage: createStorage(config.media, silent),
+    services: runtime.services,
     client: { ip: null, userAgent: 'platform-cli', secure: false },
     afterAnswer: () => {
       throw new Error('afterAnswer is not available in the CLI');
@@ -63,6 +66,6 @@ export async function asUser<T>(database: Database, config: Config, who: { id: s
   try {
     return await committing(db, () => work(scope));
   } finally {
-    await scope.mediaStorage.close?.();
+    await runtime.close();
   }
 }

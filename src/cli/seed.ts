@@ -19,7 +19,7 @@ import { loadSharp } from '../modules/media/imaging.js';
 import { uploadFiles } from '../modules/media/upload-route.js';
 import { invite, openInvitationForSignup, updateTeam } from '../modules/teams/service.js';
 import { AppError } from '../shared/errors.js';
-import type { RequestScope } from '../shared/request-scope.js';
+import type { RequestScope } from '../auth/request-scope.js';
 import { withDatabase } from './open.js';
 import { asUser } from './operator-scope.js';
 

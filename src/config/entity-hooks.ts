@@ -5,10 +5,10 @@
 // a record as the API shows it (dates as strings, a relation as its id field: `customer` → `customerId`).
 // The order of a write: beforeValidate → validation → beforeChange → (validated again) → the row →
 // afterChange → commit → events, webhooks and realtime once. A hook that throws rolls the request back.
-import type { RequestScope } from '../shared/request-scope.js';
+import type { Prisma } from '../generated/prisma/client.js';
 
 /** The transaction a hook's system access runs in (the request's, without RLS for the work). */
-export type HookTx = Awaited<ReturnType<RequestScope['db']['tx']>>;
+export type HookTx = Prisma.TransactionClient;
 
 // ---- Records typed from fields -------------------------------------------------------------------
 

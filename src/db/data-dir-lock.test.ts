@@ -51,7 +51,7 @@ describe('a running server holds its DATA_DIR', () => {
   }, 180_000);
 
   it('the migration command refuses too', async () => {
-    const migrate = run('src/db/migrate-cli.ts', ['apply'], { DATA_DIR: dataDir });
+    const migrate = run('src/cli/migrate.ts', ['apply'], { DATA_DIR: dataDir });
     const ended = await migrate.exit(120_000);
     expect(ended?.code).toBe(1);
     expect(migrate.stderr()).toMatch(/^Error: the server is running on this data directory: stop it first/);

@@ -6,7 +6,7 @@
 // enumerated and walked in order rather than drawn).
 import fc from 'fast-check';
 import { entityDefinitions } from '../config/entities/index.js';
-import { schema } from '../graphql/schema.js';
+import { composition } from '../modules/composition.js';
 import type { OpenApiDocument } from './answer-checks.js';
 import { fieldValue } from './entity-values.js';
 import { eventStreamRequests } from './event-stream-requests.js';
@@ -21,6 +21,8 @@ import type { ValueContext } from './schema-values.js';
 import { sweepCases, type SweepCases } from './sweep.js';
 import { victimSnapshot } from './victim-snapshot.js';
 import { seedWorld } from './world.js';
+
+const { schema } = composition;
 
 export const suites = ['rest', 'graphql', 'multipart', 'events', 'graphql-ws', 'sweep'] as const;
 export type Suite = (typeof suites)[number];

@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { SignInThrottle } from '../auth/sign-in-throttle.js';
 import type { RealtimeAccess } from '../realtime/hub.js';
-import type { RequestScope } from '../shared/request-scope.js';
+import type { RequestScope } from '../auth/request-scope.js';
 
 export interface Context extends RequestScope {
   requestId: string;
@@ -14,7 +14,7 @@ export interface Context extends RequestScope {
   signIns: SignInThrottle;
   /**
    * Keyed /graphql requests: counts the operation's cost against the key's rate limits of the scopes its
-   * root fields require, once it is known (graphql/limits.ts, http/rate-rule.ts); a refusal says when
+   * root fields require, once it is known (graphql/limits.ts, pipeline/rate-rule.ts); a refusal says when
    * to retry. Absent: the request paid before it ran (a session, a REST route) or is not limited.
    */
   chargeCost?(cost: number, scopes: readonly string[]): Promise<{ retryAfter: number } | null>;

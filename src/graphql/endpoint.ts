@@ -4,7 +4,7 @@
 // (GraphiQL, GET queries, other media types, malformed bodies, invalid documents) goes to yoga's
 // full HTTP handling, so answers are yoga's in every case; only the fetch-API round trip is skipped.
 // Subscriptions go to yoga too: over Server-Sent Events (Accept: text/event-stream), its answer is
-// streamed (http/exchange.ts); over a WebSocket (http/websocket.ts) each operation runs `overSocket`.
+// streamed (http/exchange.ts); over a WebSocket (pipeline/websocket.ts) each operation runs `overSocket`.
 //
 // Files: a multipart POST (the GraphQL multipart request spec, multipart.ts) runs the same way, its
 // body cut off at the upload limit; its Upload variables are promises of file streams that resolvers
@@ -15,11 +15,11 @@
 // CSRF: a cross-site form can POST multipart or url-encoded bodies (not JSON, which needs a CORS
 // preflight), so such a POST must carry a header no form can set (GraphQL-Preflight, or Apollo's
 // Apollo-Require-Preflight / X-Apollo-Operation-Name), else 403 CSRF_REJECTED; the app's Origin check
-// (http/csrf.ts) applies as to every request.
+// (pipeline/csrf.ts) applies as to every request.
 import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { processRegularResult } from 'graphql-yoga';
 import { fromFetchResponse, reply, toFetchRequest, type HttpRequest, type HttpResponse } from '../http/exchange.js';
-import { isJsonContentType, readLimitedText } from '../rest/body.js';
+import { isJsonContentType, readLimitedText } from '../http/body.js';
 import { AppError } from '../shared/errors.js';
 import type { Context } from './context.js';
 import { toClientError } from './errors.js';

@@ -4,13 +4,14 @@
 import { getIntrospectionQuery, parse, print, type DocumentNode, type GraphQLError } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/env.js';
-import { restRoutes } from '../rest/routes.js';
 import { signUp, type SignedUpUser } from '../testkit/accounts.js';
 import { bearer, createKey } from '../testkit/api-keys.js';
 import { createTestApp, type JsonResponse, type TestApp } from '../testkit/test-app.js';
 import { defaultOperationLimits, operationCost } from './limits.js';
-import { schema } from './schema.js';
+import { composition } from '../modules/composition.js';
 import { createGraphQLServer } from './yoga.js';
+
+const { schema } = composition;
 
 let t: TestApp;
 let user: SignedUpUser;
@@ -107,7 +108,7 @@ describe('what must pass', () => {
       expect(enveloped.validate(enveloped.schema, parsed).map((e: GraphQLError) => e.message)).toEqual([]);
       expect(operationCost(schema, parsed, undefined, variables)).toBeLessThanOrEqual(defaultOperationLimits.maxCost);
     };
-    for (const route of restRoutes) {
+    for (const route of composition.routes) {
       const document = route.operation as DocumentNode;
       const variables: Record<string, unknown> = {};
       for (const definition of document.definitions) {

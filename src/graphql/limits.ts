@@ -180,7 +180,7 @@ function rateLimitedError(retryAfter: number): GraphQLError {
 
 /**
  * Refuses operations over the cost limit, then charges the cost to the rate limits of the scopes the
- * operation's root fields require (operation-scopes.ts, http/rate-rule.ts), before execution.
+ * operation's root fields require (operation-scopes.ts, pipeline/rate-rule.ts), before execution.
  */
 function costLimitPlugin(maxCost: number): Plugin<Context> {
   type Hook = NonNullable<Plugin<Context>['onExecute']>;

@@ -1,5 +1,5 @@
 // The scopes an operation requires, read from the `authScopes` its root fields declare (scope-auth):
-// what a key's rate limits count (http/rate-rule.ts) and what REST routes document, without any
+// what a key's rate limits count (pipeline/rate-rule.ts) and what REST routes document, without any
 // declaration repeating them. A field's rule names its scopes in `scope` (one, or a list of which any
 // suffices: the first, the one the 403 names, stands for the list), nested in `$any` and `$all`; a
 // rule given as a function is decided at run time and names none, unless it carries the rule it

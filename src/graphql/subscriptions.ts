@@ -1,6 +1,6 @@
 // Subscriptions run each event in a context of its own. graphql-js's subscribe executes every event
 // with the context of the request that opened the subscription, whose transaction is over once the
-// answer starts (http/pipeline.ts): a record's relation read through it would fail or, worse, read
+// answer starts (pipeline/pipeline.ts): a record's relation read through it would fail or, worse, read
 // through a finished transaction. Here the source stream is made with the request's context (the
 // subscribe resolver: authorization, filters, the hub), and each event is executed with a fresh
 // context for the same caller (`realtime.detached`: its own transaction, dataloaders, request scope),

@@ -2,15 +2,21 @@
 // *description* (src/modules/<domain>/module.ts) says everything the app takes from it: the scope
 // *resources* API keys may name, the *usage counters* of plan limits, the *actions* the queue runs
 // (with the rule each requires of its creator), its REST *routes* (defineRoute), its *HTTP routes*
-// (defineHttpRoute: bytes, streams, the cron answer) and how its GraphQL types are registered. One
-// list (src/modules/index.ts) names the modules; composition.ts builds the app's registries from it.
+// (defineHttpRoute: bytes, streams, the cron answer), how its GraphQL types are registered, its
+// *services* (made once per app, found by key) and its *workers* (started when the app is ready,
+// stopped when it closes). One list (src/modules/index.ts) names the modules; composition.ts builds
+// the app's registries from it.
+import type { Logger } from 'pino';
 import type { GlobalRole } from '../auth/actor.js';
 import type { Rule } from '../auth/rules.js';
 import type { Builder } from '../graphql/builder.js';
 import type { HttpRoute } from '../rest/http-route.js';
 import type { RestRoute } from '../rest/route.js';
-import type { RequestScope } from '../shared/request-scope.js';
+import type { RequestScope } from '../auth/request-scope.js';
+import type { Config } from '../config/config.js';
+import type { Database } from '../db/database.js';
 import type { Tx } from '../db/request-db.js';
+import type { ServiceKey, Services } from '../shared/services.js';
 import type { ActionHandler } from './scheduled-actions/interfaces.js';
 
 /** A resource (`media`, `teams`, an entity slug) whose `resource:action` scopes keys may carry. */
@@ -36,6 +42,30 @@ export interface ActionDeclaration<P = never> {
   creatorRule?: (payload: P) => Rule;
 }
 
+/** What a module's services and workers are made from: the app's own. */
+export interface ModuleDeps {
+  config: Config;
+  database: Database;
+  logger: Logger;
+  now(): Date;
+}
+
+/** A service of the module (media storage): made once per app, closed when the app closes. */
+export interface ServiceDeclaration<T> {
+  key: ServiceKey<T>;
+  create(deps: ModuleDeps): T;
+  close?(service: T): Promise<void>;
+}
+
+/**
+ * Background work of the module (the scheduler, the orphan sweep): started when the app is ready (its
+ * migrations applied), stopped, waiting for work in progress, when it closes. Null: not configured to run.
+ */
+export interface WorkerDeclaration {
+  name: string;
+  start(deps: ModuleDeps & { services: Services }): { stop(): Promise<void> } | null;
+}
+
 export interface ModuleDescription {
   name: string;
   scopes?: readonly ScopeResourceDeclaration[];
@@ -49,11 +79,19 @@ export interface ModuleDescription {
    * makes one per module list, so a module registers nothing by being imported).
    */
   registerSchema?(builder: Builder): void;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each service has its own type
+  services?: readonly ServiceDeclaration<any>[];
+  workers?: readonly WorkerDeclaration[];
 }
 
 /** Declares a module; the description is frozen (it does not change after start-up). */
 export function defineModule(description: ModuleDescription): ModuleDescription {
   return Object.freeze({ ...description });
+}
+
+/** A service declaration with its type checked between its key, its making and its closing. */
+export function defineService<T>(declaration: ServiceDeclaration<T>): ServiceDeclaration<T> {
+  return declaration;
 }
 
 /** An action declaration with its payload type checked against its creator-rule function. */

@@ -11,7 +11,7 @@ import { operationScopes } from '../graphql/operation-scopes.js';
 import type { HttpRequest, HttpResponse } from '../http/exchange.js';
 import { AppError } from '../shared/errors.js';
 import { parseInput, parseInputExactly } from '../shared/validation.js';
-import { readJsonBody } from './body.js';
+import { readJsonBody } from '../http/body.js';
 import { failure, fromGraphQLErrors, success } from './envelope.js';
 import { compileOperation, type CompiledOperation } from './execute.js';
 import type { RestRoute } from './route.js';

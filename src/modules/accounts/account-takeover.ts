@@ -18,7 +18,7 @@
 import { noPassword } from '../../auth/password.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { revokeKeysOf } from '../api-keys/service.js';
 import { cancelActionsCreatedBy } from '../scheduled-actions/service.js';
 import { releaseTeamsOf } from '../teams/account-takeover.js';

@@ -3,7 +3,7 @@
 import { noPassword } from '../../auth/password.js';
 import type { Config } from '../../config/config.js';
 import { AppError } from '../../shared/errors.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import { signInPath } from './provider-sign-in.js';
 import * as repo from './repository.js';

@@ -5,7 +5,7 @@
 import { hashToken, newToken } from '../../auth/secret-token.js';
 import type { Tx } from '../../db/request-db.js';
 import { appLink, type Mail } from '../../mail/outbox.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import * as repo from './repository.js';
 import type { TokenPurpose } from './repository.js';
 

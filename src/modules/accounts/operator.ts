@@ -6,7 +6,7 @@
 import type { GlobalRole } from '../../auth/actor.js';
 import type { Database } from '../../db/database.js';
 import { runAsUser, systemDb, type Tx } from '../../db/request-db.js';
-import type { Credentials } from '../../shared/request-scope.js';
+import type { Credentials } from '../../auth/request-scope.js';
 import { hashPassword } from '../../auth/password.js';
 import { AppError } from '../../shared/errors.js';
 import { replacePassword } from './passwords.js';

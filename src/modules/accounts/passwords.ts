@@ -9,7 +9,7 @@
 import { hashPassword, verifyPassword } from '../../auth/password.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { revokeKeysOf } from '../api-keys/service.js';
 import { claimAccount } from './account-takeover.js';
 import type { ChangePasswordInput, PasswordResetInput, RequestPasswordResetInput } from './inputs.js';

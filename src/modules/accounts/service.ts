@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../auth/password.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, unauthenticated } from '../../shared/errors.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { createGlobalTeam, createPersonalTeam, joinByInvitation, openInvitationForSignup } from '../teams/service.js';
 import type { CreateUserInput, LoginInput, SignupInput, SignupWithInviteInput } from './inputs.js';
 import * as repo from './repository.js';

@@ -4,7 +4,7 @@ import { hashToken, newToken } from '../../auth/secret-token.js';
 import type { SignInThrottle } from '../../auth/sign-in-throttle.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, unauthenticated } from '../../shared/errors.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import * as repo from './repository.js';
 import type { UserView } from './repository.js';
 

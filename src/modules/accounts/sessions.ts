@@ -2,7 +2,7 @@
 // or all others. Sessions are never cached, so an ended session fails its very next request.
 import Bowser from 'bowser';
 import { AppError } from '../../shared/errors.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import * as repo from './repository.js';
 import { signedInBySession } from './session-start.js';

@@ -12,7 +12,7 @@ import * as OTPAuth from 'otpauth';
 import { hashToken } from '../../auth/secret-token.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { seal, unseal } from '../../shared/sealing.js';
 import type { ConfirmTwoFactorInput, EnrollTwoFactorInput, TwoFactorCodeInput, TwoFactorSignInInput } from './inputs.js';
 import { issueAccountToken, openLink, type OpenLink } from './mailed-links.js';

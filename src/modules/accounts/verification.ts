@@ -4,7 +4,7 @@
 // Signups by invitation are verified already (the invitation reached the address), as are accounts an
 // operator creates.
 import { AppError } from '../../shared/errors.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import type { ResendVerificationInput, VerifyEmailInput } from './inputs.js';
 import { mailLink, openLink } from './mailed-links.js';
 import * as repo from './repository.js';

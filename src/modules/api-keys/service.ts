@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { hashToken } from '../../auth/secret-token.js';
 import { scopeRefusal } from '../../auth/scopes.js';
 import type { Tx } from '../../db/request-db.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { AppError, unauthenticated } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
 import { assertWithinLimit } from '../teams/plan-usage.js';

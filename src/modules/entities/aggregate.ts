@@ -3,7 +3,7 @@
 // for all matching records or per group of up to three fields' values (`groupBy`). Groups come
 // sorted by their key (empty values last); more than `maxGroups` is refused with 400 rather than cut.
 import { isRanged, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { checkListQuery, invalidQuery, type ListQuery } from './query.js';
 import { delegateOf } from './repository.js';
 import { baseWhere, callerFor, filterWhere } from './service.js';

@@ -5,7 +5,7 @@
 import type { ChildDefinition, EntityDefinition } from '../../config/entity-definition.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import { delegateOf, type Row } from './repository.js';
 import { afterChange, afterDelete, beforeDelete, validatedWrite } from './hooks.js';

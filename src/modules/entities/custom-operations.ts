@@ -10,7 +10,7 @@ import { entityNamed } from '../../config/entities/index.js';
 import type { Rule } from '../../auth/rules.js';
 import type { Builder } from '../../graphql/builder.js';
 import { defineRoute, type HttpMethod, type RestRoute } from '../../rest/route.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { recordActionOpenApi } from './openapi.js';
 import { recordMapper } from './rest-answers.js';
 import { recordOperationDocument } from './rest-documents.js';

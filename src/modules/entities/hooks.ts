@@ -7,7 +7,7 @@ import type { HookCaller, HookContext, HookEntities, StoredHooks, WriteOperation
 import type { FieldDefinition } from '../../config/entity-definition.js';
 import { AppError } from '../../shared/errors.js';
 import { appRole } from '../../db/request-db.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { scheduleAction, type QueueScope } from '../scheduled-actions/service.js';
 import { shown, validateRecord, type Validated, type Values } from './validate.js';
 

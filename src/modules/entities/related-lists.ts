@@ -3,7 +3,7 @@
 // (`Project.tasks`, `Task.projects`), every list checked like a LIST of its entity by the caller.
 import { relationTarget, type Inverse } from '../../config/entity-relations.js';
 import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { inverseField, linksField } from './prisma-model.js';
 import { checkListQuery, type ListQuery, type View } from './query.js';
 import { delegateOf, type Row } from './repository.js';

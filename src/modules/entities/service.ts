@@ -11,7 +11,7 @@ import { relationTarget } from '../../config/entity-relations.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import { paginationOf, type Pagination } from '../../shared/pagination.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import type { QueueScope } from '../scheduled-actions/service.js';
 import { assertCanWriteTeamData } from '../teams/service.js';

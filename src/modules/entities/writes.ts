@@ -8,7 +8,7 @@ import { type EntityDefinition, type FieldDefinition } from '../../config/entity
 import { mediaFields, relationFields, relationTarget } from '../../config/entity-relations.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { lockMediaForRecord } from '../media/service.js';
 import { assertPlanAllows } from '../teams/plan-usage.js';
 import { afterChange, afterDelete, beforeDelete, lazyContext, validatedWrite } from './hooks.js';

@@ -23,7 +23,7 @@ import { AppError } from '../../shared/errors.js';
 import { parseInputExactly } from '../../shared/validation.js';
 import { loadSharp } from './imaging.js';
 import { recordRendition, renditionSource } from './service.js';
-import { removeStoredFiles, type MediaStorage } from './storage.js';
+import { mediaStorageKey, removeStoredFiles, type MediaStorage } from './storage.js';
 
 /**
  * Largest width or height a rendition may ask for. Measured worst case (a 40-megapixel noise image,
@@ -267,7 +267,8 @@ export function createRenditions(limits: RenderLimits = defaultRenderLimits): Re
   const queue = createRenderQueue(limits);
   return {
     async handle(request, ctx, mediaId) {
-      const { mediaStorage: storage, config } = ctx;
+      const { config } = ctx;
+      const storage = ctx.services.get(mediaStorageKey);
       const q = parseInputExactly(renderQuery, Object.fromEntries(request.url.searchParams), 'Invalid query parameters');
       const source = await renditionSource(ctx, mediaId);
       // Storage and sharp work happen outside the request's transaction: end it now.

@@ -7,13 +7,13 @@
 import type { AuthenticatedActor } from '../../auth/actor.js';
 import type { SystemDb } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import { tagSlug, type CheckDuplicatesInput, type CreateMediaInput, type CreateTagInput, type ListMediaQuery, type UpdateMediaInput } from './inputs.js';
 import { assertCanWriteTeamData } from '../teams/service.js';
 import * as repo from './repository.js';
 import * as tags from './tag-repository.js';
-import { removeStoredFiles } from './storage.js';
+import { mediaStorageKey, removeStoredFiles } from './storage.js';
 
 export type MediaView = repo.MediaRow;
 export type TagView = tags.TagRow;
@@ -257,7 +257,7 @@ async function removeRenditions(scope: RequestScope, userId: string, mediaId: st
     await repo.lockRenditions(tx, mediaId);
     return repo.deleteRenditions(tx, mediaId);
   });
-  await removeStoredFiles(scope.mediaStorage, keys);
+  await removeStoredFiles(scope.services.get(mediaStorageKey), keys);
 }
 
 // ---- tags ----------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import type { MediaConfig } from '../../config/media.js';
 import { hostedBlobStorage } from './storage-hosted-blob.js';
 import { isStorageKey } from './storage-key.js';
 import { s3Storage } from './storage-s3.js';
+import { serviceKey } from '../../shared/services.js';
 
 export type StorageDriverName = 'local' | 'hosted-blob' | 's3';
 
@@ -47,6 +48,9 @@ export interface MediaStorage {
   /** Releases connections and the like (tests and shutdown). */
   close?(): Promise<void>;
 }
+
+/** The app's storage, made once from MEDIA_* (the media module's service: module.ts). */
+export const mediaStorageKey = serviceKey<MediaStorage>('media storage');
 
 /** Whether `key` is one this server generates (storage-key.ts; exported here for the callers of storage). */
 export { isStorageKey };

@@ -13,9 +13,9 @@ import type { HttpRequest, HttpResponse } from '../../http/exchange.js';
 import { success } from '../../rest/envelope.js';
 import { defineHttpRoute } from '../../rest/http-route.js';
 import { AppError } from '../../shared/errors.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { recordUploads, uploadTeam, type ContentDuplicate, type MediaView, type StoredUpload } from './service.js';
-import { removeStoredFiles, type MediaStorage, type StoredFile } from './storage.js';
+import { mediaStorageKey, removeStoredFiles, type MediaStorage, type StoredFile } from './storage.js';
 import { mediaOpenApiPaths } from './openapi.js';
 import { discard, receiveFiles, receiveUploads, uploadRequestLimit, type FileVerdict, type IncomingFile, type Received, type ReceivedFile } from './upload.js';
 
@@ -47,7 +47,7 @@ export const uploadRoute = defineHttpRoute({
 export async function handleUpload(request: HttpRequest, ctx: Context): Promise<HttpResponse> {
   // Who may upload where is known from the caller alone: refused before a byte of the body is read.
   const teamId = uploadTeam(ctx, request.header('x-team-id'));
-  const storage = ctx.mediaStorage;
+  const storage = ctx.services.get(mediaStorageKey);
   const received = await receiveUploads(ctx.config.media, request.header('content-type'), request.body, await storage.spoolDir(), ctx.config.uploadIdleTimeoutMs);
   return success(200, await storeAndRecord(ctx, teamId, received, storage, 'the multipart field "files"'));
 }
@@ -59,7 +59,7 @@ export async function uploadMediaFiles(ctx: Context, files: Promise<FileUpload>[
   // As with x-team-id: refused before a byte of a file is read.
   const team = uploadTeam(ctx, teamId, 'teamId');
   // Upload values exist only in multipart requests (the Upload scalar takes nothing else).
-  const storage = ctx.mediaStorage;
+  const storage = ctx.services.get(mediaStorageKey);
   const spoolDir = await storage.spoolDir();
   const received = await receiveFiles(ctx.config.media, incomingFiles(files), spoolDir);
   return storeAndRecord(ctx, team, received, storage, 'the argument files');
@@ -68,7 +68,7 @@ export async function uploadMediaFiles(ctx: Context, files: Promise<FileUpload>[
 /** Uploads files given in process (the operators' CLI's demo data) as the scope's caller, exactly as an upload request would: judged, stored, recorded, committed. */
 export async function uploadFiles(scope: RequestScope, files: IncomingFile[], teamId: string | null): Promise<UploadAnswer> {
   const team = uploadTeam(scope, teamId, 'teamId');
-  const storage = scope.mediaStorage;
+  const storage = scope.services.get(mediaStorageKey);
   const received = await receiveFiles(scope.config.media, files.map((file) => Promise.resolve(file)), await storage.spoolDir());
   return storeAndRecord(scope, team, received, storage, 'the files given');
 }

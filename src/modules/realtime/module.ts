@@ -1,7 +1,10 @@
 // Realtime: subscriptions to entity changes, over REST (Server-Sent Events at /api/v1/{entity}/events)
 // and GraphQL (`<entity>Events`: SSE and graphql-ws). The hub (src/realtime/) delivers what the
-// database announces; this module decides what each subscriber may see.
+// database announces; this module decides what each subscriber may see. Its worker prunes the event
+// log past the replay window, every minute (any instance may: the statement is idempotent).
 import { entityDefinitions } from '../../config/entities/index.js';
+import { systemDb } from '../../db/request-db.js';
+import { pruneEvents } from '../../realtime/event-log.js';
 import { entityFace } from '../entities/schema.js';
 import { defineModule } from '../module-description.js';
 import { eventRoutes } from './events-route.js';
@@ -12,4 +15,14 @@ export const realtimeModule = defineModule({
   httpRoutes: eventRoutes(entityDefinitions),
   // The events fields take LIST's arguments and rule: the entities' own types, from their module.
   registerSchema: (b) => registerEntityEvents(b, entityDefinitions, (d) => entityFace(b, d)),
+  workers: [{
+    name: 'realtime: event log pruning',
+    start: ({ config, database, logger }) => {
+      const system = systemDb(database, 'realtime events');
+      const prune = () => void pruneEvents(system, config.realtime.replayMs).catch((error: unknown) => logger.error({ err: error }, 'realtime: pruning the event log failed'));
+      const timer = setInterval(prune, 60_000);
+      timer.unref();
+      return { stop: async () => clearInterval(timer) };
+    },
+  }],
 });

@@ -12,7 +12,7 @@ import { eventsSince, type EventReader } from '../../realtime/event-log.js';
 import type { ChangeEvent, Holder, RealtimeAccess, SubscriptionSpec } from '../../realtime/hub.js';
 import type { EndReason, Stream } from '../../realtime/stream.js';
 import { AppError } from '../../shared/errors.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { checkListQuery, invalidQuery, type ListQuery } from '../entities/query.js';
 import { listRule } from '../entities/rules.js';
 import { callerFor } from '../entities/service.js';

@@ -8,7 +8,7 @@ import type { AuthenticatedActor } from '../../auth/actor.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import { paginationOf, type Pagination } from '../../shared/pagination.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { isUuid, parseInput } from '../../shared/validation.js';
 import type { ActionPayloads } from './handlers/built-in.js';
 import { actsAcrossTeams, mayWriteTeam, type CreatorStanding } from './creator.js';

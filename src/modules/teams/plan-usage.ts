@@ -4,7 +4,7 @@
 // by the table (assertWithinLimit).
 import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { planOf, plansOf } from './plans.js';
 import * as repo from './repository.js';
 

@@ -7,7 +7,7 @@ import type { Tx } from '../../db/request-db.js';
 import { appLink } from '../../mail/outbox.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import { pageOf, type Page } from '../../shared/pagination.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import type { CreateTeamInput, InviteInput, ListMembersQuery, ListTeamsQuery, UpdateTeamInput } from './inputs.js';
 import { assertWithinLimit, measure, type Usage } from './plan-usage.js';

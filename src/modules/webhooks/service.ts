@@ -6,7 +6,7 @@ import type { AuthenticatedActor } from '../../auth/actor.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import { pageOf, type Page } from '../../shared/pagination.js';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import { scheduleAction, type QueueScope } from '../scheduled-actions/service.js';
 import { assertCanManageTeamSettings } from '../teams/service.js';

@@ -2,8 +2,8 @@
 // must come from our own origin or a configured one. SameSite=Lax cookies are the first guard.
 import type { Config } from '../config/config.js';
 import { sessionCookieName } from '../auth/session-cookie.js';
-import type { HttpRequest } from './exchange.js';
-import { isTrustedOrigin } from './headers.js';
+import type { HttpRequest } from '../http/exchange.js';
+import { isTrustedOrigin } from '../http/headers.js';
 
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -10,8 +10,8 @@ import { databaseRetryAfterSeconds, databaseUnavailable, isDatabaseUnavailable, 
 import { failure } from '../rest/envelope.js';
 import { AppError } from '../shared/errors.js';
 import { activeTracing } from '../telemetry/tracing.js';
-import type { HttpRequest, HttpResponse } from './exchange.js';
-import { decorate } from './headers.js';
+import type { HttpRequest, HttpResponse } from '../http/exchange.js';
+import { decorate } from '../http/headers.js';
 import type { Metrics } from './metrics.js';
 
 /** A dispatched request: its answer and the route it took (metrics and logs). */

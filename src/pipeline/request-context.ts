@@ -7,9 +7,9 @@ import { evictingAfterCommit } from '../auth/api-key-strategy.js';
 import { authenticate } from '../auth/authenticate.js';
 import { committing, RequestDb, runAsUser, systemDb } from '../db/request-db.js';
 import type { Context } from '../graphql/context.js';
-import type { ClientInfo } from '../shared/request-scope.js';
+import type { ClientInfo } from '../auth/request-scope.js';
 import type { AppServices } from './app-services.js';
-import type { HttpRequest } from './exchange.js';
+import type { HttpRequest } from '../http/exchange.js';
 
 /** Who sent the request, as far as we can tell: address (behind a trusted proxy, the one it saw), agent, scheme. */
 export function clientOf(request: HttpRequest, trustProxy: boolean): ClientInfo {
@@ -72,7 +72,7 @@ export function createRequestContext(services: AppServices, parts: ContextParts)
     // Evictions of cached keys wait for this request's commit (api-key-strategy.ts).
     credentials: evictingAfterCommit(services.credentials, { afterCommit: (work) => ctx.db.afterCommit(work) }),
     mail: services.mail,
-    mediaStorage: services.mediaStorage,
+    services: services.modules,
     afterAnswer: (work) => services.background.run(work, (error) => ctx.log.error({ err: error }, 'work after the answer failed')),
     client: parts.client,
     now: services.now,

@@ -11,7 +11,7 @@ import { failure } from '../rest/envelope.js';
 import { AppError } from '../shared/errors.js';
 import type { AppServices } from './app-services.js';
 import { isCrossSiteForgery } from './csrf.js';
-import { appendHeader, type HttpRequest, type HttpResponse } from './exchange.js';
+import { appendHeader, type HttpRequest, type HttpResponse } from '../http/exchange.js';
 import { rateLimited, rateLimitHeaders } from './rate-limit.js';
 import { clientReader, createRequestContext } from './request-context.js';
 

@@ -1,11 +1,11 @@
 // What a service receives about the request it serves: who calls, the database as that caller,
-// named all-rows access, configuration, the app's mailer and media storage, and the clock. Built once
+// named all-rows access, configuration, the app's mailer and its modules' services, and the clock. Built once
 // per request by the context.
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from './actor.js';
 import type { Config } from '../config/config.js';
 import type { RequestDb, SystemDb, Tx } from '../db/request-db.js';
 import type { Mailer } from '../mail/outbox.js';
-import type { MediaStorage } from '../modules/media/storage.js';
+import type { Services } from '../shared/services.js';
 
 export interface ClientInfo {
   ip: string | null;
@@ -36,8 +36,8 @@ export interface RequestScope {
   config: Config;
   credentials: Credentials;
   mail: Mailer;
-  /** Where media files are stored (the configured driver): a media deletion removes the record's renditions. */
-  mediaStorage: MediaStorage;
+  /** The services of the app's modules (media storage: a media deletion removes the record's renditions). */
+  services: Services;
   /**
    * Runs `work` after the answer without delaying it, outside the request's transaction (use runAs or
    * system); a failure is logged, and the app waits for it when it closes.

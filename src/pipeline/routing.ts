@@ -6,7 +6,7 @@ import type { Config } from '../config/config.js';
 import { ruleScopes } from '../graphql/operation-scopes.js';
 import type { HttpMatch, HttpRouter, StartedHttpRoute } from '../rest/http-route.js';
 import { methodNotAllowed, type RestMatch, type RestRouter } from '../rest/router.js';
-import type { HttpResponse } from './exchange.js';
+import type { HttpResponse } from '../http/exchange.js';
 import type { RouteTraits } from './pipeline.js';
 
 export type Routed =

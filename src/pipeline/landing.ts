@@ -1,7 +1,7 @@
 // The page at `/`: what a first visitor needs to find their way (GraphiQL, the API docs, the OpenAPI
 // document, the health routes). Static HTML with no script; its one inline style is allowed by hash.
-import { inlineHashes } from './headers.js';
-import { reply, type HttpResponse } from './exchange.js';
+import { inlineHashes } from '../http/headers.js';
+import { reply, type HttpResponse } from '../http/exchange.js';
 
 export interface LandingOptions {
   /** GraphiQL is served at /graphql (GRAPHIQL). */

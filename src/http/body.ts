@@ -1,5 +1,5 @@
 // Reading a JSON request body: content type checked, size bounded while streaming, syntax errors as 400.
-import type { HttpRequest } from '../http/exchange.js';
+import type { HttpRequest } from './exchange.js';
 import { AppError } from '../shared/errors.js';
 
 /** Reads the body as text, failing with 413 as soon as it exceeds `limit` bytes. */

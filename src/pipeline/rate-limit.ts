@@ -4,7 +4,7 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { json } from '../rest/envelope.js';
-import type { HttpResponse } from './exchange.js';
+import type { HttpResponse } from '../http/exchange.js';
 
 export interface RateDecision {
   allowed: boolean;

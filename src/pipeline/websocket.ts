@@ -20,8 +20,8 @@ import type { GraphQLEndpoint, GraphQLParams, SocketOutcome } from '../graphql/e
 import { toClientError } from '../graphql/errors.js';
 import { activeTracing } from '../telemetry/tracing.js';
 import { isCrossSiteForgery } from './csrf.js';
-import { reply, type HttpRequest, type HttpResponse } from './exchange.js';
-import { fromNodeRequest } from './node.js';
+import { reply, type HttpRequest, type HttpResponse } from '../http/exchange.js';
+import { fromNodeRequest } from '../http/node.js';
 import type { Pipeline } from './pipeline.js';
 
 export interface WebSocketGateway {

@@ -7,7 +7,7 @@ import type { Database } from '../db/database.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { json } from '../rest/envelope.js';
 import { describeRedisError } from '../shared/redis-connection.js';
-import type { HttpResponse } from './exchange.js';
+import type { HttpResponse } from '../http/exchange.js';
 
 export interface ReadinessDeps {
   database: Pick<Database, 'hotQuery'>;
