@@ -17,3 +17,11 @@ export async function addMember(t: TestApp, by: SignedUpUser, teamId: string, us
   const members = await t.json('GET', `/api/v1/teams/${teamId}/members?limit=100`, undefined, { cookie: by.cookie });
   return members.body.data.find((m: { userId: string }) => m.userId === user.id).id;
 }
+
+/** addMember, then `user` switches their session to `teamId`: they act in it from the next request on. */
+export async function joinTeam(t: TestApp, by: SignedUpUser, teamId: string, user: SignedUpUser, role = 'member'): Promise<string> {
+  const memberId = await addMember(t, by, teamId, user, role);
+  const switched = await t.json('POST', '/api/v1/teams/switch', { teamId }, { cookie: user.cookie });
+  if (switched.status !== 200) throw new Error(`switch failed: ${switched.status} ${JSON.stringify(switched.body)}`);
+  return memberId;
+}

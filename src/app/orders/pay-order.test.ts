@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { bearer, createKey } from '../../testkit/api-keys.js';
-import { addMember } from '../../testkit/teams.js';
+import { joinTeam } from '../../testkit/teams.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 
 type Row = Record<string, any>;
@@ -21,8 +21,7 @@ beforeAll(async () => {
   t = await createTestApp();
   owner = await signUp(t);
   member = await signUp(t);
-  await addMember(t, owner, owner.activeTeamId, member, 'member');
-  expect((await t.json('POST', '/api/v1/teams/switch', { teamId: owner.activeTeamId }, as(member))).status).toBe(200);
+  await joinTeam(t, owner, owner.activeTeamId, member, 'member');
   customerId = (await t.json('POST', '/api/v1/customers', { name: 'Payer', account: 7, office: 'Madrid' }, as(owner))).body.data.id;
 });
 afterAll(async () => {

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { bearer, createKey } from '../../testkit/api-keys.js';
-import { addMember, createTeam } from '../../testkit/teams.js';
+import { addMember, joinTeam, createTeam } from '../../testkit/teams.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 
 let t: TestApp;
@@ -319,8 +319,7 @@ describe('exact totals', () => {
   it('keeps a shared entity\'s total per team, and a private one per creator', async () => {
     const owner = await signUp(t);
     const mate = await signUp(t);
-    await addMember(t, owner, owner.activeTeamId, mate, 'member');
-    await t.json('POST', '/api/v1/teams/switch', { teamId: owner.activeTeamId }, as(mate));
+    await joinTeam(t, owner, owner.activeTeamId, mate, 'member');
     await create(owner, 'customers', { name: 'One', account: 1, office: 'X' });
     await create(owner, 'tasks', { title: 'mine' });
     expect(await todoTotal(t, owner, 'customers', '')).toBe(1);

@@ -11,7 +11,7 @@ import type { StoredHooks } from '../../config/entity-hooks.js';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { createKey } from '../../testkit/api-keys.js';
 import { cronSecret, runCron, storedAction, userWithRole } from '../../testkit/scheduled-actions.js';
-import { addMember } from '../../testkit/teams.js';
+import { joinTeam } from '../../testkit/teams.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 
 type Row = Record<string, any>;
@@ -34,8 +34,7 @@ beforeAll(async () => {
   t = await createTestApp({ RATE_LIMIT_ENABLED: 'false', CRON_SECRET: cronSecret });
   owner = await signUp(t);
   member = await signUp(t);
-  await addMember(t, owner, owner.activeTeamId, member, 'member');
-  expect((await t.json('POST', '/api/v1/teams/switch', { teamId: owner.activeTeamId }, as(member))).status).toBe(200);
+  await joinTeam(t, owner, owner.activeTeamId, member, 'member');
   customerId = (await t.json('POST', '/api/v1/customers', { name: 'Buyer', account: 1, office: 'Madrid' }, as(owner))).body.data.id;
 });
 afterEach(() => {

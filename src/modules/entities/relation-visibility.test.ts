@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { openEventStream, type SseClient } from '../../testkit/event-stream.js';
 import { countStatements } from '../../testkit/statements.js';
-import { addMember } from '../../testkit/teams.js';
+import { joinTeam } from '../../testkit/teams.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 
 type Row = Record<string, any>;
@@ -36,8 +36,7 @@ beforeAll(async () => {
   t = await createTestApp();
   owner = await signUp(t);
   mate = await signUp(t);
-  await addMember(t, owner, owner.activeTeamId, mate);
-  expect((await t.json('POST', '/api/v1/teams/switch', { teamId: owner.activeTeamId }, as(mate))).status).toBe(200);
+  await joinTeam(t, owner, owner.activeTeamId, mate);
   secret = await write(owner, 'POST', '/api/v1/tasks', { title: 'Secret milestone' });
   mateTask = await write(mate, 'POST', '/api/v1/tasks', { title: 'Mate task' });
   customer = await write(owner, 'POST', '/api/v1/customers', { name: 'Acme', account: 1, office: 'Madrid' });

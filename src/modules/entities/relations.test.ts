@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 import { countStatements } from '../../testkit/statements.js';
-import { addMember } from '../../testkit/teams.js';
+import { joinTeam } from '../../testkit/teams.js';
 
 type Row = Record<string, any>;
 let t: TestApp;
@@ -62,8 +62,7 @@ beforeAll(async () => {
   owner = await signUp(t);
   mate = await signUp(t);
   stranger = await signUp(t);
-  await addMember(t, owner, owner.activeTeamId, mate);
-  expect((await t.json('POST', '/api/v1/teams/switch', { teamId: owner.activeTeamId }, as(mate))).status).toBe(200);
+  await joinTeam(t, owner, owner.activeTeamId, mate);
 });
 afterAll(() => t?.close());
 

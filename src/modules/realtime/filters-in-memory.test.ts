@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { openEventStream, type SseClient } from '../../testkit/event-stream.js';
-import { addMember } from '../../testkit/teams.js';
+import { joinTeam } from '../../testkit/teams.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 
 type Row = Record<string, any>;
@@ -24,8 +24,7 @@ beforeAll(async () => {
   alice = await signUp(t);
   bob = await signUp(t);
   eve = await signUp(t);
-  await addMember(t, alice, alice.activeTeamId, bob, 'member');
-  expect((await t.json('POST', '/api/v1/teams/switch', { teamId: alice.activeTeamId }, as(bob))).status).toBe(200);
+  await joinTeam(t, alice, alice.activeTeamId, bob, 'member');
 });
 afterAll(async () => {
   for (const stream of open) stream.close();

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { bearer, createKey } from '../../testkit/api-keys.js';
 import { subscribeOverSse, subscribeOverWs, wsClient, type Result, type Subscription } from '../../testkit/graphql-subscriptions.js';
-import { addMember } from '../../testkit/teams.js';
+import { joinTeam } from '../../testkit/teams.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 
 type Row = Record<string, any>;
@@ -30,8 +30,7 @@ beforeAll(async () => {
   owner = await signUp(t);
   mate = await signUp(t);
   stranger = await signUp(t);
-  await addMember(t, owner, owner.activeTeamId, mate);
-  expect((await t.json('POST', '/api/v1/teams/switch', { teamId: owner.activeTeamId }, { cookie: mate.cookie })).status).toBe(200);
+  await joinTeam(t, owner, owner.activeTeamId, mate);
 });
 afterAll(async () => {
   for (const close of opened.splice(0)) await close();

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { openEventStream, type SseClient, type SseEvent } from '../../testkit/event-stream.js';
-import { addMember } from '../../testkit/teams.js';
+import { joinTeam } from '../../testkit/teams.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 
 let t: TestApp;
@@ -54,8 +54,7 @@ beforeAll(async () => {
   t = await createTestApp();
   alice = await signUp(t);
   bob = await signUp(t);
-  await addMember(t, alice, alice.activeTeamId, bob);
-  expect((await t.json('POST', '/api/v1/teams/switch', { teamId: alice.activeTeamId }, as(bob))).status).toBe(200);
+  await joinTeam(t, alice, alice.activeTeamId, bob);
 });
 afterAll(async () => {
   for (const stream of open) stream.close();

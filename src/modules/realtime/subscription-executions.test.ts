@@ -9,7 +9,7 @@ import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { bearer, createKey } from '../../testkit/api-keys.js';
 import { subscribeOverWs, wsClient, type Subscription } from '../../testkit/graphql-subscriptions.js';
 import { countStatements } from '../../testkit/statements.js';
-import { addMember } from '../../testkit/teams.js';
+import { joinTeam } from '../../testkit/teams.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 
 type Row = Record<string, any>;
@@ -58,8 +58,7 @@ describe('GraphQL: a nested selection per event', () => {
   it('is executed once for one user’s alike subscriptions, and apart for a caller who may see differently', async () => {
     const owner = await signUp(t);
     const mate = await signUp(t);
-    await addMember(t, owner, owner.activeTeamId, mate, 'member');
-    expect((await t.json('POST', '/api/v1/teams/switch', { teamId: owner.activeTeamId }, as(mate))).status).toBe(200);
+    await joinTeam(t, owner, owner.activeTeamId, mate, 'member');
     const task = await write(owner, 'POST', '/api/v1/tasks', { title: 'Owner’s milestone' }); // private to its creator
     const customer = await write(owner, 'POST', '/api/v1/customers', { name: 'With projects', account: 1, office: 'Madrid' });
     await write(owner, 'POST', '/api/v1/projects', { name: 'Shared project', customerId: customer.id, milestoneId: task.id });

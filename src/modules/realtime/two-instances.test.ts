@@ -12,7 +12,7 @@ import { bearer, createKey } from '../../testkit/api-keys.js';
 import { openDatabase, type Database } from '../../db/database.js';
 import { testDatabaseUrl } from '../../testkit/database.js';
 import { openEventStream, type SseClient } from '../../testkit/event-stream.js';
-import { addMember } from '../../testkit/teams.js';
+import { joinTeam } from '../../testkit/teams.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -51,8 +51,7 @@ beforeAll(async () => {
   b = await createTestApp({ REDIS_URL: redisUrl, RATE_LIMIT_ENABLED: 'false' }, ownPool ? ({ database: ownPool } as TestApp) : a);
   alice = await signUp(a);
   bob = await signUp(a);
-  await addMember(a, alice, alice.activeTeamId, bob);
-  expect((await a.json('POST', '/api/v1/teams/switch', { teamId: alice.activeTeamId }, as(bob))).status).toBe(200);
+  await joinTeam(a, alice, alice.activeTeamId, bob);
 });
 afterAll(async () => {
   for (const stream of open) stream.close();

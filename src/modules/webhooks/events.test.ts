@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { testClock } from '../../testkit/clock.js';
 import { cronSecret, queueScope, runCron } from '../../testkit/scheduled-actions.js';
-import { addMember } from '../../testkit/teams.js';
+import { joinTeam } from '../../testkit/teams.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 import { createEndpoint, startReceiver, type CreatedEndpoint, type Receiver } from '../../testkit/webhooks.js';
 import { scheduleAction } from '../scheduled-actions/service.js';
@@ -25,8 +25,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   alice = await signUp(t);
   bob = await signUp(t);
-  await addMember(t, alice, alice.activeTeamId, bob, 'member');
-  await t.json('POST', '/api/v1/teams/switch', { teamId: alice.activeTeamId }, { cookie: bob.cookie });
+  await joinTeam(t, alice, alice.activeTeamId, bob, 'member');
   endpoint = await createEndpoint(t, alice, { url: receiver.url('/events'), eventTypes: ['tasks:*', 'posts:*', 'customers:created', 'notes:*'] });
 });
 afterAll(async () => {
