@@ -107,7 +107,11 @@ export interface HookContext {
 export type WriteOperation = 'create' | 'update';
 
 export interface EntityHooks<F extends FieldShape> {
-  /** Before validation: the input as sent (JSON values); return what to validate instead. */
+  /**
+   * Before validation: the input as the face read it (GraphQL and REST, whose bodies are GraphQL
+   * variables: typed by the schema, a datetime a Date, a decimal its text; context.entities and the
+   * seed: as given, a datetime ISO 8601 text); return what to validate instead.
+   */
   beforeValidate?(args: { operation: WriteOperation; data: Record<string, unknown>; previous: RecordOf<F> | null; context: HookContext }): Record<string, unknown> | void | Promise<Record<string, unknown> | void>;
   /** After validation: the values to store (a create's with defaults, an update's given ones); return changed ones (validated again), or refuse. */
   beforeChange?(args: { operation: WriteOperation; data: DataOf<F>; previous: RecordOf<F> | null; context: HookContext }): DataOf<F> | void | Promise<DataOf<F> | void>;

@@ -81,13 +81,6 @@ function childrenSelected(d: EntityDefinition, info: GraphQLResolveInfo, under: 
 
 const view = (d: EntityDefinition, children: string[]) => ({ fields: null, metas: d.metas, children });
 
-/** A typed input as validate.ts reads it: instants (DateTime → Date) back to ISO strings; enums already hold the stored strings. */
-function asBody(input: Values): Values {
-  const out: Values = {};
-  for (const [k, v] of Object.entries(input)) out[k] = v instanceof Date ? v.toISOString() : v;
-  return out;
-}
-
 function registerQueries(b: Builder, d: EntityDefinition, types: EntityTypes): void {
   const names = graphqlNames(d);
   b.queryFields((t) => ({
@@ -137,7 +130,7 @@ function registerMutations(b: Builder, d: EntityDefinition, types: EntityTypes):
   const on = d.operations;
   b.mutationFields((t) => ({
     ...(on.create
-      ? { [names.create]: t.field({ type: types.record as never, authScopes: operationRule(d, 'create') as never, args: { input: t.arg({ type: types.createInput as never, required: true }) }, resolve: (_root, { input }, ctx) => writes.create(ctx, d, asBody(input as Values)) as never }) }
+      ? { [names.create]: t.field({ type: types.record as never, authScopes: operationRule(d, 'create') as never, args: { input: t.arg({ type: types.createInput as never, required: true }) }, resolve: (_root, { input }, ctx) => writes.create(ctx, d, input as Values) as never }) }
       : {}),
     ...(on.update
       ? {
@@ -145,7 +138,7 @@ function registerMutations(b: Builder, d: EntityDefinition, types: EntityTypes):
             type: types.record as never,
             authScopes: operationRule(d, 'update') as never,
             args: { id: t.arg.id({ required: true }), input: t.arg({ type: types.updateInput as never, required: true }) },
-            resolve: (_root, { id, input }, ctx) => writes.update(ctx, d, String(id), asBody(input as Values)) as never,
+            resolve: (_root, { id, input }, ctx) => writes.update(ctx, d, String(id), input as Values) as never,
           }),
         }
       : {}),
@@ -174,8 +167,8 @@ function childMutations(t: MutationBuilder, d: EntityDefinition, child: ChildDef
   const authScopes = operationRule(d, 'update') as never;
   const parentId = () => t.arg.id({ required: true });
   return [
-    [names.create, t.field({ type: types.record as never, authScopes, args: { parentId: parentId(), input: t.arg({ type: types.createInput as never, required: true }) }, resolve: (_root, args, ctx) => children.createChild(ctx, d, String(args.parentId), child.slug, asBody(args.input as Values)) as never })],
-    [names.update, t.field({ type: types.record as never, authScopes, args: { parentId: parentId(), id: t.arg.id({ required: true }), input: t.arg({ type: types.updateInput as never, required: true }) }, resolve: (_root, args, ctx) => children.updateChild(ctx, d, String(args.parentId), child.slug, String(args.id), asBody(args.input as Values)) as never })],
+    [names.create, t.field({ type: types.record as never, authScopes, args: { parentId: parentId(), input: t.arg({ type: types.createInput as never, required: true }) }, resolve: (_root, args, ctx) => children.createChild(ctx, d, String(args.parentId), child.slug, args.input as Values) as never })],
+    [names.update, t.field({ type: types.record as never, authScopes, args: { parentId: parentId(), id: t.arg.id({ required: true }), input: t.arg({ type: types.updateInput as never, required: true }) }, resolve: (_root, args, ctx) => children.updateChild(ctx, d, String(args.parentId), child.slug, String(args.id), args.input as Values) as never })],
     [names.delete, t.boolean({ authScopes, args: { parentId: parentId(), id: t.arg.id({ required: true }) }, resolve: async (_root, args, ctx) => (await children.removeChild(ctx, d, String(args.parentId), child.slug, String(args.id)), true) })],
   ] as const;
 }

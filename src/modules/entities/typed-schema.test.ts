@@ -114,6 +114,22 @@ describe('typed entity schema', () => {
     expect((await t.graphql('query($id: ID!) { post(id: $id) { id } }', { id: draft.id }, as(alice))).body.errors[0].extensions.code).toBe('NOT_FOUND');
   });
 
+  it('takes a DateTime as typed input on both faces: an offset is the same instant, years outside 0001 to 9999 are 422 for the field', async () => {
+    const create = 'mutation($i: CreatePostInput!) { createPost(input: $i) { id publishedAt } }';
+    const offset = await t.graphql(create, { i: { title: 'Offset', slug: 'typed-offset', publishedAt: '2026-01-02T05:04:05+02:00' } }, as(alice));
+    expect(offset.body.data.createPost.publishedAt).toBe('2026-01-02T03:04:05.000Z');
+    const rest = await t.json('POST', '/api/v1/posts', { title: 'Offset REST', slug: 'typed-offset-rest', publishedAt: '2026-01-02T05:04:05+02:00' }, as(alice));
+    expect(rest.status, JSON.stringify(rest.body)).toBe(201);
+    expect(rest.body.data.publishedAt).toBe('2026-01-02T03:04:05.000Z');
+
+    const yearZero = '0000-06-01T00:00:00Z';
+    const refused = await t.graphql(create, { i: { title: 'Year zero', slug: 'typed-year-zero', publishedAt: yearZero } }, as(alice));
+    expect(refused.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', details: { publishedAt: 'must be an ISO 8601 date-time (years 0001 to 9999)' } });
+    const refusedRest = await t.json('POST', '/api/v1/posts', { title: 'Year zero', slug: 'typed-year-zero', publishedAt: yearZero }, as(alice));
+    expect(refusedRest.status).toBe(422);
+    expect(refusedRest.body.details).toEqual({ publishedAt: 'must be an ISO 8601 date-time (years 0001 to 9999)' });
+  });
+
   it('types children the same way and answers each parent its own, whether selected directly or through a fragment', async () => {
     const create = 'mutation($i: CreateCustomerInput!) { createCustomer(input: $i) { id visitDays } }';
     const first = (await t.graphql(create, { i: { name: 'First', account: 71, office: 'A', visitDays: ['LUN', 'VIE'] } }, as(alice))).body.data.createCustomer;

@@ -63,8 +63,10 @@ export function coerceField(field: FieldDefinition, value: unknown): { value: un
     case 'date':
       return typeof value === 'string' && datePattern.test(value) && isStorableTime(Date.parse(`${value}T00:00:00Z`)) ? { value: new Date(`${value}T00:00:00Z`) } : { error: 'must be a date (YYYY-MM-DD, years 0001 to 9999)' };
     case 'datetime': {
-      const time = typeof value === 'string' ? Date.parse(value) : Number.NaN;
-      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) && isStorableTime(time) ? { value: new Date(time) } : { error: 'must be an ISO 8601 date-time (years 0001 to 9999)' };
+      // Typed input: GraphQL's DateTime (and REST, whose bodies are its variables) gives a Date; the
+      // in-process callers (hooks' context.entities, the seed) give ISO 8601 text.
+      const time = value instanceof Date ? value.getTime() : typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;
+      return isStorableTime(time) ? { value: new Date(time) } : { error: 'must be an ISO 8601 date-time (years 0001 to 9999)' };
     }
     case 'select':
       return typeof value === 'string' && field.enum!.includes(value) ? { value } : { error: `must be one of ${field.enum!.join(', ')}` };
