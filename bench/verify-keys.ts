@@ -10,6 +10,8 @@ import { openDatabase } from '../src/db/database.js';
 import { systemDb } from '../src/db/request-db.js';
 import type { HttpRequest } from '../src/http/exchange.js';
 import { createBroadcast } from '../src/shared/broadcast.js';
+import { scopeResourcesOf } from '../src/auth/scopes.js';
+import { modules } from '../src/modules/index.js';
 
 export interface VerifyInput {
   warm: string;
@@ -44,7 +46,8 @@ async function main(): Promise<void> {
   const now = () => new Date();
   // Usage is counted as on the hot path; the hour-long flush keeps its writes out of the measurement.
   const usage = createKeyUsage(system, 3_600_000, logger, now);
-  const auth = createApiKeyAuth({ system, broadcast: createBroadcast(null, logger), logger, now, cacheTtlMs: 300_000, failureDelayMs: 100 });
+  const scopeResources = scopeResourcesOf(modules.flatMap((m) => m.scopes ?? []));
+  const auth = createApiKeyAuth({ system, broadcast: createBroadcast(null, logger), logger, now, cacheTtlMs: 300_000, failureDelayMs: 100, scopeResources });
   // The app records a use once the request succeeded; counted here as part of the hot path.
   const verify = async (key: string) => usage.record((await auth.authenticate(key, request, client)).grant.keyId, now());
   try {

@@ -19,11 +19,12 @@ import { respondingWith, type Handled } from './pipeline/respond.js';
 import { createApiRouter, httpRouteTraits } from './pipeline/routing.js';
 import { createWebSocketGateway, type WebSocketGateway } from './pipeline/websocket.js';
 import { nodeHandler } from './http/node.js';
-import { compose, composition, createModuleRuntime, sealModules } from './modules/composition.js';
+import { compose, composition, createModuleRuntime } from './modules/composition.js';
 import { modules as platformModules } from './modules/index.js';
 import type { ModuleDescription } from './modules/module-description.js';
 import type { RenderLimits } from './modules/media/render.js';
 import { uploadRequestLimit } from './modules/media/upload.js';
+import type { Services } from './shared/services.js';
 import { failure, json } from './rest/envelope.js';
 import { createHttpRouter } from './rest/http-route.js';
 import { buildOpenApi, docsResponse } from './rest/openapi.js';
@@ -39,13 +40,15 @@ export interface AppDeps {
   renderLimits?: RenderLimits;
   /**
    * The modules whose schema, routes, services and workers the app has, in order (default: the
-   * platform's list, src/modules/index.ts, with the app's own). A subset serves only theirs; scope
-   * resources, usage counters and action handlers stay the process's (composition.ts).
+   * platform's list, src/modules/index.ts, with the app's own). A subset has only theirs: its scope
+   * resources, usage counters and action types too (composition.ts).
    */
   modules?: readonly ModuleDescription[];
 }
 
 export interface App {
+  /** The services of the app's modules (and what its list declares: action handlers, scope resources, usage counters). */
+  services: Services;
   /** Answers one request; never rejects (unexpected errors become a 500 envelope). */
   handle(request: HttpRequest): Promise<HttpResponse>;
   /** `handle` as a node:http request listener. */
@@ -65,8 +68,6 @@ export interface App {
 }
 
 export function createApp({ config, database, logger, now = () => new Date(), renderLimits, modules }: AppDeps): App {
-  // The module list is fixed from here on: no action handler can be added (composition.ts).
-  sealModules();
   const list = modules ?? platformModules;
   const { schema, routes, httpRoutes } = modules ? compose(modules) : composition;
   const graphql = createGraphQLEndpoint(schema, {
@@ -79,7 +80,7 @@ export function createApp({ config, database, logger, now = () => new Date(), re
   const pipeline = createPipeline(services);
   const sockets = createWebSocketGateway({ schema, config, logger, pipeline, graphql });
   const rest = createRestRouter(schema, routes, config.bodyLimitBytes);
-  const router = createApiRouter(rest, createHttpRouter(httpRoutes, { config, schema, database, logger, now, renderLimits }));
+  const router = createApiRouter(rest, createHttpRouter(httpRoutes, { config, schema, database, logger, now, services: runtime.services, renderLimits }));
   const metrics = config.metricsEnabled ? createMetrics(database.poolStats) : null;
   const openApiExtras = Object.fromEntries(httpRoutes.flatMap((r) => (r.openApi ? [[r.path, r.openApi]] : [])));
   let openApi: string | undefined;
@@ -137,6 +138,7 @@ export function createApp({ config, database, logger, now = () => new Date(), re
 
   const handle = respondingWith(dispatch, config, logger, metrics);
   return {
+    services: runtime.services,
     handle,
     listener: nodeHandler(handle, { trustProxy: config.trustProxy }),
     upgrade: sockets.upgrade,

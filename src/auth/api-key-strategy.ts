@@ -19,7 +19,7 @@ import { AppError } from '../shared/errors.js';
 import type { Credentials } from './request-scope.js';
 import { isGlobalRole, type AuthenticatedActor, type TeamMembership } from './actor.js';
 import { recordKeyEvent, type KeyEvent, type KeyEventClient } from './key-audit.js';
-import { effectiveKeyScopes } from './scopes.js';
+import { effectiveKeyScopes, type ScopeResources } from './scopes.js';
 import { bearerToken, hashToken, sameHash } from './secret-token.js';
 
 export const apiKeyPattern = /^sk_(live|test)_[A-Za-z0-9_-]{40}$/;
@@ -76,6 +76,8 @@ export interface ApiKeyAuthDeps {
   now: () => Date;
   cacheTtlMs: number;
   failureDelayMs: number;
+  /** The app's scope resources: a key's scopes its owner's role no longer allows are not granted. */
+  scopeResources: ScopeResources;
 }
 
 export interface ApiKeyAuth {
@@ -179,7 +181,7 @@ export function createApiKeyAuth(deps: ApiKeyAuthDeps): ApiKeyAuth {
 
   function grantOf(row: KeyRow, keyHash: string): KeyGrant | null {
     if (!isGlobalRole(row.role)) return null;
-    const scopes = effectiveKeyScopes(row.scopes, row.role);
+    const scopes = effectiveKeyScopes(deps.scopeResources, row.scopes, row.role);
     const teams = row.teams.map(({ teamId, role }) => ({ teamId, role }));
     return {
       keyId: row.id,

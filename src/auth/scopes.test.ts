@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hasGlobalRole } from './actor.js';
-import { defineScopeResource, effectiveKeyScopes, hasScope, scopeRefusal } from './scopes.js';
+import { effectiveKeyScopes, hasScope, scopeRefusal, scopeResourcesOf } from './scopes.js';
 
 describe('hasScope', () => {
   it.each([
@@ -28,8 +28,10 @@ describe('hasGlobalRole', () => {
 });
 
 describe('which role may put a scope on a key', () => {
-  defineScopeResource('ops-test', { description: 'a developer-only resource', minimumRole: 'developer' });
-  defineScopeResource('notes-test', { description: 'a member resource' });
+  const resources = scopeResourcesOf([
+    { name: 'ops-test', description: 'a developer-only resource', minimumRole: 'developer' },
+    { name: 'notes-test', description: 'a member resource' },
+  ]);
 
   it.each([
     ['member', 'notes-test:read', null],
@@ -44,13 +46,13 @@ describe('which role may put a scope on a key', () => {
     ['superadmin', 'notes-test:admin', /entity:action/],
     ['superadmin', 'notes-test', /entity:action/],
   ] as const)('%s granting %s', (role, scope, refusal) => {
-    const answer = scopeRefusal(scope, role);
+    const answer = scopeRefusal(resources, scope, role);
     if (refusal === null) expect(answer).toBeNull();
     else expect(answer).toMatch(refusal);
   });
 
   it('cuts a key to what its owner’s current role allows', () => {
-    expect(effectiveKeyScopes(['*', 'ops-test:read', 'notes-test:read'], 'member')).toEqual(['notes-test:read']);
-    expect(effectiveKeyScopes(['*', 'ops-test:read'], 'superadmin')).toEqual(['*', 'ops-test:read']);
+    expect(effectiveKeyScopes(resources, ['*', 'ops-test:read', 'notes-test:read'], 'member')).toEqual(['notes-test:read']);
+    expect(effectiveKeyScopes(resources, ['*', 'ops-test:read'], 'superadmin')).toEqual(['*', 'ops-test:read']);
   });
 });

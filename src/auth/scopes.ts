@@ -1,4 +1,5 @@
 // The one scope matcher: `entity:action`, `entity:*` and `*` (see the contract's scope table).
+import { serviceKey } from '../shared/services.js';
 import { hasGlobalRole, type GlobalRole } from './actor.js';
 
 /** Whether the granted scopes allow `required` (`entity:action`). */
@@ -24,15 +25,18 @@ export function sessionScopes(_role: GlobalRole): readonly string[] {
 export interface ScopeResource {
   name: string;
   description: string;
-  /** The weakest global role that may put this resource's scopes on an API key. */
-  minimumRole: GlobalRole;
+  /** The weakest global role that may put this resource's scopes on an API key (default member). */
+  minimumRole?: GlobalRole;
 }
 
-const resources = new Map<string, ScopeResource>();
+/** The resources of an app's modules (`media`, `teams`, an entity slug), by name. */
+export type ScopeResources = ReadonlyMap<string, ScopeResource>;
 
-/** Declares a resource (`media`, `teams`, an entity slug) whose scopes keys may carry. Modules call this once. */
-export function defineScopeResource(name: string, options: { description: string; minimumRole?: GlobalRole }): void {
-  resources.set(name, { name, description: options.description, minimumRole: options.minimumRole ?? 'member' });
+/** The resources an app's modules declare (its composition makes this once: modules/composition.ts). */
+export const scopeResourcesKey = serviceKey<ScopeResources>('scope resources');
+
+export function scopeResourcesOf(declared: readonly ScopeResource[]): ScopeResources {
+  return new Map(declared.map((resource) => [resource.name, resource]));
 }
 
 const scopePattern = /^([a-z][a-z0-9_-]*):(read|write|delete|\*)$/;
@@ -42,17 +46,18 @@ const scopePattern = /^([a-z][a-z0-9_-]*):(read|write|delete|\*)$/;
  * only; `resource:action` needs a declared resource and a role at least the resource's minimum
  * (developer resources such as scheduled actions need developer or superadmin).
  */
-export function scopeRefusal(scope: string, role: GlobalRole): string | null {
+export function scopeRefusal(resources: ScopeResources, scope: string, role: GlobalRole): string | null {
   if (scope === '*') return role === 'superadmin' ? null : 'scope "*" is reserved for superadmins';
   const match = scopePattern.exec(scope);
   if (!match) return `scope "${scope}" is not of the form entity:action (action read, write, delete or *)`;
   const resource = resources.get(match[1]!);
   if (!resource) return `scope "${scope}" names an unknown entity "${match[1]}"`;
-  if (!hasGlobalRole(role, resource.minimumRole)) return `scope "${scope}" requires the ${resource.minimumRole} role`;
+  const minimumRole = resource.minimumRole ?? 'member';
+  if (!hasGlobalRole(role, minimumRole)) return `scope "${scope}" requires the ${minimumRole} role`;
   return null;
 }
 
 /** The scopes of a key its owner may still exercise with their current role (a demoted owner's key shrinks). */
-export function effectiveKeyScopes(keyScopes: readonly string[], ownerRole: GlobalRole): string[] {
-  return keyScopes.filter((scope) => scopeRefusal(scope, ownerRole) === null);
+export function effectiveKeyScopes(resources: ScopeResources, keyScopes: readonly string[], ownerRole: GlobalRole): string[] {
+  return keyScopes.filter((scope) => scopeRefusal(resources, scope, ownerRole) === null);
 }

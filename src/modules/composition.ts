@@ -1,20 +1,20 @@
 // Builds an app's composition from a module list: the GraphQL schema (a builder of its own, each
-// module's registerSchema, one toSchema) and the route tables of both declaration kinds, frozen.
-// `composition` is the platform's list's (index.ts), made when first imported; createApp({ modules })
-// composes another list the same way (a subset of the modules: tests). Still process-wide, filled once
-// from the platform's list: scope resources, usage counters and the queue's action handlers (with the
-// rule each requires of its creator); the handler registry is sealed when an app is created
-// (sealModules), so that tests may still register handlers of their own before that.
+// module's registerSchema, one toSchema) and the route tables of both declaration kinds, frozen;
+// `composition` is the platform's list's (index.ts), made when first imported, and createApp({ modules })
+// composes another list the same way. A list's runtime (createModuleRuntime) holds the rest, per app:
+// its modules' services and workers, and what the list declares for the core to look up: the scope
+// resources keys may name, the usage counters of plan limits and the queue's action handlers. Nothing
+// is process-wide: two apps of two lists in one process have each their own.
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
-import { defineScopeResource } from '../auth/scopes.js';
+import { scopeResourcesKey, scopeResourcesOf } from '../auth/scopes.js';
 import { createBuilder } from '../graphql/builder.js';
 import type { HttpRoute } from '../rest/http-route.js';
 import type { RestRoute } from '../rest/route.js';
 import { modules } from './index.js';
-import type { Services } from '../shared/services.js';
+import type { ServiceKey, Services } from '../shared/services.js';
 import type { ModuleDeps, ModuleDescription } from './module-description.js';
-import { registerHandler, sealHandlers } from './scheduled-actions/registry.js';
-import { defineUsageCounter } from './teams/plan-usage.js';
+import { actionHandlersKey, actionHandlersOf } from './scheduled-actions/registry.js';
+import { usageCountersKey, usageCountersOf } from './teams/plan-usage.js';
 
 export interface Composition {
   schema: GraphQLSchema;
@@ -35,16 +35,6 @@ export function compose(list: readonly ModuleDescription[]): Composition {
   });
 }
 
-/** The process-wide registries, from the platform's list. */
-function register(list: readonly ModuleDescription[]): void {
-  for (const module of list) {
-    for (const resource of module.scopes ?? []) defineScopeResource(resource.name, resource);
-    for (const counter of module.usageCounters ?? []) defineUsageCounter(counter.limitSlug, counter.count);
-    for (const action of module.actions ?? []) registerHandler(action.handler, action.creatorRule);
-  }
-}
-
-register(modules);
 export const composition: Composition = compose(modules);
 
 /** The services and workers of a module list, for one app (or one CLI command: services only). */
@@ -60,12 +50,20 @@ export interface ModuleRuntime {
 
 /** Makes the services of `list` now; its workers start with startWorkers. */
 export function createModuleRuntime(list: readonly ModuleDescription[], deps: ModuleDeps): ModuleRuntime {
-  const made = list.flatMap((m) => m.services ?? []).map((declaration) => ({ declaration, service: declaration.create(deps) as unknown }));
-  const byName = new Map(made.map(({ declaration, service }) => [declaration.key.name, service]));
+  const declared = list.flatMap((m) => m.services ?? []);
+  if (new Set(declared.map((d) => d.key)).size < declared.length) throw new Error('Two modules of the list provide one service');
+  const made = declared.map((declaration) => ({ declaration, service: declaration.create(deps) as unknown }));
+  const entries: Array<readonly [ServiceKey<unknown>, unknown]> = [
+    ...made.map(({ declaration, service }) => [declaration.key, service] as const),
+    [scopeResourcesKey, scopeResourcesOf(list.flatMap((m) => m.scopes ?? []))],
+    [usageCountersKey, usageCountersOf(list.flatMap((m) => m.usageCounters ?? []))],
+    [actionHandlersKey, actionHandlersOf(list.flatMap((m) => m.actions ?? []))],
+  ];
+  const byKey = new Map(entries);
   const services: Services = {
     get(key) {
-      if (!byName.has(key.name)) throw new Error(`No module of this app provides the service "${key.name}"`);
-      return byName.get(key.name) as never;
+      if (!byKey.has(key)) throw new Error(`No module of this app provides the service "${key.name}"`);
+      return byKey.get(key) as never;
     },
   };
   let running: Array<{ stop(): Promise<void> }> = [];
@@ -93,9 +91,4 @@ export function createModuleRuntime(list: readonly ModuleDescription[], deps: Mo
 /** The printed, sorted schema: schema/schema.graphql, the reviewed contract of the GraphQL API. */
 export function printedSchema(): string {
   return `${printSchema(lexicographicSortSchema(composition.schema))}\n`;
-}
-
-/** Ends start-up: from now on no action handler may be registered. */
-export function sealModules(): void {
-  sealHandlers();
 }

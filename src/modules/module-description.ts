@@ -7,25 +7,19 @@
 // stopped when it closes). One list (src/modules/index.ts) names the modules; composition.ts builds
 // the app's registries from it.
 import type { Logger } from 'pino';
-import type { GlobalRole } from '../auth/actor.js';
+import type { ScopeResource } from '../auth/scopes.js';
 import type { Rule } from '../auth/rules.js';
 import type { Builder } from '../graphql/builder.js';
 import type { HttpRoute } from '../rest/http-route.js';
 import type { RestRoute } from '../rest/route.js';
-import type { RequestScope } from '../auth/request-scope.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
-import type { Tx } from '../db/request-db.js';
 import type { ServiceKey, Services } from '../shared/services.js';
 import type { ActionHandler } from './scheduled-actions/interfaces.js';
+import type { Counter } from './teams/plan-usage.js';
 
 /** A resource (`media`, `teams`, an entity slug) whose `resource:action` scopes keys may carry. */
-export interface ScopeResourceDeclaration {
-  name: string;
-  description: string;
-  /** The weakest global role that may put its scopes on a key (default member). */
-  minimumRole?: GlobalRole;
-}
+export type ScopeResourceDeclaration = ScopeResource;
 
 /**
  * Makes a plan limit (`tasks`) measurable: how many a team has now. With `atMost` (a create's limit
@@ -33,7 +27,7 @@ export interface ScopeResourceDeclaration {
  */
 export interface UsageCounterDeclaration {
   limitSlug: string;
-  count(scope: RequestScope, tx: Tx, teamId: string, atMost?: number): Promise<number>;
+  count: Counter;
 }
 
 /** An action type of the queue, and the rule its creator must pass (auth/rules.ts): to create it through the API, and when it runs. */

@@ -1,5 +1,5 @@
-// The module list (src/modules/index.ts) as the app takes it: fixed once an app is created (no route,
-// module or action handler can be added afterwards), and the HTTP declarations' traits enforced by the
+// The module list (src/modules/index.ts) as the app takes it: frozen (no route or module can be added
+// to it), an app's action types are those of its own list, and the HTTP declarations' traits enforced by the
 // pipeline: an upload needs media:write (401 anonymous, 403 with the contract's message and no `code`),
 // a rendition media:read; the stored-file route runs outside it; a path an HTTP declaration takes
 // answers other methods 405 with Allow, in that route's error format. The scope an action type requires
@@ -9,15 +9,11 @@ import { z } from 'zod';
 import { signUp, type SignedUpUser } from '../testkit/accounts.js';
 import { bearer, createKey } from '../testkit/api-keys.js';
 import { pngFile, upload } from '../testkit/media.js';
-import { userWithRole } from '../testkit/scheduled-actions.js';
+import { userWithRole, withActions } from '../testkit/scheduled-actions.js';
 import { createTestApp, type TestApp } from '../testkit/test-app.js';
 import { composition } from './composition.js';
 import { modules } from './index.js';
-import type { ModuleDescription } from './module-description.js';
-import { registeredActionTypes, registerHandler } from './scheduled-actions/registry.js';
-
-// Before any app exists, a handler may still be registered (tests add their own action types so).
-registerHandler({ actionType: 'test:before-start', payload: z.object({}), run: async () => {} });
+import { defineAction, type ModuleDescription } from './module-description.js';
 
 let t: TestApp;
 let alice: SignedUpUser;
@@ -29,10 +25,22 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('the module list after start-up', () => {
-  it('has every module’s action types, and takes no handler, module or route any more', () => {
-    expect(registeredActionTypes()).toEqual(expect.arrayContaining(['content:publish', 'social:refresh-tokens', 'webhook:send', 'test:before-start']));
-    expect(() => registerHandler({ actionType: 'test:after-start', payload: z.object({}), run: async () => {} })).toThrow(/fixed at start-up/);
-    expect(registeredActionTypes()).not.toContain('test:after-start');
+  it('has every module’s action types; an app of another list has that list’s; the list and its tables take nothing more', async () => {
+    const own = defineAction({ handler: { actionType: 'test:own', payload: z.object({}), run: async () => {} } });
+    const other = await createTestApp({}, t, { modules: withActions(own) });
+    try {
+      const developer = await userWithRole(t, 'developer');
+      const typesOf = async (app: TestApp) => (await app.json('GET', '/api/v1/devtools/scheduled-actions', undefined, bearer(developer.key.key))).body.data.meta.registeredActionTypes;
+      expect(await typesOf(t)).toEqual(expect.arrayContaining(['content:publish', 'social:refresh-tokens', 'webhook:send']));
+      expect(await typesOf(t)).not.toContain('test:own');
+      expect(await typesOf(other)).toEqual(expect.arrayContaining(['content:publish', 'webhook:send', 'test:own']));
+      // Each app schedules its own types only.
+      const create = (app: TestApp) => app.json('POST', '/api/v1/devtools/scheduled-actions', { actionType: 'test:own', payload: {} }, bearer(developer.key.key));
+      expect((await create(t)).body).toMatchObject({ code: 'VALIDATION_ERROR', error: 'Unknown action type "test:own"' });
+      expect((await create(other)).status).toBe(201);
+    } finally {
+      await other.close();
+    }
     expect(() => (modules as ModuleDescription[]).push({ name: 'late' })).toThrow(TypeError);
     expect(() => (composition.routes as unknown[]).push(composition.routes[0])).toThrow(TypeError);
     expect(() => (composition.httpRoutes as unknown[]).pop()).toThrow(TypeError);

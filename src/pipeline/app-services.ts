@@ -4,6 +4,7 @@
 // modules' own services (media storage) come from their descriptions (modules/composition.ts).
 import type { Logger } from 'pino';
 import { createApiKeyAuth, type ApiKeyAuth } from '../auth/api-key-strategy.js';
+import { scopeResourcesKey } from '../auth/scopes.js';
 import { createKeyUsage, type KeyUsage } from '../auth/key-usage.js';
 import { createSignInThrottle, type SignInThrottle } from '../auth/sign-in-throttle.js';
 import type { Config } from '../config/config.js';
@@ -51,7 +52,7 @@ export function createAppServices(config: Config, database: Database, logger: Lo
   const broadcast = createBroadcast(redis, logger);
   const system = systemDb(database, 'api keys');
   const usage = createKeyUsage(system, config.apiKeys.usageFlushMs, logger, now);
-  const keys = createApiKeyAuth({ system, broadcast, logger, now, cacheTtlMs: config.apiKeys.cacheTtlMs, failureDelayMs: config.apiKeys.failureDelayMs });
+  const keys = createApiKeyAuth({ system, broadcast, logger, now, cacheTtlMs: config.apiKeys.cacheTtlMs, failureDelayMs: config.apiKeys.failureDelayMs, scopeResources: modules.get(scopeResourcesKey) });
   const limiter = config.rateLimit.enabled ? createRateLimiter(redis) : null;
   const plans = plansOf(config); // parsed (and validated) once, here at start-up
   const rates = limiter && createRequestRates(limiter, config.rateLimit, config.graphqlLimits.costPerRatePoint, (plan) => planOf(plans, plan)?.rateLimitTier ?? plan);

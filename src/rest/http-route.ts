@@ -15,6 +15,7 @@ import type { Database } from '../db/database.js';
 import type { Context } from '../graphql/context.js';
 import type { HttpRequest, HttpResponse } from '../http/exchange.js';
 import { coordinateRule } from '../graphql/operation-scopes.js';
+import type { Services } from '../shared/services.js';
 
 export type HttpRouteMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -26,6 +27,8 @@ export interface HttpRouteSetup {
   database: Database;
   logger: Logger;
   now(): Date;
+  /** The services of the app's modules (the queue's handlers for the cron route). */
+  services: Services;
   /** Renders running and waiting at once in this process (media renditions). */
   renderLimits?: { concurrent: number; waiting: number };
 }

@@ -1,5 +1,7 @@
 // Seed builders for scheduled actions: developers with a key, the cron call, and rows seeded in SQL.
 import { systemDb } from '../db/request-db.js';
+import { modules } from '../modules/index.js';
+import { defineModule, type ActionDeclaration, type ModuleDescription } from '../modules/module-description.js';
 import type { QueueScope } from '../modules/scheduled-actions/service.js';
 import { signUp, type SignedUpUser } from './accounts.js';
 import { createKey, type MintedKey } from './api-keys.js';
@@ -25,7 +27,12 @@ export async function userWithRole(t: TestApp, role: 'member' | 'developer' | 's
 
 /** What the in-process interface needs, outside any request: named system access, the test clock, the config. */
 export function queueScope(t: TestApp, clock: TestClock): QueueScope {
-  return { system: (purpose) => systemDb(t.database, purpose), now: clock.now, config: t.config };
+  return { system: (purpose) => systemDb(t.database, purpose), now: clock.now, config: t.config, services: t.app.services };
+}
+
+/** The platform's module list and a test module declaring `actions` (action types of a test's own). */
+export function withActions(...actions: ActionDeclaration<any>[]): readonly ModuleDescription[] {
+  return [...modules, defineModule({ name: 'test actions', actions })];
 }
 
 /** One action row as stored. */

@@ -2,7 +2,7 @@
 // The full key exists only in the create answer; storage keeps its SHA-256 hash and first 12 characters.
 import { randomBytes } from 'node:crypto';
 import { hashToken } from '../../auth/secret-token.js';
-import { scopeRefusal } from '../../auth/scopes.js';
+import { scopeRefusal, scopeResourcesKey } from '../../auth/scopes.js';
 import type { Tx } from '../../db/request-db.js';
 import type { RequestScope } from '../../auth/request-scope.js';
 import { AppError, unauthenticated } from '../../shared/errors.js';
@@ -55,7 +55,8 @@ function view(record: repo.KeyRecord, now: Date): ApiKeyView {
 
 export async function createKey(scope: RequestScope, input: CreateApiKeyInput): Promise<CreatedApiKey> {
   const user = signedInUser(scope);
-  const problems = [...new Set(input.scopes)].map((s) => scopeRefusal(s, user.role)).filter((p): p is string => p !== null);
+  const resources = scope.services.get(scopeResourcesKey);
+  const problems = [...new Set(input.scopes)].map((s) => scopeRefusal(resources, s, user.role)).filter((p): p is string => p !== null);
   if (problems.length) throw new AppError('VALIDATION_ERROR', `Invalid scopes: ${problems.join('; ')}`, { scopes: problems });
   const now = scope.now();
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;

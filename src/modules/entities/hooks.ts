@@ -21,14 +21,14 @@ export interface Hooked {
 
 /** Everything a context needs from its write: the scope's database, queue and mail, and records through the service. */
 export interface ContextSource {
-  scope: Pick<RequestScope, 'now' | 'system' | 'config'> & { db: Pick<RequestScope['db'], 'tx' | 'afterCommit'>; mail: Pick<RequestScope['mail'], 'send'> };
+  scope: Pick<RequestScope, 'now' | 'system' | 'config' | 'services'> & { db: Pick<RequestScope['db'], 'tx' | 'afterCommit'>; mail: Pick<RequestScope['mail'], 'send'> };
   caller: HookCaller;
   entities: HookEntities;
 }
 
 /** The context a hook receives: built once per write, when a hook runs. */
 export function hookContext({ scope, caller, entities }: ContextSource): HookContext {
-  const queue: QueueScope = { system: scope.system, now: scope.now, config: scope.config };
+  const queue: QueueScope = { system: scope.system, now: scope.now, config: scope.config, services: scope.services };
   return {
     caller,
     now: scope.now,

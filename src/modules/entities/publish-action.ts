@@ -83,7 +83,7 @@ export const contentPublish: ActionHandler<ContentPublishPayload> = {
   async run(payload, ctx) {
     const definition = definitionOf(payload.entityType);
     const id = (payload.entityId ?? payload.contentId)!;
-    const queue = { system: () => ctx.system, now: ctx.now, config: ctx.config };
+    const queue = { system: () => ctx.system, now: ctx.now, config: ctx.config, services: ctx.services };
     const creator = ctx.creator && !actsAcrossTeams(ctx.creator) ? ctx.creator : null;
     if (creator && (!definition.operations.update || definition.permissions.update.length === 0)) throw new Error(`Not permitted: ${definition.name} records cannot be updated`);
     let set: string[] | null;
@@ -155,7 +155,7 @@ export async function publishRecord(queue: QueueScope, transaction: TransactionR
     const data: Values = { ...(fields.status ? { status: 'published' } : {}), ...(fields.publishedAt ? { publishedAt: stamp } : {}) };
     if (!Object.keys(data).length) return [];
     const caller = { userId: publisher.userId, teamId: row.teamId as string, role: publisher.roleIn(row.teamId as string) };
-    const scope = { db: { tx: async () => tx, afterCommit: (work: () => Promise<void>) => void mails.push(work) }, now: queue.now, system: queue.system, config: queue.config, mail: publisher.mail };
+    const scope = { db: { tx: async () => tx, afterCommit: (work: () => Promise<void>) => void mails.push(work) }, now: queue.now, system: queue.system, config: queue.config, services: queue.services, mail: publisher.mail };
     const context = lazyContext(() => ({ scope, caller, entities: unavailableInPublish }));
     const previous = written(d, row, null);
     const { values } = await validatedWrite(d, 'update', data, previous, context);

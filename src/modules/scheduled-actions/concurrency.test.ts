@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { testDatabaseUrl } from '../../testkit/database.js';
-import { cronSecret, runCron } from '../../testkit/scheduled-actions.js';
+import { cronSecret, runCron, withActions } from '../../testkit/scheduled-actions.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
-import { registerHandler } from './registry.js';
+import { defineAction } from '../module-description.js';
 import { claimDue, settle } from './repository.js';
 
 const onPostgres = testDatabaseUrl !== undefined;
@@ -26,7 +26,7 @@ interface Execution {
 const executions: Execution[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-registerHandler({
+const record = defineAction({ handler: {
   actionType: 'test:record',
   payload: z.object({ n: z.number() }),
   run: async (_payload, { action }) => {
@@ -35,14 +35,14 @@ registerHandler({
     await sleep(action.lockGroup ? 2 + Math.random() * 6 : Math.random() * 3);
     executions.push({ id: action.id, group: action.lockGroup, start, end: performance.now() });
   },
-});
+} });
 
 let a: TestApp;
 let b: TestApp;
 beforeAll(async () => {
   const env = { CRON_SECRET: cronSecret, SCHEDULED_ACTIONS_BATCH_SIZE: String(batchSize) };
-  a = await createTestApp(env);
-  b = await createTestApp(env, a);
+  a = await createTestApp(env, undefined, { modules: withActions(record) });
+  b = await createTestApp(env, a, { modules: withActions(record) });
 });
 afterAll(async () => {
   await b?.close();

@@ -84,11 +84,11 @@ export const cronRoute = defineHttpRoute({
   path: cronPath,
   pipeline: false,
   openApi: cronOpenApiPaths[cronPath],
-  start({ config, database, now, logger }) {
+  start({ config, database, now, logger, services }) {
     const secret = config.scheduledActions.cronSecret;
     const disabled = cronDisabledReason(secret);
     if (disabled) logger.warn(`${disabled}: cron is disabled, GET ${cronPath} answers 401`);
-    const queue = queueDeps(database, config, now, logger.child({ module: 'scheduled-actions' }));
+    const queue = queueDeps(database, config, now, logger.child({ module: 'scheduled-actions' }), services);
     return (request) => handleCronProcess(request, secret, () => processBatch(queue), queue.log);
   },
 });

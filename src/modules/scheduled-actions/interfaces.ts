@@ -12,6 +12,7 @@ import type { AppError } from '../../shared/errors.js';
 import type { Config } from '../../config/config.js';
 import type { SystemDb } from '../../db/request-db.js';
 import type { Creator, CreatorStanding } from './creator.js';
+import type { Services } from '../../shared/services.js';
 
 export const actionStatuses = ['pending', 'running', 'completed', 'failed'] as const;
 export type ActionStatus = (typeof actionStatuses)[number];
@@ -68,6 +69,8 @@ export interface HandlerContext {
   log: Logger;
   /** The app's configuration (settings of the module a handler serves, and what scheduling a follow-up needs). */
   config: Config;
+  /** The services of the app's modules (its action handlers, for a follow-up; media storage). */
+  services: Services;
 }
 
 /** A handler's report on success, kept in the action's `result`. */

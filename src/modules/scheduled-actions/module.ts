@@ -20,10 +20,10 @@ export const scheduledActionsModule = defineModule({
   workers: [{
     name: 'scheduled actions: built-in scheduler',
     // Batches run as named system work, as from the cron route; off unless CRON_INTERVAL_SECONDS is set.
-    start: ({ config, database, logger, now }) => {
+    start: ({ config, database, logger, now, services }) => {
       const every = config.scheduledActions.intervalMs;
       if (!every) return null;
-      const queue = queueDeps(database, config, now, logger.child({ module: 'scheduled-actions' }));
+      const queue = queueDeps(database, config, now, logger.child({ module: 'scheduled-actions' }), services);
       return startScheduler(every, () => processBatch(queue), queue.log);
     },
   }],

@@ -5,6 +5,7 @@
 // at once: the database decides who runs what (see repository.ts, claimDue).
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { Services } from '../../shared/services.js';
 import type { Config } from '../../config/config.js';
 import type { Database } from '../../db/database.js';
 import { runAsUser, systemDb, type SystemDb, type Tx } from '../../db/request-db.js';
@@ -12,7 +13,7 @@ import { mayRetry, retryAt } from './backoff.js';
 import { creatorRefusal, loadCreator, type Creator } from './creator.js';
 import type { BatchReport, RecurrenceType, RecurringInterval } from './interfaces.js';
 import { nextOccurrence } from './recurrence.js';
-import { handlerOf, registeredActionTypes } from './registry.js';
+import { actionHandlersKey, type ActionHandlers } from './registry.js';
 import * as repo from './repository.js';
 import { runHandler, type Outcome } from './run-handler.js';
 
@@ -25,11 +26,13 @@ export interface QueueDeps {
   config: Config;
   now(): Date;
   log: Logger;
+  /** The services of the app's modules: its action handlers, and what handlers use. */
+  services: Services;
 }
 
 /** The queue of an app: batches run as named system work; actions created through the API run as their creator (creator.ts). */
-export function queueDeps(database: Database, config: Config, now: () => Date, log: Logger): QueueDeps {
-  return { system: systemDb(database, 'scheduled actions: processing'), runAs: (userId, work) => runAsUser(database, userId, work), config, now, log };
+export function queueDeps(database: Database, config: Config, now: () => Date, log: Logger, services: Services): QueueDeps {
+  return { system: systemDb(database, 'scheduled actions: processing'), runAs: (userId, work) => runAsUser(database, userId, work), config, now, log, services };
 }
 
 /** Stale running actions settled per batch, and the retention's chunk size and chunks per batch. */
@@ -38,8 +41,8 @@ const purgeChunk = 500;
 const purgeChunksPerBatch = 10;
 
 /** The handler timeout of an action type: SCHEDULED_ACTIONS_TIMEOUTS, else the handler's own, else the default. */
-export function timeoutOf(config: Config['scheduledActions'], actionType: string): number {
-  return config.timeouts[actionType] ?? handlerOf(actionType)?.timeoutMs ?? config.timeoutMs;
+export function timeoutOf(config: Config['scheduledActions'], handlers: ActionHandlers, actionType: string): number {
+  return config.timeouts[actionType] ?? handlers.of(actionType)?.timeoutMs ?? config.timeoutMs;
 }
 
 /** What an attempt's outcome makes of the action (pure: the clock and the next id are inputs). */
@@ -75,13 +78,14 @@ function tally(report: BatchReport, actionId: string, outcome: Outcome): void {
 /** Crash safety: an action running longer than its timeout plus the grace period is a failed attempt. */
 async function reclaimStale(deps: QueueDeps, report: BatchReport): Promise<void> {
   const config = deps.config.scheduledActions;
-  const byType = Object.fromEntries(registeredActionTypes().map((type) => [type, timeoutOf(config, type)]));
+  const handlers = deps.services.get(actionHandlersKey);
+  const byType = Object.fromEntries(handlers.types().map((type) => [type, timeoutOf(config, handlers, type)]));
   const reclaimed = await deps.system.prisma.$transaction(async (tx) => {
     const now = deps.now();
     const stale = await repo.lockStale(tx, now, { defaultMs: config.timeoutMs, byType: { ...config.timeouts, ...byType } }, config.reclaimGraceMs, reclaimLimit);
     const settled: { id: string; outcome: Outcome }[] = [];
     for (const action of stale) {
-      const limit = timeoutOf(config, action.actionType);
+      const limit = timeoutOf(config, handlers, action.actionType);
       const outcome: Outcome = { ok: false, error: `Reclaimed: running since ${action.startedAt?.toISOString()}, longer than its ${limit}ms timeout plus ${config.reclaimGraceMs}ms grace (its process stopped)` };
       if (await repo.settle(tx, settlementFor(action, outcome, now, config.retryBaseMs), now)) settled.push({ id: action.id, outcome });
     }
@@ -107,9 +111,10 @@ async function claim(deps: QueueDeps): Promise<repo.ActionRow[]> {
 
 async function execute(deps: QueueDeps, action: repo.ActionRow, report: BatchReport): Promise<void> {
   const log = deps.log.child({ actionId: action.id, actionType: action.actionType });
-  const timeoutMs = timeoutOf(deps.config.scheduledActions, action.actionType);
+  const handlers = deps.services.get(actionHandlersKey);
+  const timeoutMs = timeoutOf(deps.config.scheduledActions, handlers, action.actionType);
   const outcome = await withCreator(deps, action, (creator) =>
-    runHandler(handlerOf(action.actionType), action.actionType, action.payload, { action, creator, system: deps.system, now: deps.now, log, config: deps.config }, timeoutMs),
+    runHandler(handlers.of(action.actionType), action.actionType, action.payload, { action, creator, system: deps.system, now: deps.now, log, config: deps.config, services: deps.services }, timeoutMs),
   );
   try {
     const now = deps.now();

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { testClock } from '../../testkit/clock.js';
-import { cronSecret, queueScope, runCron, storedAction } from '../../testkit/scheduled-actions.js';
+import { cronSecret, queueScope, runCron, storedAction, withActions } from '../../testkit/scheduled-actions.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
-import { registerHandler } from './registry.js';
+import { defineAction } from '../module-description.js';
 import { scheduleAction, scheduleRecurringAction } from './service.js';
 
 const clock = testClock();
@@ -21,16 +21,16 @@ const count = (key: string) => (calls[key] = (calls[key] ?? 0) + 1);
 const observed: { status: string; startedAt: Date | null; attempts: number }[] = [];
 let abortedBy: unknown = null;
 
-registerHandler({ actionType: 'test:ok', payload: z.object({ key: z.string() }), run: async ({ key }) => ({ calls: count(key) }) });
-registerHandler({
+const succeeding = defineAction({ handler: { actionType: 'test:ok', payload: z.object({ key: z.string() }), run: async ({ key }) => ({ calls: count(key) }) } });
+const failing = defineAction({ handler: {
   actionType: 'test:fail',
   payload: z.object({ key: z.string(), times: z.number().int().default(1_000) }),
   run: async ({ key, times }) => {
     if (count(key) <= times) throw new Error(`failure ${calls[key]} of ${key}`);
     return { recovered: true };
   },
-});
-registerHandler({
+} });
+const slow = defineAction({ handler: {
   actionType: 'test:slow',
   payload: z.object({}),
   run: (_payload, { signal }) =>
@@ -40,19 +40,22 @@ registerHandler({
         resolve(undefined);
       });
     }),
-});
-registerHandler({
+} });
+const observing = defineAction({ handler: {
   actionType: 'test:observe',
   payload: z.object({}),
   run: async (_payload, { action, system }) => {
     const row = await system.prisma.scheduledAction.findUniqueOrThrow({ where: { id: action.id } });
     observed.push({ status: row.status, startedAt: row.startedAt, attempts: row.attempts });
   },
-});
+} });
+
+/** The platform's modules with this file's action types. */
+const testModules = withActions(succeeding, failing, slow, observing);
 
 beforeAll(async () => {
   clock.set(start);
-  t = await createTestApp({ CRON_SECRET: cronSecret, SCHEDULED_ACTIONS_TIMEOUTS: 'test:slow=100' }, undefined, { now: clock.now });
+  t = await createTestApp({ CRON_SECRET: cronSecret, SCHEDULED_ACTIONS_TIMEOUTS: 'test:slow=100' }, undefined, { now: clock.now, modules: testModules });
   owner = await signUp(t);
 });
 afterAll(() => t.close());
@@ -82,7 +85,7 @@ describe('the cron route', () => {
 
   it('refuses to run (401, "disabled") while CRON_SECRET is unset or shorter than 32 characters', async () => {
     for (const env of [{} as Record<string, string>, { CRON_SECRET: 'x'.repeat(31) }]) {
-      const other = await createTestApp(env, t);
+      const other = await createTestApp(env, t, { modules: testModules });
       try {
         const res = await runCron(other, { 'x-cron-secret': env.CRON_SECRET ?? '' });
         expect(res.status).toBe(401);
@@ -379,7 +382,7 @@ describe('built-in handlers', () => {
 describe('the built-in scheduler', () => {
   it('with CRON_INTERVAL_SECONDS, the server processes due actions itself', async () => {
     const id = await scheduleAction(scope(), 'test:ok', { key: 'by-itself' });
-    const ticking = await createTestApp({ CRON_INTERVAL_SECONDS: '1' }, t, { now: clock.now });
+    const ticking = await createTestApp({ CRON_INTERVAL_SECONDS: '1' }, t, { now: clock.now, modules: testModules });
     try {
       for (let i = 0; i < 50 && (await storedAction(t, id)).status !== 'completed'; i++) await new Promise((r) => setTimeout(r, 100));
       expect((await storedAction(t, id)).status).toBe('completed');

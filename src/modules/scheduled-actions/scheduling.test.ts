@@ -6,9 +6,10 @@ import { z } from 'zod';
 import { RequestDb, runAsUser } from '../../db/request-db.js';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { testClock } from '../../testkit/clock.js';
-import { queueScope, storedAction } from '../../testkit/scheduled-actions.js';
+import { queueScope, storedAction, withActions } from '../../testkit/scheduled-actions.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
-import { registerHandler, registeredActionTypes } from './registry.js';
+import { defineAction } from '../module-description.js';
+import { actionHandlersKey } from './registry.js';
 import { cancelScheduledAction, scheduleAction, scheduledActions, scheduleRecurringAction } from './service.js';
 
 const clock = testClock('2030-01-01T10:00:00.000Z');
@@ -17,10 +18,9 @@ let alice: SignedUpUser;
 let bob: SignedUpUser;
 
 const entityEvent = { actionType: 'test:entity', payload: z.object({ entityType: z.string(), entityId: z.string(), version: z.number() }), run: async () => undefined };
-registerHandler(entityEvent);
 
 beforeAll(async () => {
-  t = await createTestApp({}, undefined, { now: clock.now });
+  t = await createTestApp({}, undefined, { now: clock.now, modules: withActions(defineAction({ handler: entityEvent })) });
   alice = await signUp(t);
   bob = await signUp(t);
 });
@@ -42,7 +42,7 @@ describe('scheduleAction', () => {
     await expect(scheduleAction(scope(), 'test:entity', event('e', 1), { teamId: 'not-a-uuid' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     await expect(scheduleAction(scope(), 'test:entity', event('e', 1), { teamId: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('names no team') });
     expect(await t.database.prisma.scheduledAction.count()).toBe(0);
-    expect(registeredActionTypes()).toEqual(expect.arrayContaining(['content:publish', 'social:refresh-tokens', 'webhook:send', 'test:entity']));
+    expect(t.app.services.get(actionHandlersKey).types()).toEqual(expect.arrayContaining(['content:publish', 'social:refresh-tokens', 'webhook:send', 'test:entity']));
   });
 
   it('stores the defaults: pending, now, 3 executions, fixed', async () => {

@@ -14,11 +14,11 @@ import type { ActionPayloads } from './handlers/built-in.js';
 import { actsAcrossTeams, mayWriteTeam, type CreatorStanding } from './creator.js';
 import { scheduleOptions, type CreateActionInput, type ListActionsInput } from './inputs.js';
 import type { ActionStatus, RecurrenceType, RecurringInterval, ScheduledAction, ScheduleOptions } from './interfaces.js';
-import { handlerOf, registeredActionTypes } from './registry.js';
+import { actionHandlersKey, type ActionHandlers } from './registry.js';
 import * as repo from './repository.js';
 
 /** What scheduling needs of its caller: a request's scope, or the processor's (no request). */
-export type QueueScope = Pick<RequestScope, 'system' | 'now' | 'config'>;
+export type QueueScope = Pick<RequestScope, 'system' | 'now' | 'config' | 'services'>;
 
 /** The payload type of a built-in action type; any object for types registered elsewhere. */
 export type PayloadOf<T extends string> = T extends keyof ActionPayloads ? ActionPayloads[T] : Record<string, unknown>;
@@ -36,7 +36,7 @@ function databaseOf(scope: QueueScope, options: InTransaction): Tx {
 }
 
 /** Why `creator` may not create an action of `handler`'s type for `teamId` through the API; null when they may. */
-function creationRefusal(creator: CreatorStanding, handler: NonNullable<ReturnType<typeof handlerOf>>, payload: unknown, teamId: string | null): AppError | null {
+function creationRefusal(creator: CreatorStanding, handler: NonNullable<ReturnType<ActionHandlers['of']>>, payload: unknown, teamId: string | null): AppError | null {
   if (teamId && !mayWriteTeam(creator, teamId)) {
     const member = creator.teams.some((t) => t.teamId === teamId);
     return forbidden(member ? 'Viewers cannot schedule actions for this team' : 'You can schedule actions only for teams you belong to');
@@ -45,8 +45,9 @@ function creationRefusal(creator: CreatorStanding, handler: NonNullable<ReturnTy
 }
 
 async function schedule(scope: QueueScope, actionType: string, payload: unknown, options: ScheduleOptions & InTransaction, deduplicate: boolean, creator: CreatorStanding | null = null): Promise<string> {
-  const handler = handlerOf(actionType);
-  if (!handler) throw new AppError('VALIDATION_ERROR', `Unknown action type "${actionType}"`, { registeredActionTypes: registeredActionTypes() });
+  const handlers = scope.services.get(actionHandlersKey);
+  const handler = handlers.of(actionType);
+  if (!handler) throw new AppError('VALIDATION_ERROR', `Unknown action type "${actionType}"`, { registeredActionTypes: handlers.types() });
   const { tx, ...rest } = options;
   const opts = parseInput(scheduleOptions, rest, 'Invalid options');
   const parsed = parseInput(handler.payload, payload, 'Invalid payload') as Record<string, unknown>;
@@ -160,7 +161,7 @@ export async function listActions(scope: RequestScope, q: ListActionsInput): Pro
   return {
     actions: rows.map(toAction),
     pagination: paginationOf(q.page, q.limit, total),
-    meta: { registeredActionTypes: registeredActionTypes() },
+    meta: { registeredActionTypes: scope.services.get(actionHandlersKey).types() },
   };
 }
 
@@ -186,7 +187,7 @@ export async function createAction(scope: RequestScope, body: CreateActionInput)
   const id = await schedule(scope, body.actionType, body.payload, {
     tx: await scope.db.tx(),
     scheduledAt: body.scheduledAt ? new Date(body.scheduledAt) : undefined,
-    teamId: body.teamId ?? (handlerOf(body.actionType)?.teamDefault === 'active' ? actor.activeTeamId : null),
+    teamId: body.teamId ?? (scope.services.get(actionHandlersKey).of(body.actionType)?.teamDefault === 'active' ? actor.activeTeamId : null),
     recurringInterval: body.recurringInterval ?? null,
     maxRetries: body.maxRetries ?? undefined,
     lockGroup: body.lockGroup ?? null,

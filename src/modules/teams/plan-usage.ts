@@ -1,10 +1,11 @@
 // Plan limits of a team: how many of a limit (`team_members`, `api_keys`, an entity's records) the team
-// has, against its plan's maximum. Counters are the teams' own here; modules add theirs
-// (defineUsageCounter, from their module descriptions). A create's check is bounded by the plan, not
-// by the table (assertWithinLimit).
+// has, against its plan's maximum. The counters are those the app's modules declare (the teams' own
+// two here, named in teams/module.ts), made into one map per app by its composition. A create's check
+// is bounded by the plan, not by the table (assertWithinLimit).
 import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../auth/request-scope.js';
+import { serviceKey } from '../../shared/services.js';
 import { planOf, plansOf } from './plans.js';
 import * as repo from './repository.js';
 
@@ -21,32 +22,36 @@ export interface Usage {
  * Counts a limit's items in a team. With `atMost` (a create's limit check), it may stop there, and an
  * entity's counter also holds off concurrent creates into the team's table until the transaction ends.
  */
-type Counter = (scope: RequestScope, tx: Tx, teamId: string, atMost?: number) => Promise<number>;
+export type Counter = (scope: RequestScope, tx: Tx, teamId: string, atMost?: number) => Promise<number>;
 
 /**
- * Counters of plan limits: the teams' own here; other modules add theirs (defineUsageCounter). A Map:
- * the limit slug comes from the request (`usage/constructor` found Object's constructor in a plain object).
+ * The counters of an app's plan limits, by limit slug. A Map: the limit slug comes from the request
+ * (`usage/constructor` found Object's constructor in a plain object).
  */
-const counters = new Map<string, Counter>([
-  ['team_members', (_scope, tx, teamId) => repo.countMembers(tx, teamId)],
+export type UsageCounters = ReadonlyMap<string, Counter>;
+
+export const usageCountersKey = serviceKey<UsageCounters>('usage counters');
+
+export function usageCountersOf(declared: readonly { limitSlug: string; count: Counter }[]): UsageCounters {
+  return new Map(declared.map(({ limitSlug, count }) => [limitSlug, count]));
+}
+
+/** The teams' own counters (teams/module.ts declares them). */
+export const teamCounters: readonly { limitSlug: string; count: Counter }[] = [
+  { limitSlug: 'team_members', count: (_scope, tx, teamId) => repo.countMembers(tx, teamId) },
   // Keys belong to users: a team's count is its members' usable keys (RLS shows a user only their
   // own keys, so a database function counts them, for the caller's own teams only). Minting a key
   // checks every team of its owner (api-keys/service.ts): a key acts in any of them.
-  ['api_keys', (_scope, tx, teamId, atMost) => repo.countMemberApiKeys(tx, teamId, atMost)],
-]);
-
-/** Makes a plan limit measurable (entities count their records per team). */
-export function defineUsageCounter(limitSlug: string, count: Counter): void {
-  counters.set(limitSlug, count);
-}
+  { limitSlug: 'api_keys', count: (_scope, tx, teamId, atMost) => repo.countMemberApiKeys(tx, teamId, atMost) },
+];
 
 /** Refuses (403 PLAN_LIMIT_REACHED) one more of `limitSlug` when the team's plan is full. */
 export async function assertPlanAllows(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string): Promise<void> {
-  if (counters.has(limitSlug)) await assertWithinLimit(scope, tx, teamId, limitSlug, 1);
+  if (scope.services.get(usageCountersKey).has(limitSlug)) await assertWithinLimit(scope, tx, teamId, limitSlug, 1);
 }
 
-function counterOf(limitSlug: string): Counter {
-  const count = counters.get(limitSlug);
+function counterOf(scope: RequestScope, limitSlug: string): Counter {
+  const count = scope.services.get(usageCountersKey).get(limitSlug);
   if (!count) throw new AppError('NOT_FOUND', `Unknown limit "${limitSlug}"`);
   return count;
 }
@@ -59,7 +64,7 @@ async function planMax(scope: RequestScope, tx: Tx, teamId: string, limitSlug: s
 }
 
 export async function measure(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string): Promise<Usage> {
-  const count = counterOf(limitSlug);
+  const count = counterOf(scope, limitSlug);
   const max = await planMax(scope, tx, teamId, limitSlug);
   const current = await count(scope, tx, teamId);
   const remaining = max === null ? null : Math.max(0, max - current);
@@ -72,7 +77,7 @@ export async function measure(scope: RequestScope, tx: Tx, teamId: string, limit
  * create's cost is bounded by the plan, not by the team's table (a refusal reports the full count).
  */
 export async function assertWithinLimit(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string, adding: number): Promise<void> {
-  const count = counterOf(limitSlug);
+  const count = counterOf(scope, limitSlug);
   const max = await planMax(scope, tx, teamId, limitSlug);
   if (max === null) return;
   const current = await count(scope, tx, teamId, max + 1);
