@@ -242,4 +242,32 @@ describe('hooks on every path', () => {
     expect(calls).toContainEqual({ operation: 'update', data: { status: 'published', publishedAt: expect.any(String) }, previous: 'draft', caller: { userId: developer.id, teamId: developer.activeTeamId, role: 'owner' } });
     expect(calls).toContainEqual({ after: 'published' });
   });
+
+  it('on a scheduled publish, context.entities writes as the action’s creator in the publish’s transaction: kept with it, gone when it fails', async () => {
+    const developer = await userWithRole(t, 'developer');
+    const key = await createKey(t, developer, { scopes: ['scheduled-actions:*', 'posts:write'] });
+    const draft = async (title: string) => (await t.json('POST', '/api/v1/posts', { title, slug: `post-${Date.now()}-${Math.random().toString(36).slice(2)}`, status: 'draft' }, as(developer))).body.data.id as string;
+    withHooks(definition('posts'), {
+      afterChange: async ({ operation, record, previous, context }) => {
+        if (operation !== 'update' || record.status !== 'published' || previous?.status === 'published') return;
+        await context.entities.create('tasks', { title: `Announce ${String(record.title)}` });
+        if (String(record.title).includes('refused')) throw context.conflict('announcement refused');
+      },
+    });
+    const publish = async (id: string) => {
+      const res = await t.json('POST', '/api/v1/devtools/scheduled-actions', { actionType: 'content:publish', payload: { entityType: 'posts', entityId: id }, maxRetries: 1 }, { authorization: `Bearer ${key.key}` });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.data.id as string;
+    };
+    const [kept, refused] = [await draft('Kept news'), await draft('News refused')];
+    const [keptAction, refusedAction] = [await publish(kept), await publish(refused)];
+    expect((await runCron(t)).status).toBe(200);
+    expect(await storedAction(t, keptAction)).toMatchObject({ status: 'completed' });
+    expect(await storedAction(t, refusedAction)).toMatchObject({ status: 'failed', errorMessage: expect.stringContaining('announcement refused') });
+    expect((await t.json('GET', `/api/v1/posts/${refused}`, undefined, as(developer))).body.data.status).toBe('draft');
+    // Tasks are private to their creator: the announcement is the developer's, in their team.
+    const tasks = (await t.json('GET', '/api/v1/tasks?search=Announce&limit=100', undefined, as(developer))).body.data as Row[];
+    expect(tasks.map((task) => task.title)).toEqual(['Announce Kept news']);
+    expect(tasks[0]).toMatchObject({ userId: developer.id, teamId: developer.activeTeamId });
+  });
 });

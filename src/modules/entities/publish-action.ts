@@ -4,12 +4,15 @@
 // name for it) of the entity `entityType` (its slug); a missing or deleted record, or one of another
 // team than the action's, fails the attempt. Publishing is an update: it records the record's
 // `<slug>:updated` webhook event with the change. An action created through the API publishes as its
-// creator: through RLS as them, after the entity service's rules (a team they may write; the record's
+// creator: with a request scope of theirs (RLS as them; the entity's hooks reach other records through
+// context.entities as them), after the entity service's rules (a team they may write; the record's
 // owner unless the entity is shared), so a publish the creator could not make fails the attempt with
 // a message saying why; a superadmin's publishes any team's record, as the platform's own do.
 // Its creator must pass the entity's update rule (declared in module.ts, judged by the queue's
 // handler runner when it is created through the API and when it runs). The handler lives here, with the records it changes.
 import { z } from 'zod';
+import type { AuthenticatedActor } from '../../auth/actor.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import type { Rule } from '../../auth/rules.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { EntityDefinition } from '../../config/entity-definition.js';
@@ -26,6 +29,7 @@ import { delegateOf } from './repository.js';
 import { operationRule } from './rules.js';
 import { afterChange, lazyContext, validatedWrite } from './hooks.js';
 import { changed, written } from './service.js';
+import { entitiesAs } from './writes.js';
 import type { Values } from './validate.js';
 
 const entitySlugs = new Set(entityDefinitions.map((d) => d.slug));
@@ -58,13 +62,14 @@ async function creatorRefusal(tx: Tx, creator: Creator, d: EntityDefinition, id:
   return null;
 }
 
-/** Runs publishRecord's transaction through RLS as the creator, after their check. */
+/** Runs publishRecord's transaction as the creator (a request scope of theirs: RLS as them), after their check. */
 function asCreator(creator: Creator, d: EntityDefinition, id: string): TransactionRunner {
   return (work) =>
-    creator.runAs(async (tx) => {
+    creator.withScope(async (scope) => {
+      const tx = await scope.db.tx();
       const refusal = await creatorRefusal(tx, creator, d, id);
       if (refusal) throw new NotPermitted(refusal);
-      return work(tx);
+      return work(tx, scope);
     });
 }
 
@@ -88,7 +93,7 @@ export const contentPublish: ActionHandler<ContentPublishPayload> = {
     if (creator && (!definition.operations.update || definition.permissions.update.length === 0)) throw new Error(`Not permitted: ${definition.name} records cannot be updated`);
     let set: string[] | null;
     try {
-      const transaction: TransactionRunner = creator ? asCreator(creator, definition, id) : (work) => ctx.system.prisma.$transaction(work);
+      const transaction: TransactionRunner = creator ? asCreator(creator, definition, id) : (work) => ctx.system.prisma.$transaction((tx) => work(tx, null));
       const publisher: Publisher = {
         userId: creator?.userId ?? null,
         roleIn: (team) => creator?.teams.find((t) => t.teamId === team)?.role ?? null,
@@ -114,8 +119,11 @@ declare module '../scheduled-actions/handlers/built-in.js' {
   }
 }
 
-/** Runs `work` in one transaction and answers what it answers. */
-export type TransactionRunner = <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
+/**
+ * Runs `work` in one transaction and answers what it answers; with the request scope of whoever
+ * publishes (the action's creator), or null for the platform's own publishes (system work).
+ */
+export type TransactionRunner = <T>(work: (tx: Tx, publisher: RequestScope | null) => Promise<T>) => Promise<T>;
 
 /** The fields publishing sets on records of `d`: `status` (when it can hold `published`) and `publishedAt`. */
 export function publishableFields(d: EntityDefinition): { status: boolean; publishedAt: boolean } {
@@ -146,7 +154,7 @@ export async function publishRecord(queue: QueueScope, transaction: TransactionR
   if (!isUuid(id)) return null;
   const where = { id, ...(teamId ? { teamId } : {}), ...(d.softDelete ? { deletedAt: null } : {}) };
   const mails: (() => Promise<void>)[] = [];
-  const set = await transaction(async (tx) => {
+  const set = await transaction(async (tx, as) => {
     const model = delegateOf(tx, d.name);
     const row = await model.findFirst({ where });
     if (!row) return null;
@@ -156,7 +164,9 @@ export async function publishRecord(queue: QueueScope, transaction: TransactionR
     if (!Object.keys(data).length) return [];
     const caller = { userId: publisher.userId, teamId: row.teamId as string, role: publisher.roleIn(row.teamId as string) };
     const scope = { db: { tx: async () => tx, afterCommit: (work: () => Promise<void>) => void mails.push(work) }, now: queue.now, system: queue.system, config: queue.config, services: queue.services, mail: publisher.mail };
-    const context = lazyContext(() => ({ scope, caller, entities: unavailableInPublish }));
+    // Other records, for the hooks: as the creator, in the record's team and this transaction; the platform has no caller to act as.
+    const entities = as ? entitiesAs({ ...as, actor: { ...(as.actor as AuthenticatedActor), activeTeamId: row.teamId as string } }) : unavailableInPublish;
+    const context = lazyContext(() => ({ scope, caller, entities }));
     const previous = written(d, row, null);
     const { values } = await validatedWrite(d, 'update', data, previous, context);
     const record = written(d, await model.update({ where: { id }, data: values }), null);
@@ -168,6 +178,6 @@ export async function publishRecord(queue: QueueScope, transaction: TransactionR
   return set;
 }
 
-/** A scheduled publish runs without a request: a hook there reads and writes other records through context.system. */
-const notInPublish = () => Promise.reject(new Error('context.entities is not available in a scheduled publish (content:publish): use context.system'));
+/** A publish the platform runs (no creator, or a superadmin's across teams) has no caller to act as: a hook there reads and writes other records through context.system. */
+const notInPublish = () => Promise.reject(new Error('context.entities is not available in a publish the platform runs (content:publish scheduled in process, or by a superadmin across teams): use context.system'));
 const unavailableInPublish: HookEntities = { create: notInPublish, update: notInPublish, remove: notInPublish, read: notInPublish };

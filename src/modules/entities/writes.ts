@@ -156,11 +156,11 @@ export async function remove(scope: RequestScope, d: EntityDefinition, id: strin
 
 /** The hooks' context of a write by `caller` (made when a hook first runs). */
 export function contextOf(scope: RequestScope, caller: Extract<Caller, { kind: 'user' }>) {
-  return lazyContext(() => ({ scope, caller: { userId: caller.actor.userId, teamId: caller.teamId, role: caller.role as HookCaller['role'] }, entities: recordsFor(scope) }));
+  return lazyContext(() => ({ scope, caller: { userId: caller.actor.userId, teamId: caller.teamId, role: caller.role as HookCaller['role'] }, entities: entitiesAs(scope) }));
 }
 
-/** Records of any entity for a hook: the same functions, as the same caller, in the same transaction. */
-function recordsFor(scope: RequestScope): HookEntities {
+/** Records of any entity for a hook: the same functions, as the scope's caller, in its transaction. */
+export function entitiesAs(scope: RequestScope): HookEntities {
   const named = (slug: string) => {
     const d = entityNamed(slug);
     if (!d) throw new Error(`context.entities: no entity "${slug}"`);

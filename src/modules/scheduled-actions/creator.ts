@@ -1,12 +1,13 @@
 // The authority of an action created through the API (the developer endpoints): its creator's. When
 // it is created, the caller (their role, teams and the key's scopes) is checked; when it runs, the
 // creator is read again (role and teams as they are now; a disabled creator's action fails without
-// running) and the handler acts as them: through RLS
-// as the creator for data (content:publish), or after checking the team role the work needs
+// running) and the handler acts as them: with a request scope of theirs, through RLS as them, for
+// data (content:publish: the entities' write path), or after checking the team role the work needs
 // (webhook:send). Superadmins act across teams; everyone else only within teams they may write. The
 // platform's own actions (scheduled in process, createdBy null) are system work, as before.
 import type { GlobalRole, TeamRole } from '../../auth/actor.js';
 import { isGlobalRole } from '../../auth/actor.js';
+import type { RequestScope } from '../../auth/request-scope.js';
 import type { Tx } from '../../db/request-db.js';
 import { creatorStanding } from './repository.js';
 
@@ -25,8 +26,15 @@ export interface CreatorStanding {
 export interface Creator extends CreatorStanding {
   /** Disabled by an operator (CLI `user disable`): their actions run nothing until they are enabled. */
   disabled: boolean;
-  runAs<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Work as the creator: a request scope of theirs (their current teams, the first active; their
+   * session's rights), one transaction through RLS as them, committed when `work` succeeds.
+   */
+  withScope<T>(work: (scope: RequestScope) => Promise<T>): Promise<T>;
 }
+
+/** Runs work with a request scope of a user (auth/user-scope.ts asUser, with the app's deps). */
+export type AsUser = <T>(userId: string, work: (scope: RequestScope) => Promise<T>) => Promise<T>;
 
 /** Whether the creator acts across teams (superadmins only). */
 export function actsAcrossTeams(creator: CreatorStanding): boolean {
@@ -48,7 +56,7 @@ export function managesTeam(creator: CreatorStanding, teamId: string): boolean {
 }
 
 /** The creator of an action as they stand now; null when the user no longer exists (or holds no known role). */
-export async function loadCreator(db: Tx, userId: string, runAs: <T>(userId: string, work: (tx: Tx) => Promise<T>) => Promise<T>): Promise<Creator | null> {
+export async function loadCreator(db: Tx, userId: string, asUser: AsUser): Promise<Creator | null> {
   const row = await creatorStanding(db, userId);
   if (!row || !isGlobalRole(row.role)) return null;
   return {
@@ -57,7 +65,7 @@ export async function loadCreator(db: Tx, userId: string, runAs: <T>(userId: str
     disabled: row.disabled,
     teams: row.teams.map((t) => ({ teamId: t.teamId, role: t.role as TeamRole })),
     scopes: ['*'],
-    runAs: (work) => runAs(userId, work),
+    withScope: (work) => asUser(userId, work),
   };
 }
 

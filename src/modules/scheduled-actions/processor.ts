@@ -8,9 +8,10 @@ import type { Logger } from 'pino';
 import type { Services } from '../../shared/services.js';
 import type { Config } from '../../config/config.js';
 import type { Database } from '../../db/database.js';
-import { runAsUser, systemDb, type SystemDb, type Tx } from '../../db/request-db.js';
+import { asUser as asUserWith } from '../../auth/user-scope.js';
+import { systemDb, type SystemDb } from '../../db/request-db.js';
 import { mayRetry, retryAt } from './backoff.js';
-import { creatorRefusal, loadCreator, type Creator } from './creator.js';
+import { creatorRefusal, loadCreator, type AsUser, type Creator } from './creator.js';
 import type { BatchReport, RecurrenceType, RecurringInterval } from './interfaces.js';
 import { nextOccurrence } from './recurrence.js';
 import { actionHandlersKey, type ActionHandlers } from './registry.js';
@@ -20,8 +21,8 @@ import { runHandler, type Outcome } from './run-handler.js';
 export interface QueueDeps {
   /** Named system access: processing is not done on behalf of a caller. */
   system: SystemDb;
-  /** Work through RLS as a user: actions created through the API run as their creator. */
-  runAs<T>(userId: string, work: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Work with a request scope of a user: actions created through the API run as their creator. */
+  asUser: AsUser;
   /** The app's configuration: the queue reads `scheduledActions`; handlers get all of it. */
   config: Config;
   now(): Date;
@@ -30,9 +31,13 @@ export interface QueueDeps {
   services: Services;
 }
 
+const noEvictions = { forgetKey: async () => {}, forgetUser: async () => {} };
+
 /** The queue of an app: batches run as named system work; actions created through the API run as their creator (creator.ts). */
 export function queueDeps(database: Database, config: Config, now: () => Date, log: Logger, services: Services): QueueDeps {
-  return { system: systemDb(database, 'scheduled actions: processing'), runAs: (userId, work) => runAsUser(database, userId, work), config, now, log, services };
+  // Evictions of cached keys are the server's (through its broadcast); an action's entity writes make none.
+  const asUser: AsUser = (userId, work) => asUserWith({ database, config, services, logger: log, agent: 'scheduled-actions' }, { id: userId }, noEvictions, work);
+  return { system: systemDb(database, 'scheduled actions: processing'), asUser, config, now, log, services };
 }
 
 /** Stale running actions settled per batch, and the retention's chunk size and chunks per batch. */
@@ -136,7 +141,7 @@ async function withCreator(deps: QueueDeps, action: repo.ActionRow, work: (creat
   if (!action.createdBy) return work(null);
   let creator: Creator | null;
   try {
-    creator = await loadCreator(deps.system.prisma, action.createdBy, deps.runAs);
+    creator = await loadCreator(deps.system.prisma, action.createdBy, deps.asUser);
   } catch (error) {
     deps.log.error({ err: error, actionId: action.id }, 'could not read a scheduled action creator');
     return { ok: false, error: 'The action’s creator could not be read; it will be tried again' };
