@@ -11,7 +11,7 @@ import { systemDb } from '../src/db/request-db.js';
 import type { HttpRequest } from '../src/http/exchange.js';
 import { createBroadcast } from '../src/shared/broadcast.js';
 import { scopeResourcesOf } from '../src/auth/scopes.js';
-import { modules } from '../src/modules/index.js';
+import { modules } from '../src/module-list.js';
 
 export interface VerifyInput {
   warm: string;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type GraphQLField, type GraphQLObjectType } from 'graphql';
 import { configurationPage } from '../src/config/reference.js';
-import { composition } from '../src/modules/composition.js';
+import { composition } from '../src/module-list.js';
 import { servedOpenApi } from './served-openapi.js';
 
 const { schema } = composition;

@@ -1,6 +1,6 @@
 // The shared machinery through the front door: health, headers, errors, docs, metrics, GraphQL errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { printedSchema } from './modules/composition.js';
+import { printedSchema } from './module-list.js';
 import { readFileSync } from 'node:fs';
 import { loadConfig } from './config/env.js';
 import { createTestApp, type TestApp } from './testkit/test-app.js';

@@ -1,6 +1,6 @@
 // createApp(deps) → the app's request handler and its node:http listener. The app answers health,
 // readiness, metrics, the docs and /graphql itself; /api and /uploads belong to the router (both
-// declaration kinds, from the module list: src/modules/index.ts). Every route acting for a caller runs
+// declaration kinds, from the module list: src/module-list.ts). Every route acting for a caller runs
 // the one pipeline (pipeline/pipeline.ts): authenticate → rate limit → transaction → handler → headers.
 // GraphQL over WebSocket (pipeline/websocket.ts) runs each operation as a request of that pipeline too.
 import type { RequestListener } from 'node:http';
@@ -12,8 +12,8 @@ import { isMultipartRequest } from './graphql/multipart.js';
 import { reply, type HttpRequest, type HttpResponse } from './http/exchange.js';
 import { preflight } from './http/headers.js';
 import { nodeHandler } from './http/node.js';
-import { compose, composition, createModuleRuntime } from './modules/composition.js';
-import { modules as platformModules } from './modules/index.js';
+import { composition, modules as defaultModules } from './module-list.js';
+import { compose, createModuleRuntime } from './modules/composition.js';
 import type { RenderLimits } from './modules/media/render.js';
 import { uploadRequestLimit } from './modules/media/upload.js';
 import type { ModuleDescription } from './modules/module-description.js';
@@ -40,7 +40,7 @@ export interface AppDeps {
   renderLimits?: RenderLimits;
   /**
    * The modules whose schema, routes, services and workers the app has, in order (default: the
-   * platform's list, src/modules/index.ts, with the app's own). A subset has only theirs: its scope
+   * platform's list with the app's own, src/module-list.ts). A subset has only theirs: its scope
    * resources, usage counters and action types too (composition.ts).
    */
   modules?: readonly ModuleDescription[];
@@ -68,7 +68,7 @@ export interface App {
 }
 
 export function createApp({ config, database, logger, now = () => new Date(), renderLimits, modules }: AppDeps): App {
-  const list = modules ?? platformModules;
+  const list = modules ?? defaultModules;
   const { schema, routes, httpRoutes } = modules ? compose(modules) : composition;
   const graphql = createGraphQLEndpoint(schema, {
     bodyLimitBytes: config.bodyLimitBytes,

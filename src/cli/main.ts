@@ -3,7 +3,6 @@
 // (seed.ts) and the read-only listings (listings.ts). Every command takes --json; a bad argument, an
 // unknown user or a refused change is one line on stderr and a non-zero exit.
 import { DataDirUnusableError } from '../db/data-dir-lock.js';
-import '../modules/composition.js'; // every module declares its scope resources as the list is composed
 import { entityNew } from './entity-new.js';
 import { AppError } from '../shared/errors.js';
 import { actionsFailed, actionsRetry } from './actions.js';

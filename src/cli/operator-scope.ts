@@ -6,8 +6,8 @@ import { asUser as asUserWith, type UserCredentials } from '../auth/user-scope.j
 import type { RequestScope } from '../auth/request-scope.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
+import { modules } from '../module-list.js';
 import { createModuleRuntime } from '../modules/composition.js';
-import { modules } from '../modules/index.js';
 
 /** Credentials with evictions only (the CLI counts no key usage). */
 export type CliCredentials = UserCredentials;

@@ -6,7 +6,7 @@
 // enumerated and walked in order rather than drawn).
 import fc from 'fast-check';
 import { entityDefinitions } from '../config/entities/index.js';
-import { composition } from '../modules/composition.js';
+import { composition } from '../module-list.js';
 import type { OpenApiDocument } from './answer-checks.js';
 import { fieldValue } from './entity-values.js';
 import { eventStreamRequests } from './event-stream-requests.js';

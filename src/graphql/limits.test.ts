@@ -8,7 +8,7 @@ import { signUp, type SignedUpUser } from '../testkit/accounts.js';
 import { bearer, createKey } from '../testkit/api-keys.js';
 import { createTestApp, type JsonResponse, type TestApp } from '../testkit/test-app.js';
 import { defaultOperationLimits, operationCost } from './limits.js';
-import { composition } from '../modules/composition.js';
+import { composition } from '../module-list.js';
 import { createGraphQLServer } from './yoga.js';
 
 const { schema } = composition;

@@ -1,16 +1,15 @@
 // Builds an app's composition from a module list: the GraphQL schema (a builder of its own, each
-// module's registerSchema, one toSchema) and the route tables of both declaration kinds, frozen;
-// `composition` is the platform's list's (index.ts), made when first imported, and createApp({ modules })
-// composes another list the same way. A list's runtime (createModuleRuntime) holds the rest, per app:
+// module's registerSchema, one toSchema) and the route tables of both declaration kinds, frozen (the
+// platform's list's is made once: src/module-list.ts; createApp({ modules }) composes another list the
+// same way). A list's runtime (createModuleRuntime) holds the rest, per app:
 // its modules' services and workers, and what the list declares for the core to look up: the scope
 // resources keys may name, the usage counters of plan limits and the queue's action handlers. Nothing
 // is process-wide: two apps of two lists in one process have each their own.
-import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { scopeResourcesKey, scopeResourcesOf } from '../auth/scopes.js';
 import { createBuilder } from '../graphql/builder.js';
 import type { HttpRoute } from '../rest/http-route.js';
 import type { RestRoute } from '../rest/route.js';
-import { modules } from './index.js';
 import type { ServiceKey, Services } from '../shared/services.js';
 import type { ModuleDeps, ModuleDescription } from './module-description.js';
 import { actionHandlersKey, actionHandlersOf } from './scheduled-actions/registry.js';
@@ -34,8 +33,6 @@ export function compose(list: readonly ModuleDescription[]): Composition {
     httpRoutes: Object.freeze(list.flatMap((m) => m.httpRoutes ?? [])),
   });
 }
-
-export const composition: Composition = compose(modules);
 
 /** The services and workers of a module list, for one app (or one CLI command: services only). */
 export interface ModuleRuntime {
@@ -86,9 +83,4 @@ export function createModuleRuntime(list: readonly ModuleDescription[], deps: Mo
       for (const { declaration, service } of made) await declaration.close?.(service);
     },
   };
-}
-
-/** The printed, sorted schema: schema/schema.graphql, the reviewed contract of the GraphQL API. */
-export function printedSchema(): string {
-  return `${printSchema(lexicographicSortSchema(composition.schema))}\n`;
 }

@@ -1,6 +1,5 @@
-// The composition root: the platform's modules, then the app's (src/app/), in one list. The app builds its schema, routes, scope
-// resources, usage counters and queue handlers from it (composition.ts), once, at start-up.
-import { appModules } from '../app/index.js';
+// The platform's modules, in the order they are composed (a module using another's types comes after
+// it). The composition root (src/module-list.ts) adds the app's own after them.
 import { accountsModule } from './accounts/module.js';
 import { apiKeysModule } from './api-keys/module.js';
 import { entitiesModule } from './entities/module.js';
@@ -11,7 +10,7 @@ import { scheduledActionsModule } from './scheduled-actions/module.js';
 import { teamsModule } from './teams/module.js';
 import { webhooksModule } from './webhooks/module.js';
 
-export const modules: readonly ModuleDescription[] = Object.freeze([
+export const platformModules: readonly ModuleDescription[] = Object.freeze([
   accountsModule,
   apiKeysModule,
   teamsModule,
@@ -20,5 +19,4 @@ export const modules: readonly ModuleDescription[] = Object.freeze([
   webhooksModule,
   entitiesModule,
   realtimeModule,
-  ...appModules,
 ]);

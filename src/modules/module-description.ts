@@ -4,7 +4,7 @@
 // (with the rule each requires of its creator), its REST *routes* (defineRoute), its *HTTP routes*
 // (defineHttpRoute: bytes, streams, the cron answer), how its GraphQL types are registered, its
 // *services* (made once per app, found by key) and its *workers* (started when the app is ready,
-// stopped when it closes). One list (src/modules/index.ts) names the modules; composition.ts builds
+// stopped when it closes). One list (src/module-list.ts: the platform's, then the app's) names the modules; composition.ts builds
 // the app's registries from it.
 import type { Logger } from 'pino';
 import type { ScopeResource } from '../auth/scopes.js';

@@ -1,4 +1,4 @@
-// The module list (src/modules/index.ts) as the app takes it: frozen (no route or module can be added
+// The module list (src/module-list.ts) as the app takes it: frozen (no route or module can be added
 // to it), an app's action types are those of its own list, and the HTTP declarations' traits enforced by the
 // pipeline: an upload needs media:write (401 anonymous, 403 with the contract's message and no `code`),
 // a rendition media:read; the stored-file route runs outside it; a path an HTTP declaration takes
@@ -11,8 +11,7 @@ import { bearer, createKey } from '../testkit/api-keys.js';
 import { pngFile, upload } from '../testkit/media.js';
 import { userWithRole, withActions } from '../testkit/scheduled-actions.js';
 import { createTestApp, type TestApp } from '../testkit/test-app.js';
-import { composition } from './composition.js';
-import { modules } from './index.js';
+import { composition, modules } from '../module-list.js';
 import { defineAction, type ModuleDescription } from './module-description.js';
 
 let t: TestApp;

@@ -1,6 +1,6 @@
 // Seed builders for scheduled actions: developers with a key, the cron call, and rows seeded in SQL.
 import { systemDb } from '../db/request-db.js';
-import { modules } from '../modules/index.js';
+import { modules } from '../module-list.js';
 import { defineModule, type ActionDeclaration, type ModuleDescription } from '../modules/module-description.js';
 import type { QueueScope } from '../modules/scheduled-actions/service.js';
 import { signUp, type SignedUpUser } from './accounts.js';

@@ -8,7 +8,7 @@ import { reservedTableNames, reservedTypeNames } from '../../config/entity-names
 import { inversesOf, mediaFields } from '../../config/entity-relations.js';
 import { sanitizeEntities } from '../../config/sanitize-entities.js';
 import { createBuilder } from '../../graphql/builder.js';
-import { composition } from '../composition.js';
+import { composition } from '../../module-list.js';
 import { entitiesPrisma } from './prisma-model.js';
 import { mediaTrigger, rlsForCreatedTables } from './rls.js';
 import { registerEntities } from './schema.js';
