@@ -22,6 +22,8 @@ export interface UserScopeDeps {
   logger: Logger;
   /** Who does the work, as the scope's client user agent (`platform-cli`, `scheduled-actions`). */
   agent: string;
+  /** The clock (default the system's): the queue's, so that a run's writes share its time. */
+  now?: () => Date;
 }
 
 /** Evictions of cached keys (none outside a server: its instances evict through the broadcast). */
@@ -70,7 +72,7 @@ export async function asUser<T>(deps: UserScopeDeps, who: { id: string } | { ema
     afterAnswer: () => {
       throw new Error('afterAnswer is not available outside a request');
     },
-    now: () => new Date(),
+    now: deps.now ?? (() => new Date()),
   };
   return committing(db, () => work(scope));
 }

@@ -5,11 +5,11 @@
 // at once: the database decides who runs what (see repository.ts, claimDue).
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Services } from '../../shared/services.js';
+import { asUser as asUserWith } from '../../auth/user-scope.js';
 import type { Config } from '../../config/config.js';
 import type { Database } from '../../db/database.js';
-import { asUser as asUserWith } from '../../auth/user-scope.js';
 import { systemDb, type SystemDb } from '../../db/request-db.js';
+import type { Services } from '../../shared/services.js';
 import { mayRetry, retryAt } from './backoff.js';
 import { creatorRefusal, loadCreator, type AsUser, type Creator } from './creator.js';
 import type { BatchReport, RecurrenceType, RecurringInterval } from './interfaces.js';
@@ -36,7 +36,7 @@ const noEvictions = { forgetKey: async () => {}, forgetUser: async () => {} };
 /** The queue of an app: batches run as named system work; actions created through the API run as their creator (creator.ts). */
 export function queueDeps(database: Database, config: Config, now: () => Date, log: Logger, services: Services): QueueDeps {
   // Evictions of cached keys are the server's (through its broadcast); an action's entity writes make none.
-  const asUser: AsUser = (userId, work) => asUserWith({ database, config, services, logger: log, agent: 'scheduled-actions' }, { id: userId }, noEvictions, work);
+  const asUser: AsUser = (userId, work) => asUserWith({ database, config, services, logger: log, agent: 'scheduled-actions', now }, { id: userId }, noEvictions, work);
   return { system: systemDb(database, 'scheduled actions: processing'), asUser, config, now, log, services };
 }
 
