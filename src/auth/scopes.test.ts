@@ -51,6 +51,10 @@ describe('which role may put a scope on a key', () => {
     else expect(answer).toMatch(refusal);
   });
 
+  it('refuses a module list that declares one resource twice, naming it', () => {
+    expect(() => scopeResourcesOf([{ name: 'notes-test', description: 'a' }, { name: 'ops-test', description: 'b' }, { name: 'notes-test', description: 'c' }])).toThrow('Scope resources declared twice: notes-test');
+  });
+
   it('cuts a key to what its owner’s current role allows', () => {
     expect(effectiveKeyScopes(resources, ['*', 'ops-test:read', 'notes-test:read'], 'member')).toEqual(['notes-test:read']);
     expect(effectiveKeyScopes(resources, ['*', 'ops-test:read'], 'superadmin')).toEqual(['*', 'ops-test:read']);

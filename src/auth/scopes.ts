@@ -35,8 +35,11 @@ export type ScopeResources = ReadonlyMap<string, ScopeResource>;
 /** The resources an app's modules declare (its composition makes this once: modules/composition.ts). */
 export const scopeResourcesKey = serviceKey<ScopeResources>('scope resources');
 
+/** The declared resources by name; two declarations of one name are a bug of the module list (start-up fails). */
 export function scopeResourcesOf(declared: readonly ScopeResource[]): ScopeResources {
-  return new Map(declared.map((resource) => [resource.name, resource]));
+  const resources = new Map(declared.map((resource) => [resource.name, resource]));
+  if (resources.size < declared.length) throw new Error(`Scope resources declared twice: ${declared.filter((r, i) => declared.findIndex((o) => o.name === r.name) !== i).map((r) => r.name).join(', ')}`);
+  return resources;
 }
 
 const scopePattern = /^([a-z][a-z0-9_-]*):(read|write|delete|\*)$/;

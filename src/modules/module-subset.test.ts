@@ -6,12 +6,14 @@
 // own too: a module of this test's (a counter service, a worker) is made, started and closed with the
 // app that lists it, and requests of that app reach its service through their scope. Through HTTP, on
 // PGlite and, with TEST_DATABASE_URL, PostgreSQL.
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceKey } from '../shared/services.js';
 import { signUp } from '../testkit/accounts.js';
 import { createTestApp, type TestApp } from '../testkit/test-app.js';
 import { accountsModule } from './accounts/module.js';
 import { apiKeysModule } from './api-keys/module.js';
+import { createModuleRuntime } from './composition.js';
 import { defineModule, defineService } from './module-description.js';
 import { teamsModule } from './teams/module.js';
 
@@ -93,5 +95,10 @@ describe('an app of some modules', () => {
     subset = undefined as unknown as TestApp; // closed here, not by afterAll
     await closing.close();
     expect(events.slice(-2)).toEqual(['worker stopped after 3 call(s), service open: true', 'service closed']);
+  });
+
+  it('refuses, at start-up, a list that declares one plan limit’s counter twice, naming it', () => {
+    const twice = [teamsModule, defineModule({ name: 'again', usageCounters: teamsModule.usageCounters })];
+    expect(() => createModuleRuntime(twice, { config: whole.config, database: whole.database, logger: pino({ level: 'silent' }), now: () => new Date() })).toThrow('Usage counters declared twice: team_members, api_keys');
   });
 });

@@ -32,8 +32,11 @@ export type UsageCounters = ReadonlyMap<string, Counter>;
 
 export const usageCountersKey = serviceKey<UsageCounters>('usage counters');
 
+/** The declared counters by limit slug; two counters of one limit are a bug of the module list (start-up fails). */
 export function usageCountersOf(declared: readonly { limitSlug: string; count: Counter }[]): UsageCounters {
-  return new Map(declared.map(({ limitSlug, count }) => [limitSlug, count]));
+  const counters = new Map(declared.map(({ limitSlug, count }) => [limitSlug, count]));
+  if (counters.size < declared.length) throw new Error(`Usage counters declared twice: ${declared.filter((c, i) => declared.findIndex((o) => o.limitSlug === c.limitSlug) !== i).map((c) => c.limitSlug).join(', ')}`);
+  return counters;
 }
 
 /** The teams' own counters (teams/module.ts declares them). */
