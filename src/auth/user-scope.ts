@@ -29,6 +29,9 @@ export interface UserScopeDeps {
 /** Evictions of cached keys (none outside a server: its instances evict through the broadcast). */
 export type UserCredentials = Pick<Credentials, 'forgetKey' | 'forgetUser'>;
 
+/** Credentials that evict nothing: for work with no key cache of its own (the seed, a CLI command, the queue). */
+export const noEvictions: UserCredentials = { forgetKey: async () => {}, forgetUser: async () => {} };
+
 /** The user with this id (or e-mail) as an actor holding what their session would, in their first team. */
 async function actorOf(database: Database, where: { id: string } | { email: string }): Promise<AuthenticatedActor> {
   const prisma = systemDb(database, 'user scope: the actor').prisma;

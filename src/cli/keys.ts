@@ -11,9 +11,9 @@ import { isUuid, parseInput } from '../shared/validation.js';
 import { evictionNote, withEvictions } from './evictions.js';
 import { withDatabase } from './open.js';
 import { asUser } from './operator-scope.js';
+import { noEvictions } from '../auth/user-scope.js';
 
 const json = { type: 'boolean', default: false } as const;
-const noEvictions = { forgetKey: async () => {}, forgetUser: async () => {} };
 
 /** `apikey create --email E --name N --scopes "a:read,b:*" [--expires-at ISO]`: the key is printed once. */
 export async function apikeyCreate(args: string[]): Promise<number> {

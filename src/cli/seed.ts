@@ -22,6 +22,7 @@ import { AppError } from '../shared/errors.js';
 import type { RequestScope } from '../auth/request-scope.js';
 import { withDatabase } from './open.js';
 import { asUser } from './operator-scope.js';
+import { noEvictions } from '../auth/user-scope.js';
 
 const owner = { email: 'ada.demo@example.com', firstName: 'Ada', lastName: 'Lovelace', role: 'developer' } as const;
 const members = [
@@ -30,7 +31,6 @@ const members = [
 ] as const;
 /** The demo key may do anything with what the seed made (of what is configured) and nothing else. */
 const keyScopes = () => [...['tasks', 'customers', 'projects', 'orders'].filter((slug) => entityNamed(slug)), 'media'].map((resource) => `${resource}:*`);
-const noEvictions = { forgetKey: async () => {}, forgetUser: async () => {} };
 
 /** A password printed once: 16 characters of base64url (96 random bits). */
 const newPassword = () => randomBytes(12).toString('base64url');

@@ -16,19 +16,13 @@ import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import type { ServiceKey, Services } from '../shared/services.js';
 import type { ActionHandler } from './scheduled-actions/interfaces.js';
-import type { Counter } from './teams/plan-usage.js';
+import type { UsageCounterDeclaration } from './teams/plan-usage.js';
 
 /** A resource (`media`, `teams`, an entity slug) whose `resource:action` scopes keys may carry. */
 export type ScopeResourceDeclaration = ScopeResource;
 
-/**
- * Makes a plan limit (`tasks`) measurable: how many a team has now. With `atMost` (a create's limit
- * check, teams/service.ts): it may stop counting there (the work bounded by the plan, not the table).
- */
-export interface UsageCounterDeclaration {
-  limitSlug: string;
-  count: Counter;
-}
+/** A plan limit's counter (teams/plan-usage.ts). */
+export type { UsageCounterDeclaration } from './teams/plan-usage.js';
 
 /** An action type of the queue, and the rule its creator must pass (auth/rules.ts): to create it through the API, and when it runs. */
 export interface ActionDeclaration<P = never> {

@@ -5,7 +5,7 @@
 // at once: the database decides who runs what (see repository.ts, claimDue).
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { asUser as asUserWith } from '../../auth/user-scope.js';
+import { asUser as asUserWith, noEvictions } from '../../auth/user-scope.js';
 import type { Config } from '../../config/config.js';
 import type { Database } from '../../db/database.js';
 import { systemDb, type SystemDb } from '../../db/request-db.js';
@@ -30,8 +30,6 @@ export interface QueueDeps {
   /** The services of the app's modules: its action handlers, and what handlers use. */
   services: Services;
 }
-
-const noEvictions = { forgetKey: async () => {}, forgetUser: async () => {} };
 
 /** The queue of an app: batches run as named system work; actions created through the API run as their creator (creator.ts). */
 export function queueDeps(database: Database, config: Config, now: () => Date, log: Logger, services: Services): QueueDeps {

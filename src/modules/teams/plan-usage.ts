@@ -33,14 +33,20 @@ export type UsageCounters = ReadonlyMap<string, Counter>;
 export const usageCountersKey = serviceKey<UsageCounters>('usage counters');
 
 /** The declared counters by limit slug; two counters of one limit are a bug of the module list (start-up fails). */
-export function usageCountersOf(declared: readonly { limitSlug: string; count: Counter }[]): UsageCounters {
+/** Makes a plan limit (`tasks`) measurable: how many a team has now (declared in a module's description). */
+export interface UsageCounterDeclaration {
+  limitSlug: string;
+  count: Counter;
+}
+
+export function usageCountersOf(declared: readonly UsageCounterDeclaration[]): UsageCounters {
   const counters = new Map(declared.map(({ limitSlug, count }) => [limitSlug, count]));
   if (counters.size < declared.length) throw new Error(`Usage counters declared twice: ${declared.filter((c, i) => declared.findIndex((o) => o.limitSlug === c.limitSlug) !== i).map((c) => c.limitSlug).join(', ')}`);
   return counters;
 }
 
 /** The teams' own counters (teams/module.ts declares them). */
-export const teamCounters: readonly { limitSlug: string; count: Counter }[] = [
+export const teamCounters: readonly UsageCounterDeclaration[] = [
   { limitSlug: 'team_members', count: (_scope, tx, teamId) => repo.countMembers(tx, teamId) },
   // Keys belong to users: a team's count is its members' usable keys (RLS shows a user only their
   // own keys, so a database function counts them, for the caller's own teams only). Minting a key
