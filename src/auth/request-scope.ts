@@ -25,8 +25,12 @@ export interface Credentials {
   pendingUsage(keyId: string): { count: number; last24h: number; lastUsedAt: Date | null };
 }
 
+/** Through which face a change came: the REST layer, GraphQL, an operator's CLI command, a scheduled action (record history names it). */
+export type Face = 'rest' | 'graphql' | 'cli' | 'action';
+
 export interface RequestScope {
   actor: Actor;
+  face: Face;
   /** The database through row-level security, as the actor. */
   db: RequestDb;
   /** All-rows access for a named purpose (authentication lookups and the like). */

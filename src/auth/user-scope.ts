@@ -20,8 +20,8 @@ export interface UserScopeDeps {
   config: Config;
   services: Services;
   logger: Logger;
-  /** Who does the work, as the scope's client user agent (`platform-cli`, `scheduled-actions`). */
-  agent: string;
+  /** Who does the work, as the scope's client user agent. */
+  agent: 'platform-cli' | 'scheduled-actions';
   /** The clock (default the system's): the queue's, so that a run's writes share its time. */
   now?: () => Date;
 }
@@ -60,6 +60,7 @@ export async function asUser<T>(deps: UserScopeDeps, who: { id: string } | { ema
   const db = new RequestDb(database, actor.userId);
   const scope: RequestScope = {
     actor,
+    face: deps.agent === 'scheduled-actions' ? 'action' : 'cli',
     db,
     system: (purpose) => systemDb(database, purpose),
     runAs: (id, unit) => runAsUser(database, id, unit),

@@ -286,6 +286,17 @@ describe('user set-role, disable and enable', () => {
   }, 600_000); // some twenty CLI processes
 });
 
+describe('audit list', () => {
+  it("lists a team's log: an operator's ending of a member's sessions, by the system", async () => {
+    const user = (ok(await cli('user', 'list', '--json')) as { id: string; email: string }[]).find((u) => u.email === 'roles@example.com')!;
+    const { teamId } = await withDatabase((db) => db.prisma.teamMember.findFirstOrThrow({ where: { userId: user.id }, select: { teamId: true } }));
+    const [json, text, bad] = await cliAll([['audit', 'list', '--team', teamId, '--action', 'sessions.*', '--json'], ['audit', 'list', '--team', teamId], ['audit', 'list', '--team', 'nope']]);
+    expect(ok(json!)).toContainEqual(expect.objectContaining({ action: 'sessions.revoked', userId: user.id, actorUserId: null, details: { count: 1, reason: 'account disabled by an operator' } }));
+    expect(text!.stdout.split('\n')[0]).toMatch(/^createdAt\s+action\s+actor\s+apiKey\s+target\s+member\s+details$/);
+    expect(bad!.stderr.trim()).toBe('Error: Invalid arguments: --team must be a team id (team list shows them)');
+  }, 120_000);
+});
+
 describe('apikey revoke', () => {
   it('revokes by id or prefix, as the API does (audited), and says so once', async () => {
     const first = deployKey;

@@ -6,6 +6,8 @@ import { DataDirUnusableError } from '../db/data-dir-lock.js';
 import { entityNew } from './entity-new.js';
 import { AppError } from '../shared/errors.js';
 import { actionsFailed, actionsRetry } from './actions.js';
+import { auditList } from './audit.js';
+import { backupCommand, restoreCommand } from './backup.js';
 import { apikeyCreate, apikeyRevoke } from './keys.js';
 import { apikeyList, migrationsStatus, teamList, teamMembers, userList } from './listings.js';
 import { migrationsApply } from './migrations.js';
@@ -26,11 +28,14 @@ const usage = `Usage: npm run -s cli -- <command> [options] [--json]      (docs/
   apikey list [--email E]                        never the secret
   team list
   team members --team ID
+  audit list --team ID [--action A] [--limit N]  the team's audit log, newest first (A: an action or a family: member.*)
   migrations status                              applies nothing
   migrations apply
   actions failed [--limit N]                     failed actions and pending retries
   actions retry --id ID                          a failed action runs again
   seed                                           demo team, users, records, images and a key (once)
+  backup FILE                                    the whole database and local media files, one snapshot (docs/data-safety.md)
+  restore FILE                                   into an empty database: its migrations, rows and files
   entity new SLUG                                writes src/config/entities/SLUG.ts to start from (no database)
 On the embedded database (DATA_DIR) commands are refused while the server runs on it: stop it first.`;
 
@@ -47,6 +52,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   'apikey list': apikeyList,
   'team list': teamList,
   'team members': teamMembers,
+  'audit list': auditList,
   'migrations status': migrationsStatus,
   'migrations apply': migrationsApply,
   'actions failed': actionsFailed,
@@ -56,6 +62,8 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
 async function main(argv: string[]): Promise<number> {
   const [noun, verb, ...rest] = argv;
   if (noun === 'seed') return seedCommand(argv.slice(1));
+  if (noun === 'backup') return backupCommand(argv.slice(1));
+  if (noun === 'restore') return restoreCommand(argv.slice(1));
   if (noun === 'entity' && verb === 'new') return entityNew(rest);
   const command = commands[`${noun} ${verb}`];
   if (command) return command(rest);

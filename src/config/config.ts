@@ -55,6 +55,11 @@ export type Config = {
   shutdownTimeoutMs: number;
   /** Shared state between instances (key revocations, rate-limit counters); absent: this process alone. */
   redisUrl: string | undefined;
+  /** The audit trail (src/modules/audit/). */
+  audit: {
+    /** AUDIT_RETENTION_DAYS: entries older than this are deleted by the audit module's sweep. */
+    retentionMs: number;
+  };
   /** Subscriptions to entity changes (src/realtime/, src/modules/realtime/). */
   realtime: {
     /** How long events stay replayable for a reconnecting client (Last-Event-ID). */

@@ -18,6 +18,10 @@ const identifier = /^[a-z][a-zA-Z0-9]{0,62}$/;
 const sqlName = /^[a-z][a-z0-9_]{0,62}$/;
 const slugName = /^[a-z][a-z0-9-]{0,62}$/;
 const typeName = /^[A-Z][A-Za-z0-9]{0,62}$/;
+/** A retention period in days (`'30d'`). */
+const days = z.string().regex(/^[1-9][0-9]{0,4}d$/, 'must be a number of days such as "30d"');
+/** The days of a retention period (`'30d'` → 30). */
+export const daysOf = (period: string) => Number(period.slice(0, -1));
 
 const fieldSchema = z.strictObject({
   name: z.string().regex(identifier, 'must be a camelCase identifier (letters and digits, starting with a lowercase letter)'),
@@ -77,7 +81,16 @@ export const definitionSchema = z.strictObject({
   /** For public entities: equality conditions a record must meet to be seen without authentication. */
   publicFilter: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
   operations: z.strictObject(Object.fromEntries(operations.map((op) => [op, z.boolean().default(true)])) as Record<Operation, z.ZodDefault<z.ZodBoolean>>).default({ list: true, create: true, read: true, update: true, delete: true }),
-  softDelete: z.boolean().default(false),
+  /**
+   * Delete marks the record deleted (it goes to the entity's trash, restorable) instead of removing it;
+   * `{ purgeAfter: '30d' }` also removes trashed records for good that many days after their deletion.
+   */
+  softDelete: z.union([z.boolean(), z.strictObject({ purgeAfter: days })]).default(false),
+  /**
+   * Record history (docs/data-safety.md): how long the versions of a record and its children are kept:
+   * `'90d'` (days), a number of versions per record (the newest), or false (none kept).
+   */
+  history: z.strictObject({ keep: z.union([z.literal(false), z.number().int().min(1).max(100_000), days]) }).default({ keep: '90d' }),
   metas: z.boolean().default(false),
   children: z.array(childSchema).default([]),
   /**
@@ -100,8 +113,12 @@ export type EntityDefinitionInput = z.input<typeof definitionSchema>;
  */
 export type FieldDefinition = z.output<typeof fieldSchema> & { relation?: string };
 export type ChildDefinition = Omit<z.output<typeof childSchema>, 'hooks'> & { hooks?: StoredHooks; virtuals: FieldDefinition[] };
-export type EntityDefinition = Omit<z.output<typeof definitionSchema>, 'permissions' | 'pluralName' | 'hooks' | 'children'> & {
+export type EntityDefinition = Omit<z.output<typeof definitionSchema>, 'permissions' | 'pluralName' | 'hooks' | 'children' | 'softDelete'> & {
   pluralName: string;
+  /** Whether a delete marks the record (trash) rather than removing it. */
+  softDelete: boolean;
+  /** Days after which a trashed record is removed for good (`softDelete.purgeAfter`); null: kept until purged. */
+  purgeAfterDays: number | null;
   children: ChildDefinition[];
   hooks?: StoredHooks;
   /** Virtual fields (`virtual: true`), kept apart from `fields` (they have no column): filled by hooks.afterRead. */

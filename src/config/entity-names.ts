@@ -8,7 +8,7 @@ export const reservedFieldNames = ['id', 'createdAt', 'updatedAt', 'userId', 'te
 export const reservedTableNames: readonly string[] = [
   'users', 'sessions', 'user_totp', 'user_identities', 'sign_in_flows', 'account_tokens', 'teams',
   'team_members', 'api_keys', 'api_key_usage', 'api_key_audit', 'team_invitations', 'subscriptions',
-  'record_versions', 'entity_events', 'email_outbox', 'media', 'media_tags', 'media_tag_links',
+  'record_versions', 'record_history', 'audit_events', 'entity_events', 'email_outbox', 'media', 'media_tags', 'media_tag_links',
   'media_renditions', 'scheduled_actions', 'webhook_endpoints', 'webhook_deliveries', '_prisma_migrations'
 ];
 /**
@@ -17,7 +17,7 @@ export const reservedTableNames: readonly string[] = [
  * `TeamPlan`), so that the common words of an app (`Invoice`, `Order`, `Plan`, `Product`) stay free.
  */
 export const reservedTypeNames: readonly string[] = [
-  'AccountToken', 'ActiveTeam', 'ApiKey', 'ApiKeyAudit', 'ApiKeyAuditEntry', 'ApiKeyUsage',
+  'AccountToken', 'ActiveTeam', 'ApiKey', 'ApiKeyAudit', 'ApiKeyAuditEntry', 'ApiKeyUsage', 'AuditEvent', 'AuditLogEntry', 'AuditLogPage',
   'ChangePasswordInput', 'ConfirmTwoFactorInput', 'CreateApiKeyInput', 'CreateMediaInput',
   'CreateMediaTagInput', 'CreateScheduledActionInput', 'CreateTeamInput', 'CreateWebhookEndpointInput',
   'CreatedApiKey', 'CreatedScheduledAction', 'CreatedTeamInvitation', 'DeclinedTeamInvitation',
@@ -25,7 +25,7 @@ export const reservedTypeNames: readonly string[] = [
   'InviteTeamMemberInput', 'InvitedSignupResult', 'LoginInput', 'LoginResult', 'Media',
   'MediaContentDuplicate', 'MediaDuplicate', 'MediaDuplicateMatch', 'MediaFileInput', 'MediaFileVerdict',
   'MediaOrderBy', 'MediaOrderDir', 'MediaPage', 'MediaRendition', 'MediaRenditionLink', 'MediaTag', 'MediaTagLink',
-  'MediaTypeFilter', 'MediaUpload', 'Mutation', 'PasswordChange', 'Query', 'RecordVersion',
+  'MediaTypeFilter', 'MediaUpload', 'Mutation', 'PasswordChange', 'Query', 'RecordHistory', 'RecordVersion',
   'RequestPasswordResetInput', 'ResendVerificationInput', 'ResetPasswordInput', 'ScheduledAction',
   'ScheduledActionList', 'ScheduledActionListMeta', 'ScheduledActionPagination',
   'ScheduledActionStatusChange', 'Session', 'SessionInfo', 'SignInFlow', 'SignInProvider', 'SignupInput',

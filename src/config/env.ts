@@ -60,6 +60,7 @@ const envSchema = z.object({
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected redis:// or rediss://').optional(),
   API_KEY_ENV: z.enum(['live', 'test']).optional(),
   API_KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(3600).default(300),
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
   REALTIME_REPLAY_SECONDS: z.coerce.number().int().min(0).max(7 * 24 * 3600).default(3600),
   REALTIME_MAX_SUBSCRIPTIONS: z.coerce.number().int().min(1).max(100_000).default(100),
   REALTIME_MAX_SUBSCRIPTIONS_PER_USER: z.coerce.number().int().min(1).max(1_000_000).optional(),
@@ -191,6 +192,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     graphqlIntrospection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,
+    audit: { retentionMs: e.AUDIT_RETENTION_DAYS * 86_400_000 },
     realtime: {
       replayMs: e.REALTIME_REPLAY_SECONDS * 1000,
       maxSubscriptions: e.REALTIME_MAX_SUBSCRIPTIONS,

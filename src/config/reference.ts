@@ -94,6 +94,7 @@ export const configReference = {
   ALLOW_CREATE_TEAMS: { section: "Teams and plans", meaning: "In `multi-tenant` mode, whether users may create teams" },
   GLOBAL_TEAM_NAME: { section: "Teams and plans", meaning: "Name of the one team a `single-tenant` deployment's first signup creates" },
   INVITATION_TTL_DAYS: { section: "Teams and plans", meaning: "How long an invitation stays valid" },
+  AUDIT_RETENTION_DAYS: { section: "Teams and plans", meaning: "How long entries of the teams' audit log (`GET /api/v1/teams/{teamId}/audit-log`) are kept; older ones are deleted by an hourly sweep (see [data safety](data-safety.md#audit-trail))" },
   PLANS_JSON: { section: "Teams and plans", meaning: "JSON merged over the default plans (limits, names, rate tiers)" },
   // Realtime
   REALTIME_REPLAY_SECONDS: { section: "Realtime", meaning: "How long changes stay in the event log for reconnecting subscribers (`Last-Event-ID`); older ids get a `GAP` event" },

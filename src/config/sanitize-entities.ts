@@ -3,7 +3,7 @@
 // not start with a bad definition. Generators and the runtime read only the sanitized form.
 import { parseDecimal } from '../shared/decimal.js';
 import type { StoredHooks } from './entity-hooks.js';
-import { definitionSchema, operations, type EntityDefinition, type FieldDefinition, type Operation } from './entity-definition.js';
+import { daysOf, definitionSchema, operations, type EntityDefinition, type FieldDefinition, type Operation } from './entity-definition.js';
 import { camelSlug, kebab, pluralOf, reservedFieldNames, reservedTableNames, reservedTypeNames, singular } from './entity-names.js';
 import { relationProblems } from './entity-relations.js';
 
@@ -146,7 +146,8 @@ export function sanitizeEntities(inputs: readonly unknown[]): EntityDefinition[]
     if (camelSlug(d.slug) !== listed) {
       problems.push(`${where}: REST names it /api/v1/${d.slug} but GraphQL and the client "${listed}" (from name "${d.name}"${d.pluralName ? ` and pluralName "${d.pluralName}"` : ''}): make them one, with slug "${kebab(pluralName)}" or a name (or pluralName) that gives "${camelSlug(d.slug)}"`);
     }
-    out.push({ ...d, pluralName, permissions });
+    const { softDelete } = d;
+    out.push({ ...d, pluralName, permissions, softDelete: softDelete !== false, purgeAfterDays: typeof softDelete === 'object' ? daysOf(softDelete.purgeAfter) : null });
   });
   const names = (pick: (d: EntityDefinition) => string[]) => duplicates(out.flatMap(pick));
   for (const dup of names((d) => [d.slug, ...d.children.map((c) => c.slug)])) problems.push(`duplicate entity slug "${dup}"`);

@@ -2,6 +2,7 @@
 // it). The composition root (src/module-list.ts) adds the app's own after them.
 import { accountsModule } from './accounts/module.js';
 import { apiKeysModule } from './api-keys/module.js';
+import { auditModule } from './audit/module.js';
 import { entitiesModule } from './entities/module.js';
 import { mediaModule } from './media/module.js';
 import type { ModuleDescription } from './module-description.js';
@@ -17,6 +18,7 @@ export const platformModules: readonly ModuleDescription[] = Object.freeze([
   mediaModule,
   scheduledActionsModule,
   webhooksModule,
+  auditModule,
   entitiesModule,
   realtimeModule,
 ]);

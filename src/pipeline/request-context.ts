@@ -64,6 +64,7 @@ export function createRequestContext(services: AppServices, parts: ContextParts)
   let log: Logger | undefined;
   const ctx: Context = {
     actor,
+    face: parts.request.url.pathname.startsWith('/api/') ? 'rest' : 'graphql',
     // Work after a commit (files a deletion orphaned) cannot fail the request: its failure is logged.
     db: new RequestDb(database, actor.kind === 'user' ? actor.userId : null, (error) => ctx.log.error({ err: error }, 'work after commit failed')),
     system: (purpose) => systemDb(database, purpose),

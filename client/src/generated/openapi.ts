@@ -86,6 +86,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/customers/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Customers
+         * @description Every Customer LIST would answer for the same filters (no pages), oldest first unless sortBy/sortOrder say otherwise, streamed: read 1000 at a time, each batch in a transaction of its own as the caller (not one snapshot: none is exported twice). Each record as READ shows it: relations and media as ids, many-to-many as lists of ids, decimals as text, instants as ISO 8601. Scope: customers:read. An export imports back through POST /api/v1/customers/import.
+         */
+        get: operations["exportCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/customers/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import Customers
+         * @description Creates a Customer per line through CREATE's write path (validation, hooks, relation ids, plan limit, events), as the caller, in its active team. id, createdAt, updatedAt, userId, teamId and virtual fields are ignored (an export imports as new records); any other field CREATE does not take refuses the line. At most 5000 lines and 10485760 bytes. Format by Content-Type (application/x-ndjson, text/csv) or `format`. Scope: customers:write.
+         */
+        post: operations["importCustomers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Orders
+         * @description Every Order LIST would answer for the same filters (no pages), oldest first unless sortBy/sortOrder say otherwise, streamed: read 1000 at a time, each batch in a transaction of its own as the caller (not one snapshot: none is exported twice). Each record as READ shows it: relations and media as ids, many-to-many as lists of ids, decimals as text, instants as ISO 8601. Scope: orders:read. An export imports back through POST /api/v1/orders/import.
+         */
+        get: operations["exportOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import Orders
+         * @description Creates a Order per line through CREATE's write path (validation, hooks, relation ids, plan limit, events), as the caller, in its active team. id, createdAt, updatedAt, userId, teamId and virtual fields are ignored (an export imports as new records); any other field CREATE does not take refuses the line. At most 5000 lines and 10485760 bytes. Format by Content-Type (application/x-ndjson, text/csv) or `format`. Scope: orders:write.
+         */
+        post: operations["importOrders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/posts/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Posts
+         * @description Every Post LIST would answer for the same filters (no pages), oldest first unless sortBy/sortOrder say otherwise, streamed: read 1000 at a time, each batch in a transaction of its own as the caller (not one snapshot: none is exported twice). Each record as READ shows it: relations and media as ids, many-to-many as lists of ids, decimals as text, instants as ISO 8601. Scope: posts:read. An export imports back through POST /api/v1/posts/import.
+         */
+        get: operations["exportPosts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/posts/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import Posts
+         * @description Creates a Post per line through CREATE's write path (validation, hooks, relation ids, plan limit, events), as the caller, in its active team. id, createdAt, updatedAt, userId, teamId and virtual fields are ignored (an export imports as new records); any other field CREATE does not take refuses the line. At most 5000 lines and 10485760 bytes. Format by Content-Type (application/x-ndjson, text/csv) or `format`. Scope: posts:write.
+         */
+        post: operations["importPosts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Projects
+         * @description Every Project LIST would answer for the same filters (no pages), oldest first unless sortBy/sortOrder say otherwise, streamed: read 1000 at a time, each batch in a transaction of its own as the caller (not one snapshot: none is exported twice). Each record as READ shows it: relations and media as ids, many-to-many as lists of ids, decimals as text, instants as ISO 8601. Scope: projects:read. An export imports back through POST /api/v1/projects/import.
+         */
+        get: operations["exportProjects"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import Projects
+         * @description Creates a Project per line through CREATE's write path (validation, hooks, relation ids, plan limit, events), as the caller, in its active team. id, createdAt, updatedAt, userId, teamId and virtual fields are ignored (an export imports as new records); any other field CREATE does not take refuses the line. At most 5000 lines and 10485760 bytes. Format by Content-Type (application/x-ndjson, text/csv) or `format`. Scope: projects:write.
+         */
+        post: operations["importProjects"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Tasks
+         * @description Every Task LIST would answer for the same filters (no pages), oldest first unless sortBy/sortOrder say otherwise, streamed: read 1000 at a time, each batch in a transaction of its own as the caller (not one snapshot: none is exported twice). Each record as READ shows it: relations and media as ids, many-to-many as lists of ids, decimals as text, instants as ISO 8601. Scope: tasks:read. An export imports back through POST /api/v1/tasks/import.
+         */
+        get: operations["exportTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import Tasks
+         * @description Creates a Task per line through CREATE's write path (validation, hooks, relation ids, plan limit, events), as the caller, in its active team. id, createdAt, updatedAt, userId, teamId and virtual fields are ignored (an export imports as new records); any other field CREATE does not take refuses the line. At most 5000 lines and 10485760 bytes. Format by Content-Type (application/x-ndjson, text/csv) or `format`. Scope: tasks:write.
+         */
+        post: operations["importTasks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/customers/events": {
         parameters: {
             query?: never;
@@ -1127,6 +1327,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/teams/{teamId}/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team's audit log, newest first: who changed keys, members, invitations, settings, webhooks, and its members' sign-ins, two-factor and sessions (owners and admins)
+         * @description Requires scope `teams:read`.
+         */
+        get: operations["teamAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/customers": {
         parameters: {
             query?: never;
@@ -1209,6 +1429,72 @@ export interface paths {
          *     Requires scope `customers:write`.
          */
         patch: operations["updateCustomer"];
+        trace?: never;
+    };
+    "/api/v1/customers/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a Customer's versions
+         * @description The versions of a record the caller can read now, newest first: the record after each change, who made it (user, API key), when, through which face, and the fields it changed. Scope: customers:read.
+         *
+         *     Requires scope `customers:read`.
+         */
+        get: operations["listCustomerVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/customers/{id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version of a Customer
+         * @description One version of a record the caller can read now. Scope: customers:read.
+         *
+         *     Requires scope `customers:read`.
+         */
+        get: operations["getCustomerVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/customers/{id}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version of a Customer
+         * @description Writes the version's field values back onto the record as a new change (validation and hooks run; it is refused as any update would be). Scope: customers:write.
+         *
+         *     Requires scope `customers:write`.
+         */
+        post: operations["restoreCustomerVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/customers/{id}/child/notes": {
@@ -1351,6 +1637,72 @@ export interface paths {
         patch: operations["updateOrder"];
         trace?: never;
     };
+    "/api/v1/orders/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a Order's versions
+         * @description The versions of a record the caller can read now, newest first: the record after each change, who made it (user, API key), when, through which face, and the fields it changed. Scope: orders:read.
+         *
+         *     Requires scope `orders:read`.
+         */
+        get: operations["listOrderVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders/{id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version of a Order
+         * @description One version of a record the caller can read now. Scope: orders:read.
+         *
+         *     Requires scope `orders:read`.
+         */
+        get: operations["getOrderVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders/{id}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version of a Order
+         * @description Writes the version's field values back onto the record as a new change (validation and hooks run; it is refused as any update would be). Scope: orders:write.
+         *
+         *     Requires scope `orders:write`.
+         */
+        post: operations["restoreOrderVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/posts": {
         parameters: {
             query?: never;
@@ -1401,6 +1753,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/posts/trash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the trash of posts
+         * @description The deleted posts the caller would see were they live, with LIST's parameters. Scope: posts:read.
+         *
+         *     Requires scope `posts:read`.
+         */
+        get: operations["listTrashedPosts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/posts/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a Post from the trash
+         * @description Takes the record out of the trash, as a new change (its version is kept, its hooks run). 409 naming the field when a live record has taken its unique value since. Scope: posts:delete.
+         *
+         *     Requires scope `posts:delete`.
+         */
+        post: operations["restorePost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/posts/{id}": {
         parameters: {
             query?: never;
@@ -1419,7 +1815,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a Post
-         * @description Marks the record deleted and answers it with `deletedAt`. Scope: posts:delete.
+         * @description Marks the record deleted (it goes to the trash) and answers it with `deletedAt`; with `purge=true`, removes it for good, live or trashed, and answers a message. Scope: posts:delete.
          *
          *     Requires scope `posts:delete`.
          */
@@ -1433,6 +1829,72 @@ export interface paths {
          *     Requires scope `posts:write`.
          */
         patch: operations["updatePost"];
+        trace?: never;
+    };
+    "/api/v1/posts/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a Post's versions
+         * @description The versions of a record the caller can read now, newest first: the record after each change, who made it (user, API key), when, through which face, and the fields it changed. Scope: posts:read.
+         *
+         *     Requires scope `posts:read`.
+         */
+        get: operations["listPostVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/posts/{id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version of a Post
+         * @description One version of a record the caller can read now. Scope: posts:read.
+         *
+         *     Requires scope `posts:read`.
+         */
+        get: operations["getPostVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/posts/{id}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version of a Post
+         * @description Writes the version's field values back onto the record as a new change (validation and hooks run; it is refused as any update would be). Scope: posts:write.
+         *
+         *     Requires scope `posts:write`.
+         */
+        post: operations["restorePostVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/projects": {
@@ -1519,6 +1981,72 @@ export interface paths {
         patch: operations["updateProject"];
         trace?: never;
     };
+    "/api/v1/projects/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a Project's versions
+         * @description The versions of a record the caller can read now, newest first: the record after each change, who made it (user, API key), when, through which face, and the fields it changed. Scope: projects:read.
+         *
+         *     Requires scope `projects:read`.
+         */
+        get: operations["listProjectVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version of a Project
+         * @description One version of a record the caller can read now. Scope: projects:read.
+         *
+         *     Requires scope `projects:read`.
+         */
+        get: operations["getProjectVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{id}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version of a Project
+         * @description Writes the version's field values back onto the record as a new change (validation and hooks run; it is refused as any update would be). Scope: projects:write.
+         *
+         *     Requires scope `projects:write`.
+         */
+        post: operations["restoreProjectVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tasks": {
         parameters: {
             query?: never;
@@ -1601,6 +2129,72 @@ export interface paths {
          *     Requires scope `tasks:write`.
          */
         patch: operations["updateTask"];
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a Task's versions
+         * @description The versions of a record the caller can read now, newest first: the record after each change, who made it (user, API key), when, through which face, and the fields it changed. Scope: tasks:read.
+         *
+         *     Requires scope `tasks:read`.
+         */
+        get: operations["listTaskVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version of a Task
+         * @description One version of a record the caller can read now. Scope: tasks:read.
+         *
+         *     Requires scope `tasks:read`.
+         */
+        get: operations["getTaskVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version of a Task
+         * @description Writes the version's field values back onto the record as a new change (validation and hooks run; it is refused as any update would be). Scope: tasks:write.
+         *
+         *     Requires scope `tasks:write`.
+         */
+        post: operations["restoreTaskVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/orders/{id}/pay": {
@@ -2020,6 +2614,35 @@ export interface components {
                 };
             }[];
         };
+        CustomerVersion: {
+            version: number;
+            /** @enum {string} */
+            operation: "create" | "update" | "delete" | "restore";
+            changedFields: string[];
+            /** Format: uuid */
+            userId: string | null;
+            /** Format: uuid */
+            apiKeyId: string | null;
+            /** @enum {string} */
+            face: "rest" | "graphql" | "cli" | "action";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["Customer"];
+        };
+        CustomerVersionListResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["CustomerVersion"][];
+            pagination: {
+                hasMore: boolean;
+                nextCursor: string | null;
+            };
+        };
+        CustomerVersionResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["CustomerVersion"];
+        };
         /** @description A Order record. With `fields`, only the named members are present. */
         Order: {
             /** Format: uuid */
@@ -2290,6 +2913,35 @@ export interface components {
                 };
             }[];
         };
+        OrderVersion: {
+            version: number;
+            /** @enum {string} */
+            operation: "create" | "update" | "delete" | "restore";
+            changedFields: string[];
+            /** Format: uuid */
+            userId: string | null;
+            /** Format: uuid */
+            apiKeyId: string | null;
+            /** @enum {string} */
+            face: "rest" | "graphql" | "cli" | "action";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["Order"];
+        };
+        OrderVersionListResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["OrderVersion"][];
+            pagination: {
+                hasMore: boolean;
+                nextCursor: string | null;
+            };
+        };
+        OrderVersionResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["OrderVersion"];
+        };
         /** @description A Post record. With `fields`, only the named members are present. */
         Post: {
             /** Format: uuid */
@@ -2511,6 +3163,35 @@ export interface components {
                     updatedAt?: string | null;
                 };
             }[];
+        };
+        PostVersion: {
+            version: number;
+            /** @enum {string} */
+            operation: "create" | "update" | "delete" | "restore";
+            changedFields: string[];
+            /** Format: uuid */
+            userId: string | null;
+            /** Format: uuid */
+            apiKeyId: string | null;
+            /** @enum {string} */
+            face: "rest" | "graphql" | "cli" | "action";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["Post"];
+        };
+        PostVersionListResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["PostVersion"][];
+            pagination: {
+                hasMore: boolean;
+                nextCursor: string | null;
+            };
+        };
+        PostVersionResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["PostVersion"];
         };
         /** @description A Project record. With `fields`, only the named members are present. */
         Project: {
@@ -2773,6 +3454,35 @@ export interface components {
                 };
             }[];
         };
+        ProjectVersion: {
+            version: number;
+            /** @enum {string} */
+            operation: "create" | "update" | "delete" | "restore";
+            changedFields: string[];
+            /** Format: uuid */
+            userId: string | null;
+            /** Format: uuid */
+            apiKeyId: string | null;
+            /** @enum {string} */
+            face: "rest" | "graphql" | "cli" | "action";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["Project"];
+        };
+        ProjectVersionListResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["ProjectVersion"][];
+            pagination: {
+                hasMore: boolean;
+                nextCursor: string | null;
+            };
+        };
+        ProjectVersionResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["ProjectVersion"];
+        };
         /** @description A Task record. With `fields`, only the named members are present. */
         Task: {
             /** Format: uuid */
@@ -2998,6 +3708,35 @@ export interface components {
                     updatedAt?: string | null;
                 };
             }[];
+        };
+        TaskVersion: {
+            version: number;
+            /** @enum {string} */
+            operation: "create" | "update" | "delete" | "restore";
+            changedFields: string[];
+            /** Format: uuid */
+            userId: string | null;
+            /** Format: uuid */
+            apiKeyId: string | null;
+            /** @enum {string} */
+            face: "rest" | "graphql" | "cli" | "action";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["Task"];
+        };
+        TaskVersionListResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["TaskVersion"][];
+            pagination: {
+                hasMore: boolean;
+                nextCursor: string | null;
+            };
+        };
+        TaskVersionResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["TaskVersion"];
         };
     };
     responses: never;
@@ -3306,6 +4045,1578 @@ export interface operations {
                     "application/json": {
                         error: string;
                         message: string;
+                    };
+                };
+            };
+        };
+    };
+    exportCustomers: {
+        parameters: {
+            query?: {
+                /** @description ndjson: one JSON record a line. csv: a header row of field names, then a row per record (RFC 4180; lists, JSON and metas as JSON text in a cell). */
+                format?: "ndjson" | "csv";
+                /** @description Field to sort by (ties broken by id). */
+                sortBy?: "name" | "account" | "office" | "salesRep" | "createdAt" | "updatedAt";
+                /** @description Sort direction. */
+                sortOrder?: "asc" | "desc";
+                /** @description Only these records (comma-separated ids, at most 100). */
+                ids?: string[];
+                /** @description Case-insensitive text across name. */
+                search?: string;
+                /** @description First day of the range on `dateField` (inclusive), YYYY-MM-DD. */
+                from?: string;
+                /** @description Last day of the range on `dateField` (inclusive), YYYY-MM-DD. */
+                to?: string;
+                /** @description The field `from` and `to` apply to. */
+                dateField?: "createdAt" | "updatedAt";
+                /** @description Records with this value; filters combine with AND. */
+                account?: number;
+                /** @description Records whose account is at least this (inclusive). */
+                account_min?: number;
+                /** @description Records whose account is at most this (inclusive). */
+                account_max?: number;
+                /** @description Records with this value; filters combine with AND. */
+                office?: string;
+                /** @description Records with this value; filters combine with AND. */
+                salesRep?: string;
+                /** @description Records whose list holds this value; filters combine with AND. */
+                visitDays?: "lun" | "mar" | "mie" | "jue" | "vie";
+                /** @description Records whose list holds this value; filters combine with AND. */
+                contactDays?: "lun" | "mar" | "mie" | "jue" | "vie";
+                /** @description Records with this value; filters combine with AND. */
+                logoId?: string;
+                /** @description account eq. */
+                "account[eq]"?: number;
+                /** @description account ne. */
+                "account[ne]"?: number;
+                /** @description account in (comma-separated values). */
+                "account[in]"?: number[];
+                /** @description account notIn (comma-separated values). */
+                "account[notIn]"?: number[];
+                /** @description account lt. */
+                "account[lt]"?: number;
+                /** @description account lte. */
+                "account[lte]"?: number;
+                /** @description account gt. */
+                "account[gt]"?: number;
+                /** @description account gte. */
+                "account[gte]"?: number;
+                /** @description account isNull. */
+                "account[isNull]"?: boolean;
+                /** @description office eq. */
+                "office[eq]"?: string;
+                /** @description office ne. */
+                "office[ne]"?: string;
+                /** @description office in (comma-separated values). */
+                "office[in]"?: string[];
+                /** @description office notIn (comma-separated values). */
+                "office[notIn]"?: string[];
+                /** @description office lt. */
+                "office[lt]"?: string;
+                /** @description office lte. */
+                "office[lte]"?: string;
+                /** @description office gt. */
+                "office[gt]"?: string;
+                /** @description office gte. */
+                "office[gte]"?: string;
+                /** @description office isNull. */
+                "office[isNull]"?: boolean;
+                /** @description office contains. */
+                "office[contains]"?: string;
+                /** @description office startsWith. */
+                "office[startsWith]"?: string;
+                /** @description office endsWith. */
+                "office[endsWith]"?: string;
+                /** @description How the text operators on office compare. */
+                "office[mode]"?: "default" | "insensitive";
+                /** @description salesRep eq. */
+                "salesRep[eq]"?: string;
+                /** @description salesRep ne. */
+                "salesRep[ne]"?: string;
+                /** @description salesRep in (comma-separated values). */
+                "salesRep[in]"?: string[];
+                /** @description salesRep notIn (comma-separated values). */
+                "salesRep[notIn]"?: string[];
+                /** @description salesRep lt. */
+                "salesRep[lt]"?: string;
+                /** @description salesRep lte. */
+                "salesRep[lte]"?: string;
+                /** @description salesRep gt. */
+                "salesRep[gt]"?: string;
+                /** @description salesRep gte. */
+                "salesRep[gte]"?: string;
+                /** @description salesRep isNull. */
+                "salesRep[isNull]"?: boolean;
+                /** @description salesRep contains. */
+                "salesRep[contains]"?: string;
+                /** @description salesRep startsWith. */
+                "salesRep[startsWith]"?: string;
+                /** @description salesRep endsWith. */
+                "salesRep[endsWith]"?: string;
+                /** @description How the text operators on salesRep compare. */
+                "salesRep[mode]"?: "default" | "insensitive";
+                /** @description visitDays has. */
+                "visitDays[has]"?: "lun" | "mar" | "mie" | "jue" | "vie";
+                /** @description visitDays hasSome (comma-separated values). */
+                "visitDays[hasSome]"?: ("lun" | "mar" | "mie" | "jue" | "vie")[];
+                /** @description visitDays hasEvery (comma-separated values). */
+                "visitDays[hasEvery]"?: ("lun" | "mar" | "mie" | "jue" | "vie")[];
+                /** @description visitDays isEmpty. */
+                "visitDays[isEmpty]"?: boolean;
+                /** @description contactDays has. */
+                "contactDays[has]"?: "lun" | "mar" | "mie" | "jue" | "vie";
+                /** @description contactDays hasSome (comma-separated values). */
+                "contactDays[hasSome]"?: ("lun" | "mar" | "mie" | "jue" | "vie")[];
+                /** @description contactDays hasEvery (comma-separated values). */
+                "contactDays[hasEvery]"?: ("lun" | "mar" | "mie" | "jue" | "vie")[];
+                /** @description contactDays isEmpty. */
+                "contactDays[isEmpty]"?: boolean;
+                /** @description logoId eq. */
+                "logoId[eq]"?: string;
+                /** @description logoId ne. */
+                "logoId[ne]"?: string;
+                /** @description logoId in (comma-separated values). */
+                "logoId[in]"?: string[];
+                /** @description logoId notIn (comma-separated values). */
+                "logoId[notIn]"?: string[];
+                /** @description logoId isNull. */
+                "logoId[isNull]"?: boolean;
+                /** @description The JSON of GraphQL's `where` (CustomerWhere), for AND, OR and NOT: `{"OR":[{"status":{"eq":"done"}},{"priority":{"in":["high","urgent"]}}]}`. Values as REST gives them (stored values of selects). Combined with the other filters by AND. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The records, as an attachment */
+            200: {
+                headers: {
+                    /** @description attachment; filename="customers-<date>.<format>" */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid query parameters (an unknown format, a filter that does not apply, a parameter of pages) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (entities that are not public) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope (customers:read, or the read scope of an entity a filter reaches), or no active team */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LIST is disabled for this entity */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importCustomers: {
+        parameters: {
+            query?: {
+                /** @description The body’s format, when its Content-Type does not say it. */
+                format?: "ndjson" | "csv";
+                /** @description Run every line through the write path, report, and keep nothing. */
+                dryRun?: boolean;
+                /** @description all: every line or none (any refused line: 422, nothing kept). lines: keep the good lines, report the refused ones. */
+                mode?: "all" | "lines";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {"title":"Write the report","status":"todo"} */
+                "application/x-ndjson": string;
+                /**
+                 * @example title,status
+                 *     Write the report,todo
+                 */
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description What was created and refused, by line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            dryRun: boolean;
+                            /** @enum {string} */
+                            mode: "all" | "lines";
+                            /** @description Records read (empty lines apart) */
+                            lines: number;
+                            /** @description Records created (a dry run: that each line would create) */
+                            created: number;
+                            refused: number;
+                            records: {
+                                line: number;
+                                /** Format: uuid */
+                                id: string;
+                            }[];
+                            errors: {
+                                line: number;
+                                status: number;
+                                code: string;
+                                error: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope customers:write, a viewer, or no active team */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CREATE is disabled for this entity */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description More than 5000 lines or 10485760 bytes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Type that is neither ndjson nor csv, and no format */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Mode all: some lines were refused and nothing was imported (details: the report) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        details: {
+                            dryRun: boolean;
+                            /** @enum {string} */
+                            mode: "all" | "lines";
+                            /** @description Records read (empty lines apart) */
+                            lines: number;
+                            /** @description Records created (a dry run: that each line would create) */
+                            created: number;
+                            refused: number;
+                            records: {
+                                line: number;
+                                /** Format: uuid */
+                                id: string;
+                            }[];
+                            errors: {
+                                line: number;
+                                status: number;
+                                code: string;
+                                error: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    exportOrders: {
+        parameters: {
+            query?: {
+                /** @description ndjson: one JSON record a line. csv: a header row of field names, then a row per record (RFC 4180; lists, JSON and metas as JSON text in a cell). */
+                format?: "ndjson" | "csv";
+                /** @description Field to sort by (ties broken by id). */
+                sortBy?: "number" | "amount" | "status" | "paidAt" | "createdAt" | "updatedAt";
+                /** @description Sort direction. */
+                sortOrder?: "asc" | "desc";
+                /** @description Only these records (comma-separated ids, at most 100). */
+                ids?: string[];
+                /** @description Case-insensitive text across number. */
+                search?: string;
+                /** @description First day of the range on `dateField` (inclusive), YYYY-MM-DD. */
+                from?: string;
+                /** @description Last day of the range on `dateField` (inclusive), YYYY-MM-DD. */
+                to?: string;
+                /** @description The field `from` and `to` apply to. */
+                dateField?: "paidAt" | "createdAt" | "updatedAt";
+                /** @description Records with this value; filters combine with AND. */
+                number?: string;
+                /** @description Records with this value; filters combine with AND. */
+                customerId?: string;
+                /** @description Records with this value; filters combine with AND. */
+                amount?: string;
+                /** @description Records whose amount is at least this (inclusive). */
+                amount_min?: string;
+                /** @description Records whose amount is at most this (inclusive). */
+                amount_max?: string;
+                /** @description Records with this value; filters combine with AND. */
+                status?: "draft" | "placed" | "paid";
+                /** @description number eq. */
+                "number[eq]"?: string;
+                /** @description number ne. */
+                "number[ne]"?: string;
+                /** @description number in (comma-separated values). */
+                "number[in]"?: string[];
+                /** @description number notIn (comma-separated values). */
+                "number[notIn]"?: string[];
+                /** @description number lt. */
+                "number[lt]"?: string;
+                /** @description number lte. */
+                "number[lte]"?: string;
+                /** @description number gt. */
+                "number[gt]"?: string;
+                /** @description number gte. */
+                "number[gte]"?: string;
+                /** @description number isNull. */
+                "number[isNull]"?: boolean;
+                /** @description number contains. */
+                "number[contains]"?: string;
+                /** @description number startsWith. */
+                "number[startsWith]"?: string;
+                /** @description number endsWith. */
+                "number[endsWith]"?: string;
+                /** @description How the text operators on number compare. */
+                "number[mode]"?: "default" | "insensitive";
+                /** @description customerId eq. */
+                "customerId[eq]"?: string;
+                /** @description customerId ne. */
+                "customerId[ne]"?: string;
+                /** @description customerId in (comma-separated values). */
+                "customerId[in]"?: string[];
+                /** @description customerId notIn (comma-separated values). */
+                "customerId[notIn]"?: string[];
+                /** @description customerId isNull. */
+                "customerId[isNull]"?: boolean;
+                /** @description amount eq. */
+                "amount[eq]"?: string;
+                /** @description amount ne. */
+                "amount[ne]"?: string;
+                /** @description amount in (comma-separated values). */
+                "amount[in]"?: string[];
+                /** @description amount notIn (comma-separated values). */
+                "amount[notIn]"?: string[];
+                /** @description amount lt. */
+                "amount[lt]"?: string;
+                /** @description amount lte. */
+                "amount[lte]"?: string;
+                /** @description amount gt. */
+                "amount[gt]"?: string;
+                /** @description amount gte. */
+                "amount[gte]"?: string;
+                /** @description amount isNull. */
+                "amount[isNull]"?: boolean;
+                /** @description status eq. */
+                "status[eq]"?: "draft" | "placed" | "paid";
+                /** @description status ne. */
+                "status[ne]"?: "draft" | "placed" | "paid";
+                /** @description status in (comma-separated values). */
+                "status[in]"?: ("draft" | "placed" | "paid")[];
+                /** @description status notIn (comma-separated values). */
+                "status[notIn]"?: ("draft" | "placed" | "paid")[];
+                /** @description status isNull. */
+                "status[isNull]"?: boolean;
+                /** @description The JSON of GraphQL's `where` (OrderWhere), for AND, OR and NOT: `{"OR":[{"status":{"eq":"done"}},{"priority":{"in":["high","urgent"]}}]}`. Values as REST gives them (stored values of selects). Combined with the other filters by AND. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The records, as an attachment */
+            200: {
+                headers: {
+                    /** @description attachment; filename="orders-<date>.<format>" */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid query parameters (an unknown format, a filter that does not apply, a parameter of pages) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (entities that are not public) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope (orders:read, or the read scope of an entity a filter reaches), or no active team */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LIST is disabled for this entity */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importOrders: {
+        parameters: {
+            query?: {
+                /** @description The body’s format, when its Content-Type does not say it. */
+                format?: "ndjson" | "csv";
+                /** @description Run every line through the write path, report, and keep nothing. */
+                dryRun?: boolean;
+                /** @description all: every line or none (any refused line: 422, nothing kept). lines: keep the good lines, report the refused ones. */
+                mode?: "all" | "lines";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {"title":"Write the report","status":"todo"} */
+                "application/x-ndjson": string;
+                /**
+                 * @example title,status
+                 *     Write the report,todo
+                 */
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description What was created and refused, by line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            dryRun: boolean;
+                            /** @enum {string} */
+                            mode: "all" | "lines";
+                            /** @description Records read (empty lines apart) */
+                            lines: number;
+                            /** @description Records created (a dry run: that each line would create) */
+                            created: number;
+                            refused: number;
+                            records: {
+                                line: number;
+                                /** Format: uuid */
+                                id: string;
+                            }[];
+                            errors: {
+                                line: number;
+                                status: number;
+                                code: string;
+                                error: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope orders:write, a viewer, or no active team */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CREATE is disabled for this entity */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description More than 5000 lines or 10485760 bytes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Type that is neither ndjson nor csv, and no format */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Mode all: some lines were refused and nothing was imported (details: the report) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        details: {
+                            dryRun: boolean;
+                            /** @enum {string} */
+                            mode: "all" | "lines";
+                            /** @description Records read (empty lines apart) */
+                            lines: number;
+                            /** @description Records created (a dry run: that each line would create) */
+                            created: number;
+                            refused: number;
+                            records: {
+                                line: number;
+                                /** Format: uuid */
+                                id: string;
+                            }[];
+                            errors: {
+                                line: number;
+                                status: number;
+                                code: string;
+                                error: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    exportPosts: {
+        parameters: {
+            query?: {
+                /** @description ndjson: one JSON record a line. csv: a header row of field names, then a row per record (RFC 4180; lists, JSON and metas as JSON text in a cell). */
+                format?: "ndjson" | "csv";
+                /** @description Field to sort by (ties broken by id). */
+                sortBy?: "title" | "status" | "publishedAt" | "createdAt" | "updatedAt";
+                /** @description Sort direction. */
+                sortOrder?: "asc" | "desc";
+                /** @description Only these records (comma-separated ids, at most 100). */
+                ids?: string[];
+                /** @description Case-insensitive text across title, excerpt. */
+                search?: string;
+                /** @description First day of the range on `dateField` (inclusive), YYYY-MM-DD. */
+                from?: string;
+                /** @description Last day of the range on `dateField` (inclusive), YYYY-MM-DD. */
+                to?: string;
+                /** @description The field `from` and `to` apply to. */
+                dateField?: "publishedAt" | "createdAt" | "updatedAt";
+                /** @description Records with this value; filters combine with AND. */
+                slug?: string;
+                /** @description Records with this value; filters combine with AND. */
+                status?: "draft" | "published" | "archived";
+                /** @description Records with this value; filters combine with AND. */
+                publishedAt?: string;
+                /** @description Records whose publishedAt is at least this (inclusive). */
+                publishedAt_min?: string;
+                /** @description Records whose publishedAt is at most this (inclusive). */
+                publishedAt_max?: string;
+                /** @description slug eq. */
+                "slug[eq]"?: string;
+                /** @description slug ne. */
+                "slug[ne]"?: string;
+                /** @description slug in (comma-separated values). */
+                "slug[in]"?: string[];
+                /** @description slug notIn (comma-separated values). */
+                "slug[notIn]"?: string[];
+                /** @description slug lt. */
+                "slug[lt]"?: string;
+                /** @description slug lte. */
+                "slug[lte]"?: string;
+                /** @description slug gt. */
+                "slug[gt]"?: string;
+                /** @description slug gte. */
+                "slug[gte]"?: string;
+                /** @description slug isNull. */
+                "slug[isNull]"?: boolean;
+                /** @description slug contains. */
+                "slug[contains]"?: string;
+                /** @description slug startsWith. */
+                "slug[startsWith]"?: string;
+                /** @description slug endsWith. */
+                "slug[endsWith]"?: string;
+                /** @description How the text operators on slug compare. */
+                "slug[mode]"?: "default" | "insensitive";
+                /** @description status eq. */
+                "status[eq]"?: "draft" | "published" | "archived";
+                /** @description status ne. */
+                "status[ne]"?: "draft" | "published" | "archived";
+                /** @description status in (comma-separated values). */
+                "status[in]"?: ("draft" | "published" | "archived")[];
+                /** @description status notIn (comma-separated values). */
+                "status[notIn]"?: ("draft" | "published" | "archived")[];
+                /** @description status isNull. */
+                "status[isNull]"?: boolean;
+                /** @description publishedAt eq. */
+                "publishedAt[eq]"?: string;
+                /** @description publishedAt ne. */
+                "publishedAt[ne]"?: string;
+                /** @description publishedAt in (comma-separated values). */
+                "publishedAt[in]"?: string[];
+                /** @description publishedAt notIn (comma-separated values). */
+                "publishedAt[notIn]"?: string[];
+                /** @description publishedAt lt. */
+                "publishedAt[lt]"?: string;
+                /** @description publishedAt lte. */
+                "publishedAt[lte]"?: string;
+                /** @description publishedAt gt. */
+                "publishedAt[gt]"?: string;
+                /** @description publishedAt gte. */
+                "publishedAt[gte]"?: string;
+                /** @description publishedAt isNull. */
+                "publishedAt[isNull]"?: boolean;
+                /** @description The JSON of GraphQL's `where` (PostWhere), for AND, OR and NOT: `{"OR":[{"status":{"eq":"done"}},{"priority":{"in":["high","urgent"]}}]}`. Values as REST gives them (stored values of selects). Combined with the other filters by AND. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The records, as an attachment */
+            200: {
+                headers: {
+                    /** @description attachment; filename="posts-<date>.<format>" */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid query parameters (an unknown format, a filter that does not apply, a parameter of pages) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (entities that are not public) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope (posts:read, or the read scope of an entity a filter reaches), or no active team */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LIST is disabled for this entity */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importPosts: {
+        parameters: {
+            query?: {
+                /** @description The body’s format, when its Content-Type does not say it. */
+                format?: "ndjson" | "csv";
+                /** @description Run every line through the write path, report, and keep nothing. */
+                dryRun?: boolean;
+                /** @description all: every line or none (any refused line: 422, nothing kept). lines: keep the good lines, report the refused ones. */
+                mode?: "all" | "lines";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {"title":"Write the report","status":"todo"} */
+                "application/x-ndjson": string;
+                /**
+                 * @example title,status
+                 *     Write the report,todo
+                 */
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description What was created and refused, by line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            dryRun: boolean;
+                            /** @enum {string} */
+                            mode: "all" | "lines";
+                            /** @description Records read (empty lines apart) */
+                            lines: number;
+                            /** @description Records created (a dry run: that each line would create) */
+                            created: number;
+                            refused: number;
+                            records: {
+                                line: number;
+                                /** Format: uuid */
+                                id: string;
+                            }[];
+                            errors: {
+                                line: number;
+                                status: number;
+                                code: string;
+                                error: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope posts:write, a viewer, or no active team */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CREATE is disabled for this entity */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description More than 5000 lines or 10485760 bytes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Type that is neither ndjson nor csv, and no format */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Mode all: some lines were refused and nothing was imported (details: the report) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        details: {
+                            dryRun: boolean;
+                            /** @enum {string} */
+                            mode: "all" | "lines";
+                            /** @description Records read (empty lines apart) */
+                            lines: number;
+                            /** @description Records created (a dry run: that each line would create) */
+                            created: number;
+                            refused: number;
+                            records: {
+                                line: number;
+                                /** Format: uuid */
+                                id: string;
+                            }[];
+                            errors: {
+                                line: number;
+                                status: number;
+                                code: string;
+                                error: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    exportProjects: {
+        parameters: {
+            query?: {
+                /** @description ndjson: one JSON record a line. csv: a header row of field names, then a row per record (RFC 4180; lists, JSON and metas as JSON text in a cell). */
+                format?: "ndjson" | "csv";
+                /** @description Field to sort by (ties broken by id). */
+                sortBy?: "name" | "status" | "budget" | "createdAt" | "updatedAt";
+                /** @description Sort direction. */
+                sortOrder?: "asc" | "desc";
+                /** @description Only these records (comma-separated ids, at most 100). */
+                ids?: string[];
+                /** @description Case-insensitive text across name. */
+                search?: string;
+                /** @description First day of the range on `dateField` (inclusive), YYYY-MM-DD. */
+                from?: string;
+                /** @description Last day of the range on `dateField` (inclusive), YYYY-MM-DD. */
+                to?: string;
+                /** @description The field `from` and `to` apply to. */
+                dateField?: "createdAt" | "updatedAt";
+                /** @description Records with this value; filters combine with AND. */
+                status?: "planned" | "active" | "done";
+                /** @description Records with this value; filters combine with AND. */
+                budget?: number;
+                /** @description Records whose budget is at least this (inclusive). */
+                budget_min?: number;
+                /** @description Records whose budget is at most this (inclusive). */
+                budget_max?: number;
+                /** @description Records with this value; filters combine with AND. */
+                customerId?: string;
+                /** @description Records with this value; filters combine with AND. */
+                parentProjectId?: string;
+                /** @description status eq. */
+                "status[eq]"?: "planned" | "active" | "done";
+                /** @description status ne. */
+                "status[ne]"?: "planned" | "active" | "done";
+                /** @description status in (comma-separated values). */
+                "status[in]"?: ("planned" | "active" | "done")[];
+                /** @description status notIn (comma-separated values). */
+                "status[notIn]"?: ("planned" | "active" | "done")[];
+                /** @description status isNull. */
+                "status[isNull]"?: boolean;
+                /** @description budget eq. */
+                "budget[eq]"?: number;
+                /** @description budget ne. */
+                "budget[ne]"?: number;
+                /** @description budget in (comma-separated values). */
+                "budget[in]"?: number[];
+                /** @description budget notIn (comma-separated values). */
+                "budget[notIn]"?: number[];
+                /** @description budget lt. */
+                "budget[lt]"?: number;
+                /** @description budget lte. */
+                "budget[lte]"?: number;
+                /** @description budget gt. */
+                "budget[gt]"?: number;
+                /** @description budget gte. */
+                "budget[gte]"?: number;
+                /** @description budget isNull. */
+                "budget[isNull]"?: boolean;
+                /** @description customerId eq. */
+                "customerId[eq]"?: string;
+                /** @description customerId ne. */
+                "customerId[ne]"?: string;
+                /** @description customerId in (comma-separated values). */
+                "customerId[in]"?: string[];
+                /** @description customerId notIn (comma-separated values). */
+                "customerId[notIn]"?: string[];
+                /** @description customerId isNull. */
+                "customerId[isNull]"?: boolean;
+                /** @description parentProjectId eq. */
+                "parentProjectId[eq]"?: string;
+                /** @description parentProjectId ne. */
+                "parentProjectId[ne]"?: string;
+                /** @description parentProjectId in (comma-separated values). */
+                "parentProjectId[in]"?: string[];
+                /** @description parentProjectId notIn (comma-separated values). */
+                "parentProjectId[notIn]"?: string[];
+                /** @description parentProjectId isNull. */
+                "parentProjectId[isNull]"?: boolean;
+                /** @description The JSON of GraphQL's `where` (ProjectWhere), for AND, OR and NOT: `{"OR":[{"status":{"eq":"done"}},{"priority":{"in":["high","urgent"]}}]}`. Values as REST gives them (stored values of selects). Combined with the other filters by AND. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The records, as an attachment */
+            200: {
+                headers: {
+                    /** @description attachment; filename="projects-<date>.<format>" */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid query parameters (an unknown format, a filter that does not apply, a parameter of pages) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (entities that are not public) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope (projects:read, or the read scope of an entity a filter reaches), or no active team */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LIST is disabled for this entity */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importProjects: {
+        parameters: {
+            query?: {
+                /** @description The body’s format, when its Content-Type does not say it. */
+                format?: "ndjson" | "csv";
+                /** @description Run every line through the write path, report, and keep nothing. */
+                dryRun?: boolean;
+                /** @description all: every line or none (any refused line: 422, nothing kept). lines: keep the good lines, report the refused ones. */
+                mode?: "all" | "lines";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {"title":"Write the report","status":"todo"} */
+                "application/x-ndjson": string;
+                /**
+                 * @example title,status
+                 *     Write the report,todo
+                 */
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description What was created and refused, by line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            dryRun: boolean;
+                            /** @enum {string} */
+                            mode: "all" | "lines";
+                            /** @description Records read (empty lines apart) */
+                            lines: number;
+                            /** @description Records created (a dry run: that each line would create) */
+                            created: number;
+                            refused: number;
+                            records: {
+                                line: number;
+                                /** Format: uuid */
+                                id: string;
+                            }[];
+                            errors: {
+                                line: number;
+                                status: number;
+                                code: string;
+                                error: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope projects:write, a viewer, or no active team */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CREATE is disabled for this entity */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description More than 5000 lines or 10485760 bytes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Type that is neither ndjson nor csv, and no format */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Mode all: some lines were refused and nothing was imported (details: the report) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        details: {
+                            dryRun: boolean;
+                            /** @enum {string} */
+                            mode: "all" | "lines";
+                            /** @description Records read (empty lines apart) */
+                            lines: number;
+                            /** @description Records created (a dry run: that each line would create) */
+                            created: number;
+                            refused: number;
+                            records: {
+                                line: number;
+                                /** Format: uuid */
+                                id: string;
+                            }[];
+                            errors: {
+                                line: number;
+                                status: number;
+                                code: string;
+                                error: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    exportTasks: {
+        parameters: {
+            query?: {
+                /** @description ndjson: one JSON record a line. csv: a header row of field names, then a row per record (RFC 4180; lists, JSON and metas as JSON text in a cell). */
+                format?: "ndjson" | "csv";
+                /** @description Field to sort by (ties broken by id). */
+                sortBy?: "title" | "status" | "priority" | "dueDate" | "estimatedHours" | "createdAt" | "updatedAt";
+                /** @description Sort direction. */
+                sortOrder?: "asc" | "desc";
+                /** @description Only these records (comma-separated ids, at most 100). */
+                ids?: string[];
+                /** @description Case-insensitive text across title, description. */
+                search?: string;
+                /** @description First day of the range on `dateField` (inclusive), YYYY-MM-DD. */
+                from?: string;
+                /** @description Last day of the range on `dateField` (inclusive), YYYY-MM-DD. */
+                to?: string;
+                /** @description The field `from` and `to` apply to. */
+                dateField?: "dueDate" | "createdAt" | "updatedAt";
+                /** @description Records with this value; filters combine with AND. */
+                status?: "todo" | "in-progress" | "review" | "done" | "blocked";
+                /** @description Records with this value; filters combine with AND. */
+                priority?: "low" | "medium" | "high" | "urgent";
+                /** @description Records whose list holds this value; filters combine with AND. */
+                tags?: string;
+                /** @description Records with this value; filters combine with AND. */
+                dueDate?: string;
+                /** @description Records whose dueDate is at least this (inclusive). */
+                dueDate_min?: string;
+                /** @description Records whose dueDate is at most this (inclusive). */
+                dueDate_max?: string;
+                /** @description Records with this value; filters combine with AND. */
+                estimatedHours?: number;
+                /** @description Records whose estimatedHours is at least this (inclusive). */
+                estimatedHours_min?: number;
+                /** @description Records whose estimatedHours is at most this (inclusive). */
+                estimatedHours_max?: number;
+                /** @description Records with this value; filters combine with AND. */
+                completed?: boolean;
+                /** @description status eq. */
+                "status[eq]"?: "todo" | "in-progress" | "review" | "done" | "blocked";
+                /** @description status ne. */
+                "status[ne]"?: "todo" | "in-progress" | "review" | "done" | "blocked";
+                /** @description status in (comma-separated values). */
+                "status[in]"?: ("todo" | "in-progress" | "review" | "done" | "blocked")[];
+                /** @description status notIn (comma-separated values). */
+                "status[notIn]"?: ("todo" | "in-progress" | "review" | "done" | "blocked")[];
+                /** @description status isNull. */
+                "status[isNull]"?: boolean;
+                /** @description priority eq. */
+                "priority[eq]"?: "low" | "medium" | "high" | "urgent";
+                /** @description priority ne. */
+                "priority[ne]"?: "low" | "medium" | "high" | "urgent";
+                /** @description priority in (comma-separated values). */
+                "priority[in]"?: ("low" | "medium" | "high" | "urgent")[];
+                /** @description priority notIn (comma-separated values). */
+                "priority[notIn]"?: ("low" | "medium" | "high" | "urgent")[];
+                /** @description priority isNull. */
+                "priority[isNull]"?: boolean;
+                /** @description tags has. */
+                "tags[has]"?: string;
+                /** @description tags hasSome (comma-separated values). */
+                "tags[hasSome]"?: string[];
+                /** @description tags hasEvery (comma-separated values). */
+                "tags[hasEvery]"?: string[];
+                /** @description tags isEmpty. */
+                "tags[isEmpty]"?: boolean;
+                /** @description dueDate eq. */
+                "dueDate[eq]"?: string;
+                /** @description dueDate ne. */
+                "dueDate[ne]"?: string;
+                /** @description dueDate in (comma-separated values). */
+                "dueDate[in]"?: string[];
+                /** @description dueDate notIn (comma-separated values). */
+                "dueDate[notIn]"?: string[];
+                /** @description dueDate lt. */
+                "dueDate[lt]"?: string;
+                /** @description dueDate lte. */
+                "dueDate[lte]"?: string;
+                /** @description dueDate gt. */
+                "dueDate[gt]"?: string;
+                /** @description dueDate gte. */
+                "dueDate[gte]"?: string;
+                /** @description dueDate isNull. */
+                "dueDate[isNull]"?: boolean;
+                /** @description estimatedHours eq. */
+                "estimatedHours[eq]"?: number;
+                /** @description estimatedHours ne. */
+                "estimatedHours[ne]"?: number;
+                /** @description estimatedHours in (comma-separated values). */
+                "estimatedHours[in]"?: number[];
+                /** @description estimatedHours notIn (comma-separated values). */
+                "estimatedHours[notIn]"?: number[];
+                /** @description estimatedHours lt. */
+                "estimatedHours[lt]"?: number;
+                /** @description estimatedHours lte. */
+                "estimatedHours[lte]"?: number;
+                /** @description estimatedHours gt. */
+                "estimatedHours[gt]"?: number;
+                /** @description estimatedHours gte. */
+                "estimatedHours[gte]"?: number;
+                /** @description estimatedHours isNull. */
+                "estimatedHours[isNull]"?: boolean;
+                /** @description completed eq. */
+                "completed[eq]"?: boolean;
+                /** @description completed ne. */
+                "completed[ne]"?: boolean;
+                /** @description completed isNull. */
+                "completed[isNull]"?: boolean;
+                /** @description The JSON of GraphQL's `where` (TaskWhere), for AND, OR and NOT: `{"OR":[{"status":{"eq":"done"}},{"priority":{"in":["high","urgent"]}}]}`. Values as REST gives them (stored values of selects). Combined with the other filters by AND. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The records, as an attachment */
+            200: {
+                headers: {
+                    /** @description attachment; filename="tasks-<date>.<format>" */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid query parameters (an unknown format, a filter that does not apply, a parameter of pages) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (entities that are not public) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope (tasks:read, or the read scope of an entity a filter reaches), or no active team */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LIST is disabled for this entity */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importTasks: {
+        parameters: {
+            query?: {
+                /** @description The body’s format, when its Content-Type does not say it. */
+                format?: "ndjson" | "csv";
+                /** @description Run every line through the write path, report, and keep nothing. */
+                dryRun?: boolean;
+                /** @description all: every line or none (any refused line: 422, nothing kept). lines: keep the good lines, report the refused ones. */
+                mode?: "all" | "lines";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {"title":"Write the report","status":"todo"} */
+                "application/x-ndjson": string;
+                /**
+                 * @example title,status
+                 *     Write the report,todo
+                 */
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description What was created and refused, by line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            dryRun: boolean;
+                            /** @enum {string} */
+                            mode: "all" | "lines";
+                            /** @description Records read (empty lines apart) */
+                            lines: number;
+                            /** @description Records created (a dry run: that each line would create) */
+                            created: number;
+                            refused: number;
+                            records: {
+                                line: number;
+                                /** Format: uuid */
+                                id: string;
+                            }[];
+                            errors: {
+                                line: number;
+                                status: number;
+                                code: string;
+                                error: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope tasks:write, a viewer, or no active team */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CREATE is disabled for this entity */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description More than 5000 lines or 10485760 bytes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Type that is neither ndjson nor csv, and no format */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Mode all: some lines were refused and nothing was imported (details: the report) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        details: {
+                            dryRun: boolean;
+                            /** @enum {string} */
+                            mode: "all" | "lines";
+                            /** @description Records read (empty lines apart) */
+                            lines: number;
+                            /** @description Records created (a dry run: that each line would create) */
+                            created: number;
+                            refused: number;
+                            records: {
+                                line: number;
+                                /** Format: uuid */
+                                id: string;
+                            }[];
+                            errors: {
+                                line: number;
+                                status: number;
+                                code: string;
+                                error: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
                     };
                 };
             };
@@ -7188,6 +9499,72 @@ export interface operations {
             };
         };
     };
+    teamAuditLog: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                actor?: string;
+                action?: string;
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                teamId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success?: true;
+                        data?: {
+                            id: string;
+                            teamId: string | null;
+                            userId: string | null;
+                            actorUserId: string | null;
+                            actorApiKeyId: string | null;
+                            action: string;
+                            targetType: string | null;
+                            targetId: string | null;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            ipAddress: string | null;
+                            userAgent: string | null;
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listCustomers: {
         parameters: {
             query?: {
@@ -8082,7 +10459,10 @@ export interface operations {
     };
     deleteCustomer: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Remove the record for good (owners and admins of the team; a private record: its creator). 403 for other roles. */
+                purge?: boolean;
+            };
             header?: never;
             path: {
                 /** @description The Customer's id. */
@@ -8342,6 +10722,513 @@ export interface operations {
                      *       "details": {
                      *         "name": "is required"
                      *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCustomerVersions: {
+        parameters: {
+            query?: {
+                /** @description Versions per page. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The Customer's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Versions of the Customer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "version": 2,
+                     *           "operation": "update",
+                     *           "changedFields": [
+                     *             "title"
+                     *           ],
+                     *           "userId": "8c3f2b9e-1d4a-4f6b-9a2c-5e7d8f9a0b1c",
+                     *           "apiKeyId": null,
+                     *           "face": "rest",
+                     *           "createdAt": "2026-11-29T10:00:00.000Z",
+                     *           "data": {
+                     *             "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *             "name": "Acme Corporation",
+                     *             "account": 1042,
+                     *             "office": "Madrid",
+                     *             "phone": "+34 910 000 000",
+                     *             "salesRep": "Ana García",
+                     *             "visitDays": [
+                     *               "lun",
+                     *               "mar"
+                     *             ],
+                     *             "contactDays": [
+                     *               "lun",
+                     *               "mar"
+                     *             ],
+                     *             "logoId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
+                     *             "createdAt": "2026-11-20T08:15:00.000Z",
+                     *             "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *             "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *             "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "hasMore": false,
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomerVersionListResponse"];
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid query parameters",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "details": {
+                     *         "errors": [
+                     *           {
+                     *             "path": "limit",
+                     *             "code": "invalid",
+                     *             "message": "must be an integer from 1 to 100"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryValidationError"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - customers:read scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Customer not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCustomerVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Customer's id */
+                id: string;
+                /** @description The version’s number */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "version": 2,
+                     *         "operation": "update",
+                     *         "changedFields": [
+                     *           "title"
+                     *         ],
+                     *         "userId": "8c3f2b9e-1d4a-4f6b-9a2c-5e7d8f9a0b1c",
+                     *         "apiKeyId": null,
+                     *         "face": "rest",
+                     *         "createdAt": "2026-11-29T10:00:00.000Z",
+                     *         "data": {
+                     *           "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *           "name": "Acme Corporation",
+                     *           "account": 1042,
+                     *           "office": "Madrid",
+                     *           "phone": "+34 910 000 000",
+                     *           "salesRep": "Ana García",
+                     *           "visitDays": [
+                     *             "lun",
+                     *             "mar"
+                     *           ],
+                     *           "contactDays": [
+                     *             "lun",
+                     *             "mar"
+                     *           ],
+                     *           "logoId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
+                     *           "createdAt": "2026-11-20T08:15:00.000Z",
+                     *           "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *           "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *           "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomerVersionResponse"];
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid query parameters",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "details": {
+                     *         "errors": [
+                     *           {
+                     *             "path": "limit",
+                     *             "code": "invalid",
+                     *             "message": "must be an integer from 1 to 100"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryValidationError"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - customers:read scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Customer not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreCustomerVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Customer's id */
+                id: string;
+                /** @description The version’s number */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The restored Customer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *         "name": "Acme Corporation",
+                     *         "account": 1042,
+                     *         "office": "Madrid",
+                     *         "phone": "+34 910 000 000",
+                     *         "salesRep": "Ana García",
+                     *         "visitDays": [
+                     *           "lun",
+                     *           "mar"
+                     *         ],
+                     *         "contactDays": [
+                     *           "lun",
+                     *           "mar"
+                     *         ],
+                     *         "logoId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
+                     *         "createdAt": "2026-11-20T08:15:00.000Z",
+                     *         "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *         "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomerResponse"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - customers:write scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Customer not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A unique field already has this value in the team */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A record with the same unique value already exists in this team",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `details` maps each refused member to a message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationFailedError"];
@@ -9731,7 +12618,10 @@ export interface operations {
     };
     deleteOrder: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Remove the record for good (owners and admins of the team; a private record: its creator). 403 for other roles. */
+                purge?: boolean;
+            };
             header?: never;
             path: {
                 /** @description The Order's id. */
@@ -9985,6 +12875,501 @@ export interface operations {
                      *         "customerId": "is required",
                      *         "status": "must be one of draft, placed, paid"
                      *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOrderVersions: {
+        parameters: {
+            query?: {
+                /** @description Versions per page. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The Order's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Versions of the Order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "version": 2,
+                     *           "operation": "update",
+                     *           "changedFields": [
+                     *             "title"
+                     *           ],
+                     *           "userId": "8c3f2b9e-1d4a-4f6b-9a2c-5e7d8f9a0b1c",
+                     *           "apiKeyId": null,
+                     *           "face": "rest",
+                     *           "createdAt": "2026-11-29T10:00:00.000Z",
+                     *           "data": {
+                     *             "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *             "number": "Example number",
+                     *             "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *             "amount": "12.50",
+                     *             "status": "draft",
+                     *             "paidAt": "2026-11-23T09:30:00.000Z",
+                     *             "lines": {
+                     *               "source": "import"
+                     *             },
+                     *             "attachmentId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
+                     *             "lineCount": 1042,
+                     *             "createdAt": "2026-11-20T08:15:00.000Z",
+                     *             "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *             "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *             "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "hasMore": false,
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderVersionListResponse"];
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid query parameters",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "details": {
+                     *         "errors": [
+                     *           {
+                     *             "path": "limit",
+                     *             "code": "invalid",
+                     *             "message": "must be an integer from 1 to 100"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryValidationError"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - orders:read scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Order not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrderVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Order's id */
+                id: string;
+                /** @description The version’s number */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "version": 2,
+                     *         "operation": "update",
+                     *         "changedFields": [
+                     *           "title"
+                     *         ],
+                     *         "userId": "8c3f2b9e-1d4a-4f6b-9a2c-5e7d8f9a0b1c",
+                     *         "apiKeyId": null,
+                     *         "face": "rest",
+                     *         "createdAt": "2026-11-29T10:00:00.000Z",
+                     *         "data": {
+                     *           "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *           "number": "Example number",
+                     *           "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *           "amount": "12.50",
+                     *           "status": "draft",
+                     *           "paidAt": "2026-11-23T09:30:00.000Z",
+                     *           "lines": {
+                     *             "source": "import"
+                     *           },
+                     *           "attachmentId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
+                     *           "lineCount": 1042,
+                     *           "createdAt": "2026-11-20T08:15:00.000Z",
+                     *           "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *           "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *           "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderVersionResponse"];
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid query parameters",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "details": {
+                     *         "errors": [
+                     *           {
+                     *             "path": "limit",
+                     *             "code": "invalid",
+                     *             "message": "must be an integer from 1 to 100"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryValidationError"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - orders:read scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Order not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreOrderVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Order's id */
+                id: string;
+                /** @description The version’s number */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The restored Order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *         "number": "Example number",
+                     *         "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *         "amount": "12.50",
+                     *         "status": "draft",
+                     *         "paidAt": "2026-11-23T09:30:00.000Z",
+                     *         "lines": {
+                     *           "source": "import"
+                     *         },
+                     *         "attachmentId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
+                     *         "lineCount": 1042,
+                     *         "createdAt": "2026-11-20T08:15:00.000Z",
+                     *         "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *         "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderResponse"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - orders:write scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Order not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A unique field already has this value in the team */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A record with the same unique value already exists in this team",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `details` maps each refused member to a message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationFailedError"];
@@ -10627,6 +14012,374 @@ export interface operations {
             };
         };
     };
+    listTrashedPosts: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Records per page. */
+                limit?: number;
+                /** @description Cursor mode: the records after this `pagination.nextCursor` of a previous page (same sort and filters; not with `page`). */
+                cursor?: string;
+                /** @description Field to sort by (ties broken by id). */
+                sortBy?: "title" | "status" | "publishedAt" | "createdAt" | "updatedAt";
+                /** @description Sort direction. */
+                sortOrder?: "asc" | "desc";
+                /** @description Comma-separated names of the members to return. */
+                fields?: ("id" | "title" | "slug" | "status" | "excerpt" | "publishedAt" | "coverId" | "createdAt" | "updatedAt" | "cover.id" | "cover.url" | "cover.filename" | "cover.mimeType" | "cover.fileSize" | "cover.width" | "cover.height" | "cover.title" | "cover.alt" | "cover.caption" | "cover.renditions" | "cover.createdAt" | "cover.updatedAt")[];
+                /** @description Comma-separated relations (and media fields) whose related record each record carries inline (null when none, or one you cannot see); needs the related entity’s read scope (media: media:read). `fields` may name its members (`customer.name`). */
+                expand?: "cover"[];
+                /** @description With `fields=<one filterable field>`: the distinct values of that field instead of records. */
+                distinct?: boolean;
+                /** @description Only these records (comma-separated ids, at most 100). */
+                ids?: string[];
+                /** @description Case-insensitive text across title, excerpt. */
+                search?: string;
+                /** @description First day of the range on `dateField` (inclusive), YYYY-MM-DD. */
+                from?: string;
+                /** @description Last day of the range on `dateField` (inclusive), YYYY-MM-DD. */
+                to?: string;
+                /** @description The field `from` and `to` apply to. */
+                dateField?: "publishedAt" | "createdAt" | "updatedAt";
+                /** @description Records with this value; filters combine with AND. */
+                slug?: string;
+                /** @description Records with this value; filters combine with AND. */
+                status?: "draft" | "published" | "archived";
+                /** @description Records with this value; filters combine with AND. */
+                publishedAt?: string;
+                /** @description Records whose publishedAt is at least this (inclusive). */
+                publishedAt_min?: string;
+                /** @description Records whose publishedAt is at most this (inclusive). */
+                publishedAt_max?: string;
+                /** @description slug eq. */
+                "slug[eq]"?: string;
+                /** @description slug ne. */
+                "slug[ne]"?: string;
+                /** @description slug in (comma-separated values). */
+                "slug[in]"?: string[];
+                /** @description slug notIn (comma-separated values). */
+                "slug[notIn]"?: string[];
+                /** @description slug lt. */
+                "slug[lt]"?: string;
+                /** @description slug lte. */
+                "slug[lte]"?: string;
+                /** @description slug gt. */
+                "slug[gt]"?: string;
+                /** @description slug gte. */
+                "slug[gte]"?: string;
+                /** @description slug isNull. */
+                "slug[isNull]"?: boolean;
+                /** @description slug contains. */
+                "slug[contains]"?: string;
+                /** @description slug startsWith. */
+                "slug[startsWith]"?: string;
+                /** @description slug endsWith. */
+                "slug[endsWith]"?: string;
+                /** @description How the text operators on slug compare. */
+                "slug[mode]"?: "default" | "insensitive";
+                /** @description status eq. */
+                "status[eq]"?: "draft" | "published" | "archived";
+                /** @description status ne. */
+                "status[ne]"?: "draft" | "published" | "archived";
+                /** @description status in (comma-separated values). */
+                "status[in]"?: ("draft" | "published" | "archived")[];
+                /** @description status notIn (comma-separated values). */
+                "status[notIn]"?: ("draft" | "published" | "archived")[];
+                /** @description status isNull. */
+                "status[isNull]"?: boolean;
+                /** @description publishedAt eq. */
+                "publishedAt[eq]"?: string;
+                /** @description publishedAt ne. */
+                "publishedAt[ne]"?: string;
+                /** @description publishedAt in (comma-separated values). */
+                "publishedAt[in]"?: string[];
+                /** @description publishedAt notIn (comma-separated values). */
+                "publishedAt[notIn]"?: string[];
+                /** @description publishedAt lt. */
+                "publishedAt[lt]"?: string;
+                /** @description publishedAt lte. */
+                "publishedAt[lte]"?: string;
+                /** @description publishedAt gt. */
+                "publishedAt[gt]"?: string;
+                /** @description publishedAt gte. */
+                "publishedAt[gte]"?: string;
+                /** @description publishedAt isNull. */
+                "publishedAt[isNull]"?: boolean;
+                /** @description The JSON of GraphQL's `where` (PostWhere), for AND, OR and NOT: `{"OR":[{"status":{"eq":"done"}},{"priority":{"in":["high","urgent"]}}]}`. Values as REST gives them (stored values of selects). Combined with the other filters by AND. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of posts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *           "title": "Prepare the quarterly report",
+                     *           "slug": "quarterly-report",
+                     *           "status": "draft",
+                     *           "excerpt": "What changed this quarter, in two paragraphs.",
+                     *           "publishedAt": "2026-11-23T09:30:00.000Z",
+                     *           "coverId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
+                     *           "createdAt": "2026-11-20T08:15:00.000Z",
+                     *           "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *           "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *           "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *           "deletedAt": null
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 10,
+                     *         "total": 1,
+                     *         "totalPages": 1,
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PostListResponse"];
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid query parameters",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "details": {
+                     *         "errors": [
+                     *           {
+                     *             "path": "limit",
+                     *             "code": "invalid",
+                     *             "message": "must be an integer from 1 to 100"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryValidationError"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - posts:read scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restorePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Post's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The restored Post */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *         "title": "Prepare the quarterly report",
+                     *         "slug": "quarterly-report",
+                     *         "status": "draft",
+                     *         "excerpt": "What changed this quarter, in two paragraphs.",
+                     *         "publishedAt": "2026-11-23T09:30:00.000Z",
+                     *         "coverId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
+                     *         "createdAt": "2026-11-20T08:15:00.000Z",
+                     *         "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *         "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *         "deletedAt": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PostResponse"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - posts:delete scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Post not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A unique field already has this value in the team */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A record with the same unique value already exists in this team",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getPost: {
         parameters: {
             query?: {
@@ -10781,7 +14534,10 @@ export interface operations {
     };
     deletePost: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Remove the record for good (owners and admins of the team; a private record: its creator). 403 for other roles. */
+                purge?: boolean;
+            };
             header?: never;
             path: {
                 /** @description The Post's id. */
@@ -10791,7 +14547,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The Post, with deletedAt */
+            /** @description The Post, with deletedAt (or, purged, a message) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10816,7 +14572,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["PostResponse"];
+                    "application/json": components["schemas"]["PostResponse"] | components["schemas"]["MessageResponse"];
                 };
             };
             /** @description No valid session or API key */
@@ -11045,6 +14801,492 @@ export interface operations {
                      *         "title": "is required",
                      *         "status": "must be one of draft, published, archived"
                      *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPostVersions: {
+        parameters: {
+            query?: {
+                /** @description Versions per page. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The Post's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Versions of the Post */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "version": 2,
+                     *           "operation": "update",
+                     *           "changedFields": [
+                     *             "title"
+                     *           ],
+                     *           "userId": "8c3f2b9e-1d4a-4f6b-9a2c-5e7d8f9a0b1c",
+                     *           "apiKeyId": null,
+                     *           "face": "rest",
+                     *           "createdAt": "2026-11-29T10:00:00.000Z",
+                     *           "data": {
+                     *             "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *             "title": "Prepare the quarterly report",
+                     *             "slug": "quarterly-report",
+                     *             "status": "draft",
+                     *             "excerpt": "What changed this quarter, in two paragraphs.",
+                     *             "publishedAt": "2026-11-23T09:30:00.000Z",
+                     *             "coverId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
+                     *             "createdAt": "2026-11-20T08:15:00.000Z",
+                     *             "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *             "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *             "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *             "deletedAt": null
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "hasMore": false,
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PostVersionListResponse"];
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid query parameters",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "details": {
+                     *         "errors": [
+                     *           {
+                     *             "path": "limit",
+                     *             "code": "invalid",
+                     *             "message": "must be an integer from 1 to 100"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryValidationError"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - posts:read scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Post not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPostVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Post's id */
+                id: string;
+                /** @description The version’s number */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "version": 2,
+                     *         "operation": "update",
+                     *         "changedFields": [
+                     *           "title"
+                     *         ],
+                     *         "userId": "8c3f2b9e-1d4a-4f6b-9a2c-5e7d8f9a0b1c",
+                     *         "apiKeyId": null,
+                     *         "face": "rest",
+                     *         "createdAt": "2026-11-29T10:00:00.000Z",
+                     *         "data": {
+                     *           "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *           "title": "Prepare the quarterly report",
+                     *           "slug": "quarterly-report",
+                     *           "status": "draft",
+                     *           "excerpt": "What changed this quarter, in two paragraphs.",
+                     *           "publishedAt": "2026-11-23T09:30:00.000Z",
+                     *           "coverId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
+                     *           "createdAt": "2026-11-20T08:15:00.000Z",
+                     *           "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *           "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *           "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *           "deletedAt": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PostVersionResponse"];
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid query parameters",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "details": {
+                     *         "errors": [
+                     *           {
+                     *             "path": "limit",
+                     *             "code": "invalid",
+                     *             "message": "must be an integer from 1 to 100"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryValidationError"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - posts:read scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Post not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restorePostVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Post's id */
+                id: string;
+                /** @description The version’s number */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The restored Post */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *         "title": "Prepare the quarterly report",
+                     *         "slug": "quarterly-report",
+                     *         "status": "draft",
+                     *         "excerpt": "What changed this quarter, in two paragraphs.",
+                     *         "publishedAt": "2026-11-23T09:30:00.000Z",
+                     *         "coverId": "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c",
+                     *         "createdAt": "2026-11-20T08:15:00.000Z",
+                     *         "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *         "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *         "deletedAt": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PostResponse"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - posts:write scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Post not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A unique field already has this value in the team */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A record with the same unique value already exists in this team",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `details` maps each refused member to a message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationFailedError"];
@@ -11838,7 +16080,10 @@ export interface operations {
     };
     deleteProject: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Remove the record for good (owners and admins of the team; a private record: its creator). 403 for other roles. */
+                purge?: boolean;
+            };
             header?: never;
             path: {
                 /** @description The Project's id. */
@@ -12078,6 +16323,491 @@ export interface operations {
                      *         "name": "is required",
                      *         "status": "must be one of planned, active, done"
                      *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listProjectVersions: {
+        parameters: {
+            query?: {
+                /** @description Versions per page. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The Project's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Versions of the Project */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "version": 2,
+                     *           "operation": "update",
+                     *           "changedFields": [
+                     *             "title"
+                     *           ],
+                     *           "userId": "8c3f2b9e-1d4a-4f6b-9a2c-5e7d8f9a0b1c",
+                     *           "apiKeyId": null,
+                     *           "face": "rest",
+                     *           "createdAt": "2026-11-29T10:00:00.000Z",
+                     *           "data": {
+                     *             "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *             "name": "Acme Corporation",
+                     *             "status": "planned",
+                     *             "budget": 8,
+                     *             "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *             "parentProjectId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *             "milestoneId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *             "fileIds": [
+                     *               "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c"
+                     *             ],
+                     *             "taskIds": [
+                     *               "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a"
+                     *             ],
+                     *             "createdAt": "2026-11-20T08:15:00.000Z",
+                     *             "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *             "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *             "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "hasMore": false,
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProjectVersionListResponse"];
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid query parameters",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "details": {
+                     *         "errors": [
+                     *           {
+                     *             "path": "limit",
+                     *             "code": "invalid",
+                     *             "message": "must be an integer from 1 to 100"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryValidationError"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - projects:read scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Project not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProjectVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Project's id */
+                id: string;
+                /** @description The version’s number */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "version": 2,
+                     *         "operation": "update",
+                     *         "changedFields": [
+                     *           "title"
+                     *         ],
+                     *         "userId": "8c3f2b9e-1d4a-4f6b-9a2c-5e7d8f9a0b1c",
+                     *         "apiKeyId": null,
+                     *         "face": "rest",
+                     *         "createdAt": "2026-11-29T10:00:00.000Z",
+                     *         "data": {
+                     *           "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *           "name": "Acme Corporation",
+                     *           "status": "planned",
+                     *           "budget": 8,
+                     *           "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *           "parentProjectId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *           "milestoneId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *           "fileIds": [
+                     *             "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c"
+                     *           ],
+                     *           "taskIds": [
+                     *             "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a"
+                     *           ],
+                     *           "createdAt": "2026-11-20T08:15:00.000Z",
+                     *           "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *           "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *           "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProjectVersionResponse"];
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid query parameters",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "details": {
+                     *         "errors": [
+                     *           {
+                     *             "path": "limit",
+                     *             "code": "invalid",
+                     *             "message": "must be an integer from 1 to 100"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryValidationError"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - projects:read scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Project not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreProjectVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Project's id */
+                id: string;
+                /** @description The version’s number */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The restored Project */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *         "name": "Acme Corporation",
+                     *         "status": "planned",
+                     *         "budget": 8,
+                     *         "customerId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *         "parentProjectId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *         "milestoneId": "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a",
+                     *         "fileIds": [
+                     *           "a4c1e7b2-9d3f-4e6a-8b1c-2d5f7e9a0b3c"
+                     *         ],
+                     *         "taskIds": [
+                     *           "5c8e2a1f-6d3b-4e9a-8b7c-1f0e2d3c4b5a"
+                     *         ],
+                     *         "createdAt": "2026-11-20T08:15:00.000Z",
+                     *         "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *         "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProjectResponse"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - projects:write scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Project not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `details` maps each refused member to a message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationFailedError"];
@@ -12933,7 +17663,10 @@ export interface operations {
     };
     deleteTask: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Remove the record for good (owners and admins of the team; a private record: its creator). 403 for other roles. */
+                purge?: boolean;
+            };
             header?: never;
             path: {
                 /** @description The Task's id. */
@@ -13174,6 +17907,485 @@ export interface operations {
                      *         "title": "is required",
                      *         "status": "must be one of todo, in-progress, review, done, blocked"
                      *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTaskVersions: {
+        parameters: {
+            query?: {
+                /** @description Versions per page. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The Task's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Versions of the Task */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "version": 2,
+                     *           "operation": "update",
+                     *           "changedFields": [
+                     *             "title"
+                     *           ],
+                     *           "userId": "8c3f2b9e-1d4a-4f6b-9a2c-5e7d8f9a0b1c",
+                     *           "apiKeyId": null,
+                     *           "face": "rest",
+                     *           "createdAt": "2026-11-29T10:00:00.000Z",
+                     *           "data": {
+                     *             "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *             "title": "Prepare the quarterly report",
+                     *             "description": "Collect the figures from each office and summarise them.",
+                     *             "status": "todo",
+                     *             "priority": "medium",
+                     *             "tags": [
+                     *               "important"
+                     *             ],
+                     *             "dueDate": "2026-12-01",
+                     *             "estimatedHours": 8,
+                     *             "completed": false,
+                     *             "createdAt": "2026-11-20T08:15:00.000Z",
+                     *             "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *             "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *             "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "hasMore": false,
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TaskVersionListResponse"];
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid query parameters",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "details": {
+                     *         "errors": [
+                     *           {
+                     *             "path": "limit",
+                     *             "code": "invalid",
+                     *             "message": "must be an integer from 1 to 100"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryValidationError"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - tasks:read scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Task not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTaskVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Task's id */
+                id: string;
+                /** @description The version’s number */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "version": 2,
+                     *         "operation": "update",
+                     *         "changedFields": [
+                     *           "title"
+                     *         ],
+                     *         "userId": "8c3f2b9e-1d4a-4f6b-9a2c-5e7d8f9a0b1c",
+                     *         "apiKeyId": null,
+                     *         "face": "rest",
+                     *         "createdAt": "2026-11-29T10:00:00.000Z",
+                     *         "data": {
+                     *           "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *           "title": "Prepare the quarterly report",
+                     *           "description": "Collect the figures from each office and summarise them.",
+                     *           "status": "todo",
+                     *           "priority": "medium",
+                     *           "tags": [
+                     *             "important"
+                     *           ],
+                     *           "dueDate": "2026-12-01",
+                     *           "estimatedHours": 8,
+                     *           "completed": false,
+                     *           "createdAt": "2026-11-20T08:15:00.000Z",
+                     *           "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *           "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *           "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TaskVersionResponse"];
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid query parameters",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "details": {
+                     *         "errors": [
+                     *           {
+                     *             "path": "limit",
+                     *             "code": "invalid",
+                     *             "message": "must be an integer from 1 to 100"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryValidationError"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - tasks:read scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Task not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreTaskVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Task's id */
+                id: string;
+                /** @description The version’s number */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The restored Task */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *         "title": "Prepare the quarterly report",
+                     *         "description": "Collect the figures from each office and summarise them.",
+                     *         "status": "todo",
+                     *         "priority": "medium",
+                     *         "tags": [
+                     *           "important"
+                     *         ],
+                     *         "dueDate": "2026-12-01",
+                     *         "estimatedHours": 8,
+                     *         "completed": false,
+                     *         "createdAt": "2026-11-20T08:15:00.000Z",
+                     *         "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *         "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *         "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TaskResponse"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - tasks:write scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Task not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `details` maps each refused member to a message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationFailedError"];

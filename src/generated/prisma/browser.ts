@@ -113,6 +113,14 @@ export type ApiKeyUsage = Prisma.ApiKeyUsageModel
  */
 export type ApiKeyAudit = Prisma.ApiKeyAuditModel
 /**
+ * Model AuditEvent
+ * One entry of the audit trail: who changed what who may do what (src/modules/audit). A team event
+ * has `teamId`; a user-level event (sign-ins, two-factor, sessions, API keys) has `userId` instead and
+ * shows in the log of every team that user belongs to when it is read. `actorUserId`/`actorApiKeyId`
+ * have no foreign key: the record of who did it outlives the actor. `details` never holds a secret.
+ */
+export type AuditEvent = Prisma.AuditEventModel
+/**
  * Model TeamInvitation
  * An invitation to join a team with a role. `token` (UUID v4) is the secret the invitee presents.
  * status: pending, accepted, declined. Cancelled invitations are deleted.
@@ -131,6 +139,16 @@ export type Subscription = Prisma.SubscriptionModel
  * counted at, so an unchanged total is not counted again. Readable through app_record_version only.
  */
 export type RecordVersion = Prisma.RecordVersionModel
+/**
+ * Model RecordHistory
+ * Record history (src/modules/entities/history.ts): one version per create, update, delete and restore
+ * of an entity record or a child record, written by the write path in the change's own transaction
+ * (a rolled-back change leaves none). `data` is the record as it was after the change (before it, for
+ * a final delete), in the API's shape; `changedFields` the fields the change set to another value.
+ * `ownerId` is the record's creator when the entity is private: only they see its versions (RLS).
+ * Kept per entity (definition `history.keep`), pruned by the history sweep.
+ */
+export type RecordHistory = Prisma.RecordHistoryModel
 /**
  * Model EntityEvent
  * The realtime event log (src/modules/realtime/): one row per create, update and delete of an entity

@@ -9,6 +9,7 @@ import { runAsUser, systemDb, type Tx } from '../../db/request-db.js';
 import type { Credentials } from '../../auth/request-scope.js';
 import { hashPassword } from '../../auth/password.js';
 import { AppError } from '../../shared/errors.js';
+import { recordOperatorAudit } from '../audit/service.js';
 import { replacePassword } from './passwords.js';
 import * as repo from './repository.js';
 
@@ -22,14 +23,22 @@ async function userByEmail(database: Database, email: string) {
 export async function setPassword(database: Database, email: string, password: string): Promise<{ id: string; email: string; endedSessions: number }> {
   const user = await userByEmail(database, email);
   const passwordHash = await hashPassword(password);
-  const ended = await runAsUser(database, user.id, (tx) => replacePassword(tx, user.id, passwordHash, new Date(), null));
+  const ended = await runAsUser(database, user.id, async (tx) => {
+    const ended = await replacePassword(tx, user.id, passwordHash, new Date(), null);
+    await recordOperatorAudit(tx, { userId: user.id, action: 'sessions.revoked', target: { type: 'user', id: user.id }, details: { count: ended.length, reason: 'password set by an operator' } });
+    return ended;
+  });
   return { id: user.id, email: user.email, endedSessions: ended.length };
 }
 
 /** Turns the user's two-factor sign-in off (and ends their recovery codes); whether it was on or being set up. */
 export async function turnOffTwoFactor(database: Database, email: string): Promise<{ id: string; email: string; wasOn: boolean }> {
   const user = await userByEmail(database, email);
-  const wasOn = await runAsUser(database, user.id, (tx) => repo.removeTwoFactor(tx, user.id, new Date()));
+  const wasOn = await runAsUser(database, user.id, async (tx) => {
+    const wasOn = await repo.removeTwoFactor(tx, user.id, new Date());
+    if (wasOn) await recordOperatorAudit(tx, { userId: user.id, action: 'two_factor.disabled', target: { type: 'user', id: user.id }, details: { by: 'operator' } });
+    return wasOn;
+  });
   return { id: user.id, email: user.email, wasOn };
 }
 
@@ -91,6 +100,7 @@ export async function disableUser(database: Database, evictions: Evictions, emai
     const now = new Date();
     if (!wasDisabled) await tx.user.update({ where: { id: current.id }, data: { disabledAt: now }, select: { id: true } });
     endedSessions = await repo.deleteSessionsExcept(tx, current.id, null);
+    if (!wasDisabled || endedSessions > 0) await recordOperatorAudit(tx, { userId: current.id, action: 'sessions.revoked', target: { type: 'user', id: current.id }, details: { count: endedSessions, reason: 'account disabled by an operator' } });
     for (const purpose of ['password_reset', 'sign_in_challenge', 'email_verification'] as const) await repo.useAccountTokensOf(tx, current.id, purpose, now);
     return { wasSuperadminKept: false };
   });

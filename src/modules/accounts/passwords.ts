@@ -11,6 +11,7 @@ import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../auth/request-scope.js';
 import { revokeKeysOf } from '../api-keys/service.js';
+import { recordAudit } from '../audit/service.js';
 import { claimAccount } from './account-takeover.js';
 import type { ChangePasswordInput, PasswordResetInput, RequestPasswordResetInput } from './inputs.js';
 import { mailLink, openLink } from './mailed-links.js';
@@ -64,7 +65,8 @@ export async function resetPassword(scope: RequestScope, input: PasswordResetInp
   const proof = { purpose: 'password reset: claim an account whose e-mail was never verified', before: link.spend, after: (tx: Tx) => repo.setPasswordHash(tx, link.userId, passwordHash) };
   if (account && !account.emailVerifiedAt && (await claimAccount(scope, account, proof))) return;
   await link.use(async (tx) => {
-    await replacePassword(tx, link.userId, passwordHash, scope.now(), ownSessionOf(scope, link.userId));
+    const ended = await replacePassword(tx, link.userId, passwordHash, scope.now(), ownSessionOf(scope, link.userId));
+    await recordAudit(scope, tx, { userId: link.userId, action: 'sessions.revoked', target: { type: 'user', id: link.userId }, details: { count: ended.length, reason: 'password reset' } }, { userId: link.userId });
     await revokeKeysOf(scope, tx, link.userId, 'password reset');
   });
 }
@@ -104,6 +106,7 @@ export async function changePassword(scope: ThrottledScope, input: ChangePasswor
   const passwordHash = await hashPassword(input.newPassword);
   const tx = await scope.db.tx();
   const ended = await replacePassword(tx, actor.userId, passwordHash, scope.now(), actor.sessionId);
+  await recordAudit(scope, tx, { userId: actor.userId, action: 'sessions.revoked', target: { type: 'user', id: actor.userId }, details: { count: ended.length, reason: 'password change' } });
   await revokeKeysOf(scope, tx, actor.userId, 'password change', ended);
   return { endedSessions: ended.length, session: await renewSession(scope, tx, actor) };
 }

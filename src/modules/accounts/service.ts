@@ -6,6 +6,7 @@ import { AppError, unauthenticated } from '../../shared/errors.js';
 import type { RequestScope } from '../../auth/request-scope.js';
 import { createGlobalTeam, createPersonalTeam, joinByInvitation, openInvitationForSignup } from '../teams/service.js';
 import type { CreateUserInput, LoginInput, SignupInput, SignupWithInviteInput } from './inputs.js';
+import { recordAudit, recordFailedSignIn } from '../audit/service.js';
 import * as repo from './repository.js';
 import { accountDisabled, startSession, userOf, type SessionInfo, type StartedSession, type ThrottledScope } from './session-start.js';
 import { challengeFor, type TwoFactorChallenge } from './two-factor.js';
@@ -155,20 +156,29 @@ export async function login(scope: ThrottledScope, input: LoginInput): Promise<S
   const attempt = await scope.signIns.beginSignIn(input.email, scope.client.ip);
   const found = await repo.findCredentials(scope.system('login: credentials by e-mail'), input.email);
   const valid = await verifyPassword(found?.passwordHash ?? null, input.password);
+  // The request fails and rolls back: a member's failed sign-in is recorded apart (an unknown e-mail is no one's).
+  if (found && !valid) await recordFailedSignIn(scope, found.id, { reason: 'wrong password' });
   if (!found || !valid) throw unauthenticated(); // the attempt stays counted: a failure
   await attempt.succeeded();
   const { passwordHash: _hash, emailVerifiedAt, disabledAt, totp, ...user } = found;
   if (disabledAt) throw accountDisabled();
   if (!emailVerifiedAt && scope.config.requireEmailVerification) throw emailNotVerified();
   if (totp?.enabledAt) return challengeFor(scope, user.id);
-  return scope.runAs(user.id, async (tx) => startSession(scope, tx, user, await repo.firstTeamId(tx, user.id)));
+  return scope.runAs(user.id, async (tx) => {
+    const session = await startSession(scope, tx, user, await repo.firstTeamId(tx, user.id));
+    await recordAudit(scope, tx, { userId: user.id, action: 'sign_in.succeeded', target: { type: 'user', id: user.id }, details: { method: 'password' } }, { userId: user.id });
+    return session;
+  });
 }
 
 /** Revokes the caller's session server-side: its token stops working on the next request. */
 export async function logout(scope: RequestScope): Promise<boolean> {
   const { actor } = scope;
   if (actor.kind !== 'user' || !actor.sessionId) throw unauthenticated();
-  return repo.deleteSession(await scope.db.tx(), actor.sessionId);
+  const tx = await scope.db.tx();
+  const ended = await repo.deleteSession(tx, actor.sessionId);
+  if (ended) await recordAudit(scope, tx, { userId: actor.userId, action: 'session.revoked', target: { type: 'session', id: actor.sessionId }, details: { reason: 'sign out' } });
+  return ended;
 }
 
 /** The signed-in caller and their active team, as authentication just loaded them. */

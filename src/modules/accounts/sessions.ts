@@ -4,6 +4,7 @@ import Bowser from 'bowser';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../auth/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
+import { recordAudit } from '../audit/service.js';
 import * as repo from './repository.js';
 import { signedInBySession } from './session-start.js';
 
@@ -38,14 +39,19 @@ export function deviceName(userAgent: string | null): string | null {
 
 /** Ends one of the caller's sessions (this one included); another user's is not found (RLS). */
 export async function revokeSession(scope: RequestScope, id: string): Promise<{ current: boolean }> {
-  const { sessionId } = signedInBySession(scope);
-  const found = isUuid(id) && (await repo.deleteSession(await scope.db.tx(), id));
+  const { userId, sessionId } = signedInBySession(scope);
+  const tx = await scope.db.tx();
+  const found = isUuid(id) && (await repo.deleteSession(tx, id));
   if (!found) throw new AppError('NOT_FOUND', 'Session not found');
+  await recordAudit(scope, tx, { userId, action: 'session.revoked', target: { type: 'session', id }, details: { current: id === sessionId } });
   return { current: id === sessionId };
 }
 
 /** Ends every session of the caller but this one; how many ended. */
 export async function revokeOtherSessions(scope: RequestScope): Promise<number> {
   const { userId, sessionId } = signedInBySession(scope);
-  return repo.deleteSessionsExcept(await scope.db.tx(), userId, sessionId);
+  const tx = await scope.db.tx();
+  const ended = await repo.deleteSessionsExcept(tx, userId, sessionId);
+  await recordAudit(scope, tx, { userId, action: 'sessions.revoked', target: { type: 'user', id: userId }, details: { count: ended, reason: 'sign out elsewhere' } });
+  return ended;
 }

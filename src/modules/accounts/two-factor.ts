@@ -15,6 +15,7 @@ import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../auth/request-scope.js';
 import { seal, unseal } from '../../shared/sealing.js';
 import type { ConfirmTwoFactorInput, EnrollTwoFactorInput, TwoFactorCodeInput, TwoFactorSignInInput } from './inputs.js';
+import { recordAudit, recordFailedSignIn } from '../audit/service.js';
 import { issueAccountToken, openLink, type OpenLink } from './mailed-links.js';
 import { assertCurrentPassword } from './passwords.js';
 import * as repo from './repository.js';
@@ -111,6 +112,7 @@ export async function confirmTwoFactor(scope: ThrottledScope, input: ConfirmTwoF
     await tx.userTotp.update({ where: { userId: actor.userId }, data: { enabledAt: now } });
     const recoveryCodes = await newRecoveryCodes(tx, actor.userId, now);
     const endedSessions = await repo.deleteSessionsExcept(tx, actor.userId, actor.sessionId);
+    await recordAudit(scope, tx, { userId: actor.userId, action: 'two_factor.enabled', target: { type: 'user', id: actor.userId }, details: { endedSessions } });
     return { recoveryCodes, endedSessions, session: await renewSession(scope, tx, actor) };
   });
 }
@@ -124,6 +126,7 @@ export async function disableTwoFactor(scope: ThrottledScope, input: TwoFactorCo
     if (!totp?.enabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is not on');
     if (!(await acceptSecondFactor(scope, tx, actor.userId, totp.secretSealed, input.code))) throw wrongCode();
     await repo.removeTwoFactor(tx, actor.userId, scope.now());
+    await recordAudit(scope, tx, { userId: actor.userId, action: 'two_factor.disabled', target: { type: 'user', id: actor.userId } });
   });
 }
 
@@ -150,15 +153,22 @@ export async function completeTwoFactorSignIn(scope: ThrottledScope, input: TwoF
   // the tries past it touch no other counter (a refused try is not an attempt at the account). A try
   // refused by the throttle (429) stays spent: the challenge is short-lived, the block is not.
   if (!(await scope.signIns.takeChallengeTry(hashToken(input.challenge), challengeTtlMs / 1000))) await endChallenge(link);
-  return throttledCode(scope, `2fa:${link.userId}`, link.userId, () =>
+  const signIn = throttledCode(scope, `2fa:${link.userId}`, link.userId, () =>
     // A wrong code rolls back the transaction: the challenge stays usable until its tries are spent or it expires.
     link.use(async (tx) => {
       const totp = await tx.userTotp.findUnique({ where: { userId: link.userId }, select: { secretSealed: true, enabledAt: true } });
       if (!totp?.enabledAt || !(await acceptSecondFactor(scope, tx, link.userId, totp.secretSealed, input.code))) throw wrongCode();
       const user = await tx.user.findUniqueOrThrow({ where: { id: link.userId }, select: repo.userView });
-      return startSession(scope, tx, user, await repo.firstTeamId(tx, user.id));
+      const session = await startSession(scope, tx, user, await repo.firstTeamId(tx, user.id));
+      await recordAudit(scope, tx, { userId: user.id, action: 'sign_in.succeeded', target: { type: 'user', id: user.id }, details: { method: 'password and second factor' } }, { userId: user.id });
+      return session;
     }),
   );
+  // The wrong code's transaction rolled back: its entry is written apart (named system access).
+  return signIn.catch(async (error: unknown) => {
+    if (error instanceof AppError && error.code === 'INVALID_CODE') await recordFailedSignIn(scope, link.userId, { reason: 'wrong second factor' });
+    throw error;
+  });
 }
 
 /** Uses the challenge up (its tries are spent: ended for good, whatever the throttle's store remembers) and refuses. */

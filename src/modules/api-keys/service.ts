@@ -7,6 +7,7 @@ import type { Tx } from '../../db/request-db.js';
 import type { RequestScope } from '../../auth/request-scope.js';
 import { AppError, unauthenticated } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
+import { recordAudit } from '../audit/service.js';
 import { assertWithinLimit } from '../teams/plan-usage.js';
 import type { CreateApiKeyInput } from './inputs.js';
 import * as repo from './repository.js';
@@ -80,6 +81,9 @@ export async function createKey(scope: RequestScope, input: CreateApiKeyInput): 
   // the user's row first, so the insert above waited for it; a session gone since may leave no key.
   if (user.sessionId && !(await repo.sessionExists(tx, user.sessionId))) throw unauthenticated();
   await repo.insertAudit(tx, { keyId: record.id, action: 'created', ipAddress: scope.client.ip, userAgent: scope.client.userAgent });
+  // A key is its user's, not a team's: a user-level entry, shown in each of the user's teams.
+  const details = { name: record.name, keyPrefix: record.keyPrefix, scopes: record.scopes, expiresAt: expiresAt?.toISOString() ?? null };
+  await recordAudit(scope, tx, { userId: user.userId, action: 'api_key.created', target: { type: 'api_key', id: record.id }, details });
   return { ...view(record, now), key };
 }
 
@@ -129,7 +133,9 @@ export async function revokeKey(scope: RequestScope, id: string): Promise<ApiKey
   if (!keyHash) throw new AppError('NOT_FOUND', 'API key not found');
   await repo.insertAudit(tx, { keyId: id, action: 'revoked', ipAddress: scope.client.ip, userAgent: scope.client.userAgent });
   await scope.credentials.forgetKey(keyHash);
-  return view((await repo.findKey(tx, id))!, at);
+  const revoked = view((await repo.findKey(tx, id))!, at);
+  await recordAudit(scope, tx, { userId: signedInUser(scope).userId, action: 'api_key.revoked', target: { type: 'api_key', id }, details: { name: revoked.name, keyPrefix: revoked.keyPrefix } });
+  return revoked;
 }
 
 /**
@@ -142,6 +148,7 @@ export async function revokeKeysOf(scope: RequestScope, tx: Tx, userId: string, 
   if (sessionIds?.length === 0) return 0;
   const revoked = await repo.revokeKeysOf(tx, userId, scope.now(), sessionIds);
   await repo.insertAudits(tx, revoked.map((keyId) => ({ keyId, action: 'revoked', reason, ipAddress: scope.client.ip, userAgent: scope.client.userAgent })));
+  for (const keyId of revoked) await recordAudit(scope, tx, { userId, action: 'api_key.revoked', target: { type: 'api_key', id: keyId }, details: { reason } });
   if (revoked.length) await scope.credentials.forgetUser(userId);
   return revoked.length;
 }

@@ -45,7 +45,8 @@ describe('entity definitions', () => {
     expect(prisma).toContain('  labels String[] @default([])');
     expect(prisma).toContain('  deletedAt DateTime? @map("deleted_at") @db.Timestamptz(3)');
     expect(prisma).toContain('  @@index([teamId, createdAt])');
-    expect(prisma).toContain('  @@unique([teamId, number])');
+    // Soft-deleting: unique among the live records (a deleted record's number is free again).
+    expect(prisma).toContain('  @@unique([teamId, number], where: { deletedAt: null })');
     expect(prisma).toContain('  @@index([teamId, amount])');
     expect(prisma).toContain('  @@index([labels], type: Gin)');
     expect(prisma).toContain('  @@index([teamId, amount, issuedOn, id])');
@@ -77,7 +78,10 @@ describe('entity definitions', () => {
     expect(sdl).toContain('receipt(id: ID!): Receipt!');
     expect(sdl).toContain('createReceipt(input: CreateReceiptInput!): Receipt!');
     expect(sdl).toContain('updateReceipt(id: ID!, input: UpdateReceiptInput!): Receipt!');
-    expect(sdl).toContain('deleteReceipt(id: ID!): ReceiptDeletion!');
+    expect(sdl).toMatch(/deleteReceipt\(\s*id: ID!\s*"""[^"]*"""\s*purge: Boolean\s*\): ReceiptDeletion!/);
+    expect(sdl).toContain('restoreReceipt(id: ID!): Receipt!');
+    expect(sdl).toContain('restoreReceiptVersion(id: ID!, version: Int!): Receipt!');
+    expect(sdl).toMatch(/trashedReceipts\(/);
     expect(sdl).not.toMatch(/receipt[^\n]*JSONObject/i);
   });
 

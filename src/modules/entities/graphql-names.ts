@@ -3,7 +3,8 @@
 // `Task` with `status: select ['todo', 'in-progress']` gives the type `Task`, the enum `TaskStatus`
 // with values `TODO` and `IN_PROGRESS` (standing for the stored strings), `CreateTaskInput`,
 // `UpdateTaskInput`, `TaskFilter`, `TaskPage`, the queries `tasks` and `task`, the mutations
-// `createTask`, `updateTask`, `deleteTask`; a child `Note` of customers gives `createNote`, … .
+// `createTask`, `updateTask`, `deleteTask`, `restoreTaskVersion`; a soft-deleting `Post` also `trashedPosts` and
+// `restorePost`; a child `Note` of customers gives `createNote`, … .
 import { type ChildDefinition, type EntityDefinition, type FieldDefinition } from '../../config/entity-definition.js';
 import { pluralOf } from '../../config/entity-names.js';
 
@@ -59,6 +60,11 @@ export function graphqlNames(owner: EntityDefinition | ChildDefinition) {
     create: `create${name}`,
     update: `update${name}`,
     delete: `delete${name}`,
+    /** A soft-deleting entity's trash: `trashedPosts`, and `restorePost`. */
+    trash: `trashed${plural}`,
+    restore: `restore${name}`,
+    /** Record history: `restoreTaskVersion` (history-schema.ts). */
+    restoreVersion: `restore${name}Version`,
   };
 }
 

@@ -71,8 +71,26 @@ export function aggregateOpenApi(d: EntityDefinition): EntityOpenApi {
   };
 }
 
+/** The trash's routes (soft-deleting entities): `list` its records with LIST's parameters, `restore` one. */
+export function trashOpenApi(d: EntityDefinition, kind: 'list' | 'restore'): EntityOpenApi {
+  const s = schemaNames(d);
+  if (kind === 'list') {
+    const listed = entityOpenApi(d, 'list');
+    return { ...listed, operationId: `list${upperFirst(graphqlNames(d).trash)}`, summary: `List the trash of ${d.slug}`, description: `The deleted ${d.slug} the caller would see were they live, with LIST's parameters. Scope: ${d.permissions.list.join(' or ') || 'none grants it'}.` };
+  }
+  const scopes = d.permissions.delete;
+  return {
+    operationId: graphqlNames(d).restore,
+    summary: `Restore a ${d.name} from the trash`,
+    description: `Takes the record out of the trash, as a new change (its version is kept, its hooks run). 409 naming the field when a live record has taken its unique value since. Scope: ${scopes.join(' or ') || 'none grants it'}.`,
+    parameters: [path('id', `The ${d.name}'s id.`)],
+    responses: { '200': json(`The restored ${d.name}`, ref(s.one), { success: true, data: { ...exampleRecord(d, { written: true }), deletedAt: null } }), ...errors(d, scopes[0], ['404', '409'], {}) },
+    schemas: entitySchemas(d),
+  };
+}
+
 /** The errors an operation can answer, with the contract's envelopes and messages. */
-function errors(owner: { name: string }, scope: string | undefined, codes: string[], validationExample: Record<string, string>): Record<string, Schema> {
+export function errors(owner: { name: string }, scope: string | undefined, codes: string[], validationExample: Record<string, string>): Record<string, Schema> {
   const all: Record<string, Schema> = {
     '400': codes.includes('query')
       ? json('Invalid query parameters', ref('QueryValidationError'), { success: false, error: 'Invalid query parameters', code: 'VALIDATION_ERROR', details: { errors: [{ path: 'limit', code: 'invalid', message: 'must be an integer from 1 to 100' }] } })
@@ -145,11 +163,11 @@ function entityOperation(d: EntityDefinition, operation: Operation): Omit<Entity
       return {
         operationId: names.delete,
         summary: `Delete a ${d.name}`,
-        description: `${d.softDelete ? 'Marks the record deleted and answers it with `deletedAt`.' : 'Removes the record.'} ${scopeText}`,
-        parameters: [id],
+        description: `${d.softDelete ? 'Marks the record deleted (it goes to the trash) and answers it with `deletedAt`; with `purge=true`, removes it for good, live or trashed, and answers a message.' : 'Removes the record.'} ${scopeText}`,
+        parameters: [id, query('purge', { type: 'boolean', default: false }, 'Remove the record for good (owners and admins of the team; a private record: its creator). 403 for other roles.')],
         responses: {
           '200': d.softDelete
-            ? json(`The ${d.name}, with deletedAt`, ref(s.one), { success: true, data: { ...written, deletedAt: '2026-11-23T10:00:00.000Z' } })
+            ? json(`The ${d.name}, with deletedAt (or, purged, a message)`, { anyOf: [ref(s.one), ref('MessageResponse')] }, { success: true, data: { ...written, deletedAt: '2026-11-23T10:00:00.000Z' } })
             : json(`The ${d.name} is deleted`, ref('MessageResponse'), { success: true, message: `${d.name} deleted` }),
           ...errors(d, scopes[0], ['404'], {}),
         },

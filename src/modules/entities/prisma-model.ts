@@ -48,16 +48,17 @@ function fieldLine(field: FieldDefinition): string {
 /**
  * Every query of a record is scoped to its team, and for private entities (`shared: false`) to its
  * creator too: indexes lead with those columns, so a filtered count stays an index-only range scan of
- * the caller's own rows however large the team's table grows.
+ * the caller's own rows however large the team's table grows. A unique value is unique among the live
+ * records of a soft-deleting entity (a partial index): a deleted record's value is free again.
  */
-function indexes(fields: FieldDefinition[], shared: boolean, composite: { fields: string[] }[] = []): string[] {
+function indexes(fields: FieldDefinition[], shared: boolean, composite: { fields: string[] }[] = [], softDelete = false): string[] {
   const scope = shared ? 'teamId' : 'teamId, userId';
   const lines = [`  @@index([${scope}, createdAt])`];
   for (const index of composite) lines.push(`  @@index([${scope}, ${index.fields.join(', ')}, id])`);
   for (const f of fields) {
     // Search: a trigram GIN index serves the case-insensitive "contains" of LIST `search`.
     if (f.searchable) lines.push(`  @@index([${f.name}(ops: raw("gin_trgm_ops"))], type: Gin)`);
-    if (f.unique) lines.push(`  @@unique([teamId, ${f.name}])`);
+    if (f.unique) lines.push(`  @@unique([teamId, ${f.name}]${softDelete ? ', where: { deletedAt: null }' : ''})`);
     else if (f.type === 'multiselect' && f.filterable) lines.push(`  @@index([${f.name}], type: Gin)`);
     else if ((f.sortable || f.filterable) && f.type !== 'multiselect') lines.push(`  @@index([${scope}, ${f.name}])`);
     // A foreign key's own index: the target's delete finds the records naming it, and a target's records are read by it.
@@ -146,7 +147,7 @@ function entityModel(d: EntityDefinition, definitions: readonly EntityDefinition
   if (d.softDelete) lines.push('  deletedAt DateTime? @map("deleted_at") @db.Timestamptz(3)');
   lines.push(...stampLines, ...ownerRelationLines(d.name), ...relationLines(d), ...d.links.map((f) => `  ${linksField(f)} ${linkModel(d, f)}[] @relation("${relationName(d, f)}")`), ...inverseLines(d, definitions));
   for (const c of d.children) lines.push(`  ${childField(c)} ${c.name}[]`);
-  lines.push('', ...indexes(d.fields, d.access.shared, d.indexes), `  @@map("${d.tableName}")`, '}');
+  lines.push('', ...indexes(d.fields, d.access.shared, d.indexes, d.softDelete), `  @@map("${d.tableName}")`, '}');
   return lines.join('\n');
 }
 

@@ -10,6 +10,7 @@
 // a message saying why; a superadmin's publishes any team's record, as the platform's own do.
 // Its creator must pass the entity's update rule (declared in module.ts, judged by the queue's
 // handler runner when it is created through the API and when it runs). The handler lives here, with the records it changes.
+import { keepVersion } from './history.js';
 import { z } from 'zod';
 import type { AuthenticatedActor } from '../../auth/actor.js';
 import type { RequestScope } from '../../auth/request-scope.js';
@@ -170,6 +171,7 @@ export async function publishRecord(queue: QueueScope, transaction: TransactionR
     const previous = written(d, row, null);
     const { values } = await validatedWrite(d, 'update', data, previous, context);
     const record = written(d, await model.update({ where: { id }, data: values }), null);
+    await keepVersion(tx, d, null, { userId: publisher.userId, apiKeyId: null, face: 'action' }, 'update', record, previous);
     await afterChange(d, 'update', record, previous, context);
     await changed(queue, tx, d, d.slug, 'updated', record);
     return Object.keys(data);

@@ -101,18 +101,21 @@ function flaggedRecord(d: EntityDefinition): string {
 }
 
 /** What a write answers: every field, and the metas when the entity has them (service `written`). */
-const writtenRecord = (d: EntityDefinition) => `{ ${recordSelection(d, null, d.metas ? ['metas'] : [])} }`;
+/** A record as writes answer it: every field, the stamps and owners, and its metas. */
+export const writtenRecord = (d: EntityDefinition) => `{ ${recordSelection(d, null, d.metas ? ['metas'] : [])} }`;
 
-export function listDocument(d: EntityDefinition): EntityDocument {
+/** LIST, or with `among` 'trash' the soft-deleted records (trash.ts), with the same arguments. */
+export function listDocument(d: EntityDefinition, among: 'live' | 'trash' = 'live'): EntityDocument {
   const n = graphqlNames(d);
+  const field = among === 'trash' ? n.trash : n.list;
   const hasFilter = d.fields.some((f) => f.filterable);
   const args: [string, string][] = [
     ['page', 'Int'], ['limit', 'Int'], ['after', 'String'], ['sortBy', n.sortField], ['sortOrder', 'SortOrder'], ['search', 'String'], ['ids', '[ID!]'],
     ['from', 'Date'], ['to', 'Date'], ['dateField', n.dateField], ...(hasFilter ? [['filter', n.filter] as [string, string]] : []), ['where', n.where], ['distinct', fieldNameEnum(d)],
   ];
   const declarations = [...args.map(([name, type]) => `$${name}: ${type}`), ...flagDeclarations(d)];
-  return document(`query ${n.type}List(${declarations.join(', ')}) {
-  result: ${n.list}(${args.map(([name]) => `${name}: $${name}`).join(', ')}) {
+  return document(`query ${n.type}${among === 'trash' ? 'Trash' : 'List'}(${declarations.join(', ')}) {
+  result: ${field}(${args.map(([name]) => `${name}: $${name}`).join(', ')}) {
     items ${flaggedRecord(d)}
     values { value label entityType }
     page limit total totalPages endCursor${typedDistinctFields(d).map((f) => ` ${typedDistinctAlias(f)}: __typename @include(if: $${fieldFlag(f.name)})`).join('')}
@@ -165,11 +168,17 @@ export function recordOperationDocument(d: EntityDefinition, kind: 'query' | 'mu
   return document(`${kind} ${field}($id: ID!) { result: ${field}(id: $id) ${writtenRecord(d)} }`);
 }
 
-/** DELETE: the message, or for soft deletes the record as it now is (service `present`: no metas). */
+/** DELETE: the message, or for soft deletes the record as it now is (service `present`: no metas); `purge`: removed for good. */
 export function deleteDocument(d: EntityDefinition): EntityDocument {
   const n = graphqlNames(d);
   const record = d.softDelete ? ` record { ${recordSelection(d, null)} }` : '';
-  return document(`mutation ${n.delete}($id: ID!) { result: ${n.delete}(id: $id) { message${record} } }`);
+  return document(`mutation ${n.delete}($id: ID!, $purge: Boolean) { result: ${n.delete}(id: $id, purge: $purge) { message${record} } }`);
+}
+
+/** Takes a record out of the trash (trash.ts). */
+export function restoreDocument(d: EntityDefinition): EntityDocument {
+  const n = graphqlNames(d);
+  return document(`mutation ${n.restore}($id: ID!) { result: ${n.restore}(id: $id) ${writtenRecord(d)} }`);
 }
 
 /** A parent's children, read through the parent (the parent's read rules apply). */

@@ -8,14 +8,16 @@ import type { ChildDefinition, EntityDefinition, Operation } from '../../config/
 import { defineRoute, type HttpMethod, type RestRoute, type RouteAccess } from '../../rest/route.js';
 import { aggregateVariables, listVariables, readVariables } from './list-params.js';
 import { listAnswer, recordMapper, refuseDisabled } from './rest-answers.js';
-import { aggregateOpenApi, entityOpenApi } from './openapi.js';
+import { aggregateOpenApi, entityOpenApi, trashOpenApi } from './openapi.js';
 import { bodyInput } from './rest-bodies.js';
+import { historyRoutes } from './history-rest.js';
 import * as documents from './rest-documents.js';
 
 type Values = documents.Values;
 const record = z.object({ id: z.string().max(100) });
 const childRecord = record.extend({ childId: z.string().max(100) });
 const query = z.record(z.string(), z.string());
+const deleteQuery = z.object({ purge: z.enum(['true', 'false']).optional() });
 const body = z.record(z.string(), z.unknown());
 const result = (r: documents.Answer) => r.result;
 
@@ -77,8 +79,9 @@ function recordRoutes(d: EntityDefinition): RestRoute[] {
       method: 'DELETE', path: item, tags, access: access('delete'), openapi: entityOpenApi(d, 'delete'),
       summary: d.softDelete ? `DELETE a ${d.name} (soft: answers the record with deletedAt)` : `DELETE a ${d.name}`,
       params: record,
+      query: deleteQuery,
       operation: documents.deleteDocument(d),
-      variables: ({ params }) => ({ id: params.id }),
+      variables: ({ params, query: q }) => ({ id: params.id, purge: q.purge === 'true' }),
       data: (r) => (result(r).record ? map(result(r).record as Values) : undefined),
       extras: (r): { message?: string } => (result(r).record ? {} : { message: result(r).message as string }),
     }),
@@ -91,10 +94,32 @@ function recordRoutes(d: EntityDefinition): RestRoute[] {
     variables: ({ query: q }) => aggregateVariables(d, q),
     data: (r) => result(r).groups,
   });
+  const trash = () => [
+    defineRoute({
+      method: 'GET', path: `${base}/trash`, tags, access: 'authenticated', openapi: trashOpenApi(d, 'list'),
+      summary: `The trash of ${d.slug}: deleted records, with LIST's parameters`,
+      query,
+      operation: documents.listDocument(d, 'trash'),
+      variables: ({ query: q }) => listVariables(d, q),
+      parameterNames: { after: 'cursor' },
+      data: (r) => list.data(result(r)),
+      extras: (r) => ({ pagination: list.pagination(result(r)) }),
+    }),
+    defineRoute({
+      method: 'POST', path: `${item}/restore`, tags, access: 'authenticated', openapi: trashOpenApi(d, 'restore'),
+      summary: `Restore a ${d.name} from the trash`,
+      params: record,
+      operation: documents.restoreDocument(d),
+      variables: ({ params }) => ({ id: params.id }),
+      data: (r) => map(result(r)),
+    }),
+  ];
   return [
     ...enabled(d, routes, { GET: 'list', POST: 'create' }, base),
     ...(d.operations.list ? [aggregate()] : []),
+    ...(d.softDelete && d.operations.list && d.operations.delete ? trash() : []),
     ...enabled(d, routes, { GET: 'read', PATCH: 'update', DELETE: 'delete' }, item),
+    ...historyRoutes(d),
   ];
 }
 

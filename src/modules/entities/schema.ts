@@ -12,6 +12,7 @@ import { entityDefinitions } from '../../config/entities/index.js';
 import type { Builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
 import { registerAggregate } from './aggregate-schema.js';
+import { historyEnums, registerHistory } from './history-schema.js';
 import { graphqlNames } from './graphql-names.js';
 import { mediaOfFields } from './media-fields.js';
 import { listFieldRule, operationRule } from './rules.js';
@@ -23,6 +24,7 @@ import type { ListQuery } from './query.js';
 import * as children from './children.js';
 import * as sides from './related-lists.js';
 import * as records from './service.js';
+import * as trash from './trash.js';
 import * as writes from './writes.js';
 
 type Values = Record<string, unknown>;
@@ -43,10 +45,12 @@ export function registerEntities(b: Builder, definitions: readonly EntityDefinit
     media: mediaOfFields(b),
   };
   for (const d of definitions) built.set(d, entityTypes(b, d, shared, (r, child, ctx) => children.listChildren(ctx as Context, d, String(r.id), child.slug), relations));
+  const enums = historyEnums(b);
   for (const [d, types] of built) {
     registerQueries(b, d, types);
     if (d.operations.list) registerAggregate(b, d, types, listFieldRule(d));
     registerMutations(b, d, types);
+    registerHistory(b, d, types, enums);
   }
   return built;
 }
@@ -81,6 +85,31 @@ function childrenSelected(d: EntityDefinition, info: GraphQLResolveInfo, under: 
 
 const view = (d: EntityDefinition, children: string[]) => ({ fields: null, metas: d.metas, children });
 
+type QueryBuilder = Parameters<Parameters<Builder['queryFields']>[0]>[0];
+
+/** LIST's arguments (also the trash's). */
+function listArgs(t: QueryBuilder, types: EntityTypes) {
+  return {
+          page: t.arg.int(),
+          limit: t.arg.int({ description: '1 to 100 (default 10).' }),
+          first: t.arg.int({ description: 'Cursor pagination: the first records after `after` (1 to 100, default 10).' }),
+          after: t.arg.string({ description: 'Cursor pagination: a cursor of this list (an edge’s, or `endCursor`).' }),
+          last: t.arg.int({ description: 'Cursor pagination backwards: the last records before `before`.' }),
+          before: t.arg.string({ description: 'Cursor pagination backwards: a cursor of this list (`startCursor`).' }),
+          sortBy: t.arg({ type: types.sortField as never }),
+          sortOrder: t.arg({ type: 'SortOrder' as never }),
+          search: t.arg.string(),
+          ids: t.arg.idList(),
+          from: t.arg({ type: 'Date', description: 'First day of the range on dateField.' }),
+          to: t.arg({ type: 'Date', description: 'Last day of the range on dateField (included).' }),
+          dateField: t.arg({ type: types.dateField as never }),
+          ...(types.filter ? { filter: t.arg({ type: types.filter as never }) } : {}),
+          where: t.arg({ type: types.where as never, description: 'Conditions with operators, grouped with AND/OR/NOT; combined with the other arguments by AND.' }),
+          distinct: t.arg({ type: types.fieldName as never, description: 'The distinct values of this filterable field (in `values`) instead of records.' }),
+        
+  };
+}
+
 function registerQueries(b: Builder, d: EntityDefinition, types: EntityTypes): void {
   const names = graphqlNames(d);
   b.queryFields((t) => ({
@@ -90,25 +119,19 @@ function registerQueries(b: Builder, d: EntityDefinition, types: EntityTypes): v
             type: types.page as never,
             description: `LIST ${d.slug}: pages (page, limit) or cursors (first, after), sort, search, ids, a day range, field filters, or the distinct values of one field.`,
             authScopes: listFieldRule(d) as never,
-            args: {
-              page: t.arg.int(),
-              limit: t.arg.int({ description: '1 to 100 (default 10).' }),
-              first: t.arg.int({ description: 'Cursor pagination: the first records after `after` (1 to 100, default 10).' }),
-              after: t.arg.string({ description: 'Cursor pagination: a cursor of this list (an edge’s, or `endCursor`).' }),
-              last: t.arg.int({ description: 'Cursor pagination backwards: the last records before `before`.' }),
-              before: t.arg.string({ description: 'Cursor pagination backwards: a cursor of this list (`startCursor`).' }),
-              sortBy: t.arg({ type: types.sortField as never }),
-              sortOrder: t.arg({ type: 'SortOrder' as never }),
-              search: t.arg.string(),
-              ids: t.arg.idList(),
-              from: t.arg({ type: 'Date', description: 'First day of the range on dateField.' }),
-              to: t.arg({ type: 'Date', description: 'Last day of the range on dateField (included).' }),
-              dateField: t.arg({ type: types.dateField as never }),
-              ...(types.filter ? { filter: t.arg({ type: types.filter as never }) } : {}),
-              where: t.arg({ type: types.where as never, description: 'Conditions with operators, grouped with AND/OR/NOT; combined with the other arguments by AND.' }),
-              distinct: t.arg({ type: types.fieldName as never, description: 'The distinct values of this filterable field (in `values`) instead of records.' }),
-            },
+            args: listArgs(t, types),
             resolve: (_root, args, ctx, info) => records.list(ctx, d, args as ListQuery, view(d, childrenSelected(d, info, 'items'))) as never,
+          }),
+        }
+      : {}),
+    ...(d.operations.list && d.softDelete
+      ? {
+          [names.trash]: t.field({
+            type: types.page as never,
+            description: `The trash of ${d.slug}: the deleted records the caller would see were they live, with LIST's arguments (restore${d.name} takes one out).`,
+            authScopes: listFieldRule(d) as never,
+            args: listArgs(t, types),
+            resolve: (_root, args, ctx, info) => trash.listTrash(ctx, d, args as ListQuery, view(d, childrenSelected(d, info, 'items'))) as never,
           }),
         }
       : {}),
@@ -147,12 +170,24 @@ function registerMutations(b: Builder, d: EntityDefinition, types: EntityTypes):
           [names.delete]: t.field({
             type: types.deletion as never,
             authScopes: operationRule(d, 'delete') as never,
-            args: { id: t.arg.id({ required: true }) },
-            resolve: async (_root, { id }, ctx) => {
+            args: { id: t.arg.id({ required: true }), purge: t.arg.boolean({ description: `Remove the record for good${d.softDelete ? ', live or from the trash' : ''} (owners and admins; a private record: its creator).` }) },
+            resolve: async (_root, { id, purge }, ctx) => {
+              if (purge) return (await trash.purge(ctx, d, String(id)), { id: String(id), message: `${d.name} purged`, record: null }) as never;
               const { deleted } = await writes.remove(ctx, d, String(id));
               return { id: String(id), message: `${d.name} deleted`, record: deleted } as never;
             },
           }),
+          ...(d.softDelete
+            ? {
+                [names.restore]: t.field({
+                  type: types.record as never,
+                  description: `Takes a ${d.name} out of the trash (the delete rule; 409 naming the field when a live record took its unique value since).`,
+                  authScopes: operationRule(d, 'delete') as never,
+                  args: { id: t.arg.id({ required: true }) },
+                  resolve: (_root, { id }, ctx) => trash.restoreFromTrash(ctx, d, String(id)) as never,
+                }),
+              }
+            : {}),
         }
       : {}),
     // Children are changed under their parent, with the parent's update scopes.

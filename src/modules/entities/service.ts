@@ -93,9 +93,10 @@ export async function list(scope: RequestScope, d: EntityDefinition, query: List
   return listRows(scope, d, caller, checkListQuery(d, query, view));
 }
 
-async function listRows(scope: RequestScope, d: EntityDefinition, caller: Caller, q: ParsedQuery): Promise<ListResult> {
+/** The records of `among` (default: those the caller sees, baseWhere; the trash's deleted ones, trash.ts) that `q` selects. */
+export async function listRows(scope: RequestScope, d: EntityDefinition, caller: Caller, q: ParsedQuery, among: Values[] = baseWhere(d, caller)): Promise<ListResult> {
   const conditions = filterWhere(d, q);
-  const where = { AND: [...baseWhere(d, caller), ...conditions] };
+  const where = { AND: [...among, ...conditions] };
   const tx = await scope.db.tx();
   const model = delegateOf(tx, d.name);
   if (q.distinct) {

@@ -11,6 +11,7 @@ import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../auth/request-scope.js';
 import { lockMediaForRecord } from '../media/service.js';
 import { assertPlanAllows } from '../teams/plan-usage.js';
+import { authorOf, keepVersion, restoredValues, versionOf, type VersionOperation } from './history.js';
 import { afterChange, afterDelete, beforeDelete, lazyContext, validatedWrite } from './hooks.js';
 import { linkModel, linksField } from './prisma-model.js';
 import { delegateOf, isForeignKeyViolation, isRowSecurityViolation } from './repository.js';
@@ -106,16 +107,19 @@ export async function create(scope: RequestScope, d: EntityDefinition, body: unk
   const { own, links } = linkWrites(d, caller, values);
   const data = { ...own, ...links, teamId: caller.teamId, userId: caller.actor.userId, ...(d.metas ? { metas: mergedMetas({}, metas ?? {}) } : {}) };
   const record = written(d, await delegateOf(tx, d.name).create({ data, ...includeOf(d, caller, []) }).catch(relationGone(d, values)), caller);
+  await keepVersion(tx, d, null, authorOf(scope), 'create', record, null);
   await afterChange(d, 'create', record, null, context);
   await changed(scope, tx, d, d.slug, 'created', record);
   return record;
 }
 
-export async function update(scope: RequestScope, d: EntityDefinition, id: string, body: unknown): Promise<Values> {
+/** Updates a record (`operation` restore: a version's values written back, history.ts), its version kept with it. */
+export async function update(scope: RequestScope, d: EntityDefinition, id: string, body: unknown, operation: Extract<VersionOperation, 'update' | 'restore'> = 'update'): Promise<Values> {
   const caller = callerFor(scope, d, 'update') as Extract<Caller, { kind: 'user' }>;
   const context = contextOf(scope, caller);
-  const current = await visible(scope, d, caller, id, d.hooks ? includeOf(d, caller, []) : {});
-  const previous = d.hooks ? written(d, current, caller) : null;
+  // The record before the change, as its writes answer it: for the hooks, and the fields its version names.
+  const current = await visible(scope, d, caller, id, includeOf(d, caller, []));
+  const previous = written(d, current, caller);
   const { values, metas } = await validatedWrite(d, 'update', body, previous, context);
   await checkRelated(scope, d, caller, values);
   const { own, links } = linkWrites(d, caller, values);
@@ -123,6 +127,7 @@ export async function update(scope: RequestScope, d: EntityDefinition, id: strin
   const tx = await scope.db.tx();
   await unlinkOthers(tx, d, caller, id, values);
   const record = written(d, await delegateOf(tx, d.name).update({ where: { id }, data, ...includeOf(d, caller, []) }).catch(relationGone(d, values)), caller);
+  await keepVersion(tx, d, null, authorOf(scope), operation, record, previous);
   await afterChange(d, 'update', record, previous, context);
   await changed(scope, tx, d, d.slug, 'updated', record);
   return record;
@@ -141,6 +146,7 @@ export async function remove(scope: RequestScope, d: EntityDefinition, id: strin
     const row = await model.update({ where: { id }, data: { deletedAt: scope.now() }, ...includeOf(d, caller, []) });
     // The record as its writes answer it (metas included): GraphQL selects what it wants of it.
     const record = written(d, row, caller);
+    await keepVersion(tx, d, null, authorOf(scope), 'delete', record, before);
     await afterDelete(d, record, context);
     await changed(scope, tx, d, d.slug, 'deleted', record);
     return { deleted: record };
@@ -149,9 +155,15 @@ export async function remove(scope: RequestScope, d: EntityDefinition, id: strin
     if (!isForeignKeyViolation(error)) throw error;
     throw new AppError('CONFLICT', `${d.name} is still related to records that keep it (onDelete: restrict): change or delete those first`);
   });
+  await keepVersion(tx, d, null, authorOf(scope), 'delete', before, before);
   await afterDelete(d, before, context);
   await changed(scope, tx, d, d.slug, 'deleted', before);
   return { deleted: null };
+}
+
+/** Writes version `version` of a record back as a new change (history.ts): the update's rules, validation and hooks. */
+export async function restoreVersion(scope: RequestScope, d: EntityDefinition, id: string, version: number): Promise<Values> {
+  return update(scope, d, id, restoredValues(d, await versionOf(scope, d, id, version)), 'restore');
 }
 
 /** The hooks' context of a write by `caller` (made when a hook first runs). */

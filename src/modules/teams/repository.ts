@@ -185,7 +185,7 @@ export async function deleteMember(tx: Tx, memberId: string): Promise<void> {
 }
 
 export function insertMember(tx: Tx, data: { teamId: string; userId: string; role: string }) {
-  return tx.teamMember.create({ data, select: { teamId: true, role: true, joinedAt: true } });
+  return tx.teamMember.create({ data, select: { id: true, teamId: true, role: true, joinedAt: true } });
 }
 
 export async function setActiveTeam(tx: Tx, sessionId: string, teamId: string): Promise<void> {
@@ -286,7 +286,7 @@ export function invitationByTokenForSignup(system: SystemDb, token: string) {
 }
 
 export function findInvitation(tx: Tx, id: string) {
-  return tx.teamInvitation.findUnique({ where: { id }, select: { id: true, teamId: true } });
+  return tx.teamInvitation.findUnique({ where: { id }, select: { id: true, teamId: true, email: true, role: true } });
 }
 
 export function answerInvitation(tx: Tx, id: string, status: 'accepted' | 'declined', at: Date) {

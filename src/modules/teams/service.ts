@@ -10,6 +10,7 @@ import { pageOf, type Page } from '../../shared/pagination.js';
 import type { RequestScope } from '../../auth/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import type { CreateTeamInput, InviteInput, ListMembersQuery, ListTeamsQuery, UpdateTeamInput } from './inputs.js';
+import { recordAudit } from '../audit/service.js';
 import { assertWithinLimit, measure, type Usage } from './plan-usage.js';
 import { planOf, plansOf, type Plan } from './plans.js';
 import * as repo from './repository.js';
@@ -107,7 +108,9 @@ export async function getTeam(scope: RequestScope, teamId: string): Promise<Team
 export async function updateTeam(scope: RequestScope, teamId: string, input: UpdateTeamInput) {
   const tx = await scope.db.tx();
   check(rules.canUpdateTeam((await roleIn(scope, tx, teamId)).role));
-  return repo.updateTeam(tx, teamId, input);
+  const updated = await repo.updateTeam(tx, teamId, input);
+  await recordAudit(scope, tx, { teamId, action: 'team.updated', target: { type: 'team', id: teamId }, details: { ...input } });
+  return updated;
 }
 
 /**
@@ -161,6 +164,7 @@ export async function changeMemberRole(scope: RequestScope, teamId: string, memb
   const target = await targetMember(tx, teamId, memberId);
   check(rules.canChangeRole(me, target, role));
   const updated = await repo.setMemberRole(tx, target.id, role);
+  await recordAudit(scope, tx, { teamId, action: 'member.role_changed', target: { type: 'member', id: target.id }, details: { userId: target.userId, from: target.role, to: role } });
   await scope.credentials.forgetUser(target.userId);
   return updated;
 }
@@ -170,6 +174,8 @@ export async function removeMember(scope: RequestScope, teamId: string, memberId
   const me = await roleIn(scope, tx, teamId);
   const target = await targetMember(tx, teamId, memberId);
   check(rules.canRemoveMember(me, target));
+  // Recorded first: a member who leaves may write their team's log only while still in it (RLS).
+  await recordAudit(scope, tx, { teamId, action: 'member.removed', target: { type: 'member', id: target.id }, details: { userId: target.userId, role: target.role, left: target.userId === me.userId } });
   await repo.deleteMember(tx, target.id);
   // The removed user's keys lose this team on their next request, on every instance.
   await scope.credentials.forgetUser(target.userId);
@@ -213,6 +219,7 @@ export async function invite(scope: RequestScope, teamId: string, input: InviteI
     invitedById: user.userId,
     expiresAt: new Date(now.getTime() + scope.config.teams.invitationTtlMs),
   });
+  await recordAudit(scope, tx, { teamId, action: 'invitation.sent', target: { type: 'invitation', id: invitation.id }, details: { email: invitation.email, role: invitation.role } });
   const team = (await repo.findTeam(tx, teamId))!;
   const emailSent = await scope.mail.send(tx, invitationMail(scope, invitation, team.name, user));
   return { invitation, emailSent };
@@ -256,6 +263,7 @@ export async function acceptInvitation(scope: RequestScope, token: string) {
   if (await repo.findMembership(tx, invitation.teamId, user.userId)) throw new AppError('ALREADY_MEMBER', 'You are already a member of this team');
   const membership = await repo.insertMember(tx, { teamId: invitation.teamId, userId: user.userId, role: invitation.role });
   await repo.answerInvitation(tx, invitation.id, 'accepted', scope.now());
+  await recordJoined(scope, tx, invitation, membership.id, user.userId);
   await scope.credentials.forgetUser(user.userId);
   return membership;
 }
@@ -271,15 +279,25 @@ export async function openInvitationForSignup(scope: RequestScope, token: string
 }
 
 /** The new account joins the invitation's team (in the signup's transaction, as the new user). */
-export async function joinByInvitation(scope: RequestScope, tx: Tx, invitation: { id: string; teamId: string; role: string }, userId: string) {
+export async function joinByInvitation(scope: RequestScope, tx: Tx, invitation: { id: string; teamId: string; role: string; email: string }, userId: string) {
   const membership = await repo.insertMember(tx, { teamId: invitation.teamId, userId, role: invitation.role });
   await repo.answerInvitation(tx, invitation.id, 'accepted', scope.now());
+  await recordJoined(scope, tx, invitation, membership.id, userId);
   return membership;
+}
+
+/** The audit entries of an accepted invitation: the acceptance and the member it added, both by the invitee. */
+async function recordJoined(scope: RequestScope, tx: Tx, invitation: { id: string; teamId: string; role: string; email: string }, memberId: string, userId: string) {
+  const { teamId } = invitation;
+  await recordAudit(scope, tx, { teamId, action: 'invitation.accepted', target: { type: 'invitation', id: invitation.id }, details: { email: invitation.email, role: invitation.role } }, { userId });
+  await recordAudit(scope, tx, { teamId, action: 'member.added', target: { type: 'member', id: memberId }, details: { userId, role: invitation.role, invitationId: invitation.id } }, { userId });
 }
 
 export async function declineInvitation(scope: RequestScope, token: string) {
   const tx = await scope.db.tx();
   const { invitation } = await openInvitation(scope, tx, token);
+  // Recorded while the invitation is still pending: that is what lets the invitee write the team's log (RLS).
+  await recordAudit(scope, tx, { teamId: invitation.teamId, action: 'invitation.declined', target: { type: 'invitation', id: invitation.id }, details: { email: invitation.email, role: invitation.role } });
   return repo.answerInvitation(tx, invitation.id, 'declined', scope.now());
 }
 
@@ -292,7 +310,9 @@ export async function cancelInvitation(scope: RequestScope, invitationId: string
     throw new AppError('INVITATION_NOT_FOUND', 'Invitation not found');
   });
   check(rules.canCancelInvitation(me.role));
-  return repo.deleteInvitation(tx, invitation.id);
+  const deleted = await repo.deleteInvitation(tx, invitation.id);
+  if (deleted) await recordAudit(scope, tx, { teamId: invitation.teamId, action: 'invitation.cancelled', target: { type: 'invitation', id: invitation.id }, details: { email: invitation.email, role: invitation.role } });
+  return deleted;
 }
 
 // ---- plans, subscription, usage, invoices -----------------------------------------------------

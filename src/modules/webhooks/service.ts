@@ -8,6 +8,7 @@ import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import { pageOf, type Page } from '../../shared/pagination.js';
 import type { RequestScope } from '../../auth/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
+import { recordAudit } from '../audit/service.js';
 import { scheduleAction, type QueueScope } from '../scheduled-actions/service.js';
 import { assertCanManageTeamSettings } from '../teams/service.js';
 import { deliverEvent, type DeliveryContext, type WebhookEvent } from './delivery.js';
@@ -41,6 +42,14 @@ function manager(scope: RequestScope): { user: AuthenticatedActor; teamId: strin
   if (!actor.activeTeamId || !membership) throw forbidden('No active team');
   assertCanManageTeamSettings(membership.role, 'webhooks');
   return { user: actor, teamId: actor.activeTeamId };
+}
+
+/**
+ * What the audit trail keeps of an endpoint: its host, event types and state. Never the URL itself:
+ * a URL may carry credentials (user info, a token in the query), and the signing secret never.
+ */
+function audited(row: { url: string; eventTypes: string[]; active: boolean }) {
+  return { host: new URL(row.url).host, eventTypes: row.eventTypes, active: row.active };
 }
 
 /** The URL checked by the SSRF guard (DNS included), before any transaction is open. */
@@ -85,6 +94,7 @@ export async function createEndpoint(scope: RequestScope, input: CreateWebhookIn
     createdById: user.userId,
     now: scope.now(),
   });
+  await recordAudit(scope, tx, { teamId, action: 'webhook.created', target: { type: 'webhook_endpoint', id: row.id }, details: audited(row) });
   return { ...row, secret };
 }
 
@@ -93,12 +103,18 @@ export async function updateEndpoint(scope: RequestScope, id: string, input: Upd
   if (!isUuid(id)) notFound();
   const url = input.url === undefined ? undefined : await checkedUrl(scope, input.url);
   const changes: repo.EndpointChanges = { url, eventTypes: input.eventTypes, active: input.active, ...(input.description !== undefined ? { description: input.description } : {}) };
-  return (await repo.updateEndpoint(await scope.db.tx(), teamId, id, changes, scope.now())) ?? notFound();
+  const tx = await scope.db.tx();
+  const row = (await repo.updateEndpoint(tx, teamId, id, changes, scope.now())) ?? notFound();
+  const changed = Object.keys(input).filter((name) => input[name as keyof UpdateWebhookInput] !== undefined);
+  await recordAudit(scope, tx, { teamId, action: 'webhook.updated', target: { type: 'webhook_endpoint', id }, details: { ...audited(row), changed } });
+  return row;
 }
 
 export async function deleteEndpoint(scope: RequestScope, id: string): Promise<{ id: string }> {
   const { teamId } = manager(scope);
-  if (!isUuid(id) || !(await repo.deleteEndpoint(await scope.db.tx(), teamId, id))) notFound();
+  const tx = await scope.db.tx();
+  if (!isUuid(id) || !(await repo.deleteEndpoint(tx, teamId, id))) notFound();
+  await recordAudit(scope, tx, { teamId, action: 'webhook.deleted', target: { type: 'webhook_endpoint', id } });
   return { id };
 }
 
@@ -115,8 +131,10 @@ export async function rotateSecret(scope: RequestScope, id: string): Promise<End
   const { teamId } = manager(scope);
   if (!isUuid(id)) notFound();
   const secret = newSigningSecret();
-  const row = await repo.updateEndpoint(await scope.db.tx(), teamId, id, { secretSealed: sealSecret(secret, scope.config.webhooks.secretKey) }, scope.now());
-  return row ? { ...row, secret } : notFound();
+  const tx = await scope.db.tx();
+  const row = (await repo.updateEndpoint(tx, teamId, id, { secretSealed: sealSecret(secret, scope.config.webhooks.secretKey) }, scope.now())) ?? notFound();
+  await recordAudit(scope, tx, { teamId, action: 'webhook.updated', target: { type: 'webhook_endpoint', id }, details: { ...audited(row), changed: ['signing key rotated'] } });
+  return { ...row, secret };
 }
 
 /** The delivery log of an endpoint this request has read (getEndpoint, listEndpoints), newest first. */

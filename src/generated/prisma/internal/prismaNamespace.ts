@@ -415,9 +415,11 @@ export const ModelName = {
   ApiKey: 'ApiKey',
   ApiKeyUsage: 'ApiKeyUsage',
   ApiKeyAudit: 'ApiKeyAudit',
+  AuditEvent: 'AuditEvent',
   TeamInvitation: 'TeamInvitation',
   Subscription: 'Subscription',
   RecordVersion: 'RecordVersion',
+  RecordHistory: 'RecordHistory',
   EntityEvent: 'EntityEvent',
   EmailOutbox: 'EmailOutbox',
   Media: 'Media',
@@ -442,7 +444,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "customer" | "note" | "order" | "post" | "project" | "projectTasksLink" | "task" | "user" | "session" | "userTotp" | "userIdentity" | "signInFlow" | "accountToken" | "team" | "teamMember" | "apiKey" | "apiKeyUsage" | "apiKeyAudit" | "teamInvitation" | "subscription" | "recordVersion" | "entityEvent" | "emailOutbox" | "media" | "mediaTag" | "mediaTagLink" | "mediaRendition" | "scheduledAction" | "webhookEndpoint" | "webhookDelivery"
+    modelProps: "customer" | "note" | "order" | "post" | "project" | "projectTasksLink" | "task" | "user" | "session" | "userTotp" | "userIdentity" | "signInFlow" | "accountToken" | "team" | "teamMember" | "apiKey" | "apiKeyUsage" | "apiKeyAudit" | "auditEvent" | "teamInvitation" | "subscription" | "recordVersion" | "recordHistory" | "entityEvent" | "emailOutbox" | "media" | "mediaTag" | "mediaTagLink" | "mediaRendition" | "scheduledAction" | "webhookEndpoint" | "webhookDelivery"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1778,6 +1780,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    AuditEvent: {
+      payload: Prisma.$AuditEventPayload<ExtArgs>
+      fields: Prisma.AuditEventFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AuditEventFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AuditEventFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload>
+        }
+        findFirst: {
+          args: Prisma.AuditEventFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AuditEventFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload>
+        }
+        findMany: {
+          args: Prisma.AuditEventFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload>[]
+        }
+        create: {
+          args: Prisma.AuditEventCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload>
+        }
+        createMany: {
+          args: Prisma.AuditEventCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AuditEventCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload>[]
+        }
+        delete: {
+          args: Prisma.AuditEventDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload>
+        }
+        update: {
+          args: Prisma.AuditEventUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload>
+        }
+        deleteMany: {
+          args: Prisma.AuditEventDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AuditEventUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AuditEventUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload>[]
+        }
+        upsert: {
+          args: Prisma.AuditEventUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload>
+        }
+        aggregate: {
+          args: Prisma.AuditEventAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAuditEvent>
+        }
+        groupBy: {
+          args: Prisma.AuditEventGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AuditEventGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AuditEventCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AuditEventCountAggregateOutputType> | number
+        }
+      }
+    }
     TeamInvitation: {
       payload: Prisma.$TeamInvitationPayload<ExtArgs>
       fields: Prisma.TeamInvitationFieldRefs
@@ -1997,6 +2073,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.RecordVersionCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.RecordVersionCountAggregateOutputType> | number
+        }
+      }
+    }
+    RecordHistory: {
+      payload: Prisma.$RecordHistoryPayload<ExtArgs>
+      fields: Prisma.RecordHistoryFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RecordHistoryFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordHistoryPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RecordHistoryFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordHistoryPayload>
+        }
+        findFirst: {
+          args: Prisma.RecordHistoryFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordHistoryPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RecordHistoryFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordHistoryPayload>
+        }
+        findMany: {
+          args: Prisma.RecordHistoryFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordHistoryPayload>[]
+        }
+        create: {
+          args: Prisma.RecordHistoryCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordHistoryPayload>
+        }
+        createMany: {
+          args: Prisma.RecordHistoryCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RecordHistoryCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordHistoryPayload>[]
+        }
+        delete: {
+          args: Prisma.RecordHistoryDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordHistoryPayload>
+        }
+        update: {
+          args: Prisma.RecordHistoryUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordHistoryPayload>
+        }
+        deleteMany: {
+          args: Prisma.RecordHistoryDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RecordHistoryUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RecordHistoryUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordHistoryPayload>[]
+        }
+        upsert: {
+          args: Prisma.RecordHistoryUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RecordHistoryPayload>
+        }
+        aggregate: {
+          args: Prisma.RecordHistoryAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRecordHistory>
+        }
+        groupBy: {
+          args: Prisma.RecordHistoryGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RecordHistoryGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RecordHistoryCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RecordHistoryCountAggregateOutputType> | number
         }
       }
     }
@@ -2983,6 +3133,24 @@ export const ApiKeyAuditScalarFieldEnum = {
 export type ApiKeyAuditScalarFieldEnum = (typeof ApiKeyAuditScalarFieldEnum)[keyof typeof ApiKeyAuditScalarFieldEnum]
 
 
+export const AuditEventScalarFieldEnum = {
+  id: 'id',
+  teamId: 'teamId',
+  userId: 'userId',
+  actorUserId: 'actorUserId',
+  actorApiKeyId: 'actorApiKeyId',
+  action: 'action',
+  targetType: 'targetType',
+  targetId: 'targetId',
+  details: 'details',
+  ipAddress: 'ipAddress',
+  userAgent: 'userAgent',
+  createdAt: 'createdAt'
+} as const
+
+export type AuditEventScalarFieldEnum = (typeof AuditEventScalarFieldEnum)[keyof typeof AuditEventScalarFieldEnum]
+
+
 export const TeamInvitationScalarFieldEnum = {
   id: 'id',
   teamId: 'teamId',
@@ -3020,6 +3188,25 @@ export const RecordVersionScalarFieldEnum = {
 } as const
 
 export type RecordVersionScalarFieldEnum = (typeof RecordVersionScalarFieldEnum)[keyof typeof RecordVersionScalarFieldEnum]
+
+
+export const RecordHistoryScalarFieldEnum = {
+  id: 'id',
+  teamId: 'teamId',
+  entity: 'entity',
+  recordId: 'recordId',
+  version: 'version',
+  operation: 'operation',
+  data: 'data',
+  changedFields: 'changedFields',
+  ownerId: 'ownerId',
+  actorUserId: 'actorUserId',
+  actorKeyId: 'actorKeyId',
+  face: 'face',
+  createdAt: 'createdAt'
+} as const
+
+export type RecordHistoryScalarFieldEnum = (typeof RecordHistoryScalarFieldEnum)[keyof typeof RecordHistoryScalarFieldEnum]
 
 
 export const EntityEventScalarFieldEnum = {
@@ -3504,9 +3691,11 @@ export type GlobalOmitConfig = {
   apiKey?: Prisma.ApiKeyOmit
   apiKeyUsage?: Prisma.ApiKeyUsageOmit
   apiKeyAudit?: Prisma.ApiKeyAuditOmit
+  auditEvent?: Prisma.AuditEventOmit
   teamInvitation?: Prisma.TeamInvitationOmit
   subscription?: Prisma.SubscriptionOmit
   recordVersion?: Prisma.RecordVersionOmit
+  recordHistory?: Prisma.RecordHistoryOmit
   entityEvent?: Prisma.EntityEventOmit
   emailOutbox?: Prisma.EmailOutboxOmit
   media?: Prisma.MediaOmit

@@ -69,9 +69,11 @@ export const ModelName = {
   ApiKey: 'ApiKey',
   ApiKeyUsage: 'ApiKeyUsage',
   ApiKeyAudit: 'ApiKeyAudit',
+  AuditEvent: 'AuditEvent',
   TeamInvitation: 'TeamInvitation',
   Subscription: 'Subscription',
   RecordVersion: 'RecordVersion',
+  RecordHistory: 'RecordHistory',
   EntityEvent: 'EntityEvent',
   EmailOutbox: 'EmailOutbox',
   Media: 'Media',
@@ -377,6 +379,24 @@ export const ApiKeyAuditScalarFieldEnum = {
 export type ApiKeyAuditScalarFieldEnum = (typeof ApiKeyAuditScalarFieldEnum)[keyof typeof ApiKeyAuditScalarFieldEnum]
 
 
+export const AuditEventScalarFieldEnum = {
+  id: 'id',
+  teamId: 'teamId',
+  userId: 'userId',
+  actorUserId: 'actorUserId',
+  actorApiKeyId: 'actorApiKeyId',
+  action: 'action',
+  targetType: 'targetType',
+  targetId: 'targetId',
+  details: 'details',
+  ipAddress: 'ipAddress',
+  userAgent: 'userAgent',
+  createdAt: 'createdAt'
+} as const
+
+export type AuditEventScalarFieldEnum = (typeof AuditEventScalarFieldEnum)[keyof typeof AuditEventScalarFieldEnum]
+
+
 export const TeamInvitationScalarFieldEnum = {
   id: 'id',
   teamId: 'teamId',
@@ -414,6 +434,25 @@ export const RecordVersionScalarFieldEnum = {
 } as const
 
 export type RecordVersionScalarFieldEnum = (typeof RecordVersionScalarFieldEnum)[keyof typeof RecordVersionScalarFieldEnum]
+
+
+export const RecordHistoryScalarFieldEnum = {
+  id: 'id',
+  teamId: 'teamId',
+  entity: 'entity',
+  recordId: 'recordId',
+  version: 'version',
+  operation: 'operation',
+  data: 'data',
+  changedFields: 'changedFields',
+  ownerId: 'ownerId',
+  actorUserId: 'actorUserId',
+  actorKeyId: 'actorKeyId',
+  face: 'face',
+  createdAt: 'createdAt'
+} as const
+
+export type RecordHistoryScalarFieldEnum = (typeof RecordHistoryScalarFieldEnum)[keyof typeof RecordHistoryScalarFieldEnum]
 
 
 export const EntityEventScalarFieldEnum = {

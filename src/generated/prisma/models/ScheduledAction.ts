@@ -369,6 +369,7 @@ export type ScheduledActionOrderByWithRelationInput = {
 
 export type ScheduledActionWhereUniqueInput = Prisma.AtLeast<{
   id?: string
+  lockGroup?: string
   AND?: Prisma.ScheduledActionWhereInput | Prisma.ScheduledActionWhereInput[]
   OR?: Prisma.ScheduledActionWhereInput[]
   NOT?: Prisma.ScheduledActionWhereInput | Prisma.ScheduledActionWhereInput[]
@@ -386,14 +387,13 @@ export type ScheduledActionWhereUniqueInput = Prisma.AtLeast<{
   maxRetries?: Prisma.IntFilter<"ScheduledAction"> | number
   recurringInterval?: Prisma.StringNullableFilter<"ScheduledAction"> | string | null
   recurrenceType?: Prisma.StringNullableFilter<"ScheduledAction"> | string | null
-  lockGroup?: Prisma.StringNullableFilter<"ScheduledAction"> | string | null
   nextActionId?: Prisma.UuidNullableFilter<"ScheduledAction"> | string | null
   createdBy?: Prisma.UuidNullableFilter<"ScheduledAction"> | string | null
   createdAt?: Prisma.DateTimeFilter<"ScheduledAction"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"ScheduledAction"> | Date | string
   team?: Prisma.XOR<Prisma.TeamNullableScalarRelationFilter, Prisma.TeamWhereInput> | null
   creator?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
-}, "id">
+}, "id" | "lockGroup">
 
 export type ScheduledActionOrderByWithAggregationInput = {
   id?: Prisma.SortOrder

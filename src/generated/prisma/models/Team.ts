@@ -220,6 +220,8 @@ export type TeamWhereInput = {
   recordVersions?: Prisma.RecordVersionListRelationFilter
   scheduledActions?: Prisma.ScheduledActionListRelationFilter
   webhookEndpoints?: Prisma.WebhookEndpointListRelationFilter
+  auditEvents?: Prisma.AuditEventListRelationFilter
+  recordHistory?: Prisma.RecordHistoryListRelationFilter
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
   entityOrders?: Prisma.OrderListRelationFilter
@@ -248,6 +250,8 @@ export type TeamOrderByWithRelationInput = {
   recordVersions?: Prisma.RecordVersionOrderByRelationAggregateInput
   scheduledActions?: Prisma.ScheduledActionOrderByRelationAggregateInput
   webhookEndpoints?: Prisma.WebhookEndpointOrderByRelationAggregateInput
+  auditEvents?: Prisma.AuditEventOrderByRelationAggregateInput
+  recordHistory?: Prisma.RecordHistoryOrderByRelationAggregateInput
   entityCustomers?: Prisma.CustomerOrderByRelationAggregateInput
   entityNotes?: Prisma.NoteOrderByRelationAggregateInput
   entityOrders?: Prisma.OrderOrderByRelationAggregateInput
@@ -279,6 +283,8 @@ export type TeamWhereUniqueInput = Prisma.AtLeast<{
   recordVersions?: Prisma.RecordVersionListRelationFilter
   scheduledActions?: Prisma.ScheduledActionListRelationFilter
   webhookEndpoints?: Prisma.WebhookEndpointListRelationFilter
+  auditEvents?: Prisma.AuditEventListRelationFilter
+  recordHistory?: Prisma.RecordHistoryListRelationFilter
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
   entityOrders?: Prisma.OrderListRelationFilter
@@ -336,6 +342,8 @@ export type TeamCreateInput = {
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
@@ -363,6 +371,8 @@ export type TeamUncheckedCreateInput = {
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
@@ -390,6 +400,8 @@ export type TeamUpdateInput = {
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
@@ -417,6 +429,8 @@ export type TeamUncheckedUpdateInput = {
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
@@ -670,6 +684,22 @@ export type TeamUpdateOneRequiredWithoutMembersNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.TeamUpdateToOneWithWhereWithoutMembersInput, Prisma.TeamUpdateWithoutMembersInput>, Prisma.TeamUncheckedUpdateWithoutMembersInput>
 }
 
+export type TeamCreateNestedOneWithoutAuditEventsInput = {
+  create?: Prisma.XOR<Prisma.TeamCreateWithoutAuditEventsInput, Prisma.TeamUncheckedCreateWithoutAuditEventsInput>
+  connectOrCreate?: Prisma.TeamCreateOrConnectWithoutAuditEventsInput
+  connect?: Prisma.TeamWhereUniqueInput
+}
+
+export type TeamUpdateOneWithoutAuditEventsNestedInput = {
+  create?: Prisma.XOR<Prisma.TeamCreateWithoutAuditEventsInput, Prisma.TeamUncheckedCreateWithoutAuditEventsInput>
+  connectOrCreate?: Prisma.TeamCreateOrConnectWithoutAuditEventsInput
+  upsert?: Prisma.TeamUpsertWithoutAuditEventsInput
+  disconnect?: Prisma.TeamWhereInput | boolean
+  delete?: Prisma.TeamWhereInput | boolean
+  connect?: Prisma.TeamWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.TeamUpdateToOneWithWhereWithoutAuditEventsInput, Prisma.TeamUpdateWithoutAuditEventsInput>, Prisma.TeamUncheckedUpdateWithoutAuditEventsInput>
+}
+
 export type TeamCreateNestedOneWithoutInvitationsInput = {
   create?: Prisma.XOR<Prisma.TeamCreateWithoutInvitationsInput, Prisma.TeamUncheckedCreateWithoutInvitationsInput>
   connectOrCreate?: Prisma.TeamCreateOrConnectWithoutInvitationsInput
@@ -710,6 +740,20 @@ export type TeamUpdateOneRequiredWithoutRecordVersionsNestedInput = {
   upsert?: Prisma.TeamUpsertWithoutRecordVersionsInput
   connect?: Prisma.TeamWhereUniqueInput
   update?: Prisma.XOR<Prisma.XOR<Prisma.TeamUpdateToOneWithWhereWithoutRecordVersionsInput, Prisma.TeamUpdateWithoutRecordVersionsInput>, Prisma.TeamUncheckedUpdateWithoutRecordVersionsInput>
+}
+
+export type TeamCreateNestedOneWithoutRecordHistoryInput = {
+  create?: Prisma.XOR<Prisma.TeamCreateWithoutRecordHistoryInput, Prisma.TeamUncheckedCreateWithoutRecordHistoryInput>
+  connectOrCreate?: Prisma.TeamCreateOrConnectWithoutRecordHistoryInput
+  connect?: Prisma.TeamWhereUniqueInput
+}
+
+export type TeamUpdateOneRequiredWithoutRecordHistoryNestedInput = {
+  create?: Prisma.XOR<Prisma.TeamCreateWithoutRecordHistoryInput, Prisma.TeamUncheckedCreateWithoutRecordHistoryInput>
+  connectOrCreate?: Prisma.TeamCreateOrConnectWithoutRecordHistoryInput
+  upsert?: Prisma.TeamUpsertWithoutRecordHistoryInput
+  connect?: Prisma.TeamWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.TeamUpdateToOneWithWhereWithoutRecordHistoryInput, Prisma.TeamUpdateWithoutRecordHistoryInput>, Prisma.TeamUncheckedUpdateWithoutRecordHistoryInput>
 }
 
 export type TeamCreateNestedOneWithoutMediaInput = {
@@ -789,6 +833,8 @@ export type TeamCreateWithoutEntityCustomersInput = {
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -815,6 +861,8 @@ export type TeamUncheckedCreateWithoutEntityCustomersInput = {
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -857,6 +905,8 @@ export type TeamUpdateWithoutEntityCustomersInput = {
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -883,6 +933,8 @@ export type TeamUncheckedUpdateWithoutEntityCustomersInput = {
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -909,6 +961,8 @@ export type TeamCreateWithoutEntityNotesInput = {
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -935,6 +989,8 @@ export type TeamUncheckedCreateWithoutEntityNotesInput = {
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -977,6 +1033,8 @@ export type TeamUpdateWithoutEntityNotesInput = {
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1003,6 +1061,8 @@ export type TeamUncheckedUpdateWithoutEntityNotesInput = {
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1029,6 +1089,8 @@ export type TeamCreateWithoutEntityOrdersInput = {
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
@@ -1055,6 +1117,8 @@ export type TeamUncheckedCreateWithoutEntityOrdersInput = {
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
@@ -1097,6 +1161,8 @@ export type TeamUpdateWithoutEntityOrdersInput = {
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
@@ -1123,6 +1189,8 @@ export type TeamUncheckedUpdateWithoutEntityOrdersInput = {
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
@@ -1149,6 +1217,8 @@ export type TeamCreateWithoutEntityPostsInput = {
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
@@ -1175,6 +1245,8 @@ export type TeamUncheckedCreateWithoutEntityPostsInput = {
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
@@ -1217,6 +1289,8 @@ export type TeamUpdateWithoutEntityPostsInput = {
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
@@ -1243,6 +1317,8 @@ export type TeamUncheckedUpdateWithoutEntityPostsInput = {
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
@@ -1269,6 +1345,8 @@ export type TeamCreateWithoutEntityProjectsInput = {
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
@@ -1295,6 +1373,8 @@ export type TeamUncheckedCreateWithoutEntityProjectsInput = {
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
@@ -1337,6 +1417,8 @@ export type TeamUpdateWithoutEntityProjectsInput = {
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
@@ -1363,6 +1445,8 @@ export type TeamUncheckedUpdateWithoutEntityProjectsInput = {
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
@@ -1389,6 +1473,8 @@ export type TeamCreateWithoutEntityTasksInput = {
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
@@ -1415,6 +1501,8 @@ export type TeamUncheckedCreateWithoutEntityTasksInput = {
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
@@ -1457,6 +1545,8 @@ export type TeamUpdateWithoutEntityTasksInput = {
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
@@ -1483,6 +1573,8 @@ export type TeamUncheckedUpdateWithoutEntityTasksInput = {
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
@@ -1508,6 +1600,8 @@ export type TeamCreateWithoutOwnerInput = {
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
@@ -1534,6 +1628,8 @@ export type TeamUncheckedCreateWithoutOwnerInput = {
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
@@ -1601,6 +1697,8 @@ export type TeamCreateWithoutSessionsInput = {
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
@@ -1627,6 +1725,8 @@ export type TeamUncheckedCreateWithoutSessionsInput = {
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
@@ -1669,6 +1769,8 @@ export type TeamUpdateWithoutSessionsInput = {
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
@@ -1695,6 +1797,8 @@ export type TeamUncheckedUpdateWithoutSessionsInput = {
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
@@ -1721,6 +1825,8 @@ export type TeamCreateWithoutMembersInput = {
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
@@ -1747,6 +1853,8 @@ export type TeamUncheckedCreateWithoutMembersInput = {
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
@@ -1789,6 +1897,8 @@ export type TeamUpdateWithoutMembersInput = {
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
@@ -1815,6 +1925,136 @@ export type TeamUncheckedUpdateWithoutMembersInput = {
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUncheckedUpdateManyWithoutTeamNestedInput
+  entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
+  entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
+  entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
+  entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
+}
+
+export type TeamCreateWithoutAuditEventsInput = {
+  id?: string
+  name: string
+  slug: string
+  description?: string | null
+  avatarUrl?: string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  owner: Prisma.UserCreateNestedOneWithoutOwnedTeamsInput
+  members?: Prisma.TeamMemberCreateNestedManyWithoutTeamInput
+  sessions?: Prisma.SessionCreateNestedManyWithoutActiveTeamInput
+  invitations?: Prisma.TeamInvitationCreateNestedManyWithoutTeamInput
+  subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
+  media?: Prisma.MediaCreateNestedManyWithoutTeamInput
+  mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryCreateNestedManyWithoutTeamInput
+  entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
+  entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
+  entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
+  entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
+}
+
+export type TeamUncheckedCreateWithoutAuditEventsInput = {
+  id?: string
+  name: string
+  slug: string
+  description?: string | null
+  ownerId: string
+  avatarUrl?: string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  members?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutTeamInput
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutActiveTeamInput
+  invitations?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutTeamInput
+  subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
+  media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
+  mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryUncheckedCreateNestedManyWithoutTeamInput
+  entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
+  entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
+  entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
+  entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
+}
+
+export type TeamCreateOrConnectWithoutAuditEventsInput = {
+  where: Prisma.TeamWhereUniqueInput
+  create: Prisma.XOR<Prisma.TeamCreateWithoutAuditEventsInput, Prisma.TeamUncheckedCreateWithoutAuditEventsInput>
+}
+
+export type TeamUpsertWithoutAuditEventsInput = {
+  update: Prisma.XOR<Prisma.TeamUpdateWithoutAuditEventsInput, Prisma.TeamUncheckedUpdateWithoutAuditEventsInput>
+  create: Prisma.XOR<Prisma.TeamCreateWithoutAuditEventsInput, Prisma.TeamUncheckedCreateWithoutAuditEventsInput>
+  where?: Prisma.TeamWhereInput
+}
+
+export type TeamUpdateToOneWithWhereWithoutAuditEventsInput = {
+  where?: Prisma.TeamWhereInput
+  data: Prisma.XOR<Prisma.TeamUpdateWithoutAuditEventsInput, Prisma.TeamUncheckedUpdateWithoutAuditEventsInput>
+}
+
+export type TeamUpdateWithoutAuditEventsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  owner?: Prisma.UserUpdateOneRequiredWithoutOwnedTeamsNestedInput
+  members?: Prisma.TeamMemberUpdateManyWithoutTeamNestedInput
+  sessions?: Prisma.SessionUpdateManyWithoutActiveTeamNestedInput
+  invitations?: Prisma.TeamInvitationUpdateManyWithoutTeamNestedInput
+  subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
+  media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
+  mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUpdateManyWithoutTeamNestedInput
+  entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
+  entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
+  entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
+  entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
+}
+
+export type TeamUncheckedUpdateWithoutAuditEventsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  ownerId?: Prisma.StringFieldUpdateOperationsInput | string
+  avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  members?: Prisma.TeamMemberUncheckedUpdateManyWithoutTeamNestedInput
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutActiveTeamNestedInput
+  invitations?: Prisma.TeamInvitationUncheckedUpdateManyWithoutTeamNestedInput
+  subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
+  media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
+  mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
@@ -1841,6 +2081,8 @@ export type TeamCreateWithoutInvitationsInput = {
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
@@ -1867,6 +2109,8 @@ export type TeamUncheckedCreateWithoutInvitationsInput = {
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
@@ -1909,6 +2153,8 @@ export type TeamUpdateWithoutInvitationsInput = {
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
@@ -1935,6 +2181,8 @@ export type TeamUncheckedUpdateWithoutInvitationsInput = {
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
@@ -1961,6 +2209,8 @@ export type TeamCreateWithoutSubscriptionInput = {
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
@@ -1987,6 +2237,8 @@ export type TeamUncheckedCreateWithoutSubscriptionInput = {
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
@@ -2029,6 +2281,8 @@ export type TeamUpdateWithoutSubscriptionInput = {
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
@@ -2055,6 +2309,8 @@ export type TeamUncheckedUpdateWithoutSubscriptionInput = {
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
@@ -2081,6 +2337,8 @@ export type TeamCreateWithoutRecordVersionsInput = {
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
@@ -2107,6 +2365,8 @@ export type TeamUncheckedCreateWithoutRecordVersionsInput = {
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
@@ -2149,6 +2409,8 @@ export type TeamUpdateWithoutRecordVersionsInput = {
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
@@ -2175,6 +2437,136 @@ export type TeamUncheckedUpdateWithoutRecordVersionsInput = {
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUncheckedUpdateManyWithoutTeamNestedInput
+  entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
+  entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
+  entityPosts?: Prisma.PostUncheckedUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutTeamNestedInput
+  entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutTeamNestedInput
+}
+
+export type TeamCreateWithoutRecordHistoryInput = {
+  id?: string
+  name: string
+  slug: string
+  description?: string | null
+  avatarUrl?: string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  owner: Prisma.UserCreateNestedOneWithoutOwnedTeamsInput
+  members?: Prisma.TeamMemberCreateNestedManyWithoutTeamInput
+  sessions?: Prisma.SessionCreateNestedManyWithoutActiveTeamInput
+  invitations?: Prisma.TeamInvitationCreateNestedManyWithoutTeamInput
+  subscription?: Prisma.SubscriptionCreateNestedOneWithoutTeamInput
+  media?: Prisma.MediaCreateNestedManyWithoutTeamInput
+  mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutTeamInput
+  entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
+  entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
+  entityPosts?: Prisma.PostCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutTeamInput
+  entityTasks?: Prisma.TaskCreateNestedManyWithoutTeamInput
+}
+
+export type TeamUncheckedCreateWithoutRecordHistoryInput = {
+  id?: string
+  name: string
+  slug: string
+  description?: string | null
+  ownerId: string
+  avatarUrl?: string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  members?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutTeamInput
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutActiveTeamInput
+  invitations?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutTeamInput
+  subscription?: Prisma.SubscriptionUncheckedCreateNestedOneWithoutTeamInput
+  media?: Prisma.MediaUncheckedCreateNestedManyWithoutTeamInput
+  mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
+  recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutTeamInput
+  entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
+  entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
+  entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutTeamInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutTeamInput
+  entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutTeamInput
+}
+
+export type TeamCreateOrConnectWithoutRecordHistoryInput = {
+  where: Prisma.TeamWhereUniqueInput
+  create: Prisma.XOR<Prisma.TeamCreateWithoutRecordHistoryInput, Prisma.TeamUncheckedCreateWithoutRecordHistoryInput>
+}
+
+export type TeamUpsertWithoutRecordHistoryInput = {
+  update: Prisma.XOR<Prisma.TeamUpdateWithoutRecordHistoryInput, Prisma.TeamUncheckedUpdateWithoutRecordHistoryInput>
+  create: Prisma.XOR<Prisma.TeamCreateWithoutRecordHistoryInput, Prisma.TeamUncheckedCreateWithoutRecordHistoryInput>
+  where?: Prisma.TeamWhereInput
+}
+
+export type TeamUpdateToOneWithWhereWithoutRecordHistoryInput = {
+  where?: Prisma.TeamWhereInput
+  data: Prisma.XOR<Prisma.TeamUpdateWithoutRecordHistoryInput, Prisma.TeamUncheckedUpdateWithoutRecordHistoryInput>
+}
+
+export type TeamUpdateWithoutRecordHistoryInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  owner?: Prisma.UserUpdateOneRequiredWithoutOwnedTeamsNestedInput
+  members?: Prisma.TeamMemberUpdateManyWithoutTeamNestedInput
+  sessions?: Prisma.SessionUpdateManyWithoutActiveTeamNestedInput
+  invitations?: Prisma.TeamInvitationUpdateManyWithoutTeamNestedInput
+  subscription?: Prisma.SubscriptionUpdateOneWithoutTeamNestedInput
+  media?: Prisma.MediaUpdateManyWithoutTeamNestedInput
+  mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutTeamNestedInput
+  entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
+  entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
+  entityPosts?: Prisma.PostUpdateManyWithoutTeamNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutTeamNestedInput
+  entityTasks?: Prisma.TaskUpdateManyWithoutTeamNestedInput
+}
+
+export type TeamUncheckedUpdateWithoutRecordHistoryInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  ownerId?: Prisma.StringFieldUpdateOperationsInput | string
+  avatarUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  settings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  members?: Prisma.TeamMemberUncheckedUpdateManyWithoutTeamNestedInput
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutActiveTeamNestedInput
+  invitations?: Prisma.TeamInvitationUncheckedUpdateManyWithoutTeamNestedInput
+  subscription?: Prisma.SubscriptionUncheckedUpdateOneWithoutTeamNestedInput
+  media?: Prisma.MediaUncheckedUpdateManyWithoutTeamNestedInput
+  mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
+  recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
@@ -2201,6 +2593,8 @@ export type TeamCreateWithoutMediaInput = {
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
@@ -2227,6 +2621,8 @@ export type TeamUncheckedCreateWithoutMediaInput = {
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
@@ -2269,6 +2665,8 @@ export type TeamUpdateWithoutMediaInput = {
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
@@ -2295,6 +2693,8 @@ export type TeamUncheckedUpdateWithoutMediaInput = {
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
@@ -2321,6 +2721,8 @@ export type TeamCreateWithoutMediaTagsInput = {
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
@@ -2347,6 +2749,8 @@ export type TeamUncheckedCreateWithoutMediaTagsInput = {
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
@@ -2389,6 +2793,8 @@ export type TeamUpdateWithoutMediaTagsInput = {
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
@@ -2415,6 +2821,8 @@ export type TeamUncheckedUpdateWithoutMediaTagsInput = {
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
@@ -2441,6 +2849,8 @@ export type TeamCreateWithoutScheduledActionsInput = {
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
@@ -2467,6 +2877,8 @@ export type TeamUncheckedCreateWithoutScheduledActionsInput = {
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
@@ -2509,6 +2921,8 @@ export type TeamUpdateWithoutScheduledActionsInput = {
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
@@ -2535,6 +2949,8 @@ export type TeamUncheckedUpdateWithoutScheduledActionsInput = {
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
@@ -2561,6 +2977,8 @@ export type TeamCreateWithoutWebhookEndpointsInput = {
   mediaTags?: Prisma.MediaTagCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutTeamInput
@@ -2587,6 +3005,8 @@ export type TeamUncheckedCreateWithoutWebhookEndpointsInput = {
   mediaTags?: Prisma.MediaTagUncheckedCreateNestedManyWithoutTeamInput
   recordVersions?: Prisma.RecordVersionUncheckedCreateNestedManyWithoutTeamInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutTeamInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutTeamInput
+  recordHistory?: Prisma.RecordHistoryUncheckedCreateNestedManyWithoutTeamInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutTeamInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutTeamInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutTeamInput
@@ -2629,6 +3049,8 @@ export type TeamUpdateWithoutWebhookEndpointsInput = {
   mediaTags?: Prisma.MediaTagUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
@@ -2655,6 +3077,8 @@ export type TeamUncheckedUpdateWithoutWebhookEndpointsInput = {
   mediaTags?: Prisma.MediaTagUncheckedUpdateManyWithoutTeamNestedInput
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
@@ -2692,6 +3116,8 @@ export type TeamUpdateWithoutOwnerInput = {
   recordVersions?: Prisma.RecordVersionUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutTeamNestedInput
@@ -2718,6 +3144,8 @@ export type TeamUncheckedUpdateWithoutOwnerInput = {
   recordVersions?: Prisma.RecordVersionUncheckedUpdateManyWithoutTeamNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutTeamNestedInput
   webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutTeamNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutTeamNestedInput
+  recordHistory?: Prisma.RecordHistoryUncheckedUpdateManyWithoutTeamNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutTeamNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutTeamNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutTeamNestedInput
@@ -2751,6 +3179,8 @@ export type TeamCountOutputType = {
   recordVersions: number
   scheduledActions: number
   webhookEndpoints: number
+  auditEvents: number
+  recordHistory: number
   entityCustomers: number
   entityNotes: number
   entityOrders: number
@@ -2768,6 +3198,8 @@ export type TeamCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   recordVersions?: boolean | TeamCountOutputTypeCountRecordVersionsArgs
   scheduledActions?: boolean | TeamCountOutputTypeCountScheduledActionsArgs
   webhookEndpoints?: boolean | TeamCountOutputTypeCountWebhookEndpointsArgs
+  auditEvents?: boolean | TeamCountOutputTypeCountAuditEventsArgs
+  recordHistory?: boolean | TeamCountOutputTypeCountRecordHistoryArgs
   entityCustomers?: boolean | TeamCountOutputTypeCountEntityCustomersArgs
   entityNotes?: boolean | TeamCountOutputTypeCountEntityNotesArgs
   entityOrders?: boolean | TeamCountOutputTypeCountEntityOrdersArgs
@@ -2845,6 +3277,20 @@ export type TeamCountOutputTypeCountWebhookEndpointsArgs<ExtArgs extends runtime
 /**
  * TeamCountOutputType without action
  */
+export type TeamCountOutputTypeCountAuditEventsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AuditEventWhereInput
+}
+
+/**
+ * TeamCountOutputType without action
+ */
+export type TeamCountOutputTypeCountRecordHistoryArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.RecordHistoryWhereInput
+}
+
+/**
+ * TeamCountOutputType without action
+ */
 export type TeamCountOutputTypeCountEntityCustomersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.CustomerWhereInput
 }
@@ -2905,6 +3351,8 @@ export type TeamSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   recordVersions?: boolean | Prisma.Team$recordVersionsArgs<ExtArgs>
   scheduledActions?: boolean | Prisma.Team$scheduledActionsArgs<ExtArgs>
   webhookEndpoints?: boolean | Prisma.Team$webhookEndpointsArgs<ExtArgs>
+  auditEvents?: boolean | Prisma.Team$auditEventsArgs<ExtArgs>
+  recordHistory?: boolean | Prisma.Team$recordHistoryArgs<ExtArgs>
   entityCustomers?: boolean | Prisma.Team$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.Team$entityNotesArgs<ExtArgs>
   entityOrders?: boolean | Prisma.Team$entityOrdersArgs<ExtArgs>
@@ -2964,6 +3412,8 @@ export type TeamInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   recordVersions?: boolean | Prisma.Team$recordVersionsArgs<ExtArgs>
   scheduledActions?: boolean | Prisma.Team$scheduledActionsArgs<ExtArgs>
   webhookEndpoints?: boolean | Prisma.Team$webhookEndpointsArgs<ExtArgs>
+  auditEvents?: boolean | Prisma.Team$auditEventsArgs<ExtArgs>
+  recordHistory?: boolean | Prisma.Team$recordHistoryArgs<ExtArgs>
   entityCustomers?: boolean | Prisma.Team$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.Team$entityNotesArgs<ExtArgs>
   entityOrders?: boolean | Prisma.Team$entityOrdersArgs<ExtArgs>
@@ -2992,6 +3442,8 @@ export type $TeamPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     recordVersions: Prisma.$RecordVersionPayload<ExtArgs>[]
     scheduledActions: Prisma.$ScheduledActionPayload<ExtArgs>[]
     webhookEndpoints: Prisma.$WebhookEndpointPayload<ExtArgs>[]
+    auditEvents: Prisma.$AuditEventPayload<ExtArgs>[]
+    recordHistory: Prisma.$RecordHistoryPayload<ExtArgs>[]
     entityCustomers: Prisma.$CustomerPayload<ExtArgs>[]
     entityNotes: Prisma.$NotePayload<ExtArgs>[]
     entityOrders: Prisma.$OrderPayload<ExtArgs>[]
@@ -3413,6 +3865,8 @@ export interface Prisma__TeamClient<T, Null = never, ExtArgs extends runtime.Typ
   recordVersions<T extends Prisma.Team$recordVersionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$recordVersionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RecordVersionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   scheduledActions<T extends Prisma.Team$scheduledActionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$scheduledActionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ScheduledActionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   webhookEndpoints<T extends Prisma.Team$webhookEndpointsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$webhookEndpointsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookEndpointPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  auditEvents<T extends Prisma.Team$auditEventsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$auditEventsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AuditEventPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  recordHistory<T extends Prisma.Team$recordHistoryArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$recordHistoryArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RecordHistoryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityCustomers<T extends Prisma.Team$entityCustomersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityCustomersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CustomerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityNotes<T extends Prisma.Team$entityNotesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityNotesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$NotePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityOrders<T extends Prisma.Team$entityOrdersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Team$entityOrdersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$OrderPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -4075,6 +4529,54 @@ export type Team$webhookEndpointsArgs<ExtArgs extends runtime.Types.Extensions.I
   take?: number
   skip?: number
   distinct?: Prisma.WebhookEndpointScalarFieldEnum | Prisma.WebhookEndpointScalarFieldEnum[]
+}
+
+/**
+ * Team.auditEvents
+ */
+export type Team$auditEventsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the AuditEvent
+   */
+  select?: Prisma.AuditEventSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the AuditEvent
+   */
+  omit?: Prisma.AuditEventOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AuditEventInclude<ExtArgs> | null
+  where?: Prisma.AuditEventWhereInput
+  orderBy?: Prisma.AuditEventOrderByWithRelationInput | Prisma.AuditEventOrderByWithRelationInput[]
+  cursor?: Prisma.AuditEventWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AuditEventScalarFieldEnum | Prisma.AuditEventScalarFieldEnum[]
+}
+
+/**
+ * Team.recordHistory
+ */
+export type Team$recordHistoryArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the RecordHistory
+   */
+  select?: Prisma.RecordHistorySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the RecordHistory
+   */
+  omit?: Prisma.RecordHistoryOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.RecordHistoryInclude<ExtArgs> | null
+  where?: Prisma.RecordHistoryWhereInput
+  orderBy?: Prisma.RecordHistoryOrderByWithRelationInput | Prisma.RecordHistoryOrderByWithRelationInput[]
+  cursor?: Prisma.RecordHistoryWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.RecordHistoryScalarFieldEnum | Prisma.RecordHistoryScalarFieldEnum[]
 }
 
 /**

@@ -240,6 +240,7 @@ export type UserWhereInput = {
   invitationsSent?: Prisma.TeamInvitationListRelationFilter
   media?: Prisma.MediaListRelationFilter
   scheduledActions?: Prisma.ScheduledActionListRelationFilter
+  auditEvents?: Prisma.AuditEventListRelationFilter
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
   entityOrders?: Prisma.OrderListRelationFilter
@@ -270,6 +271,7 @@ export type UserOrderByWithRelationInput = {
   invitationsSent?: Prisma.TeamInvitationOrderByRelationAggregateInput
   media?: Prisma.MediaOrderByRelationAggregateInput
   scheduledActions?: Prisma.ScheduledActionOrderByRelationAggregateInput
+  auditEvents?: Prisma.AuditEventOrderByRelationAggregateInput
   entityCustomers?: Prisma.CustomerOrderByRelationAggregateInput
   entityNotes?: Prisma.NoteOrderByRelationAggregateInput
   entityOrders?: Prisma.OrderOrderByRelationAggregateInput
@@ -303,6 +305,7 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   invitationsSent?: Prisma.TeamInvitationListRelationFilter
   media?: Prisma.MediaListRelationFilter
   scheduledActions?: Prisma.ScheduledActionListRelationFilter
+  auditEvents?: Prisma.AuditEventListRelationFilter
   entityCustomers?: Prisma.CustomerListRelationFilter
   entityNotes?: Prisma.NoteListRelationFilter
   entityOrders?: Prisma.OrderListRelationFilter
@@ -367,6 +370,7 @@ export type UserCreateInput = {
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
@@ -397,6 +401,7 @@ export type UserUncheckedCreateInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
@@ -427,6 +432,7 @@ export type UserUpdateInput = {
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
@@ -457,6 +463,7 @@ export type UserUncheckedUpdateInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
@@ -741,6 +748,22 @@ export type UserUpdateOneRequiredWithoutApiKeysNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutApiKeysInput, Prisma.UserUpdateWithoutApiKeysInput>, Prisma.UserUncheckedUpdateWithoutApiKeysInput>
 }
 
+export type UserCreateNestedOneWithoutAuditEventsInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutAuditEventsInput, Prisma.UserUncheckedCreateWithoutAuditEventsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutAuditEventsInput
+  connect?: Prisma.UserWhereUniqueInput
+}
+
+export type UserUpdateOneWithoutAuditEventsNestedInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutAuditEventsInput, Prisma.UserUncheckedCreateWithoutAuditEventsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutAuditEventsInput
+  upsert?: Prisma.UserUpsertWithoutAuditEventsInput
+  disconnect?: Prisma.UserWhereInput | boolean
+  delete?: Prisma.UserWhereInput | boolean
+  connect?: Prisma.UserWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutAuditEventsInput, Prisma.UserUpdateWithoutAuditEventsInput>, Prisma.UserUncheckedUpdateWithoutAuditEventsInput>
+}
+
 export type UserCreateNestedOneWithoutInvitationsSentInput = {
   create?: Prisma.XOR<Prisma.UserCreateWithoutInvitationsSentInput, Prisma.UserUncheckedCreateWithoutInvitationsSentInput>
   connectOrCreate?: Prisma.UserCreateOrConnectWithoutInvitationsSentInput
@@ -807,6 +830,7 @@ export type UserCreateWithoutEntityCustomersInput = {
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -836,6 +860,7 @@ export type UserUncheckedCreateWithoutEntityCustomersInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -881,6 +906,7 @@ export type UserUpdateWithoutEntityCustomersInput = {
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -910,6 +936,7 @@ export type UserUncheckedUpdateWithoutEntityCustomersInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -939,6 +966,7 @@ export type UserCreateWithoutEntityNotesInput = {
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -968,6 +996,7 @@ export type UserUncheckedCreateWithoutEntityNotesInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -1013,6 +1042,7 @@ export type UserUpdateWithoutEntityNotesInput = {
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -1042,6 +1072,7 @@ export type UserUncheckedUpdateWithoutEntityNotesInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -1071,6 +1102,7 @@ export type UserCreateWithoutEntityOrdersInput = {
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
@@ -1100,6 +1132,7 @@ export type UserUncheckedCreateWithoutEntityOrdersInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
@@ -1145,6 +1178,7 @@ export type UserUpdateWithoutEntityOrdersInput = {
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
@@ -1174,6 +1208,7 @@ export type UserUncheckedUpdateWithoutEntityOrdersInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
@@ -1203,6 +1238,7 @@ export type UserCreateWithoutEntityPostsInput = {
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
@@ -1232,6 +1268,7 @@ export type UserUncheckedCreateWithoutEntityPostsInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
@@ -1277,6 +1314,7 @@ export type UserUpdateWithoutEntityPostsInput = {
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
@@ -1306,6 +1344,7 @@ export type UserUncheckedUpdateWithoutEntityPostsInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
@@ -1335,6 +1374,7 @@ export type UserCreateWithoutEntityProjectsInput = {
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
@@ -1364,6 +1404,7 @@ export type UserUncheckedCreateWithoutEntityProjectsInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
@@ -1409,6 +1450,7 @@ export type UserUpdateWithoutEntityProjectsInput = {
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
@@ -1438,6 +1480,7 @@ export type UserUncheckedUpdateWithoutEntityProjectsInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
@@ -1467,6 +1510,7 @@ export type UserCreateWithoutEntityTasksInput = {
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
@@ -1496,6 +1540,7 @@ export type UserUncheckedCreateWithoutEntityTasksInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
@@ -1541,6 +1586,7 @@ export type UserUpdateWithoutEntityTasksInput = {
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
@@ -1570,6 +1616,7 @@ export type UserUncheckedUpdateWithoutEntityTasksInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
@@ -1598,6 +1645,7 @@ export type UserCreateWithoutSessionsInput = {
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
@@ -1627,6 +1675,7 @@ export type UserUncheckedCreateWithoutSessionsInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
@@ -1672,6 +1721,7 @@ export type UserUpdateWithoutSessionsInput = {
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
@@ -1701,6 +1751,7 @@ export type UserUncheckedUpdateWithoutSessionsInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
@@ -1730,6 +1781,7 @@ export type UserCreateWithoutTotpInput = {
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
@@ -1759,6 +1811,7 @@ export type UserUncheckedCreateWithoutTotpInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
@@ -1804,6 +1857,7 @@ export type UserUpdateWithoutTotpInput = {
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
@@ -1833,6 +1887,7 @@ export type UserUncheckedUpdateWithoutTotpInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
@@ -1862,6 +1917,7 @@ export type UserCreateWithoutIdentitiesInput = {
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
@@ -1891,6 +1947,7 @@ export type UserUncheckedCreateWithoutIdentitiesInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
@@ -1936,6 +1993,7 @@ export type UserUpdateWithoutIdentitiesInput = {
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
@@ -1965,6 +2023,7 @@ export type UserUncheckedUpdateWithoutIdentitiesInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
@@ -1994,6 +2053,7 @@ export type UserCreateWithoutAccountTokensInput = {
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
@@ -2023,6 +2083,7 @@ export type UserUncheckedCreateWithoutAccountTokensInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
@@ -2068,6 +2129,7 @@ export type UserUpdateWithoutAccountTokensInput = {
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
@@ -2097,6 +2159,7 @@ export type UserUncheckedUpdateWithoutAccountTokensInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
@@ -2126,6 +2189,7 @@ export type UserCreateWithoutOwnedTeamsInput = {
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
@@ -2155,6 +2219,7 @@ export type UserUncheckedCreateWithoutOwnedTeamsInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
@@ -2200,6 +2265,7 @@ export type UserUpdateWithoutOwnedTeamsInput = {
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
@@ -2229,6 +2295,7 @@ export type UserUncheckedUpdateWithoutOwnedTeamsInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
@@ -2258,6 +2325,7 @@ export type UserCreateWithoutMembershipsInput = {
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
@@ -2287,6 +2355,7 @@ export type UserUncheckedCreateWithoutMembershipsInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
@@ -2332,6 +2401,7 @@ export type UserUpdateWithoutMembershipsInput = {
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
@@ -2361,6 +2431,7 @@ export type UserUncheckedUpdateWithoutMembershipsInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
@@ -2390,6 +2461,7 @@ export type UserCreateWithoutApiKeysInput = {
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
@@ -2419,6 +2491,7 @@ export type UserUncheckedCreateWithoutApiKeysInput = {
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
@@ -2464,6 +2537,7 @@ export type UserUpdateWithoutApiKeysInput = {
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
@@ -2490,6 +2564,143 @@ export type UserUncheckedUpdateWithoutApiKeysInput = {
   identities?: Prisma.UserIdentityUncheckedUpdateManyWithoutUserNestedInput
   memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
   ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
+  invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
+  media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutUserNestedInput
+  entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
+  entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
+  entityPosts?: Prisma.PostUncheckedUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUncheckedUpdateManyWithoutUserNestedInput
+  entityTasks?: Prisma.TaskUncheckedUpdateManyWithoutUserNestedInput
+}
+
+export type UserCreateWithoutAuditEventsInput = {
+  id?: string
+  email: string
+  passwordHash: string
+  firstName?: string
+  lastName?: string
+  image?: string | null
+  role?: string
+  emailVerifiedAt?: Date | string | null
+  disabledAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
+  accountTokens?: Prisma.AccountTokenCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpCreateNestedOneWithoutUserInput
+  identities?: Prisma.UserIdentityCreateNestedManyWithoutUserInput
+  memberships?: Prisma.TeamMemberCreateNestedManyWithoutUserInput
+  ownedTeams?: Prisma.TeamCreateNestedManyWithoutOwnerInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
+  invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
+  media?: Prisma.MediaCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
+  entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
+  entityPosts?: Prisma.PostCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectCreateNestedManyWithoutUserInput
+  entityTasks?: Prisma.TaskCreateNestedManyWithoutUserInput
+}
+
+export type UserUncheckedCreateWithoutAuditEventsInput = {
+  id?: string
+  email: string
+  passwordHash: string
+  firstName?: string
+  lastName?: string
+  image?: string | null
+  role?: string
+  emailVerifiedAt?: Date | string | null
+  disabledAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
+  accountTokens?: Prisma.AccountTokenUncheckedCreateNestedManyWithoutUserInput
+  totp?: Prisma.UserTotpUncheckedCreateNestedOneWithoutUserInput
+  identities?: Prisma.UserIdentityUncheckedCreateNestedManyWithoutUserInput
+  memberships?: Prisma.TeamMemberUncheckedCreateNestedManyWithoutUserInput
+  ownedTeams?: Prisma.TeamUncheckedCreateNestedManyWithoutOwnerInput
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
+  invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
+  media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
+  scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
+  entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
+  entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
+  entityPosts?: Prisma.PostUncheckedCreateNestedManyWithoutUserInput
+  entityProjects?: Prisma.ProjectUncheckedCreateNestedManyWithoutUserInput
+  entityTasks?: Prisma.TaskUncheckedCreateNestedManyWithoutUserInput
+}
+
+export type UserCreateOrConnectWithoutAuditEventsInput = {
+  where: Prisma.UserWhereUniqueInput
+  create: Prisma.XOR<Prisma.UserCreateWithoutAuditEventsInput, Prisma.UserUncheckedCreateWithoutAuditEventsInput>
+}
+
+export type UserUpsertWithoutAuditEventsInput = {
+  update: Prisma.XOR<Prisma.UserUpdateWithoutAuditEventsInput, Prisma.UserUncheckedUpdateWithoutAuditEventsInput>
+  create: Prisma.XOR<Prisma.UserCreateWithoutAuditEventsInput, Prisma.UserUncheckedCreateWithoutAuditEventsInput>
+  where?: Prisma.UserWhereInput
+}
+
+export type UserUpdateToOneWithWhereWithoutAuditEventsInput = {
+  where?: Prisma.UserWhereInput
+  data: Prisma.XOR<Prisma.UserUpdateWithoutAuditEventsInput, Prisma.UserUncheckedUpdateWithoutAuditEventsInput>
+}
+
+export type UserUpdateWithoutAuditEventsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  email?: Prisma.StringFieldUpdateOperationsInput | string
+  passwordHash?: Prisma.StringFieldUpdateOperationsInput | string
+  firstName?: Prisma.StringFieldUpdateOperationsInput | string
+  lastName?: Prisma.StringFieldUpdateOperationsInput | string
+  image?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  disabledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
+  accountTokens?: Prisma.AccountTokenUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUpdateOneWithoutUserNestedInput
+  identities?: Prisma.UserIdentityUpdateManyWithoutUserNestedInput
+  memberships?: Prisma.TeamMemberUpdateManyWithoutUserNestedInput
+  ownedTeams?: Prisma.TeamUpdateManyWithoutOwnerNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
+  invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
+  media?: Prisma.MediaUpdateManyWithoutUserNestedInput
+  scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
+  entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
+  entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
+  entityPosts?: Prisma.PostUpdateManyWithoutUserNestedInput
+  entityProjects?: Prisma.ProjectUpdateManyWithoutUserNestedInput
+  entityTasks?: Prisma.TaskUpdateManyWithoutUserNestedInput
+}
+
+export type UserUncheckedUpdateWithoutAuditEventsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  email?: Prisma.StringFieldUpdateOperationsInput | string
+  passwordHash?: Prisma.StringFieldUpdateOperationsInput | string
+  firstName?: Prisma.StringFieldUpdateOperationsInput | string
+  lastName?: Prisma.StringFieldUpdateOperationsInput | string
+  image?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  disabledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
+  accountTokens?: Prisma.AccountTokenUncheckedUpdateManyWithoutUserNestedInput
+  totp?: Prisma.UserTotpUncheckedUpdateOneWithoutUserNestedInput
+  identities?: Prisma.UserIdentityUncheckedUpdateManyWithoutUserNestedInput
+  memberships?: Prisma.TeamMemberUncheckedUpdateManyWithoutUserNestedInput
+  ownedTeams?: Prisma.TeamUncheckedUpdateManyWithoutOwnerNestedInput
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
@@ -2522,6 +2733,7 @@ export type UserCreateWithoutInvitationsSentInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
@@ -2551,6 +2763,7 @@ export type UserUncheckedCreateWithoutInvitationsSentInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
@@ -2596,6 +2809,7 @@ export type UserUpdateWithoutInvitationsSentInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
@@ -2625,6 +2839,7 @@ export type UserUncheckedUpdateWithoutInvitationsSentInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
@@ -2654,6 +2869,7 @@ export type UserCreateWithoutMediaInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   scheduledActions?: Prisma.ScheduledActionCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
@@ -2683,6 +2899,7 @@ export type UserUncheckedCreateWithoutMediaInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   scheduledActions?: Prisma.ScheduledActionUncheckedCreateNestedManyWithoutCreatorInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
@@ -2728,6 +2945,7 @@ export type UserUpdateWithoutMediaInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   scheduledActions?: Prisma.ScheduledActionUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
@@ -2757,6 +2975,7 @@ export type UserUncheckedUpdateWithoutMediaInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   scheduledActions?: Prisma.ScheduledActionUncheckedUpdateManyWithoutCreatorNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
@@ -2786,6 +3005,7 @@ export type UserCreateWithoutScheduledActionsInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaCreateNestedManyWithoutUserInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderCreateNestedManyWithoutUserInput
@@ -2815,6 +3035,7 @@ export type UserUncheckedCreateWithoutScheduledActionsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutUserInput
   invitationsSent?: Prisma.TeamInvitationUncheckedCreateNestedManyWithoutInvitedByInput
   media?: Prisma.MediaUncheckedCreateNestedManyWithoutUserInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutUserInput
   entityCustomers?: Prisma.CustomerUncheckedCreateNestedManyWithoutUserInput
   entityNotes?: Prisma.NoteUncheckedCreateNestedManyWithoutUserInput
   entityOrders?: Prisma.OrderUncheckedCreateNestedManyWithoutUserInput
@@ -2860,6 +3081,7 @@ export type UserUpdateWithoutScheduledActionsInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUpdateManyWithoutUserNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUpdateManyWithoutUserNestedInput
@@ -2889,6 +3111,7 @@ export type UserUncheckedUpdateWithoutScheduledActionsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutUserNestedInput
   invitationsSent?: Prisma.TeamInvitationUncheckedUpdateManyWithoutInvitedByNestedInput
   media?: Prisma.MediaUncheckedUpdateManyWithoutUserNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutUserNestedInput
   entityCustomers?: Prisma.CustomerUncheckedUpdateManyWithoutUserNestedInput
   entityNotes?: Prisma.NoteUncheckedUpdateManyWithoutUserNestedInput
   entityOrders?: Prisma.OrderUncheckedUpdateManyWithoutUserNestedInput
@@ -2912,6 +3135,7 @@ export type UserCountOutputType = {
   invitationsSent: number
   media: number
   scheduledActions: number
+  auditEvents: number
   entityCustomers: number
   entityNotes: number
   entityOrders: number
@@ -2930,6 +3154,7 @@ export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   invitationsSent?: boolean | UserCountOutputTypeCountInvitationsSentArgs
   media?: boolean | UserCountOutputTypeCountMediaArgs
   scheduledActions?: boolean | UserCountOutputTypeCountScheduledActionsArgs
+  auditEvents?: boolean | UserCountOutputTypeCountAuditEventsArgs
   entityCustomers?: boolean | UserCountOutputTypeCountEntityCustomersArgs
   entityNotes?: boolean | UserCountOutputTypeCountEntityNotesArgs
   entityOrders?: boolean | UserCountOutputTypeCountEntityOrdersArgs
@@ -3014,6 +3239,13 @@ export type UserCountOutputTypeCountScheduledActionsArgs<ExtArgs extends runtime
 /**
  * UserCountOutputType without action
  */
+export type UserCountOutputTypeCountAuditEventsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AuditEventWhereInput
+}
+
+/**
+ * UserCountOutputType without action
+ */
 export type UserCountOutputTypeCountEntityCustomersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.CustomerWhereInput
 }
@@ -3076,6 +3308,7 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   invitationsSent?: boolean | Prisma.User$invitationsSentArgs<ExtArgs>
   media?: boolean | Prisma.User$mediaArgs<ExtArgs>
   scheduledActions?: boolean | Prisma.User$scheduledActionsArgs<ExtArgs>
+  auditEvents?: boolean | Prisma.User$auditEventsArgs<ExtArgs>
   entityCustomers?: boolean | Prisma.User$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.User$entityNotesArgs<ExtArgs>
   entityOrders?: boolean | Prisma.User$entityOrdersArgs<ExtArgs>
@@ -3139,6 +3372,7 @@ export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   invitationsSent?: boolean | Prisma.User$invitationsSentArgs<ExtArgs>
   media?: boolean | Prisma.User$mediaArgs<ExtArgs>
   scheduledActions?: boolean | Prisma.User$scheduledActionsArgs<ExtArgs>
+  auditEvents?: boolean | Prisma.User$auditEventsArgs<ExtArgs>
   entityCustomers?: boolean | Prisma.User$entityCustomersArgs<ExtArgs>
   entityNotes?: boolean | Prisma.User$entityNotesArgs<ExtArgs>
   entityOrders?: boolean | Prisma.User$entityOrdersArgs<ExtArgs>
@@ -3163,6 +3397,7 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     invitationsSent: Prisma.$TeamInvitationPayload<ExtArgs>[]
     media: Prisma.$MediaPayload<ExtArgs>[]
     scheduledActions: Prisma.$ScheduledActionPayload<ExtArgs>[]
+    auditEvents: Prisma.$AuditEventPayload<ExtArgs>[]
     entityCustomers: Prisma.$CustomerPayload<ExtArgs>[]
     entityNotes: Prisma.$NotePayload<ExtArgs>[]
     entityOrders: Prisma.$OrderPayload<ExtArgs>[]
@@ -3595,6 +3830,7 @@ export interface Prisma__UserClient<T, Null = never, ExtArgs extends runtime.Typ
   invitationsSent<T extends Prisma.User$invitationsSentArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$invitationsSentArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$TeamInvitationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   media<T extends Prisma.User$mediaArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$mediaArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$MediaPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   scheduledActions<T extends Prisma.User$scheduledActionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$scheduledActionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ScheduledActionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  auditEvents<T extends Prisma.User$auditEventsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$auditEventsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AuditEventPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityCustomers<T extends Prisma.User$entityCustomersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityCustomersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CustomerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityNotes<T extends Prisma.User$entityNotesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityNotesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$NotePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entityOrders<T extends Prisma.User$entityOrdersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$entityOrdersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$OrderPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -4275,6 +4511,30 @@ export type User$scheduledActionsArgs<ExtArgs extends runtime.Types.Extensions.I
   take?: number
   skip?: number
   distinct?: Prisma.ScheduledActionScalarFieldEnum | Prisma.ScheduledActionScalarFieldEnum[]
+}
+
+/**
+ * User.auditEvents
+ */
+export type User$auditEventsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the AuditEvent
+   */
+  select?: Prisma.AuditEventSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the AuditEvent
+   */
+  omit?: Prisma.AuditEventOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AuditEventInclude<ExtArgs> | null
+  where?: Prisma.AuditEventWhereInput
+  orderBy?: Prisma.AuditEventOrderByWithRelationInput | Prisma.AuditEventOrderByWithRelationInput[]
+  cursor?: Prisma.AuditEventWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AuditEventScalarFieldEnum | Prisma.AuditEventScalarFieldEnum[]
 }
 
 /**
