@@ -127,6 +127,9 @@ describe('first sign-in and after', () => {
     expect(second.location.href).toBe(`${t.origin}/`);
     expect((await me(t, second.session!)).user.id).toBe(session.user.id);
     expect(await t.database.prisma.user.count({ where: { email: `${login}@idp.test` } })).toBe(1);
+    // Both sign-ins are in the audit trail (the personal team's log shows its owner's).
+    const log = await t.json('GET', `/api/v1/teams/${session.activeTeamId}/audit-log?action=sign_in.succeeded`, undefined, { cookie: first.session! });
+    expect(log.body.data.map((e: { details: { method: string } }) => e.details.method)).toEqual(['provider', 'provider']);
   });
 
   it('links an existing verified account by e-mail when the provider verified it: same user, the password still works', async () => {

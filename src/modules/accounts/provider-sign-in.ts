@@ -116,7 +116,7 @@ export async function finishProviderSignIn(scope: ThrottledScope, provider: Prov
       back.hash = new URLSearchParams({ two_factor_challenge: challenge }).toString();
       return { location: back.href, session: null, failure: null };
     }
-    const session = await scope.runAs(user.id, async (tx) => startSession(scope, tx, user, await repo.firstTeamId(tx, user.id)));
+    const session = await scope.runAs(user.id, async (tx) => startSession(scope, tx, user, await repo.firstTeamId(tx, user.id), 'provider'));
     return { location: back.href, session, failure: null };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;

@@ -119,7 +119,7 @@ export async function signup(scope: ThrottledScope, input: SignupInput): Promise
   const started = await openPublicAccount(scope, account, async (tx, { user, team, isFirstUser }) => ({
     user,
     activeTeamId: team.id,
-    session: verify ? null : await startSession(scope, tx, user, team.id),
+    session: verify ? null : await startSession(scope, tx, user, team.id, 'signup'),
     team,
     isFirstUser,
     teamCreated: true,
@@ -138,7 +138,7 @@ export async function signupWithInvite(scope: ThrottledScope, input: SignupWithI
   const invitation = await openInvitationForSignup(scope, input.inviteToken, input.email);
   const { password, inviteToken: _token, ...profile } = input;
   const account = { id: randomUUID(), ...profile, passwordHash: await hashPassword(password) };
-  return openInvitedAccount(scope, account, invitation, async (tx, user) => ({ ...(await startSession(scope, tx, user, invitation.teamId)), teamId: invitation.teamId }));
+  return openInvitedAccount(scope, account, invitation, async (tx, user) => ({ ...(await startSession(scope, tx, user, invitation.teamId, 'invitation signup')), teamId: invitation.teamId }));
 }
 
 /**
@@ -165,9 +165,7 @@ export async function login(scope: ThrottledScope, input: LoginInput): Promise<S
   if (!emailVerifiedAt && scope.config.requireEmailVerification) throw emailNotVerified();
   if (totp?.enabledAt) return challengeFor(scope, user.id);
   return scope.runAs(user.id, async (tx) => {
-    const session = await startSession(scope, tx, user, await repo.firstTeamId(tx, user.id));
-    await recordAudit(scope, tx, { userId: user.id, action: 'sign_in.succeeded', target: { type: 'user', id: user.id }, details: { method: 'password' } }, { userId: user.id });
-    return session;
+    return startSession(scope, tx, user, await repo.firstTeamId(tx, user.id), 'password');
   });
 }
 

@@ -159,9 +159,7 @@ export async function completeTwoFactorSignIn(scope: ThrottledScope, input: TwoF
       const totp = await tx.userTotp.findUnique({ where: { userId: link.userId }, select: { secretSealed: true, enabledAt: true } });
       if (!totp?.enabledAt || !(await acceptSecondFactor(scope, tx, link.userId, totp.secretSealed, input.code))) throw wrongCode();
       const user = await tx.user.findUniqueOrThrow({ where: { id: link.userId }, select: repo.userView });
-      const session = await startSession(scope, tx, user, await repo.firstTeamId(tx, user.id));
-      await recordAudit(scope, tx, { userId: user.id, action: 'sign_in.succeeded', target: { type: 'user', id: user.id }, details: { method: 'password and second factor' } }, { userId: user.id });
-      return session;
+      return startSession(scope, tx, user, await repo.firstTeamId(tx, user.id), 'password and second factor');
     }),
   );
   // The wrong code's transaction rolled back: its entry is written apart (named system access).

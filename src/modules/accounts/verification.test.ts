@@ -44,6 +44,11 @@ describe('with REQUIRE_EMAIL_VERIFICATION', () => {
     const cookie = cookieFrom(verified.headers);
     expect((await t.json('GET', '/api/auth/session', undefined, { cookie })).status).toBe(200);
     expect((await t.json('POST', '/api/auth/login', { email, password })).status).toBe(200);
+    // Both ways in are in the audit trail, as is the wrong password (the owner's team log shows them).
+    const log = await t.json('GET', `/api/v1/teams/${res.body.data.activeTeamId}/audit-log?limit=100`, undefined, { cookie });
+    expect(log.status, JSON.stringify(log.body)).toBe(200);
+    const signIns = log.body.data.filter((e: { action: string }) => e.action.startsWith('sign_in.')).map((e: { action: string; details: { method?: string; reason?: string } }) => `${e.action} ${e.details.method ?? e.details.reason}`);
+    expect(signIns).toEqual(['sign_in.succeeded password', 'sign_in.succeeded verification link', 'sign_in.failed wrong password']);
 
     const reused = await t.json('POST', '/api/auth/verify-email', { token });
     expect(reused.status).toBe(400);

@@ -35,7 +35,7 @@ export async function verifyEmail(scope: RequestScope, input: VerifyEmailInput):
     await repo.markEmailVerified(tx, link.userId, now);
     await repo.useAccountTokensOf(tx, link.userId, 'email_verification', now);
     const user = await tx.user.findUniqueOrThrow({ where: { id: link.userId }, select: repo.userView });
-    return startSession(scope, tx, user, await repo.firstTeamId(tx, user.id));
+    return startSession(scope, tx, user, await repo.firstTeamId(tx, user.id), 'verification link');
   });
 }
 
