@@ -9,7 +9,8 @@ ENV NODE_ENV=production \
     PORT=3000 \
     DATA_DIR=/data \
     UPLOAD_DIR=/uploads \
-    MALLOC_ARENA_MAX=2
+    MALLOC_ARENA_MAX=2 \
+    NODE_OPTIONS=--max-old-space-size=512
 
 WORKDIR /app
 

@@ -53,6 +53,7 @@ import {
 import type { GraphqlTasks } from './tasks.js';
 import { benchUser, fetchSessionData, obtainSessionCookie, type Account, type SessionData } from './session.js';
 import { startStatementCounter, statementsPerRequest, type StatementCount } from './statements.js';
+import { dataSafetyAlone, dataSafetyGoals, dataSafetySelected, measureDataSafety, noDataSafety, renderDataSafety, reportDataSafetyAlone } from './data-safety.js';
 import { hookCostGoal, measureTaskCreates, renderTaskCreates, reportTaskCreatesAlone, taskCreatesGoal, type CreateRun } from './task-creates.js';
 import { killAllServers, repoRoot, startServer, type RunningServer, type ServerSpec } from './targets.js';
 import { cursorPage, deepCursorOf, expectedTaskAnswers, seedTasks, smallTasksUser, taskCounts, type RecordOwner, type TaskDataset, type TaskSize } from './tasks.js';
@@ -82,8 +83,8 @@ const unreachableLimits = {
 const unlimitedPlan = { PLANS_JSON: JSON.stringify({ free: { limits: { team_members: null, api_keys: null, tasks: null } } }) };
 /** Uploads under the defaults (local storage, images ≤ 10 MB, videos ≤ 100 MB), whatever the bench's environment says. */
 const mediaDefaults = { MEDIA_CONFIG: undefined, MEDIA_STORAGE: undefined, BLOB_READ_WRITE_TOKEN: undefined };
-/** What `npm start` sets besides: glibc's malloc arenas capped (see README "Operators"). */
-const startEnv = { MALLOC_ARENA_MAX: '2' };
+/** What `npm start` sets besides: glibc's malloc arenas capped, V8's old generation at 512 MB (docs/deployment.md "Memory"). */
+const startEnv = { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-old-space-size=512' };
 const productEnv = { ...startEnv, ...unreachableLimits, ...unlimitedPlan, ...mediaDefaults };
 
 /** Where uploads go: the product's local storage (UPLOAD_DIR) and the raw baseline's, both temporary. */
@@ -420,9 +421,18 @@ async function main(): Promise<void> {
     if (selected(options, 'tasks-create')) {
       log('S14: tasks CREATE at 1k and 100k tasks per team, on its own product instance');
       // The same build again, its tasks given no-op hooks by a preload (bench/noop-hooks.mjs): what hooks cost on CREATE.
-      const hookedSpec = { ...specs['product-pg'], name: 'product (PostgreSQL, no-op hooks on tasks)', env: { ...specs['product-pg'].env, NODE_OPTIONS: `--import ${pathToFileURL(path.join(repoRoot, 'bench', 'noop-hooks.mjs')).href}` } };
+      const hookedSpec = { ...specs['product-pg'], name: 'product (PostgreSQL, no-op hooks on tasks)', env: { ...specs['product-pg'].env, NODE_OPTIONS: `${startEnv.NODE_OPTIONS} --import ${pathToFileURL(path.join(repoRoot, 'bench', 'noop-hooks.mjs')).href}` } };
       taskCreates = await withServers([specs['product-pg'], hookedSpec], ([server, hooked]) => measureTaskCreates(server!, options, log, hooked!));
       if (options.only?.every((id) => id.startsWith('tasks-create'))) return await reportTaskCreatesAlone(taskCreates, options, startedAt, log);
+    }
+    // Issue 38 (history-update, export-rss, backup) seeds its own account, team and 100k tasks too, so
+    // it runs next, and alone needs nothing else seeded.
+    let dataSafety = noDataSafety();
+    if (dataSafetySelected(options)) {
+      // The same build again, its tasks keeping no history by a preload (bench/no-history.mjs): what history costs on UPDATE.
+      const noHistorySpec = { ...specs['product-pg'], name: 'product (PostgreSQL, tasks without history)', env: { ...specs['product-pg'].env, NODE_OPTIONS: `${startEnv.NODE_OPTIONS} --import ${pathToFileURL(path.join(repoRoot, 'bench', 'no-history.mjs')).href}` } };
+      dataSafety = await measureDataSafety(specs['product-pg'], noHistorySpec, options, log);
+      if (dataSafetyAlone(options)) return await reportDataSafetyAlone(dataSafety, options, startedAt, log);
     }
 
     log('seeding PostgreSQL through the product (migrations, bench user, API keys, teams, tasks owner, rendition source)');
@@ -547,16 +557,16 @@ async function main(): Promise<void> {
     }
 
     const summary = summarize(samples, { rateLimit: rateLimitChecks, statements, verification, largeUploads, uploadDrift, notMeasured, queue: queueChecks });
-    summary.goals.push(taskCreatesGoal(taskCreates), hookCostGoal(taskCreates), ...realtimeGoals(realtime));
+    summary.goals.push(taskCreatesGoal(taskCreates), hookCostGoal(taskCreates), ...dataSafetyGoals(dataSafety), ...realtimeGoals(realtime));
     // With --only, a goal whose figures were not taken is not a result.
     if (options.only) summary.goals = summary.goals.filter((g) => Number.isFinite(g.value));
-    process.stdout.write(`${renderMarkdown(summary, options)}\n${renderTaskCreates(taskCreates)}\n${renderRealtime(realtime)}\n`);
+    process.stdout.write(`${renderMarkdown(summary, options)}\n${renderTaskCreates(taskCreates)}\n${renderDataSafety(dataSafety)}\n${renderRealtime(realtime)}\n`);
 
     const environment = describeEnvironment(await serverVersion(options.databaseUrl));
     const resultsDir = path.join(repoRoot, 'bench', 'results');
     await mkdir(resultsDir, { recursive: true });
     const file = path.join(resultsDir, `${startedAt.toISOString().replaceAll(':', '-')}.json`);
-    const record = { startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), options, environment, datasets, summary, samples, taskCreates, realtime, serverMemory };
+    const record = { startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), options, environment, datasets, summary, samples, taskCreates, dataSafety, realtime, serverMemory };
     await writeFile(file, `${JSON.stringify(record, null, 2)}\n`);
     log(`results written to ${path.relative(repoRoot, file)}`);
     const broken = summary.goals.filter((g) => g.kind !== 'performance' && !g.pass);

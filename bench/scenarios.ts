@@ -62,7 +62,7 @@ type ProductTarget = 'rest' | 'graphql' | 'rest-pglite';
 export type TargetId = 'raw' | ProductTarget | `${ProductTarget}-prev`;
 
 export interface HttpRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   path: string;
   headers: Record<string, string>;
   /** A Buffer for uploads (multipart bodies). */

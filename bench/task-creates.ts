@@ -74,7 +74,7 @@ async function seedAccount(baseUrl: string): Promise<CreateSeed> {
  * for the GIN index, statuses, priorities, due dates), created in 2025: what a round creates is
  * newer, which is how resetting tells them apart.
  */
-const seedSql = `
+export const seedSql = `
 INSERT INTO tasks (id, team_id, user_id, title, description, status, priority, tags, due_date, estimated_hours, completed, metas, created_at, updated_at)
 SELECT gen_random_uuid(), $1::uuid, $2::uuid,
        (ARRAY['Fix', 'Write', 'Review', 'Deploy', 'Plan', 'Test'])[1 + n % 6] || ' ' || (ARRAY['login', 'billing', 'search', 'reports', 'dashboard'])[1 + n % 5] || ' #' || n,
@@ -96,7 +96,7 @@ async function seedTasks(url: string, seed: CreateSeed): Promise<void> {
 }
 
 /** The CPU the backends of the bench database have used so far (the product's pool: connected before the run, after its warm-up). */
-async function databaseCpuMs(url: string): Promise<Map<number, number>> {
+export async function databaseCpuMs(url: string): Promise<Map<number, number>> {
   const database = decodeURIComponent(new URL(url).pathname.slice(1));
   const pids = await withClient(url, async (c) => {
     const { rows } = await c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()`, [database]);
@@ -107,7 +107,7 @@ async function databaseCpuMs(url: string): Promise<Map<number, number>> {
   return used;
 }
 
-async function databaseCpuSince(url: string, before: Map<number, number>): Promise<number> {
+export async function databaseCpuSince(url: string, before: Map<number, number>): Promise<number> {
   const after = await databaseCpuMs(url);
   let sum = 0;
   for (const [pid, ms] of after) sum += ms - (before.get(pid) ?? ms);
