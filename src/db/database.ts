@@ -5,11 +5,8 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { beginWithCaller } from './begin-with-caller.js';
-import { refusingCommitAfterFailure } from './commit-guard.js';
 import { lockDataDir, pgliteOpenError, type DataDirHolder } from './data-dir-lock.js';
-import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
-import { joinable } from './join-transaction.js';
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { listenOnPostgres, type NotificationHandlers } from './notifications.js';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
@@ -17,7 +14,6 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import { defaultPgliteSharedBuffersMb } from '../config/env.js';
 import { activeTracing } from '../telemetry/tracing.js';
 import { wholeScriptFactory } from './script-runner.js';
-import { tracingStatements } from './traced-statements.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -30,12 +26,8 @@ export interface PoolStats {
 /** The process's database: the Prisma client, the adapter factory migrations reuse, and its lifecycle. */
 export interface Database {
   kind: DatabaseKind;
+  /** Prisma's client on the driver adapter; request transactions are its interactive transactions (request-db.ts). */
   prisma: PrismaClient;
-  /**
-   * The driver adapter request transactions are opened on (request-db.ts), over the same connections as
-   * Prisma's; its transactions refuse to commit after a failed statement (commit-guard.ts).
-   */
-  adapter: SqlDriverAdapter;
   /**
    * Runs `work` with an adapter factory for the schema engine (scripts run whole; see script-runner.ts).
    * On PostgreSQL it is a dedicated single connection, closed afterwards: the engine takes an advisory
@@ -76,18 +68,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const database = await (options.url ? openPostgres(options.url, options.poolSize) : openPglite(options.dataDir, options.holder ?? 'server', options.pgliteSharedBuffersMb ?? defaultPgliteSharedBuffersMb));
   const tracing = activeTracing();
   if (!tracing) return database;
-  // With traces on, the hot lookups get their spans as the adapter's statements do (clientOn).
+  // With traces on, Prisma's statements get their spans from Prisma's own tracing (telemetry/start.ts);
+  // the hot lookups, which bypass Prisma, get theirs here.
   return { ...database, hotQuery: <Row>(name: string, sql: string, values: unknown[]) => tracing.statement(sql, () => database.hotQuery<Row>(name, sql, values)) };
-}
-
-/**
- * Prisma's client and the request transactions' adapter, on one driver (the same guard on both; Prisma
- * may join); with traces on, each statement the driver runs in a span (traced-statements.ts).
- */
-async function clientOn(factory: SqlDriverAdapterFactory): Promise<Pick<Database, 'prisma' | 'adapter'>> {
-  const tracing = activeTracing();
-  const guarded = refusingCommitAfterFailure(tracing ? tracingStatements(factory, tracing) : factory);
-  return { prisma: new PrismaClient({ adapter: joinable(guarded) }), adapter: await guarded.connect() };
 }
 
 /**
@@ -110,11 +93,10 @@ async function openPglite(dataDir: string, holder: DataDirHolder, sharedBuffersM
     throw pgliteOpenError(dataDir, error);
   }
   const clientFactory = new PrismaPGlite(pglite);
-  const { prisma, adapter } = await clientOn(clientFactory);
+  const prisma = new PrismaClient({ adapter: clientFactory });
   return {
     kind: 'pglite',
     prisma,
-    adapter,
     withMigrationAdapter: (work) => work(wholeScriptFactory(clientFactory, (script) => pglite.exec(script))),
     hotQuery: async <Row>(_name: string, sql: string, values: unknown[]) => (await pglite.query<Row>(sql, values)).rows,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
@@ -154,12 +136,10 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   // An idle connection the server ends (a restart, DROP DATABASE … WITH (FORCE) after tests) is dropped
   // by the pool, which connects anew on next use; unheard, its 'error' event would end the process.
   pool.on('error', () => {});
-  const clientFactory = new PrismaPg(beginWithCaller(pool), { statementNameGenerator: statementName });
-  const { prisma, adapter } = await clientOn(clientFactory);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { statementNameGenerator: statementName }) });
   return {
     kind: 'postgres',
     prisma,
-    adapter,
     withMigrationAdapter: async (work) => {
       const single = new pg.Pool({ connectionString: url, max: 1 });
       try {

@@ -1,12 +1,11 @@
-// Request transactions (request-db.ts), one mechanism on both databases: every statement of a request
-// runs in one transaction, as its caller, whose context is set once; a rollback keeps nothing; the
-// caller is passed as a value; a COMMIT after a failed statement fails the request (commit-guard.ts);
-// Prisma's own transactions outside requests stay atomic (begin-with-caller.ts holds their BEGIN on
-// PostgreSQL until their first statement); and every connection goes back to the pool.
+// Request transactions (request-db.ts), Prisma's interactive transactions on both databases: every
+// statement of a request runs in one transaction, as its caller, whose context is set once; a rollback
+// keeps nothing; the caller is passed as a value; a COMMIT after a failed statement fails the request
+// (the check before committing); Prisma's own transactions outside requests stay atomic; and every
+// connection goes back to the pool.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../testkit/database.js';
-import { rolledBackAtCommit } from './commit-guard.js';
-import { appRole, RequestDb } from './request-db.js';
+import { appRole, RequestDb, rolledBackAtCommit } from './request-db.js';
 
 let db: TestDatabase;
 

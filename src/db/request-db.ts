@@ -1,87 +1,108 @@
-// Row-level security per request: one transaction, the same on PGlite and PostgreSQL, opened on the
-// driver adapter by the request's first statement, which first sets the caller (app.user_id) and drops
-// to the app role, which does not bypass RLS. Every statement of the request runs in it: raw SQL through
-// query() straight on the adapter, and Prisma's client (tx()) by joining it (join-transaction.ts): the
-// first tx() runs Prisma's interactive transaction on this open transaction rather than a new one, and
-// Prisma then ends it. A request may use both, in any order. Nothing opens the transaction before its
-// first statement, so a request that waits on something else first (an upload moving its files into
-// storage, possibly over the network) holds no connection meanwhile. A COMMIT after a failed statement
-// fails the request (commit-guard.ts). Work that must follow only a committed change (removing files a
-// deletion orphaned) is queued with afterCommit and runs when the request commits, never when it rolls back.
-import type { ArgType, Transaction } from '@prisma/driver-adapter-utils';
+// Row-level security per request: one transaction, Prisma's own interactive transaction, the same on
+// PGlite and PostgreSQL. It opens at the request's first statement (tx() or query()), whose first
+// statement sets the caller (app.user_id) and drops to the app role, which does not bypass RLS; every
+// statement of the request then runs on its transaction client, raw ones included. Nothing opens it
+// before, so a request that never touches the database opens none, and one that waits on something
+// else first (an upload moving its files into storage, possibly over the network) holds no connection
+// meanwhile. The pipeline alone ends it (finish): modules never do.
+//
+// "Nothing lost": PostgreSQL answers the COMMIT of a transaction in which a statement failed with a
+// ROLLBACK, which Prisma does not check; a request that caught such a failure and went on would answer
+// as if its changes were kept. So before committing, one cheap statement runs in the transaction: it
+// fails in an aborted transaction (25P02), and the request fails and rolls back instead.
+//
+// Work that must follow only a committed change (removing files a deletion orphaned) is queued with
+// afterCommit; work that undoes what a request did outside the database (files it stored) is queued with
+// onRollback and runs when the request rolls back, or its commit fails.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
-import { enterCallerSql } from './begin-with-caller.js';
 import type { Database } from './database.js';
-import { endTransaction, joinTransaction } from './join-transaction.js';
+import { postgresCode } from './errors.js';
 
 export type Tx = Prisma.TransactionClient;
 
-/** A raw statement run as the caller; rows as the driver adapter gives them (timestamps as ISO strings, int8 as strings). */
+/** A raw statement run as the caller; rows as Prisma's raw queries give them (timestamps as Dates, int8 as BigInts). */
 export type RawQuery = <Row>(sql: string, values: unknown[]) => Promise<Row[]>;
 
 /** The PostgreSQL role requests run as (created by the init migration). */
 export const appRole = 'app_user';
 
+/** The first statement of every request transaction: the caller ($1, the user id) and the app role. */
+const enterCallerSql = `SELECT set_config('app.user_id', $1, true), set_config('role', '${appRole}', true)`;
+
+/** Why a request whose commit would have been a rollback fails. */
+export const rolledBackAtCommit = 'The request transaction was rolled back at COMMIT: one of its statements had failed';
+
 // On PGlite requests queue for its one connection, so waiting for a transaction may take a while
-// under load; a request that holds one longer than this has a bug, and its transaction is rolled back.
+// under load; a request that holds one longer than this has a bug, and its transaction is rolled back
+// (by our timer, with a clear error; Prisma's own timeout, a little later, is the backstop).
 const transactionTimeoutMs = 30_000;
-const prismaOptions = { maxWait: transactionTimeoutMs, timeout: transactionTimeoutMs } as const;
+const prismaOptions = { maxWait: transactionTimeoutMs, timeout: transactionTimeoutMs + 5_000 } as const;
 
 const rollback = Symbol('rollback');
 
 /** What a request's transaction is opened on. */
-export type TransactionSource = Pick<Database, 'prisma' | 'adapter'>;
-
-/** Arguments as the adapters take them: lists and scalars, each passed on as it is. */
-const argTypes = (values: unknown[]): ArgType[] => values.map((v) => ({ scalarType: 'unknown', arity: Array.isArray(v) ? 'list' : 'scalar' }));
-
-interface PrismaJoined {
-  tx: Promise<Tx>;
-  decide: (commit: boolean) => void;
-  done: Promise<void>;
-}
+export type TransactionSource = Pick<Database, 'prisma'>;
 
 /** The database as one request sees it: through RLS, as its caller. */
 export class RequestDb {
-  private open: Promise<Transaction> | undefined;
-  private prisma: PrismaJoined | undefined;
+  private open: Promise<Tx> | undefined;
+  private decide: ((commit: boolean) => void) | undefined;
+  private done: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private expired = false;
   private finished = false;
   private ending: Promise<void> | undefined;
+  private refusal: string | undefined;
   private readonly committed: (() => Promise<void>)[] = [];
+  private readonly rolledBack: (() => Promise<void>)[] = [];
 
   constructor(
     private readonly source: TransactionSource,
     /** The caller's user id; null for an anonymous caller, who sees no user or team rows. */
     private readonly userId: string | null,
-    /** Told of a failure of afterCommit work: the change is in, so the request does not fail for it (the app logs it). */
-    private readonly lateFailure: (error: unknown) => void = (error) => console.error('work after commit failed', error),
+    /** Told of a failure of afterCommit or onRollback work: the request's outcome is decided, so it does not fail for it (the app logs it). */
+    private readonly lateFailure: (error: unknown) => void = (error) => console.error('work after the request transaction failed', error),
   ) {}
 
   /** The request's Prisma client, in its transaction (opened on first use). */
   tx(): Promise<Tx> {
-    if (this.finished && !this.prisma) return Promise.reject(new Error('RequestDb.tx after the request transaction ended'));
-    this.prisma ??= this.joinPrisma();
-    return this.prisma.tx;
+    if (this.finished) return Promise.reject(new Error('RequestDb.tx after the request transaction ended'));
+    if (this.refusal) return Promise.reject(new Error(this.refusal));
+    this.open ??= this.begin();
+    return this.open;
   }
 
-  /** One raw statement in the request's transaction, straight on the driver adapter (no Prisma client on the way). */
-  readonly query: RawQuery = async <Row>(sql: string, values: unknown[]): Promise<Row[]> => {
-    if (this.finished) throw new Error('RequestDb.query after the request transaction ended');
-    const result = await (await this.transaction()).queryRaw({ sql, args: values, argTypes: argTypes(values) });
-    return result.rows.map((row) => Object.fromEntries(result.columnNames.map((name, i) => [name, row[i]])) as Row);
-  };
+  /** One raw statement in the request's transaction. */
+  readonly query: RawQuery = async <Row>(sql: string, values: unknown[]): Promise<Row[]> => (await this.tx()).$queryRawUnsafe<Row[]>(sql, ...values);
 
   /** Queues `work` to run once the request's changes are committed (dropped if they roll back). */
   afterCommit(work: () => Promise<void>): void {
     this.committed.push(work);
   }
 
+  /** Queues `work` to run if the request's changes roll back (or their commit fails): undoing what the request did outside the database. */
+  onRollback(work: () => Promise<void>): void {
+    this.rolledBack.push(work);
+  }
+
   /**
-   * Commits (or rolls back) the transaction if the request opened one, then, after a commit, runs the
-   * queued afterCommit work (a failure goes to lateFailure). Safe to call more than once.
+   * Refuses statements while `phase` runs (a route's network phase, which must hold no connection),
+   * naming it; statements are taken again once it settles.
+   */
+  async without<T>(phase: string, work: () => Promise<T>): Promise<T> {
+    this.refusal = `No statement may run during ${phase}: it holds no database connection`;
+    try {
+      return await work();
+    } finally {
+      this.refusal = undefined;
+    }
+  }
+
+  /**
+   * Commits (or rolls back) the transaction if the request opened one, then runs the queued afterCommit
+   * work after a commit, or the onRollback work otherwise (a failure of either goes to lateFailure).
+   * Called by the pipeline (and committing()), never by a module. Safe to call more than once.
    */
   finish(commit: boolean): Promise<void> {
     this.finished = true;
@@ -92,67 +113,46 @@ export class RequestDb {
 
   private async end(commit: boolean): Promise<void> {
     clearTimeout(this.timer);
-    if (this.prisma) {
-      // The transaction Prisma joined is ended by it (join-transaction.ts).
-      this.prisma.decide(commit);
-      await this.prisma.done;
-    } else {
-      const tx = await this.open?.catch(() => undefined);
-      if (tx) await endTransaction(tx, commit);
+    let failure: { error: unknown } | undefined;
+    if (this.done) {
+      this.decide!(commit && !this.expired);
+      await this.done.catch((error: unknown) => void (failure = { error }));
     }
-    const work = this.committed.splice(0);
-    if (commit) await Promise.all(work.map((run) => Promise.resolve().then(run).catch(this.lateFailure)));
+    const kept = commit && !this.expired && !failure;
+    const [committed, rolledBack] = [this.committed.splice(0), this.rolledBack.splice(0)];
+    await Promise.all((kept ? committed : rolledBack).map((run) => Promise.resolve().then(run).catch(this.lateFailure)));
+    if (failure) throw failure.error;
   }
 
-  /** The open transaction, begun as the caller on first use. */
-  private transaction(): Promise<Transaction> {
-    this.open ??= this.begin();
-    return this.open;
-  }
-
-  private async begin(): Promise<Transaction> {
-    const tx = await this.source.adapter.startTransaction();
-    const caller = [this.userId ?? '', appRole];
-    try {
-      await tx.executeRaw({ sql: enterCallerSql, args: caller, argTypes: argTypes(caller) });
-    } catch (error) {
-      await endTransaction(tx, false).catch(() => {});
-      throw error;
-    }
+  /** Prisma's interactive transaction as the caller: its client is handed out, and it ends as finish() decides. */
+  private begin(): Promise<Tx> {
+    let opened!: (tx: Tx) => void;
+    let failed!: (error: unknown) => void;
+    const client = new Promise<Tx>((resolve, reject) => ((opened = resolve), (failed = reject)));
+    const decision = new Promise<boolean>((resolve) => (this.decide = resolve));
+    this.done = this.source.prisma
+      .$transaction(async (tx) => {
+        await tx.$executeRawUnsafe(enterCallerSql, this.userId ?? '');
+        opened(tx);
+        if (!(await decision)) throw rollback;
+        // Fails in an aborted transaction, whose COMMIT would be a rollback (see above).
+        await tx.$executeRawUnsafe('SELECT 1').catch((error: unknown) => {
+          throw postgresCode(error) === '25P02' ? new Error(rolledBackAtCommit, { cause: error }) : error;
+        });
+      }, prismaOptions)
+      .catch((error: unknown) => {
+        failed(error);
+        if (error !== rollback) throw error;
+      });
+    // A request that never awaits finish() must not leave an unhandled rejection behind.
+    this.done.catch(() => {});
     // A request still holding its transaction this late has a bug: roll back, so that others get the connection.
     this.timer = setTimeout(() => {
       this.expired = true;
       this.finish(false).catch(() => {});
     }, transactionTimeoutMs);
     this.timer.unref();
-    return tx;
-  }
-
-  private joinPrisma(): PrismaJoined {
-    let decide!: (commit: boolean) => void;
-    const decision = new Promise<boolean>((resolve) => (decide = resolve));
-    let ready!: (tx: Tx) => void;
-    let failed!: (error: unknown) => void;
-    const tx = new Promise<Tx>((resolve, reject) => ((ready = resolve), (failed = reject)));
-    const done = this.transaction()
-      .then((open) =>
-        joinTransaction(
-          this.source.prisma,
-          open,
-          async (client) => {
-            ready(client);
-            if (!(await decision)) throw rollback;
-          },
-          prismaOptions,
-        ),
-      )
-      .catch((error: unknown) => {
-        failed(error);
-        if (error !== rollback) throw error;
-      });
-    // A request that never awaits finish() must not leave an unhandled rejection behind.
-    done.catch(() => {});
-    return { tx, decide, done };
+    return client;
   }
 }
 
@@ -171,7 +171,7 @@ export function systemDb(database: Pick<Database, 'prisma' | 'hotQuery'>, purpos
   return { purpose, prisma: database.prisma, hotQuery: database.hotQuery };
 }
 
-/** Runs `work`, then commits `db`'s transaction; rolls it back when `work` throws (and throws that). */
+/** Runs `work`, then commits `db`'s transaction; rolls it back when `work` throws (and throws that). For units of work outside the pipeline. */
 export async function committing<T>(db: Pick<RequestDb, 'finish'>, work: () => Promise<T>): Promise<T> {
   let result: T;
   try {
@@ -184,7 +184,7 @@ export async function committing<T>(db: Pick<RequestDb, 'finish'>, work: () => P
   return result;
 }
 
-/** Runs one short unit of work through RLS as `userId` (signing up, signing in: before the request has that caller). */
+/** Runs one short unit of work through RLS as `userId` (signing up, signing in: before the request has that caller), in a request transaction of its own. */
 export function runAsUser<T>(source: TransactionSource, userId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
   const db = new RequestDb(source, userId);
   return committing(db, async () => work(await db.tx()));

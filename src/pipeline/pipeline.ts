@@ -2,6 +2,10 @@
 // declarations in the pipeline): body limit and CSRF → authenticate → rate limit → the route's rule
 // (HTTP declarations: their field's; JSON routes leave it to their operation's fields) → the request's transaction →
 // handler → cookies, RateLimit headers and key usage. Errors are answered in the route's format.
+// The pipeline alone ends the request's transaction: it commits when the handler succeeded, else rolls
+// back (request-db.ts runs the request's afterCommit or onRollback work then). A route that declares its
+// network I/O (http-route.ts NetworkIo) has it run in a phase of its own, holding no connection: before
+// its database phase, or after the commit.
 import { authenticate } from '../auth/authenticate.js';
 import { systemDb } from '../db/request-db.js';
 import { databaseUnavailable, isDatabaseUnavailable, reportDatabaseOutage } from '../db/unavailable.js';
@@ -12,6 +16,7 @@ import { AppError } from '../shared/errors.js';
 import type { AppServices } from './app-services.js';
 import { isCrossSiteForgery } from './csrf.js';
 import { appendHeader, type HttpRequest, type HttpResponse } from '../http/exchange.js';
+import type { NetworkIo, NextPhase } from '../rest/http-route.js';
 import { rateLimited, rateLimitHeaders } from './rate-limit.js';
 import { clientReader, createRequestContext } from './request-context.js';
 
@@ -24,16 +29,21 @@ export interface RouteTraits {
   errorCodes?: boolean;
   /** Largest body the route reads (uploads); BODY_LIMIT_BYTES unless stated. */
   bodyLimitBytes?: number;
+  /** Where the route's network I/O runs, out of its transaction; its handler then returns its next phase (http-route.ts). */
+  networkIo?: NetworkIo;
 }
 
-export type Pipeline = (request: HttpRequest, requestId: string, traits: RouteTraits, handle: (ctx: Context) => Promise<HttpResponse>) => Promise<HttpResponse>;
+/** A route's handler: its answer, or (a route that declares networkIo) its next phase. */
+export type Handler = (ctx: Context) => Promise<HttpResponse | NextPhase>;
+
+export type Pipeline = (request: HttpRequest, requestId: string, traits: RouteTraits, handle: Handler) => Promise<HttpResponse>;
 
 export function createPipeline(services: AppServices): Pipeline {
   const { config, database, logger, keys, rates, usage, now } = services;
   const readClient = clientReader(config.trustProxy, logger);
 
   /** Authenticates, applies the rate limit, runs `handle` with the request's context and ends its transaction. */
-  async function run(request: HttpRequest, requestId: string, traits: RouteTraits, handle: (ctx: Context) => Promise<HttpResponse>): Promise<HttpResponse> {
+  async function run(request: HttpRequest, requestId: string, traits: RouteTraits, handle: Handler): Promise<HttpResponse> {
     const { bodyLimitBytes = config.bodyLimitBytes } = traits;
     if (Number(request.header('content-length') ?? 0) > bodyLimitBytes) {
       return failure(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${bodyLimitBytes} bytes`, undefined, traits.errorCodes !== false);
@@ -57,9 +67,10 @@ export function createPipeline(services: AppServices): Pipeline {
       chargeCost: rate && grant && !upFront ? rate.chargeOperation : undefined,
       onFail: () => void (failed = true),
     });
-    let response: HttpResponse;
+    let answered: HttpResponse | NextPhase;
     try {
-      response = await handle(ctx);
+      answered = traits.networkIo === 'first' ? await ctx.db.without('the network phase of the route', () => handle(ctx)) : await handle(ctx);
+      if (typeof answered === 'function' && traits.networkIo === 'first') answered = await answered();
     } catch (error) {
       failed = true;
       throw error;
@@ -69,6 +80,8 @@ export function createPipeline(services: AppServices): Pipeline {
         throw error;
       });
     }
+    if (typeof answered === 'function' && traits.networkIo !== 'last') throw new Error('A handler returned a next phase, but its route declares no networkIo');
+    const response = typeof answered === 'function' ? await answered() : answered;
     const late = await rate?.settle();
     if (late && !late.allowed) return rateLimited(late);
     for (const cookie of ctx.setCookies) appendHeader(response, 'set-cookie', cookie);

@@ -36,8 +36,8 @@ export function createApiRouter(rest: RestRouter, http: HttpRouter): ApiRouter {
   };
 }
 
-/** What the pipeline takes from an HTTP declaration: its field's rule (required, and its scopes paid for), error format and body limit. */
+/** What the pipeline takes from an HTTP declaration: its field's rule (required, and its scopes paid for), error format, body limit and where its network I/O runs. */
 export function httpRouteTraits(started: Extract<StartedHttpRoute, { pipeline: true }>, config: Config): RouteTraits {
   const { route, rule } = started;
-  return { scopes: rule ? ruleScopes(rule) : undefined, requires: rule ?? undefined, errorCodes: route.errorCodes, bodyLimitBytes: route.bodyLimitBytes?.(config) };
+  return { scopes: rule ? ruleScopes(rule) : undefined, requires: rule ?? undefined, errorCodes: route.errorCodes, bodyLimitBytes: route.bodyLimitBytes?.(config), networkIo: route.networkIo };
 }

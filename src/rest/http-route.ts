@@ -47,8 +47,21 @@ interface HttpRouteCommon {
   openApi?: Record<string, unknown>;
 }
 
-/** A route in the request pipeline: authenticated, scope-checked, rate limited, in a transaction. */
-export interface PipelineHttpRoute extends HttpRouteCommon {
+/**
+ * Where a route's network I/O (a storage service, sharp) runs, kept out of its transaction so that no
+ * database connection waits on it; the pipeline alone commits (pipeline.ts).
+ * - `first`: the handler is the network phase, in which the pipeline refuses statements; it returns
+ *   the database phase, run next. What the network phase made outside the database (stored files) is
+ *   undone through `db.onRollback` if the request then fails, its commit included.
+ * - `last`: the handler is the database phase; it returns the network phase, which the pipeline runs
+ *   once it has committed (statements are refused there too: the transaction has ended).
+ */
+export type NetworkIo = 'first' | 'last';
+
+/** The phase a handler declaring `networkIo` returns, run by the pipeline after it (and, for `last`, after the commit). */
+export type NextPhase = () => Promise<HttpResponse>;
+
+interface PipelineHttpRouteCommon extends HttpRouteCommon {
   pipeline: true;
   /**
    * The GraphQL field this route is another face of (`Mutation.uploadMedia`): its rule is required of
@@ -56,8 +69,21 @@ export interface PipelineHttpRoute extends HttpRouteCommon {
    * are what the key's rate limits count. None: the route serves everyone (provider sign-in).
    */
   ruleOf?: string;
+}
+
+/** A route in the request pipeline: authenticated, scope-checked, rate limited, in a transaction. */
+export interface SinglePhaseHttpRoute extends PipelineHttpRouteCommon {
+  networkIo?: undefined;
   start(setup: HttpRouteSetup): (request: HttpRequest, ctx: Context, params: RouteParams) => Promise<HttpResponse>;
 }
+
+/** A route in the request pipeline whose network I/O runs in a phase of its own, out of its transaction (see NetworkIo). */
+export interface TwoPhaseHttpRoute extends PipelineHttpRouteCommon {
+  networkIo: NetworkIo;
+  start(setup: HttpRouteSetup): (request: HttpRequest, ctx: Context, params: RouteParams) => Promise<NextPhase>;
+}
+
+export type PipelineHttpRoute = SinglePhaseHttpRoute | TwoPhaseHttpRoute;
 
 /** A route outside the pipeline: no user is authenticated (the cron secret, a stored file's URL). */
 export interface BareHttpRoute extends HttpRouteCommon {

@@ -6,12 +6,15 @@
 //
 // Spans: the HTTP server span of each request (instrumentation-http), a server span per graphql-ws
 // message that runs as a request (Tracing.socket), a span per GraphQL operation (yoga's plugin and
-// the REST routes' compiled operations, through Tracing.operation; a subscription's while it opens) and a span per
-// SQL statement, made in our database layer (db/traced-statements.ts) so that PGlite and PostgreSQL
-// give the same spans: the pg instrumentation would see PostgreSQL only, and its BEGIN-merged texts.
+// the REST routes' compiled operations, through Tracing.operation; a subscription's while it opens) and
+// Prisma's own spans (@prisma/instrumentation): its operations and transactions, and a `db_query` span
+// per SQL statement with its parameterised text, the same on PGlite and PostgreSQL (the pg
+// instrumentation would see PostgreSQL only). The hot lookups that bypass Prisma get theirs through
+// Tracing.statement (db/database.ts).
 import { register } from 'node:module';
-import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { context, INVALID_SPAN_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type SpanOptions, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PrismaInstrumentation, registerInstrumentations } from '@prisma/instrumentation';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
@@ -65,6 +68,28 @@ async function within<T>(span: Span, run: () => Promise<T>, settled?: (result: T
   }
 }
 
+/**
+ * `provider`, whose spans start only within a traced request or operation: start-up, the scheduler and
+ * the sweeper run Prisma's statements outside any request, and those alone would be noise.
+ */
+function withinTraces(provider: TracerProvider): TracerProvider {
+  const untracedSpan = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+  return {
+    getTracer(name, version, options) {
+      const tracer = provider.getTracer(name, version, options);
+      const traced: Tracer = {
+        startSpan: (spanName: string, spanOptions?: SpanOptions, parent: Context = context.active()) => (trace.getSpan(parent) ? tracer.startSpan(spanName, spanOptions, parent) : untracedSpan),
+        startActiveSpan: ((spanName: string, ...rest: unknown[]) => {
+          const run = rest.pop() as (span: Span) => unknown;
+          const [spanOptions = {}, parent = context.active()] = rest as [SpanOptions?, Context?];
+          return trace.getSpan(parent) ? tracer.startActiveSpan(spanName, spanOptions, parent, run) : run(untracedSpan);
+        }) as Tracer['startActiveSpan'],
+      };
+      return traced;
+    },
+  };
+}
+
 /** Starts the SDK and installs the app's Tracing (telemetry/tracing.ts); resolves once node:http is hooked. */
 export async function startTracing(): Promise<Tracing> {
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
@@ -84,6 +109,7 @@ export async function startTracing(): Promise<Tracing> {
     logRecordProcessors: [],
   });
   sdk.start();
+  registerInstrumentations({ instrumentations: [new PrismaInstrumentation()], tracerProvider: withinTraces(trace.getTracerProvider()) });
   await waitForAllMessagesAcknowledged();
   const tracer = trace.getTracer('platform');
 

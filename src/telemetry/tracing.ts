@@ -10,9 +10,9 @@ export interface TracedOperation {
 }
 
 export interface Tracing {
-  /** Runs a GraphQL operation in a span of its own, the parent of the spans of its SQL. */
+  /** Runs a GraphQL operation in a span of its own, the ancestor of the spans of its SQL. */
   operation<T>(operation: TracedOperation, run: () => Promise<T>): Promise<T>;
-  /** Runs one SQL statement in a span, when it runs within a traced request (or operation). */
+  /** Runs one SQL statement that bypasses Prisma (the hot lookups) in a span, when it runs within a traced request (or operation); Prisma traces its own. */
   statement<T>(sql: string, run: () => Promise<T>): Promise<T>;
   /**
    * Runs what a graphql-ws message asks (the connection's `connection_init`, an operation's

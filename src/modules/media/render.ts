@@ -22,7 +22,7 @@ import { failure } from '../../rest/envelope.js';
 import { AppError } from '../../shared/errors.js';
 import { parseInputExactly } from '../../shared/validation.js';
 import { loadSharp } from './imaging.js';
-import { recordRendition, renditionSource } from './service.js';
+import { recordRendition, renditionSource, type RenditionSource } from './service.js';
 import { mediaStorageKey, removeStoredFiles, type MediaStorage } from './storage.js';
 
 /**
@@ -255,8 +255,12 @@ async function cacheRendition(ctx: Context, storage: MediaStorage, r: Rendition,
 }
 
 export interface Renditions {
-  /** Answers GET /api/v1/media/{id}/render as the context's caller. */
-  handle(request: HttpRequest, ctx: Context, mediaId: string): Promise<HttpResponse>;
+  /**
+   * Answers GET /api/v1/media/{id}/render as the context's caller: reads the record (the database
+   * phase) and returns the network phase (storage and sharp work), which the pipeline runs once it has
+   * ended the request's transaction (the route declares its network I/O `last`).
+   */
+  handle(request: HttpRequest, ctx: Context, mediaId: string): Promise<() => Promise<HttpResponse>>;
 }
 
 /**
@@ -265,41 +269,45 @@ export interface Renditions {
  */
 export function createRenditions(limits: RenderLimits = defaultRenderLimits): Renditions {
   const queue = createRenderQueue(limits);
+
+  /** The network phase: storage and sharp work, after the request's transaction. */
+  async function answer(request: HttpRequest, ctx: Context, source: RenditionSource, q: RenderQuery): Promise<HttpResponse> {
+    const { config } = ctx;
+    const storage = ctx.services.get(mediaStorageKey);
+    if (!source.mimeType.startsWith('image/')) throw cannotRender('Only images can be rendered');
+    // A registered record's file is hosted elsewhere: fetching its URL would be request forgery.
+    if (!source.storageKey) throw cannotRender('Only uploaded images can be rendered');
+    if (!renderableTypes.has(source.mimeType)) throw cannotRender(`Images of type ${source.mimeType} cannot be rendered`);
+    const etag = renditionEtag(source, q);
+    const headers = { etag, 'cache-control': cacheControl, 'x-content-type-options': 'nosniff' };
+    if (notModified(request.header('if-none-match'), etag)) return reply(304, null, headers);
+    const typed = { ...headers, 'content-type': formats[q.format].type, 'content-disposition': 'inline' };
+    const sourceKey = source.storageKey;
+    const key = renditionKey({ id: source.id, storageKey: sourceKey }, q);
+    const cached = await storage.open(key);
+    if (cached) return reply(200, cached.stream, { ...typed, 'content-length': String(cached.size) });
+    const render = async () => {
+      const image = await renderFromSource(storage, sourceKey, q, ctx.log);
+      await cacheRendition(ctx, storage, { key, mediaId: source.id, image, contentType: formats[q.format].type }, config.media.renditionsPerSource);
+      return image;
+    };
+    let image: Buffer;
+    try {
+      image = await queue.run(key, render);
+    } catch (error) {
+      if (!(error instanceof RenderBusyError)) throw error;
+      const busy = failure(503, 'SERVICE_UNAVAILABLE', 'Too many images are being rendered; try again shortly', undefined, false);
+      busy.headers['retry-after'] = String(retryAfterSeconds);
+      return busy;
+    }
+    return reply(200, image, { ...typed, 'content-length': String(image.length) });
+  }
+
   return {
     async handle(request, ctx, mediaId) {
-      const { config } = ctx;
-      const storage = ctx.services.get(mediaStorageKey);
       const q = parseInputExactly(renderQuery, Object.fromEntries(request.url.searchParams), 'Invalid query parameters');
       const source = await renditionSource(ctx, mediaId);
-      // Storage and sharp work happen outside the request's transaction: end it now.
-      await ctx.db.finish(true);
-      if (!source.mimeType.startsWith('image/')) throw cannotRender('Only images can be rendered');
-      // A registered record's file is hosted elsewhere: fetching its URL would be request forgery.
-      if (!source.storageKey) throw cannotRender('Only uploaded images can be rendered');
-      if (!renderableTypes.has(source.mimeType)) throw cannotRender(`Images of type ${source.mimeType} cannot be rendered`);
-      const etag = renditionEtag(source, q);
-      const headers = { etag, 'cache-control': cacheControl, 'x-content-type-options': 'nosniff' };
-      if (notModified(request.header('if-none-match'), etag)) return reply(304, null, headers);
-      const typed = { ...headers, 'content-type': formats[q.format].type, 'content-disposition': 'inline' };
-      const sourceKey = source.storageKey;
-      const key = renditionKey({ id: source.id, storageKey: sourceKey }, q);
-      const cached = await storage.open(key);
-      if (cached) return reply(200, cached.stream, { ...typed, 'content-length': String(cached.size) });
-      const render = async () => {
-        const image = await renderFromSource(storage, sourceKey, q, ctx.log);
-        await cacheRendition(ctx, storage, { key, mediaId: source.id, image, contentType: formats[q.format].type }, config.media.renditionsPerSource);
-        return image;
-      };
-      let image: Buffer;
-      try {
-        image = await queue.run(key, render);
-      } catch (error) {
-        if (!(error instanceof RenderBusyError)) throw error;
-        const busy = failure(503, 'SERVICE_UNAVAILABLE', 'Too many images are being rendered; try again shortly', undefined, false);
-        busy.headers['retry-after'] = String(retryAfterSeconds);
-        return busy;
-      }
-      return reply(200, image, { ...typed, 'content-length': String(image.length) });
+      return () => answer(request, ctx, source, q);
     },
   };
 }

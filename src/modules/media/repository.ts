@@ -47,10 +47,10 @@ export interface ContentMatch {
   sha256: string;
 }
 
-/** As the driver adapter gives it (RequestDb.query): timestamps as ISO strings. */
+/** As Prisma's raw queries give it (RequestDb.query): timestamps as Dates. */
 interface UploadResultRow extends Omit<MediaListRow, 'total' | 'created_at' | 'updated_at'> {
-  created_at: string;
-  updated_at: string;
+  created_at: Date;
+  updated_at: Date;
   earlier: boolean;
   sha256: string;
 }
@@ -78,7 +78,7 @@ export async function insertUploads(query: RawQuery, userId: string, teamId: str
   ]);
   return {
     inserted: rows.filter((r) => !r.earlier).map(mediaRowOf),
-    earlier: rows.filter((r) => r.earlier).map((r) => ({ id: r.id, url: r.url, createdAt: new Date(r.created_at), sha256: r.sha256 })),
+    earlier: rows.filter((r) => r.earlier).map((r) => ({ id: r.id, url: r.url, createdAt: r.created_at, sha256: r.sha256 })),
   };
 }
 

@@ -22,18 +22,15 @@ const remove = { scope: 'media:delete' } as const;
 /** GraphQL passes absent optional arguments as null; zod defaults want them absent. */
 const given = (args: Record<string, unknown>) => Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined));
 
-/**
- * Records uploadMedia just made. Their transaction is committed before the answer (upload-route.ts),
- * so nothing more is read in that request: they have no tags yet.
- */
-const justUploaded = new WeakSet<MediaView>();
+/** A record as the Media type resolves it; `tags` when they are known already (uploadMedia's records have none yet). */
+type MediaRecord = MediaView & { tags?: readonly TagView[] };
 
-/** The tags of each record, in order: one query for those not just uploaded (these have none). */
-async function tagsOfRecords(ctx: Context, records: readonly MediaView[]): Promise<TagView[][]> {
-  const held = records.filter((m) => !justUploaded.has(m));
-  const tags = await media.tagsOfHeldMedia(ctx, held.map((m) => m.id));
-  const byRecord = new Map(held.map((m, i) => [m, tags[i]!]));
-  return records.map((m) => byRecord.get(m) ?? []);
+/** The tags of each record, in order: one query for those whose tags are not known already. */
+async function tagsOfRecords(ctx: Context, records: readonly MediaRecord[]): Promise<TagView[][]> {
+  const unknown = records.filter((m) => !m.tags);
+  const tags = unknown.length ? await media.tagsOfHeldMedia(ctx, unknown.map((m) => m.id)) : [];
+  const byRecord = new Map(unknown.map((m, i) => [m, tags[i]!]));
+  return records.map((m) => (m.tags ? [...m.tags] : byRecord.get(m)!));
 }
 
 /**
@@ -71,7 +68,7 @@ function makeMediaTypes(b: Builder) {
     fields: (t) => ({ width: t.exposeInt('width'), url: t.exposeString('url', { description: 'Relative to this server: /api/v1/media/{id}/render?w=…; add h, fit and format as the route takes them.' }) }),
   });
 
-  const media = b.objectRef<MediaView>('Media').implement({
+  const media = b.objectRef<MediaRecord>('Media').implement({
     description: 'A media file of a team. url, filename, fileSize, mimeType, width and height never change.',
     fields: (t) => ({
       id: t.exposeID('id'),
@@ -99,14 +96,14 @@ function makeMediaTypes(b: Builder) {
       tags: t.loadableList({
         type: tag,
         description: 'By order, then name.',
-        // Reading tags needs media:read, also under a write's answer; a record just uploaded has none to read.
-        authScopes: (m) => (justUploaded.has(m) ? { authenticated: true } : read),
+        // Reading tags needs media:read, also under a write's answer; tags known already (none, for a record just uploaded) reveal nothing.
+        authScopes: (m) => (m.tags ? { authenticated: true } : read),
         // The record is its own key: the tags of every record the request resolves together (a list) are
         // read in one query, in the request's context and transaction. No cache: a tag change made earlier
         // in the same request (mutations run in turn) is seen by a later read.
         loaderOptions: { cache: false },
         resolve: (m) => m,
-        load: (records: MediaView[], ctx) => tagsOfRecords(ctx, records),
+        load: (records: MediaRecord[], ctx) => tagsOfRecords(ctx, records),
       }),
     }),
   });
@@ -275,8 +272,8 @@ export function registerMediaSchema(b: Builder): void {
       args: { files: t.arg({ type: ['Upload'], required: true }), teamId: t.arg.id() },
       resolve: async (_root, { files, teamId }, ctx) => {
         const answer = await uploadMediaFiles(ctx, files, teamId == null ? null : String(teamId));
-        for (const record of answer.media) justUploaded.add(record);
-        return answer;
+        // Records just made have no tags yet: known, not read.
+        return { ...answer, media: answer.media.map((m) => ({ ...m, tags: [] })) };
       },
     }),
     createMediaTag: t.field({

@@ -210,8 +210,11 @@ export function servedFileType(system: SystemDb, driver: string, key: string): P
   return repo.servedFileType(system, driver, key);
 }
 
+/** An active record with what rendering it needs. */
+export type RenditionSource = repo.RenditionSourceRow;
+
 /** An active record in the caller's teams (media:read) with what rendering it needs, or 404. */
-export async function renditionSource(scope: RequestScope, id: string): Promise<repo.RenditionSourceRow> {
+export async function renditionSource(scope: RequestScope, id: string): Promise<RenditionSource> {
   const actor = caller(scope);
   if (!isUuid(id)) throw mediaNotFound();
   const record = await repo.findRenditionSource(await scope.db.tx(), id, teamIdsOf(actor));

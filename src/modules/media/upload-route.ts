@@ -1,11 +1,13 @@
 // Uploads, REST and GraphQL alike. POST /api/v1/media/upload is multipart, so an HTTP declaration (run
 // in the request pipeline, which checks uploadMedia's rule (media:write) and the upload body limit first); GraphQL's
 // uploadMedia takes the files of a multipart /graphql request (graphql/endpoint.ts) and calls
-// uploadMediaFiles. Both receive and judge every file first (upload.ts), then hand the batch to one step, storeAndRecord: all or nothing.
+// uploadMediaFiles. Both receive and judge every file first (upload.ts), then store the batch and record it: all or nothing.
 // If any file is refused, nothing is stored and the answer is 400 `Upload rejected` with
-// `details.files[{filename, reason}]`. Otherwise the files are moved into storage, then recorded in one
-// statement, and the transaction is committed before answering; a failure on the way removes what was
-// stored, so there is never a record without a file nor a stored file without a record.
+// `details.files[{filename, reason}]`. Otherwise the files are moved into storage before the request's
+// transaction opens (the route declares its network I/O `first`: no connection is held meanwhile), then
+// recorded in one statement; the pipeline commits. If the request fails after storing, its commit
+// included, the stored files are removed (db.onRollback), so there is never a record without a file
+// nor a stored file without a record.
 import { randomUUID } from 'node:crypto';
 import type { FileUpload } from 'graphql-upload-minimal';
 import type { Context } from '../../graphql/context.js';
@@ -31,7 +33,7 @@ export interface UploadAnswer {
   skipped: FileVerdict[];
 }
 
-/** POST /api/v1/media/upload: multipart, streamed to storage. */
+/** POST /api/v1/media/upload: multipart, streamed to storage, then recorded. */
 export const uploadRoute = defineHttpRoute({
   methods: ['POST'],
   path: '/api/v1/media/upload',
@@ -39,17 +41,20 @@ export const uploadRoute = defineHttpRoute({
   ruleOf: 'Mutation.uploadMedia',
   errorCodes: false,
   bodyLimitBytes: (config) => uploadRequestLimit(config.media),
+  // Receiving and storing the files come before the transaction; recording them is the database phase.
+  networkIo: 'first',
   openApi: mediaOpenApiPaths['/api/v1/media/upload'],
   start: () => handleUpload,
 });
 
-/** Handles one upload request as the context's caller. */
-export async function handleUpload(request: HttpRequest, ctx: Context): Promise<HttpResponse> {
+/** The network phase of one upload request, as the context's caller: receives and stores the files; returns the phase that records them. */
+export async function handleUpload(request: HttpRequest, ctx: Context): Promise<() => Promise<HttpResponse>> {
   // Who may upload where is known from the caller alone: refused before a byte of the body is read.
   const teamId = uploadTeam(ctx, request.header('x-team-id'));
   const storage = ctx.services.get(mediaStorageKey);
   const received = await receiveUploads(ctx.config.media, request.header('content-type'), request.body, await storage.spoolDir(), ctx.config.uploadIdleTimeoutMs);
-  return success(200, await storeAndRecord(ctx, teamId, received, storage, 'the multipart field "files"'));
+  const stored = await storeReceived(ctx, received, storage, 'the multipart field "files"');
+  return async () => success(200, await recordStored(ctx, teamId, received, stored));
 }
 
 // ---- GraphQL ---------------------------------------------------------------------------------------
@@ -62,15 +67,15 @@ export async function uploadMediaFiles(ctx: Context, files: Promise<FileUpload>[
   const storage = ctx.services.get(mediaStorageKey);
   const spoolDir = await storage.spoolDir();
   const received = await receiveFiles(ctx.config.media, incomingFiles(files), spoolDir);
-  return storeAndRecord(ctx, team, received, storage, 'the argument files');
+  return recordStored(ctx, team, received, await storeReceived(ctx, received, storage, 'the argument files'));
 }
 
-/** Uploads files given in process (the operators' CLI's demo data) as the scope's caller, exactly as an upload request would: judged, stored, recorded, committed. */
+/** Uploads files given in process (the operators' CLI's demo data) as the scope's caller, exactly as an upload request would: judged, stored, recorded (the scope's unit of work commits). */
 export async function uploadFiles(scope: RequestScope, files: IncomingFile[], teamId: string | null): Promise<UploadAnswer> {
   const team = uploadTeam(scope, teamId, 'teamId');
   const storage = scope.services.get(mediaStorageKey);
   const received = await receiveFiles(scope.config.media, files.map((file) => Promise.resolve(file)), await storage.spoolDir());
-  return storeAndRecord(scope, team, received, storage, 'the files given');
+  return recordStored(scope, team, received, await storeReceived(scope, received, storage, 'the files given'));
 }
 
 /** Upload values as files to receive. graphql-upload-minimal streams each file once: a file given twice is refused. */
@@ -87,14 +92,17 @@ function incomingFiles(files: Promise<FileUpload>[]): Promise<IncomingFile>[] {
   });
 }
 
-// ---- the one step after receiving ------------------------------------------------------------------
+// ---- the two steps after receiving ----------------------------------------------------------------
+
+type Stored = { file: ReceivedFile; object: StoredFile }[];
 
 /**
- * All or nothing: a refused file refuses the batch (400 `Upload rejected`); else every file is stored,
- * all are recorded in one statement in `teamId` and the request's transaction is committed; a failure
- * on the way removes what was stored. `field` names where files go, for the answer to an empty batch.
+ * All or nothing: a refused file refuses the batch (400 `Upload rejected`); else every file is moved
+ * into storage, before any statement of the request (an upload to S3 or a blob service may take
+ * seconds: no connection is held meanwhile), and removed again if the request then fails, its commit
+ * included. `field` names where files go, for the answer to an empty batch.
  */
-async function storeAndRecord(ctx: RequestScope, teamId: string, received: Received, storage: MediaStorage, field: string): Promise<UploadAnswer> {
+async function storeReceived(ctx: RequestScope, received: Received, storage: MediaStorage, field: string): Promise<Stored> {
   if (received.rejected.length) {
     await discard(received.files);
     throw new AppError('VALIDATION_ERROR', 'Upload rejected', { files: received.rejected });
@@ -102,33 +110,31 @@ async function storeAndRecord(ctx: RequestScope, teamId: string, received: Recei
   if (!received.files.length) {
     throw new AppError('VALIDATION_ERROR', `No files to upload: send one or more non-empty files in ${field}`, { files: received.skipped });
   }
-  // The request's transaction opens at its first statement, in recordUploads: no connection is held
-  // while the files move into storage (an upload to S3 or a blob service may take seconds).
   const stored = await store(storage, received.files);
-  try {
-    const { media, duplicates } = await recordUploads(ctx, teamId, stored.map(({ file, object }) => toUpload(file, object)));
-    await ctx.db.finish(true);
-    const count = media.length;
-    return {
-      message: `${count} file${count === 1 ? '' : 's'} uploaded successfully`,
-      urls: media.map((m) => m.url),
-      media,
-      count,
-      // Where the files went: the driver holding all of them (local when a hosted-blob upload fell
-      // back); `mixed` when the blob service failed partway through the batch (each url says where).
-      storage: stored.every(({ object }) => object.driver === stored[0]!.object.driver) ? stored[0]!.object.driver : 'mixed',
-      duplicates,
-      skipped: received.skipped,
-    };
-  } catch (error) {
-    await unstore(storage, stored);
-    throw error;
-  }
+  ctx.db.onRollback(() => unstore(storage, stored));
+  return stored;
+}
+
+/** Records stored files in `teamId`, in one statement (the request's transaction opens there), and answers for them. */
+async function recordStored(ctx: RequestScope, teamId: string, received: Received, stored: Stored): Promise<UploadAnswer> {
+  const { media, duplicates } = await recordUploads(ctx, teamId, stored.map(({ file, object }) => toUpload(file, object)));
+  const count = media.length;
+  return {
+    message: `${count} file${count === 1 ? '' : 's'} uploaded successfully`,
+    urls: media.map((m) => m.url),
+    media,
+    count,
+    // Where the files went: the driver holding all of them (local when a hosted-blob upload fell
+    // back); `mixed` when the blob service failed partway through the batch (each url says where).
+    storage: stored.every(({ object }) => object.driver === stored[0]!.object.driver) ? stored[0]!.object.driver : 'mixed',
+    duplicates,
+    skipped: received.skipped,
+  };
 }
 
 /** Moves every received file into storage under a generated key; on a failure, undoes them all. */
-async function store(storage: MediaStorage, files: ReceivedFile[]): Promise<{ file: ReceivedFile; object: StoredFile }[]> {
-  const stored: { file: ReceivedFile; object: StoredFile }[] = [];
+async function store(storage: MediaStorage, files: ReceivedFile[]): Promise<Stored> {
+  const stored: Stored = [];
   try {
     for (const file of files) stored.push({ file, object: await storage.put(file.spoolPath, `${randomUUID()}.${file.ext}`, file.mimeType) });
     return stored;
@@ -139,7 +145,7 @@ async function store(storage: MediaStorage, files: ReceivedFile[]): Promise<{ fi
   }
 }
 
-/** Undoes stored files whose batch failed; the batch's own failure is the one reported. */
+/** Undoes stored files whose batch failed, or whose request did; the failure is the one reported. */
 async function unstore(storage: MediaStorage, stored: { object: StoredFile }[]): Promise<void> {
   await removeStoredFiles(storage, stored.map(({ object }) => object.key)).catch(() => {});
 }

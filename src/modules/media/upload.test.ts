@@ -219,6 +219,24 @@ describe('refusing', () => {
     expect((await onDisk()).spooled).toEqual([]);
   });
 
+  it('removes the stored files when the commit fails (nothing recorded, nothing stored), and answers an error', async () => {
+    // A check deferred to COMMIT: the record is written, then the commit fails.
+    await t.database.prisma.$executeRawUnsafe(`CREATE FUNCTION test_refuse_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.filename = 'refused-at-commit.png' THEN RAISE EXCEPTION 'refused at commit'; END IF; RETURN NULL; END $$`);
+    await t.database.prisma.$executeRawUnsafe(`CREATE CONSTRAINT TRIGGER test_refuse_at_commit AFTER INSERT ON media
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_refuse_at_commit()`);
+    try {
+      const before = { count: await mediaCount(), disk: await onDisk() };
+      const res = await upload(t, [{ name: 'kept-if-committed.jpg', content: jpeg }, { name: 'refused-at-commit.png', content: png }], as(alice));
+      expect(res.status).toBe(500);
+      expect(await mediaCount()).toBe(before.count);
+      expect(await onDisk()).toEqual(before.disk);
+    } finally {
+      await t.database.prisma.$executeRawUnsafe('DROP TRIGGER test_refuse_at_commit ON media');
+      await t.database.prisma.$executeRawUnsafe('DROP FUNCTION test_refuse_at_commit()');
+    }
+  });
+
   it('refuses a form whose extra fields would push files past the parts limit, rather than dropping them', async () => {
     const form = new FormData();
     for (let i = 0; i < 60; i++) form.append(`note${i}`, 'x');
