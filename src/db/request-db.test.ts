@@ -124,6 +124,42 @@ describe('request transactions', () => {
     expect(await notes()).toEqual(['committed', 'next']);
   });
 
+  it('run the afterCommit work after a commit and the onRollback work after a rollback or a failed commit, never both', async () => {
+    const ran: string[] = [];
+    const queue = (request: RequestDb, name: string) => {
+      request.afterCommit(async () => void ran.push(`${name}: committed`));
+      request.onRollback(async () => void ran.push(`${name}: rolled back`));
+    };
+    const committed = new RequestDb(db.database, 'someone');
+    queue(committed, 'kept');
+    await insertRaw(committed, 'kept by its commit');
+    await committed.finish(true);
+    const rolledBack = new RequestDb(db.database, 'someone');
+    queue(rolledBack, 'undone');
+    await insertRaw(rolledBack, 'undone by its rollback');
+    await rolledBack.finish(false);
+    const failedCommit = new RequestDb(db.database, 'someone');
+    queue(failedCommit, 'failed');
+    await expect(insertRaw(failedCommit, 'committed')).rejects.toThrow(); // a duplicate key: the transaction is aborted
+    await expect(failedCommit.finish(true)).rejects.toThrow(rolledBackAtCommit);
+    const untouched = new RequestDb(db.database, 'someone');
+    queue(untouched, 'no statement');
+    await untouched.finish(false);
+    expect(ran).toEqual(['kept: committed', 'undone: rolled back', 'failed: rolled back', 'no statement: rolled back']);
+    expect(await notes()).toEqual(['committed', 'kept by its commit', 'next']);
+    await db.database.prisma.$executeRawUnsafe(`DELETE FROM begin_probe WHERE note = 'kept by its commit'`);
+  });
+
+  it('refuse statements while a phase that holds no connection runs, and take them again after it', async () => {
+    const request = new RequestDb(db.database, 'someone');
+    await request.without('the network phase', async () => {
+      await expect(request.tx()).rejects.toThrow('No statement may run during the network phase');
+      await expect(request.query('SELECT 1', [])).rejects.toThrow('No statement may run during the network phase');
+    });
+    expect(await request.query<{ one: number }>('SELECT 1 AS one', [])).toEqual([{ one: 1 }]);
+    await request.finish(true);
+  });
+
   it('roll back a transaction still open after 30 s (a request with a bug), so that the connection serves others, and fail that request', async () => {
     const request = new RequestDb(db.database, 'someone');
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
