@@ -10,7 +10,7 @@ import { GraphQLUpload, Upload, type FileUpload } from 'graphql-upload-minimal';
 import type { GlobalRole } from '../auth/actor.js';
 import { refusalError, ruleChecks } from '../auth/rules.js';
 import type { Context } from './context.js';
-import { isDecimalText } from '../shared/decimal.js';
+import { isDecimalText, numberText } from '../shared/decimal.js';
 
 /** A builder with the platform's plugins, scalars and root types (tests build fixture schemas with their own). */
 export function createBuilder() {
@@ -105,7 +105,8 @@ export function createBuilder() {
       name: 'Decimal',
       description: 'An exact decimal number, as a string ("12.30"); inputs may be numbers too.',
       serialize: (value) => String(value),
-      parseValue: (value) => parseDecimalText(typeof value === 'number' ? String(value) : value),
+      // A number's digits without an exponent (1e-7 → "0.0000001"), as the field's validator reads them.
+      parseValue: (value) => parseDecimalText(typeof value === 'number' && Number.isFinite(value) ? numberText(value) : value),
       parseLiteral: (ast) => parseDecimalText(ast.kind === Kind.STRING || ast.kind === Kind.INT || ast.kind === Kind.FLOAT ? ast.value : null),
     }),
   );

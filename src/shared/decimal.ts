@@ -29,7 +29,7 @@ export function parseDecimal(value: unknown, shape: DecimalShape): { value: stri
 }
 
 /** A JSON number's digits without an exponent (1e-7 → "0.0000001"), or null past what a decimal holds. */
-function numberText(n: number): string | null {
+export function numberText(n: number): string | null {
   const text = String(n);
   if (!/e/i.test(text)) return text;
   return Math.abs(n) < 1e21 ? n.toFixed(20).replace(/\.?0+$/, '') : null;
