@@ -54,6 +54,32 @@ export interface WorkerDeclaration {
   start(deps: ModuleDeps & { services: Services }): { stop(): Promise<void> } | null;
 }
 
+/**
+ * A worker that runs `work` every `everyMs` (and once at start with `atStart`), one run at a time:
+ * a failure is logged under the worker's name and the next run comes as planned; stopping waits for
+ * the run in progress. The retention sweeps (history and trash, audit, the realtime event log).
+ */
+export function periodicWorker(name: string, schedule: { everyMs: number; atStart: boolean }, work: (deps: ModuleDeps) => Promise<unknown>): WorkerDeclaration {
+  return {
+    name,
+    start: (deps) => {
+      let running: Promise<unknown> = Promise.resolve();
+      const run = () => {
+        running = running.then(() => work(deps)).catch((error: unknown) => deps.logger.error({ err: error }, `${name} failed`));
+      };
+      if (schedule.atStart) run();
+      const timer = setInterval(run, schedule.everyMs);
+      timer.unref();
+      return {
+        stop: async () => {
+          clearInterval(timer);
+          await running;
+        },
+      };
+    },
+  };
+}
+
 export interface ModuleDescription {
   name: string;
   scopes?: readonly ScopeResourceDeclaration[];

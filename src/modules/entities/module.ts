@@ -5,7 +5,7 @@
 // `history.keep` and `softDelete.purgeAfter`.
 import { entityDefinitions } from '../../config/entities/index.js';
 import { systemDb } from '../../db/request-db.js';
-import { defineAction, defineModule } from '../module-description.js';
+import { defineAction, defineModule, periodicWorker } from '../module-description.js';
 import { sweepHistory } from './history.js';
 import { sweepTrash } from './trash.js';
 import { contentPublish, publishRule } from './publish-action.js';
@@ -23,20 +23,12 @@ export const entitiesModule = defineModule({
   routes: entityRoutes(entityDefinitions),
   // Export and import: streams and bodies of lines, not JSON envelopes.
   httpRoutes: transferRoutes(entityDefinitions),
-  workers: [{
-    name: 'entities: history and trash sweep',
-    // Versions past each definition's history.keep, and trashed records past its softDelete.purgeAfter, go once an hour (and once at start).
-    start: ({ database, logger, now }) => {
+  // Versions past each definition's history.keep, and trashed records past its softDelete.purgeAfter, go once an hour (and once at start).
+  workers: [
+    periodicWorker('entities: history and trash sweep', { everyMs: 3_600_000, atStart: true }, async ({ database, now }) => {
       const system = systemDb(database, 'history and trash sweep');
-      const run = async () => {
-        await sweepHistory(system, entityDefinitions, now());
-        await sweepTrash(system, entityDefinitions, now());
-      };
-      const sweep = () => void run().catch((error: unknown) => logger.error({ err: error }, 'entities: the history and trash sweep failed'));
-      const timer = setInterval(sweep, 3_600_000);
-      timer.unref();
-      sweep();
-      return { stop: async () => clearInterval(timer) };
-    },
-  }],
+      await sweepHistory(system, entityDefinitions, now());
+      await sweepTrash(system, entityDefinitions, now());
+    }),
+  ],
 });

@@ -6,7 +6,7 @@ import { entityDefinitions } from '../../config/entities/index.js';
 import { systemDb } from '../../db/request-db.js';
 import { pruneEvents } from '../../realtime/event-log.js';
 import { entityFace } from '../entities/schema.js';
-import { defineModule } from '../module-description.js';
+import { defineModule, periodicWorker } from '../module-description.js';
 import { eventRoutes } from './events-route.js';
 import { registerEntityEvents } from './schema.js';
 
@@ -15,14 +15,5 @@ export const realtimeModule = defineModule({
   httpRoutes: eventRoutes(entityDefinitions),
   // The events fields take LIST's arguments and rule: the entities' own types, from their module.
   registerSchema: (b) => registerEntityEvents(b, entityDefinitions, (d) => entityFace(b, d)),
-  workers: [{
-    name: 'realtime: event log pruning',
-    start: ({ config, database, logger }) => {
-      const system = systemDb(database, 'realtime events');
-      const prune = () => void pruneEvents(system, config.realtime.replayMs).catch((error: unknown) => logger.error({ err: error }, 'realtime: pruning the event log failed'));
-      const timer = setInterval(prune, 60_000);
-      timer.unref();
-      return { stop: async () => clearInterval(timer) };
-    },
-  }],
+  workers: [periodicWorker('realtime: event log pruning', { everyMs: 60_000, atStart: false }, ({ config, database }) => pruneEvents(systemDb(database, 'realtime events'), config.realtime.replayMs))],
 });
