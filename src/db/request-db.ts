@@ -21,6 +21,9 @@ import { postgresCode } from './errors.js';
 
 export type Tx = Prisma.TransactionClient;
 
+/** One raw statement with its values (`Prisma.sql`), to be run by whoever is handed it. */
+export type Statement = Prisma.Sql;
+
 /** A raw statement run as the caller; rows as Prisma's raw queries give them (timestamps as Dates, int8 as BigInts). */
 export type RawQuery = <Row>(sql: string, values: unknown[]) => Promise<Row[]>;
 

@@ -8,9 +8,10 @@ import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../auth/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import { delegateOf, type Row } from './repository.js';
-import { authorOf, keepVersion } from './history.js';
+import { recordChange } from './change.js';
+import { authorOf } from './history.js';
 import { afterChange, afterDelete, beforeDelete, validatedWrite } from './hooks.js';
-import { callerFor, changed, conflict, present, visible, type Caller } from './service.js';
+import { callerFor, conflict, present, visible, type Caller } from './service.js';
 import { contextOf } from './writes.js';
 import type { Values } from './validate.js';
 
@@ -41,9 +42,8 @@ export async function createChild(scope: RequestScope, d: EntityDefinition, pare
   const { values } = await validatedWrite(child, 'create', body, null, context);
   const tx = await scope.db.tx();
   const record = present(child, await delegateOf(tx, child.name).create({ data: { ...values, parentId, teamId: caller.teamId, userId: caller.actor.userId } }).catch(conflict), caller, null);
-  await keepVersion(tx, d, child, authorOf(scope), 'create', record, null);
   await afterChange(child, 'create', record, null, context);
-  await changed(scope, tx, d, child.slug, 'created', record);
+  await recordChange(scope, tx, { d, child, operation: 'create', verb: 'created', record, previous: null, author: authorOf(scope) });
   return record;
 }
 
@@ -61,9 +61,8 @@ export async function updateChild(scope: RequestScope, d: EntityDefinition, pare
   const previous = present(child, await visibleChild(tx, child, parentId, childId), caller, null);
   const { values } = await validatedWrite(child, 'update', body, previous, context);
   const record = present(child, await delegateOf(tx, child.name).update({ where: { id: childId }, data: values }).catch(conflict), caller, null);
-  await keepVersion(tx, d, child, authorOf(scope), 'update', record, previous);
   await afterChange(child, 'update', record, previous, context);
-  await changed(scope, tx, d, child.slug, 'updated', record);
+  await recordChange(scope, tx, { d, child, operation: 'update', verb: 'updated', record, previous, author: authorOf(scope) });
   return record;
 }
 
@@ -75,7 +74,6 @@ export async function removeChild(scope: RequestScope, d: EntityDefinition, pare
   const current = present(child, await visibleChild(tx, child, parentId, childId), caller, null);
   await beforeDelete(child, current, context);
   await delegateOf(tx, child.name).delete({ where: { id: childId } });
-  await keepVersion(tx, d, child, authorOf(scope), 'delete', current, current);
   await afterDelete(child, current, context);
-  await changed(scope, tx, d, child.slug, 'deleted', current);
+  await recordChange(scope, tx, { d, child, operation: 'delete', verb: 'deleted', record: current, previous: current, author: authorOf(scope) });
 }

@@ -1,12 +1,13 @@
 // Record history: a version of an entity record (or of a child record) for every create, update,
-// delete and restore, kept by the write path (writes.ts, children.ts, publish-action.ts) in the
-// change's own transaction, so a rolled-back change leaves none. A version holds the record as it was
+// delete and restore, kept by the write path (writes.ts, children.ts, trash.ts, publish-action.ts,
+// through change.ts) in the change's own transaction, so a rolled-back change leaves none. A version holds the record as it was
 // after the change (before it, for a final delete), who made it (user, API key, face), when, and the
 // fields it changed. Versions are read by who can read the record now (its read rule and visibility
 // first; RLS behind them shows a private record's versions to its creator alone), restored as a new
 // change through the same write path, and pruned per definition (`history.keep`) by the history sweep.
 import { daysOf, type ChildDefinition, type EntityDefinition } from '../../config/entity-definition.js';
-import type { SystemDb, Tx } from '../../db/request-db.js';
+import type { Statement, SystemDb } from '../../db/request-db.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import type { Face, RequestScope } from '../../auth/request-scope.js';
 import { AppError, unauthenticated } from '../../shared/errors.js';
 import { callerFor, visible } from './service.js';
@@ -58,17 +59,17 @@ function changedFields(names: string[], operation: VersionOperation, before: Val
 }
 
 /**
- * Keeps the version of a change in its transaction (nothing when the entity keeps no history). Its
- * number follows the record's last one: changes of one record are serialized by the row's lock, which
- * the change's own statement took before this one runs.
+ * The statement that keeps the version of a change (null when the entity keeps no history), run by
+ * change.ts in the change's transaction. Its number follows the record's last one: changes of one
+ * record are serialized by the row's lock, which the change's own statement took before this one runs.
  */
-export async function keepVersion(tx: Tx, d: EntityDefinition, child: ChildDefinition | null, author: ChangeAuthor, operation: VersionOperation, record: Values, previous: Values | null): Promise<void> {
-  if (d.history.keep === false) return;
+export function versionStatement(d: EntityDefinition, child: ChildDefinition | null, author: ChangeAuthor, operation: VersionOperation, record: Values, previous: Values | null): Statement | null {
+  if (d.history.keep === false) return null;
   const key = historyKey(d, child);
   const changed = changedFields(ownFields(child ?? d), operation, operation === 'create' ? null : previous, record);
   // A private record's versions are its creator's alone, as the record is (children: their parent's creator, who made them).
   const owner = d.access.shared ? null : (record.userId as string);
-  await tx.$executeRaw`INSERT INTO record_history (id, team_id, entity, record_id, version, operation, data, changed_fields, owner_id, actor_user_id, actor_key_id, face)
+  return Prisma.sql`INSERT INTO record_history (id, team_id, entity, record_id, version, operation, data, changed_fields, owner_id, actor_user_id, actor_key_id, face)
     SELECT gen_random_uuid(), ${record.teamId as string}::uuid, ${key}, ${record.id as string}::uuid, coalesce(max(version), 0) + 1, ${operation},
            ${JSON.stringify(record)}::jsonb, ${changed}::text[], ${owner}::uuid, ${author.userId}::uuid, ${author.apiKeyId}::uuid, ${author.face}
     FROM record_history WHERE entity = ${key} AND record_id = ${record.id as string}::uuid`;

@@ -10,7 +10,7 @@
 // a message saying why; a superadmin's publishes any team's record, as the platform's own do.
 // Its creator must pass the entity's update rule (declared in module.ts, judged by the queue's
 // handler runner when it is created through the API and when it runs). The handler lives here, with the records it changes.
-import { keepVersion } from './history.js';
+import { recordChange } from './change.js';
 import { z } from 'zod';
 import type { AuthenticatedActor } from '../../auth/actor.js';
 import type { RequestScope } from '../../auth/request-scope.js';
@@ -29,7 +29,7 @@ import type { QueueScope } from '../scheduled-actions/service.js';
 import { delegateOf } from './repository.js';
 import { operationRule } from './rules.js';
 import { afterChange, lazyContext, validatedWrite } from './hooks.js';
-import { changed, written } from './service.js';
+import { written } from './service.js';
 import { entitiesAs } from './writes.js';
 import type { Values } from './validate.js';
 
@@ -171,9 +171,8 @@ export async function publishRecord(queue: QueueScope, transaction: TransactionR
     const previous = written(d, row, null);
     const { values } = await validatedWrite(d, 'update', data, previous, context);
     const record = written(d, await model.update({ where: { id }, data: values }), null);
-    await keepVersion(tx, d, null, { userId: publisher.userId, apiKeyId: null, face: 'action' }, 'update', record, previous);
     await afterChange(d, 'update', record, previous, context);
-    await changed(queue, tx, d, d.slug, 'updated', record);
+    await recordChange(queue, tx, { d, child: null, operation: 'update', verb: 'updated', record, previous, author: { userId: publisher.userId, apiKeyId: null, face: 'action' } });
     return Object.keys(data);
   });
   for (const send of mails) await send();

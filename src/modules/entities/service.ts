@@ -13,9 +13,7 @@ import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import { paginationOf, type Pagination } from '../../shared/pagination.js';
 import type { RequestScope } from '../../auth/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
-import type { QueueScope } from '../scheduled-actions/service.js';
 import { assertCanWriteTeamData } from '../teams/service.js';
-import { recordEntityEvent, type EntityChange } from '../webhooks/service.js';
 import { childField, linksField } from './prisma-model.js';
 import { checkListQuery, invalidQuery, type ListQuery, type ParsedQuery, type View } from './query.js';
 import { after, decodeCursor, encodeCursor, fingerprint, reversed, type Cursor, type Sort } from './cursor.js';
@@ -250,17 +248,6 @@ export function conflict(error: unknown): never {
 export function written(d: EntityDefinition, row: Row, caller: Caller | null): Values {
   const shownRow = caller ? withUnseenRelationsCleared(d, row, caller) : row;
   return { ...present(d, shownRow, caller ?? { kind: 'user' }, null), ...(d.metas ? { metas: row.metas } : {}) };
-}
-
-/**
- * The webhook event of a change, in the change's transaction (webhooks/service recordEntityEvent).
- * Records of a private entity (`shared: false`, and its children) are their creator's alone, and a
- * team's webhooks are its admins': their events carry the ids and stamps, never the fields.
- */
-export function changed(scope: QueueScope, tx: Tx, owner: EntityDefinition, entityType: string, verb: EntityChange['verb'], record: Values): Promise<void> {
-  const { id, teamId, userId, createdAt, updatedAt } = record;
-  const data = owner.access.shared ? record : { id, teamId, userId, createdAt, updatedAt };
-  return recordEntityEvent(scope, tx, { teamId: teamId as string, entityType, entityId: id as string, verb, data });
 }
 
 /**

@@ -10,12 +10,13 @@ import type { SystemDb } from '../../db/request-db.js';
 import type { RequestScope } from '../../auth/request-scope.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import { isUuid } from '../../shared/validation.js';
-import { authorOf, keepVersion } from './history.js';
+import { recordChange } from './change.js';
+import { authorOf } from './history.js';
 import { afterChange, afterDelete, beforeDelete } from './hooks.js';
 import { columnName } from './prisma-model.js';
 import { checkListQuery, type ListQuery, type View } from './query.js';
 import { delegateOf, isForeignKeyViolation, isUniqueViolation, type Row } from './repository.js';
-import { callerFor, changed, conflict, includeOf, listRows, written, type Caller, type ListResult } from './service.js';
+import { callerFor, conflict, includeOf, listRows, written, type Caller, type ListResult } from './service.js';
 import { seenConditions } from './visibility.js';
 import { contextOf } from './writes.js';
 import type { Values } from './validate.js';
@@ -64,9 +65,8 @@ export async function restoreFromTrash(scope: RequestScope, d: EntityDefinition,
   const previous = written(d, row, caller);
   const tx = await scope.db.tx();
   const record = written(d, await delegateOf(tx, d.name).update({ where: { id }, data: { deletedAt: null }, ...includeOf(d, caller, []) }).catch(takenMeanwhile(d)), caller);
-  await keepVersion(tx, d, null, authorOf(scope), 'restore', record, previous);
   await afterChange(d, 'update', record, previous, contextOf(scope, caller));
-  await changed(scope, tx, d, d.slug, 'created', record);
+  await recordChange(scope, tx, { d, child: null, operation: 'restore', verb: 'created', record, previous, author: authorOf(scope) });
   return record;
 }
 
@@ -88,10 +88,8 @@ export async function purge(scope: RequestScope, d: EntityDefinition, id: string
     if (!isForeignKeyViolation(error)) throw error;
     throw new AppError('CONFLICT', `${d.name} is still related to records that keep it (onDelete: restrict): change or delete those first`);
   });
-  await keepVersion(tx, d, null, authorOf(scope), 'delete', before, before);
-  if (!live) return;
-  await afterDelete(d, before, context);
-  await changed(scope, tx, d, d.slug, 'deleted', before);
+  if (live) await afterDelete(d, before, context);
+  await recordChange(scope, tx, { d, child: null, operation: 'delete', verb: live ? 'deleted' : null, record: before, previous: before, author: authorOf(scope) });
 }
 
 /**

@@ -11,11 +11,12 @@ import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../auth/request-scope.js';
 import { lockMediaForRecord } from '../media/service.js';
 import { assertPlanAllows } from '../teams/plan-usage.js';
-import { authorOf, keepVersion, restoredValues, versionOf, type VersionOperation } from './history.js';
+import { recordChange } from './change.js';
+import { authorOf, restoredValues, versionOf, type VersionOperation } from './history.js';
 import { afterChange, afterDelete, beforeDelete, lazyContext, validatedWrite } from './hooks.js';
 import { linkModel, linksField } from './prisma-model.js';
 import { delegateOf, isForeignKeyViolation, isRowSecurityViolation } from './repository.js';
-import { baseWhere, callerFor, changed, conflict, includeOf, read, visible, written, type Caller } from './service.js';
+import { baseWhere, callerFor, conflict, includeOf, read, visible, written, type Caller } from './service.js';
 import type { Values } from './validate.js';
 
 const unrelatable = (f: FieldDefinition) => `must be the id of a ${f.to} record you can see in this team`;
@@ -107,9 +108,8 @@ export async function create(scope: RequestScope, d: EntityDefinition, body: unk
   const { own, links } = linkWrites(d, caller, values);
   const data = { ...own, ...links, teamId: caller.teamId, userId: caller.actor.userId, ...(d.metas ? { metas: mergedMetas({}, metas ?? {}) } : {}) };
   const record = written(d, await delegateOf(tx, d.name).create({ data, ...includeOf(d, caller, []) }).catch(relationGone(d, values)), caller);
-  await keepVersion(tx, d, null, authorOf(scope), 'create', record, null);
   await afterChange(d, 'create', record, null, context);
-  await changed(scope, tx, d, d.slug, 'created', record);
+  await recordChange(scope, tx, { d, child: null, operation: 'create', verb: 'created', record, previous: null, author: authorOf(scope) });
   return record;
 }
 
@@ -127,9 +127,8 @@ export async function update(scope: RequestScope, d: EntityDefinition, id: strin
   const tx = await scope.db.tx();
   await unlinkOthers(tx, d, caller, id, values);
   const record = written(d, await delegateOf(tx, d.name).update({ where: { id }, data, ...includeOf(d, caller, []) }).catch(relationGone(d, values)), caller);
-  await keepVersion(tx, d, null, authorOf(scope), operation, record, previous);
   await afterChange(d, 'update', record, previous, context);
-  await changed(scope, tx, d, d.slug, 'updated', record);
+  await recordChange(scope, tx, { d, child: null, operation, verb: 'updated', record, previous, author: authorOf(scope) });
   return record;
 }
 
@@ -146,18 +145,16 @@ export async function remove(scope: RequestScope, d: EntityDefinition, id: strin
     const row = await model.update({ where: { id }, data: { deletedAt: scope.now() }, ...includeOf(d, caller, []) });
     // The record as its writes answer it (metas included): GraphQL selects what it wants of it.
     const record = written(d, row, caller);
-    await keepVersion(tx, d, null, authorOf(scope), 'delete', record, before);
     await afterDelete(d, record, context);
-    await changed(scope, tx, d, d.slug, 'deleted', record);
+    await recordChange(scope, tx, { d, child: null, operation: 'delete', verb: 'deleted', record, previous: before, author: authorOf(scope) });
     return { deleted: record };
   }
   await model.delete({ where: { id } }).catch((error: unknown) => {
     if (!isForeignKeyViolation(error)) throw error;
     throw new AppError('CONFLICT', `${d.name} is still related to records that keep it (onDelete: restrict): change or delete those first`);
   });
-  await keepVersion(tx, d, null, authorOf(scope), 'delete', before, before);
   await afterDelete(d, before, context);
-  await changed(scope, tx, d, d.slug, 'deleted', before);
+  await recordChange(scope, tx, { d, child: null, operation: 'delete', verb: 'deleted', record: before, previous: before, author: authorOf(scope) });
   return { deleted: null };
 }
 

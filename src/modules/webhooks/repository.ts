@@ -1,7 +1,8 @@
 // Webhook endpoints and their delivery log in SQL. Request-side functions run in the request's RLS
 // transaction (the team's owners and admins only) and never select the sealed secret (app_user may not
 // read that column at all); the delivery side runs with the handler's named system access.
-import type { Tx } from '../../db/request-db.js';
+import type { Statement, Tx } from '../../db/request-db.js';
+import { Prisma } from '../../generated/prisma/client.js';
 
 /** An endpoint as the API shows it. */
 export interface EndpointRow {
@@ -72,9 +73,14 @@ export async function deleteEndpointsOfTeams(tx: Tx, teamIds: readonly string[])
   return count;
 }
 
-/** Whether the team has an active endpoint subscribed to one of `patterns` (app_team_webhook_subscribed: members may ask, not read). */
-export async function teamSubscribed(tx: Tx, teamId: string, patterns: string[]): Promise<boolean> {
-  const [row] = await tx.$queryRaw<{ subscribed: boolean }[]>`SELECT app_team_webhook_subscribed(${teamId}::uuid, ${patterns}::text[]) AS subscribed`;
+/**
+ * Whether the team has an active endpoint subscribed to one of `patterns` (app_team_webhook_subscribed:
+ * members may ask, not read). `alongside` (a data-modifying statement) runs in the same statement, as a
+ * WITH query: PostgreSQL runs it whether or not it is referenced.
+ */
+export async function teamSubscribed(tx: Tx, teamId: string, patterns: string[], alongside: Statement | null = null): Promise<boolean> {
+  const before = alongside ? Prisma.sql`WITH alongside AS (${alongside}) ` : Prisma.empty;
+  const [row] = await tx.$queryRaw<{ subscribed: boolean }[]>`${before}SELECT app_team_webhook_subscribed(${teamId}::uuid, ${patterns}::text[]) AS subscribed`;
   return row?.subscribed === true;
 }
 

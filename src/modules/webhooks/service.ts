@@ -3,7 +3,7 @@
 // Every operation acts in the caller's active team (a key's x-team-id picks it); another team's
 // endpoint is 404, like a missing one, and RLS hides it too.
 import type { AuthenticatedActor } from '../../auth/actor.js';
-import type { Tx } from '../../db/request-db.js';
+import type { Statement, Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
 import { pageOf, type Page } from '../../shared/pagination.js';
 import type { RequestScope } from '../../auth/request-scope.js';
@@ -161,11 +161,12 @@ export interface EntityChange {
 /**
  * Schedules the `webhook:send` of an entity change in the transaction that makes the change (both
  * commit or neither does), unless no active endpoint of the team is subscribed to it (one indexed
- * look-up; an endpoint created after that look-up does not get this event).
+ * look-up; an endpoint created after that look-up does not get this event). `alongside`: a statement
+ * of the change's that runs in the look-up's round trip (its record version, entities/change.ts).
  */
-export async function recordEntityEvent(scope: QueueScope, tx: Tx, change: EntityChange): Promise<void> {
+export async function recordEntityEvent(scope: QueueScope, tx: Tx, change: EntityChange, alongside: Statement | null = null): Promise<void> {
   const eventType = `${change.entityType}:${change.verb}`;
-  if (!(await repo.teamSubscribed(tx, change.teamId, patternsFor(eventType)))) return;
+  if (!(await repo.teamSubscribed(tx, change.teamId, patternsFor(eventType), alongside))) return;
   await scheduleAction(scope, 'webhook:send', { eventType, entityType: change.entityType, entityId: change.entityId, data: change.data }, { tx, teamId: change.teamId });
 }
 
