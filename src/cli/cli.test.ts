@@ -376,9 +376,14 @@ describe('seed', () => {
     const auth = { authorization: `Bearer ${seeded.apiKey.key}` };
     const tasks = await fetch(`${server.origin}/api/v1/tasks?limit=100`, { headers: auth });
     expect(tasks.status).toBe(200);
-    const titles = ((await tasks.json()) as { data: { title: string }[] }).data.map((t) => t.title);
+    const seededTasks = ((await tasks.json()) as { data: { id: string; title: string }[] }).data;
+    const titles = seededTasks.map((t) => t.title);
     expect(titles).toHaveLength(5); // Ada's own (tasks are their creator's)
     expect(titles).toContain('Call Acme about the renewal');
+    // Each kept its creation's version, made through the CLI's face by Ada (no key).
+    const versions = (await (await fetch(`${server.origin}/api/v1/tasks/${seededTasks[0]!.id}/versions`, { headers: auth })).json()) as { data: Record<string, unknown>[] };
+    expect(versions.data.map((v) => [v.version, v.operation, v.face, v.apiKeyId])).toEqual([[1, 'create', 'cli', null]]);
+    expect(versions.data[0]!.userId).toBe(seeded.users[0].id);
     const customers = (await (await fetch(`${server.origin}/api/v1/customers`, { headers: auth })).json()) as { data: unknown[] };
     expect(customers.data).toHaveLength(3);
     // The seed wrote through the entities' hooks: numbered, the paid one stamped, the virtual count filled.

@@ -241,6 +241,10 @@ describe('hooks on every path', () => {
     expect((await t.json('GET', `/api/v1/posts/${embargoed}`, undefined, as(developer))).body.data.status).toBe('draft');
     expect(calls).toContainEqual({ operation: 'update', data: { status: 'published', publishedAt: expect.any(String) }, previous: 'draft', caller: { userId: developer.id, teamId: developer.activeTeamId, role: 'owner' } });
     expect(calls).toContainEqual({ after: 'published' });
+    // The publish kept its version, as the action's creator through the action face; the refused one none.
+    const versions = async (id: string) => (await t.json('GET', `/api/v1/posts/${id}/versions`, undefined, as(developer))).body.data.map((v: Row) => [v.version, v.operation, v.face, v.userId, v.changedFields]);
+    expect(await versions(free)).toEqual([[2, 'update', 'action', developer.id, ['status', 'publishedAt']], [1, 'create', 'rest', developer.id, expect.any(Array)]]);
+    expect(await versions(embargoed)).toEqual([[1, 'create', 'rest', developer.id, expect.any(Array)]]);
   });
 
   it('on a scheduled publish, context.entities writes as the action’s creator in the publish’s transaction: kept with it, gone when it fails', async () => {
