@@ -3,7 +3,9 @@
 // origin. Its one inline script is allowed by hash, not by 'unsafe-inline': the page is the same for
 // every request, rendered once. Styles need 'unsafe-inline': Monaco and GraphiQL's React components
 // add <style> elements and style attributes at run time, which no hash or nonce can cover.
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+// The renderer is imported on the first page asked for: its module is ~9 MB of inlined script, which a
+// static import would keep in the heap (twice: its source and its string) of every server, GraphiQL
+// enabled or not (it is off in production by default).
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 import { inlineHashes } from '../http/headers.js';
 
@@ -16,9 +18,10 @@ interface Page {
 let page: Page | undefined;
 
 /** The GraphiQL page for `options` (rendered once per distinct options, in practice once). */
-export function graphiqlPage(options?: GraphiQLOptions): string {
+export async function graphiqlPage(options?: GraphiQLOptions): Promise<string> {
   const key = JSON.stringify(options ?? {});
   if (page?.key !== key) {
+    const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
     const html = renderGraphiQL(options);
     const csp = [
       "default-src 'none'",
