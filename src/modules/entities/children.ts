@@ -41,7 +41,7 @@ export async function createChild(scope: RequestScope, d: EntityDefinition, pare
   const context = contextOf(scope, caller);
   const { values } = await validatedWrite(child, 'create', body, null, context);
   const tx = await scope.db.tx();
-  const record = present(child, await delegateOf(tx, child.name).create({ data: { ...values, parentId, teamId: caller.teamId, userId: caller.actor.userId } }).catch(conflict), caller, null);
+  const record = present(child, await delegateOf(tx, child.name).create({ data: { ...values, parentId, teamId: caller.teamId, userId: caller.actor.userId } }).catch(conflict(child)), caller, null);
   await afterChange(child, 'create', record, null, context);
   await recordChange(scope, tx, { d, child, operation: 'create', verb: 'created', record, previous: null, author: authorOf(scope) });
   return record;
@@ -60,7 +60,7 @@ export async function updateChild(scope: RequestScope, d: EntityDefinition, pare
   const tx = await scope.db.tx();
   const previous = present(child, await visibleChild(tx, child, parentId, childId), caller, null);
   const { values } = await validatedWrite(child, 'update', body, previous, context);
-  const record = present(child, await delegateOf(tx, child.name).update({ where: { id: childId }, data: values }).catch(conflict), caller, null);
+  const record = present(child, await delegateOf(tx, child.name).update({ where: { id: childId }, data: values }).catch(conflict(child)), caller, null);
   await afterChange(child, 'update', record, previous, context);
   await recordChange(scope, tx, { d, child, operation: 'update', verb: 'updated', record, previous, author: authorOf(scope) });
   return record;

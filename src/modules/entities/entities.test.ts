@@ -74,7 +74,7 @@ describe('CRUD', () => {
     expect((await t.json('GET', '/api/v1/unicorns', undefined, as(alice))).status).toBe(404);
     expect((await create(alice, 'customers', { name: 'Acme', account: 1, office: 'HQ' })).status).toBe(201);
     const dup = await create(bob, 'customers', { name: 'Acme 2', account: 1, office: 'HQ' });
-    expect(dup).toMatchObject({ status: 409, body: { code: 'CONFLICT' } });
+    expect(dup).toMatchObject({ status: 409, body: { code: 'CONFLICT', details: { account: 'is taken by another record of this team' } } });
     expect(JSON.stringify(dup.body)).not.toMatch(/customers_team_id|constraint|Prisma/i);
     expect((await create(eve, 'customers', { name: 'Other', account: 1, office: 'HQ' })).status).toBe(201); // unique within a team
   });

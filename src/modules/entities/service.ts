@@ -6,7 +6,7 @@
 // public rows. RLS enforces the same.
 // Every create, update and delete (soft deletes and children's changes included) records its webhook
 // event (`<slug>:created|updated|deleted`) in the same transaction as the change.
-import { type EntityDefinition, type FieldDefinition, type Operation } from '../../config/entity-definition.js';
+import { type ChildDefinition, type EntityDefinition, type FieldDefinition, type Operation } from '../../config/entity-definition.js';
 import { relationTarget } from '../../config/entity-relations.js';
 import type { Tx } from '../../db/request-db.js';
 import { AppError, forbidden, unauthenticated } from '../../shared/errors.js';
@@ -14,10 +14,10 @@ import { paginationOf, type Pagination } from '../../shared/pagination.js';
 import type { RequestScope } from '../../auth/request-scope.js';
 import { isUuid } from '../../shared/validation.js';
 import { assertCanWriteTeamData } from '../teams/service.js';
-import { childField, linksField } from './prisma-model.js';
+import { childField, columnName, linksField } from './prisma-model.js';
 import { checkListQuery, invalidQuery, type ListQuery, type ParsedQuery, type View } from './query.js';
 import { after, decodeCursor, encodeCursor, fingerprint, reversed, type Cursor, type Sort } from './cursor.js';
-import { delegateOf, escapeLike, isUniqueViolation, type Delegate, type Row } from './repository.js';
+import { delegateOf, escapeLike, isForeignKeyViolation, isUniqueViolation, type Delegate, type Row } from './repository.js';
 import { exactTotal } from './totals.js';
 import { withVirtuals } from './hooks.js';
 import { shown, type Values } from './validate.js';
@@ -234,10 +234,27 @@ export async function read(scope: RequestScope, d: EntityDefinition, id: string,
   return decorate(d, await visible(scope, d, caller, id, includeOf(d, caller, view.children)), caller, view);
 }
 
-/** A unique violation as 409 CONFLICT; anything else thrown on. */
-export function conflict(error: unknown): never {
-  if (isUniqueViolation(error)) throw new AppError('CONFLICT', 'A record with the same unique value already exists in this team');
-  throw error;
+/** A final delete refused because records that keep this one (onDelete: restrict) still point at it, as 409 CONFLICT; anything else thrown on. */
+export function stillKept(d: EntityDefinition): (error: unknown) => never {
+  return (error) => {
+    if (isForeignKeyViolation(error)) throw new AppError('CONFLICT', `${d.name} is still related to records that keep it (onDelete: restrict): change or delete those first`);
+    throw error;
+  };
+}
+
+/** The unique field of `owner` whose value a unique violation refused (PostgreSQL names its constraint's columns), if one is. */
+export function takenField(owner: EntityDefinition | ChildDefinition, error: unknown): FieldDefinition | undefined {
+  const text = `${String((error as Error).message)} ${JSON.stringify((error as { meta?: unknown }).meta ?? {})}`;
+  return owner.fields.find((f) => f.unique && text.includes(columnName(f.name)));
+}
+
+/** A unique violation of `owner`'s as 409 CONFLICT naming the field taken; anything else thrown on. */
+export function conflict(owner: EntityDefinition | ChildDefinition): (error: unknown) => never {
+  return (error) => {
+    if (!isUniqueViolation(error)) throw error;
+    const field = takenField(owner, error);
+    throw new AppError('CONFLICT', 'A record with the same unique value already exists in this team', field ? { [field.name]: 'is taken by another record of this team' } : undefined);
+  };
 }
 
 /**

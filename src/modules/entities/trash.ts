@@ -13,10 +13,9 @@ import { isUuid } from '../../shared/validation.js';
 import { recordChange } from './change.js';
 import { authorOf } from './history.js';
 import { afterChange, afterDelete, beforeDelete } from './hooks.js';
-import { columnName } from './prisma-model.js';
 import { checkListQuery, type ListQuery, type View } from './query.js';
 import { delegateOf, isForeignKeyViolation, isUniqueViolation, type Row } from './repository.js';
-import { callerFor, conflict, includeOf, listRows, written, type Caller, type ListResult } from './service.js';
+import { callerFor, conflict, includeOf, listRows, stillKept, takenField, written, type Caller, type ListResult } from './service.js';
 import { seenConditions } from './visibility.js';
 import { contextOf } from './writes.js';
 import type { Values } from './validate.js';
@@ -49,10 +48,8 @@ async function findAmong(scope: RequestScope, d: EntityDefinition, caller: Membe
 /** A unique violation on restore, as 409 naming the field whose value a live record holds now. */
 function takenMeanwhile(d: EntityDefinition) {
   return (error: unknown): never => {
-    if (!isUniqueViolation(error)) throw error;
-    const text = `${String((error as Error).message)} ${JSON.stringify((error as { meta?: unknown }).meta ?? {})}`;
-    const field = d.fields.find((f) => f.unique && text.includes(columnName(f.name)));
-    if (!field) return conflict(error);
+    const field = isUniqueViolation(error) ? takenField(d, error) : undefined;
+    if (!field) return conflict(d)(error);
     throw new AppError('CONFLICT', `Another ${d.name} has taken this record's ${field.name} since it was deleted: change that one first`, { [field.name]: 'is taken by a live record of this team' });
   };
 }
@@ -84,10 +81,7 @@ export async function purge(scope: RequestScope, d: EntityDefinition, id: string
   const context = contextOf(scope, caller);
   if (live) await beforeDelete(d, before, context);
   const tx = await scope.db.tx();
-  await delegateOf(tx, d.name).delete({ where: { id } }).catch((error: unknown) => {
-    if (!isForeignKeyViolation(error)) throw error;
-    throw new AppError('CONFLICT', `${d.name} is still related to records that keep it (onDelete: restrict): change or delete those first`);
-  });
+  await delegateOf(tx, d.name).delete({ where: { id } }).catch(stillKept(d));
   if (live) await afterDelete(d, before, context);
   await recordChange(scope, tx, { d, child: null, operation: 'delete', verb: live ? 'deleted' : null, record: before, previous: before, author: authorOf(scope) });
 }

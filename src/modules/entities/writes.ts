@@ -16,7 +16,7 @@ import { authorOf, restoredValues, versionOf, type VersionOperation } from './hi
 import { afterChange, afterDelete, beforeDelete, lazyContext, validatedWrite } from './hooks.js';
 import { linkModel, linksField } from './prisma-model.js';
 import { delegateOf, isForeignKeyViolation, isRowSecurityViolation } from './repository.js';
-import { baseWhere, callerFor, conflict, includeOf, read, visible, written, type Caller } from './service.js';
+import { baseWhere, callerFor, conflict, includeOf, read, stillKept, visible, written, type Caller } from './service.js';
 import type { Values } from './validate.js';
 
 const unrelatable = (f: FieldDefinition) => `must be the id of a ${f.to} record you can see in this team`;
@@ -88,7 +88,7 @@ async function unlinkOthers(tx: Tx, d: EntityDefinition, caller: Caller, id: str
 function relationGone(d: EntityDefinition, values: Values) {
   const linking = d.links.some((f) => (values[f.name] as string[] | undefined)?.length);
   return (error: unknown): never => {
-    if (!isForeignKeyViolation(error) && !(linking && isRowSecurityViolation(error))) return conflict(error);
+    if (!isForeignKeyViolation(error) && !(linking && isRowSecurityViolation(error))) return conflict(d)(error);
     throw new AppError('VALIDATION_FAILED', 'Validation failed', Object.fromEntries([...relationFields(d), ...d.links].filter((f) => values[f.name]).map((f) => [f.name, unrelatable(f)])));
   };
 }
@@ -149,10 +149,7 @@ export async function remove(scope: RequestScope, d: EntityDefinition, id: strin
     await recordChange(scope, tx, { d, child: null, operation: 'delete', verb: 'deleted', record, previous: before, author: authorOf(scope) });
     return { deleted: record };
   }
-  await model.delete({ where: { id } }).catch((error: unknown) => {
-    if (!isForeignKeyViolation(error)) throw error;
-    throw new AppError('CONFLICT', `${d.name} is still related to records that keep it (onDelete: restrict): change or delete those first`);
-  });
+  await model.delete({ where: { id } }).catch(stillKept(d));
   await afterDelete(d, before, context);
   await recordChange(scope, tx, { d, child: null, operation: 'delete', verb: 'deleted', record: before, previous: before, author: authorOf(scope) });
   return { deleted: null };
