@@ -1475,6 +1475,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/customers/{id}/child/notes/{childId}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a Note's versions
+         * @description The versions of one of a Customer's notes, while it is one (through the Customer, which the caller can read now), newest first: the record after each change, who made it (user, API key), when, through which face, and the fields it changed. Scope: customers:read.
+         *
+         *     Requires scope `customers:read`.
+         */
+        get: operations["listCustomerNoteVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/customers/{id}/child/notes/{childId}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version of a Note
+         * @description One version of one of a Customer's notes, while it is one (through the Customer, which the caller can read now). Scope: customers:read.
+         *
+         *     Requires scope `customers:read`.
+         */
+        get: operations["getCustomerNoteVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/customers/{id}/versions/{version}/restore": {
         parameters: {
             query?: never;
@@ -2642,6 +2686,35 @@ export interface components {
             /** @constant */
             success: true;
             data: components["schemas"]["CustomerVersion"];
+        };
+        NoteVersion: {
+            version: number;
+            /** @enum {string} */
+            operation: "create" | "update" | "delete" | "restore";
+            changedFields: string[];
+            /** Format: uuid */
+            userId: string | null;
+            /** Format: uuid */
+            apiKeyId: string | null;
+            /** @enum {string} */
+            face: "rest" | "graphql" | "cli" | "action";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["Note"];
+        };
+        NoteVersionListResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["NoteVersion"][];
+            pagination: {
+                hasMore: boolean;
+                nextCursor: string | null;
+            };
+        };
+        NoteVersionResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["NoteVersion"];
         };
         /** @description A Order record. With `fields`, only the named members are present. */
         Order: {
@@ -10792,7 +10865,7 @@ export interface operations {
                      *           "version": 2,
                      *           "operation": "update",
                      *           "changedFields": [
-                     *             "title"
+                     *             "name"
                      *           ],
                      *           "userId": "8c3f2b9e-1d4a-4f6b-9a2c-5e7d8f9a0b1c",
                      *           "apiKeyId": null,
@@ -10964,7 +11037,7 @@ export interface operations {
                      *         "version": 2,
                      *         "operation": "update",
                      *         "changedFields": [
-                     *           "title"
+                     *           "name"
                      *         ],
                      *         "userId": "8c3f2b9e-1d4a-4f6b-9a2c-5e7d8f9a0b1c",
                      *         "apiKeyId": null,
@@ -10995,6 +11068,329 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CustomerVersionResponse"];
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid query parameters",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "details": {
+                     *         "errors": [
+                     *           {
+                     *             "path": "limit",
+                     *             "code": "invalid",
+                     *             "message": "must be an integer from 1 to 100"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryValidationError"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - customers:read scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Customer not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCustomerNoteVersions: {
+        parameters: {
+            query?: {
+                /** @description Versions per page. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The Customer's id */
+                id: string;
+                /** @description The Note's id */
+                childId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Versions of the Note */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "version": 2,
+                     *           "operation": "update",
+                     *           "changedFields": [
+                     *             "body"
+                     *           ],
+                     *           "userId": "8c3f2b9e-1d4a-4f6b-9a2c-5e7d8f9a0b1c",
+                     *           "apiKeyId": null,
+                     *           "face": "rest",
+                     *           "createdAt": "2026-11-29T10:00:00.000Z",
+                     *           "data": {
+                     *             "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *             "body": "Called about the renewal; send the new prices on Monday.",
+                     *             "createdAt": "2026-11-20T08:15:00.000Z",
+                     *             "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *             "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *             "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *             "parentId": "3f2504e0-4f89-41d3-9a0c-0305e82c3301"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "hasMore": false,
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NoteVersionListResponse"];
+                };
+            };
+            /** @description Invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid query parameters",
+                     *       "code": "VALIDATION_ERROR",
+                     *       "details": {
+                     *         "errors": [
+                     *           {
+                     *             "path": "limit",
+                     *             "code": "invalid",
+                     *             "message": "must be an integer from 1 to 100"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryValidationError"];
+                };
+            };
+            /** @description No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unauthorized",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the scope (or the team its plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Insufficient permissions - customers:read scope required",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or not one the caller can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Customer not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key and scope, or per tier) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded",
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCustomerNoteVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Customer's id */
+                id: string;
+                /** @description The Note's id */
+                childId: string;
+                /** @description The version’s number */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "version": 2,
+                     *         "operation": "update",
+                     *         "changedFields": [
+                     *           "body"
+                     *         ],
+                     *         "userId": "8c3f2b9e-1d4a-4f6b-9a2c-5e7d8f9a0b1c",
+                     *         "apiKeyId": null,
+                     *         "face": "rest",
+                     *         "createdAt": "2026-11-29T10:00:00.000Z",
+                     *         "data": {
+                     *           "id": "7d0f6a52-3c1e-4b8a-9f3e-2a6c1d9b4e10",
+                     *           "body": "Called about the renewal; send the new prices on Monday.",
+                     *           "createdAt": "2026-11-20T08:15:00.000Z",
+                     *           "updatedAt": "2026-11-21T16:40:00.000Z",
+                     *           "userId": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+                     *           "teamId": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *           "parentId": "3f2504e0-4f89-41d3-9a0c-0305e82c3301"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NoteVersionResponse"];
                 };
             };
             /** @description Invalid query parameters */
@@ -12945,7 +13341,7 @@ export interface operations {
                      *           "version": 2,
                      *           "operation": "update",
                      *           "changedFields": [
-                     *             "title"
+                     *             "number"
                      *           ],
                      *           "userId": "8c3f2b9e-1d4a-4f6b-9a2c-5e7d8f9a0b1c",
                      *           "apiKeyId": null,
@@ -13113,7 +13509,7 @@ export interface operations {
                      *         "version": 2,
                      *         "operation": "update",
                      *         "changedFields": [
-                     *           "title"
+                     *           "number"
                      *         ],
                      *         "userId": "8c3f2b9e-1d4a-4f6b-9a2c-5e7d8f9a0b1c",
                      *         "apiKeyId": null,
@@ -16393,7 +16789,7 @@ export interface operations {
                      *           "version": 2,
                      *           "operation": "update",
                      *           "changedFields": [
-                     *             "title"
+                     *             "name"
                      *           ],
                      *           "userId": "8c3f2b9e-1d4a-4f6b-9a2c-5e7d8f9a0b1c",
                      *           "apiKeyId": null,
@@ -16563,7 +16959,7 @@ export interface operations {
                      *         "version": 2,
                      *         "operation": "update",
                      *         "changedFields": [
-                     *           "title"
+                     *           "name"
                      *         ],
                      *         "userId": "8c3f2b9e-1d4a-4f6b-9a2c-5e7d8f9a0b1c",
                      *         "apiKeyId": null,

@@ -68,6 +68,9 @@ export function graphqlNames(owner: EntityDefinition | ChildDefinition) {
   };
 }
 
+/** A child's version on its parent record: `noteVersion` (and its list, `noteVersions`: history-schema.ts). */
+export const childVersionField = (child: ChildDefinition) => `${lowerFirst(child.name)}Version`;
+
 /** The GraphQL scalar of a field's values (a select's or enumerated multiselect's enum is per field: graphql-types.ts). */
 export function scalarOf(field: Pick<FieldDefinition, 'type'>): 'String' | 'ID' | 'Float' | 'Int' | 'Decimal' | 'Boolean' | 'Date' | 'DateTime' | 'JSON' {
   switch (field.type) {

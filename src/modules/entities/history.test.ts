@@ -106,7 +106,20 @@ describe('record history', () => {
     const customer = await created('/api/v1/customers', { name: 'Hooli', account: 301, office: 'Palo Alto' }, as(owner));
     const note = await created(`/api/v1/customers/${customer.id}/child/notes`, { body: 'first' }, as(owner));
     await t.json('PATCH', `/api/v1/customers/${customer.id}/child/notes/${note.id}`, { body: 'second' }, as(member));
+    // A child's versions, read through its parent on both faces, while it is one; another team's caller sees nothing.
+    const notePath = `/api/v1/customers/${customer.id}/child/notes/${note.id}`;
+    const listed = await versions(notePath, owner, '?limit=1');
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    expect(listed.body.data.map((v: Row) => [v.version, v.operation, v.userId, v.changedFields, v.data.body, v.data.parentId])).toEqual([[2, 'update', member.id, ['body'], 'second', customer.id]]);
+    expect(listed.body.pagination).toEqual({ hasMore: true, nextCursor: '2' });
+    expect((await versions(notePath, owner, '?cursor=2')).body.data.map((v: Row) => [v.version, v.data.body])).toEqual([[1, 'first']]);
+    expect((await t.json('GET', `${notePath}/versions/1`, undefined, as(member))).body.data).toMatchObject({ version: 1, operation: 'create', data: { body: 'first' } });
+    const gql = await t.graphql('query($id: ID!, $note: ID!) { customer(id: $id) { noteVersions(id: $note) { items { version record { body } } } noteVersion(id: $note, number: 1) { face } } }', { id: customer.id, note: note.id }, as(member));
+    expect(gql.body.data.customer).toEqual({ noteVersions: { items: [{ version: 2, record: { body: 'second' } }, { version: 1, record: { body: 'first' } }] }, noteVersion: { face: 'REST' } });
+    expect((await versions(notePath, stranger)).status).toBe(404);
+    expect((await t.json('GET', `/api/v1/customers/${customer.id}/child/notes/${customer.id}/versions`, undefined, as(owner))).status).toBe(404);
     await t.json('DELETE', `/api/v1/customers/${customer.id}/child/notes/${note.id}`, undefined, as(owner));
+    expect((await versions(notePath, owner)).status).toBe(404);
     expect((await t.json('DELETE', `/api/v1/customers/${customer.id}`, undefined, as(owner))).status).toBe(200);
     const kept = await t.database.prisma.recordHistory.findMany({ where: { recordId: { in: [post.id, note.id, customer.id] } }, orderBy: [{ entity: 'asc' }, { version: 'asc' }] });
     expect(kept.map((v) => [v.entity, v.version, v.operation, (v.data as Row).deletedAt ? 'deletedAt' : (v.data as Row).body ?? (v.data as Row).name ?? (v.data as Row).title])).toEqual([

@@ -10,6 +10,8 @@ import type { Statement, SystemDb } from '../../db/request-db.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { Face, RequestScope } from '../../auth/request-scope.js';
 import { AppError, unauthenticated } from '../../shared/errors.js';
+import { isUuid } from '../../shared/validation.js';
+import { delegateOf } from './repository.js';
 import { callerFor, visible } from './service.js';
 import type { Values } from './validate.js';
 
@@ -88,11 +90,25 @@ const fromStored = (row: Stored): RecordVersion => ({
 });
 const storedSelect = { version: true, operation: true, data: true, changedFields: true, actorUserId: true, actorKeyId: true, face: true, createdAt: true } as const;
 
-/** The record `id` if the caller may read it now (404 otherwise; anonymous readers of a public entity see no history). */
-async function readable(scope: RequestScope, d: EntityDefinition, id: string): Promise<void> {
+/** Whose versions are read: a record of the entity, or (`child` given) its child `childId`. */
+export interface VersionsOf {
+  child: ChildDefinition;
+  childId: string;
+}
+
+/**
+ * The key and record id the versions are kept under, if the caller may read the record now (404
+ * otherwise; anonymous readers of a public entity see no history). A child is read through its
+ * parent `id`, and must still be one of its children: a deleted record's versions are not shown.
+ */
+async function readable(scope: RequestScope, d: EntityDefinition, id: string, of: VersionsOf | null): Promise<{ key: string; recordId: string }> {
   const caller = callerFor(scope, d, 'read');
   if (caller.kind !== 'user') throw unauthenticated();
   await visible(scope, d, caller, id);
+  if (!of) return { key: historyKey(d), recordId: id };
+  const kept = isUuid(of.childId) && (await delegateOf(await scope.db.tx(), of.child.name).findFirst({ where: { id: of.childId, parentId: id }, select: { id: true } }));
+  if (!kept) throw new AppError('NOT_FOUND', `${of.child.name} not found`);
+  return { key: historyKey(d, of.child), recordId: of.childId };
 }
 
 export interface VersionPage {
@@ -102,15 +118,15 @@ export interface VersionPage {
   endCursor: string | null;
 }
 
-/** A record's versions, newest first: `first` of them (1 to 100, default 20) after the cursor `after`. */
-export async function versionsOf(scope: RequestScope, d: EntityDefinition, id: string, page: { first?: number | null; after?: string | null }): Promise<VersionPage> {
+/** A record's (or its child's) versions, newest first: `first` of them (1 to 100, default 20) after the cursor `after`. */
+export async function versionsOf(scope: RequestScope, d: EntityDefinition, id: string, page: { first?: number | null; after?: string | null }, of: VersionsOf | null = null): Promise<VersionPage> {
   const first = page.first ?? 20;
   if (!Number.isInteger(first) || first < 1 || first > 100) throw new AppError('VALIDATION_FAILED', 'first must be 1 to 100', { first: 'must be 1 to 100' });
   const after = page.after == null ? null : Number(page.after);
   if (after !== null && !(Number.isInteger(after) && after > 0)) throw new AppError('VALIDATION_FAILED', 'after must be a cursor of this list', { after: 'must be a cursor of this list' });
-  await readable(scope, d, id);
+  const { key, recordId } = await readable(scope, d, id, of);
   const rows = await (await scope.db.tx()).recordHistory.findMany({
-    where: { entity: historyKey(d), recordId: id, ...(after ? { version: { lt: after } } : {}) },
+    where: { entity: key, recordId, ...(after ? { version: { lt: after } } : {}) },
     orderBy: { version: 'desc' },
     take: first + 1,
     select: storedSelect,
@@ -119,11 +135,11 @@ export async function versionsOf(scope: RequestScope, d: EntityDefinition, id: s
   return { items, hasMore: rows.length > first, endCursor: items.length ? String(items.at(-1)!.version) : null };
 }
 
-/** One version of a record, or 404. */
-export async function versionOf(scope: RequestScope, d: EntityDefinition, id: string, version: number): Promise<RecordVersion> {
-  await readable(scope, d, id);
-  const row = Number.isInteger(version) && version > 0 ? await (await scope.db.tx()).recordHistory.findFirst({ where: { entity: historyKey(d), recordId: id, version }, select: storedSelect }) : null;
-  if (!row) throw new AppError('NOT_FOUND', `${d.name} version not found`);
+/** One version of a record (or of its child), or 404. */
+export async function versionOf(scope: RequestScope, d: EntityDefinition, id: string, version: number, of: VersionsOf | null = null): Promise<RecordVersion> {
+  const { key, recordId } = await readable(scope, d, id, of);
+  const row = Number.isInteger(version) && version > 0 ? await (await scope.db.tx()).recordHistory.findFirst({ where: { entity: key, recordId, version }, select: storedSelect }) : null;
+  if (!row) throw new AppError('NOT_FOUND', `${(of?.child ?? d).name} version not found`);
   return fromStored(row);
 }
 

@@ -59,7 +59,7 @@ function recordSelection(owner: EntityDefinition | ChildDefinition, flags: Flags
   return [...pickableFields(owner).map(pick), ...['userId', 'teamId', ...(softDelete ? ['deletedAt'] : [])].map(whole), ...extra].join(' ');
 }
 
-const childSelection = (child: ChildDefinition) => `{ ${recordSelection(child, null, ['parentId'])} }`;
+export const childSelection = (child: ChildDefinition) => `{ ${recordSelection(child, null, ['parentId'])} }`;
 
 /** Declarations of the selection variables of a READ/LIST document. */
 function flagDeclarations(d: EntityDefinition): string[] {
