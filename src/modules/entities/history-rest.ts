@@ -37,12 +37,11 @@ const result = (r: Answer) => r.result;
  * GET `base` (newest first: limit, cursor) and `base/{version}` for the versions of a record of `d`
  * or (`child`) of one of its children, each a GraphQL document on the record's READ field.
  */
-function readRoutes(d: EntityDefinition, child: ChildDefinition | null, base: string): RestRoute[] {
+function readRoutes(d: EntityDefinition, child: ChildDefinition | null, base: string, docs: HistoryOpenApi): RestRoute[] {
   const n = graphqlNames(d);
   const owner = child ?? d;
   const tags = [d.pluralName];
   const version = versionMapper(owner);
-  const docs = historyOpenApi(d, child);
   // On the record: `versions`/`version`; for a child: `noteVersions(id:)`/`noteVersion(id:)`.
   const [list, one] = child ? [`${childVersionField(child)}s(id: $childId, `, `${childVersionField(child)}(id: $childId, `] : ['versions(', 'version('];
   const childVar = child ? ', $childId: ID!' : '';
@@ -77,14 +76,15 @@ function readRoutes(d: EntityDefinition, child: ChildDefinition | null, base: st
 export function historyRoutes(d: EntityDefinition): RestRoute[] {
   if (d.history.keep === false || !d.operations.read) return [];
   const base = `/api/v1/${d.slug}/{id}/versions`;
-  const routes = [...readRoutes(d, null, base), ...d.children.flatMap((c) => readRoutes(d, c, `/api/v1/${d.slug}/{id}/child/${c.slug}/{childId}/versions`))];
+  const docs = historyOpenApi(d, null);
+  const routes = [...readRoutes(d, null, base, docs), ...d.children.flatMap((c) => readRoutes(d, c, `/api/v1/${d.slug}/{id}/child/${c.slug}/{childId}/versions`, historyOpenApi(d, c)))];
   if (!d.operations.update) return routes;
   const n = graphqlNames(d);
   const map = recordMapper(d);
   return [
     ...routes,
     defineRoute({
-      method: 'POST', path: `${base}/{version}/restore`, tags: [d.pluralName], access: 'authenticated', openapi: historyOpenApi(d, null).restore,
+      method: 'POST', path: `${base}/{version}/restore`, tags: [d.pluralName], access: 'authenticated', openapi: docs.restore,
       summary: `Restore a version of a ${d.name} (as a new change)`,
       params: versionParams,
       operation: document(`mutation restore${n.type}Version($id: ID!, $version: Int!) { result: ${n.restoreVersion}(id: $id, version: $version) ${writtenRecord(d)} }`),
@@ -93,6 +93,8 @@ export function historyRoutes(d: EntityDefinition): RestRoute[] {
     }),
   ];
 }
+
+type HistoryOpenApi = ReturnType<typeof historyOpenApi>;
 
 /** The OpenAPI of the routes: of a record's versions (and their restore), or (`child`) of a child's. */
 function historyOpenApi(d: EntityDefinition, child: ChildDefinition | null) {

@@ -1,8 +1,8 @@
 // Record history: a version of an entity record (or of a child record) for every create, update,
 // delete and restore, kept by the write path (writes.ts, children.ts, trash.ts, publish-action.ts,
-// through change.ts) in the change's own transaction, so a rolled-back change leaves none. A version holds the record as it was
-// after the change (before it, for a final delete), who made it (user, API key, face), when, and the
-// fields it changed. Versions are read by who can read the record now (its read rule and visibility
+// through change.ts) in the change's own transaction, so a rolled-back change leaves none. A version
+// holds the record as it was after the change (before it, for a final delete), who made it (user, API
+// key, face), when, and the fields it changed. Versions are read by who can read the record now (its read rule and visibility
 // first; RLS behind them shows a private record's versions to its creator alone), restored as a new
 // change through the same write path, and pruned per definition (`history.keep`) by the history sweep.
 import { daysOf, type ChildDefinition, type EntityDefinition } from '../../config/entity-definition.js';
