@@ -81,6 +81,21 @@ describe('pages in a browser', () => {
     await page.close();
   }, 180_000);
 
+  test("the docs' Try it out on an entity's LIST sends what Swagger UI fills in, and the answer is 200", async () => {
+    const { page, errors, requests } = await watchedPage();
+    await page.goto(`${t.origin}/api/v1/docs`);
+    await page.setViewportSize({ width: 1280, height: 60_000 });
+    const list = page.locator('.opblock-get').filter({ has: page.locator('.opblock-summary-path', { hasText: /^\/api\/v1\/tasks$/ }) });
+    await list.locator('.opblock-summary').click();
+    await list.locator('.try-out__btn').click();
+    const [response] = await Promise.all([page.waitForResponse((r) => new URL(r.url()).pathname === '/api/v1/tasks'), list.locator('.execute').click()]);
+    expect(response.status(), `${response.url().length} characters: ${response.url().slice(0, 300)}`).toBe(200);
+    await expect.poll(() => list.locator('.live-responses-table tbody .response-col_status').first().innerText(), { timeout: pageTimeout }).toContain('200');
+    expect(errors).toEqual([]);
+    expect(foreign(requests)).toEqual([]);
+    await page.close();
+  }, 180_000);
+
   test('the landing page links to GraphiQL, the docs, the OpenAPI document and the health routes, and each answers', async () => {
     const { page, errors, requests } = await watchedPage();
     await page.goto(`${t.origin}/`);

@@ -115,7 +115,9 @@ export function operatorParameters(d: EntityDefinition): Schema[] {
     in: 'query',
     required: false,
     description: `The JSON of GraphQL's \`where\` (${names.where}), for AND, OR and NOT: \`{"OR":[{"status":{"eq":"done"}},{"priority":{"in":["high","urgent"]}}]}\`. Values as REST gives them (stored values of selects). Combined with the other filters by AND.`,
-    content: { 'application/json': { schema: ref(names.where) } },
+    // An empty example: without one, Swagger UI's Try it out fills in a sample of the whole recursive
+    // schema, ~100 KB of query string that no server takes (431).
+    content: { 'application/json': { schema: ref(names.where), example: {} } },
   });
   return out;
 }
