@@ -28,7 +28,8 @@ describe('typed client', () => {
     const { task, listed, open } = await quickstart(t.origin, key);
     expectTypeOf(task.title).toEqualTypeOf<string>();
     expect(task).toMatchObject({ title: 'Write the report', priority: 'high', status: 'todo' });
-    expect(listed.some((row) => 'id' in row && row.id === task.id)).toBe(true);
+    expectTypeOf(listed[0]!.title).toEqualTypeOf<string>();
+    expect(listed.some((row) => row.id === task.id && row.title === 'Write the report')).toBe(true);
     expect(open).toContainEqual({ id: task.id, title: 'Write the report', priority: 'HIGH' });
   });
 
@@ -45,6 +46,18 @@ describe('typed client', () => {
     const refused = await createPlatformClient({ baseUrl: t.origin, apiKey: narrow }).rest.POST('/api/v1/tasks', { body: { title: 'Nope' } });
     expect(refused.response.status).toBe(403);
     expect(refused.data).toBeUndefined();
+  });
+
+  it('lists records typed as the entity, with its filters, and answers a refused query with the error envelope', async () => {
+    const client = createPlatformClient({ baseUrl: t.origin, apiKey: key });
+    await client.rest.POST('/api/v1/tasks', { body: { title: 'Listed urgent', priority: 'urgent' } });
+    const urgent = await client.list('/api/v1/tasks', { priority: 'urgent', limit: 5 });
+    expectTypeOf(urgent.data!.items[0]!.priority).toEqualTypeOf<'low' | 'medium' | 'high' | 'urgent' | null>();
+    expect(urgent.data?.items.map((row) => [row.title, row.priority])).toEqual([['Listed urgent', 'urgent']]);
+    expect(urgent.data?.pagination).toMatchObject({ total: 1, limit: 5 });
+    const bad = await client.list('/api/v1/tasks', { limit: 0 });
+    expect(bad.response.status).toBe(400);
+    expect(bad.error).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
   });
 
   it('sends GraphQL variables and returns errors with their code', async () => {

@@ -23,11 +23,12 @@ export async function quickstart(baseUrl: string, apiKey: string) {
   // REST: path, method, body and answer typed from the OpenAPI document.
   const created = await client.rest.POST('/api/v1/tasks', { body: { title: 'Write the report', priority: 'high' } });
   if (!created.data) throw new Error(`could not create the task: ${JSON.stringify(created.error)}`);
-  const page = await client.rest.GET('/api/v1/tasks', { params: { query: { limit: 10 } } });
+  // A page of records: items typed as Task, filters and sort as the LIST route takes them.
+  const page = await client.list('/api/v1/tasks', { limit: 10, sortBy: 'createdAt', sortOrder: 'desc' });
 
   // GraphQL: the result typed by the document.
   const open = await client.graphql(openTasks, { limit: 10 });
   if (open.errors) throw new Error(open.errors.map((e) => e.message).join('; '));
 
-  return { task: created.data.data, listed: page.data?.data ?? [], open: open.data?.tasks.items ?? [] };
+  return { task: created.data.data, listed: page.data?.items ?? [], open: open.data?.tasks.items ?? [] };
 }

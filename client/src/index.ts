@@ -4,7 +4,7 @@
 // own over schema/schema.graphql and your documents). Both carry the same credentials: an API key, or a
 // session cookie (a browser sends it by itself), and the team to act in.
 import createFetchClient, { type Client } from 'openapi-fetch';
-import type { paths } from './generated/openapi.js';
+import type { components, paths } from './generated/openapi.js';
 
 export type { paths, components } from './generated/openapi.js';
 
@@ -40,9 +40,32 @@ export interface PlatformClientOptions {
   fetch?: typeof fetch;
 }
 
+/** What a path's GET answers with 200. */
+type GetAnswer<P extends keyof paths> = paths[P] extends { get: { responses: { 200: { content: { 'application/json': infer A } } } } } ? A : never;
+
+/** The paths (without path parameters) whose GET answers a page: `data` a list, with `pagination` (`/api/v1/tasks`, `/api/v1/tasks/trash`…). */
+export type ListPath = { [P in keyof paths]: P extends `${string}{${string}` ? never : GetAnswer<P> extends { data: unknown[]; pagination: unknown } ? P : never }[keyof paths];
+
+/** A LIST's record: `ListItem<'/api/v1/tasks'>` is `Task` (distinct mode's DistinctValue items left out). */
+export type ListItem<P extends ListPath> = Exclude<GetAnswer<P> extends { data: (infer Item)[] } ? Item : never, components['schemas']['DistinctValue']>;
+
+/** A LIST's query parameters, but `distinct` (which answers DistinctValue items: `rest.GET` takes it). */
+export type ListQuery<P extends ListPath> = paths[P] extends { get: { parameters: { query?: infer Q } } } ? Omit<NonNullable<Q>, 'distinct'> : never;
+
+type GetResponses<P extends keyof paths> = paths[P] extends { get: { responses: infer R } } ? R : never;
+/** The error envelopes a path's GET may answer (every status but 200). */
+type GetError<P extends keyof paths> = { [S in Exclude<keyof GetResponses<P>, 200>]: GetResponses<P>[S] extends { content: { 'application/json': infer E } } ? E : never }[Exclude<keyof GetResponses<P>, 200>];
+
+/** A LIST's answer: its records and pagination, or the error envelope; `response` either way. */
+export type ListResult<P extends ListPath> =
+  | { data: { items: ListItem<P>[]; pagination: components['schemas']['Pagination'] }; error?: never; response: Response }
+  | { data?: never; error: GetError<P> | components['schemas']['Error']; response: Response };
+
 export interface PlatformClient {
   /** `/api/v1`: `rest.GET('/api/v1/tasks', { params: { query: { limit: 20 } } })`, typed by path, method and body. */
   rest: Client<paths>;
+  /** A page of records: `list('/api/v1/tasks', { limit: 20 })` gives `data.items` as `Task[]`, no union to narrow. */
+  list<P extends ListPath>(path: P, query?: ListQuery<P>): Promise<ListResult<P>>;
   /** `/graphql`: runs a typed document with its variables. */
   graphql<TResult, TVariables>(document: TypedDocument<TResult, TVariables>, ...variables: TVariables extends Record<string, never> ? [] : [TVariables]): Promise<GraphQLResult<TResult>>;
 }
@@ -56,6 +79,12 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   const rest = createFetchClient<paths>({ baseUrl, headers, fetch: (request: Request) => send(request), credentials: 'include' });
   return {
     rest,
+    async list(path, query) {
+      // The path's GET through the typed client; without `distinct`, every item of `data` is a record.
+      const { data, error, response } = (await rest.GET(path as never, { params: { query } } as never)) as { data?: { data: unknown[]; pagination: components['schemas']['Pagination'] }; error?: unknown; response: Response };
+      if (error !== undefined || !data) return { error: error ?? { success: false, error: `${response.status} ${response.statusText}`, code: 'BAD_RESPONSE' }, response } as never;
+      return { data: { items: data.data, pagination: data.pagination }, response } as never;
+    },
     async graphql(document, ...[variables]) {
       const response = await send(`${baseUrl}/graphql`, {
         method: 'POST',
