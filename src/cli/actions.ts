@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { systemDb } from '../db/request-db.js';
 import { failedActions, retryFailedAction } from '../modules/scheduled-actions/operator.js';
 import { AppError } from '../shared/errors.js';
-import { table } from './listings.js';
+import { limitOf, table } from './listings.js';
 import { withDatabase } from './open.js';
 
 const json = { type: 'boolean', default: false } as const;
@@ -13,8 +13,7 @@ const json = { type: 'boolean', default: false } as const;
 /** `actions failed [--limit N]`: most recently failed first (default 100, at most 1000). */
 export async function actionsFailed(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { json, limit: { type: 'string' } } });
-  const limit = values.limit === undefined ? 100 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --limit must be a whole number from 1 to 1000');
+  const limit = limitOf(values.limit, 100);
   const rows = await withDatabase('list scheduled actions', (database) => failedActions(systemDb(database, 'cli: failed actions'), limit));
   if (values.json) console.log(JSON.stringify(rows));
   else console.log(table(rows.map((r) => ({ ...r, lastError: r.lastError && r.lastError.length > 60 ? `${r.lastError.slice(0, 59)}…` : r.lastError })), 'No failed actions.'));

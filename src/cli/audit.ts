@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { systemDb } from '../db/request-db.js';
 import { operatorAuditLog } from '../modules/audit/service.js';
 import { AppError } from '../shared/errors.js';
-import { table } from './listings.js';
+import { limitOf, table } from './listings.js';
 import { withDatabase } from './open.js';
 
 /** `audit list`: the team's entries (the action filter takes `member.*` for a family), at most --limit (default 50, up to 1000). */
@@ -12,8 +12,7 @@ export async function auditList(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { json: { type: 'boolean', default: false }, team: { type: 'string' }, action: { type: 'string' }, limit: { type: 'string' } } });
   const teamId = values.team;
   if (!teamId || !/^[0-9a-f-]{36}$/i.test(teamId)) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --team must be a team id (team list shows them)');
-  const limit = values.limit === undefined ? 50 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --limit must be a whole number from 1 to 1000');
+  const limit = limitOf(values.limit, 50);
   const entries = await withDatabase('list the audit log', (database) => operatorAuditLog(systemDb(database, 'cli: audit log'), teamId, { action: values.action }, limit));
   if (values.json) console.log(JSON.stringify(entries));
   else {

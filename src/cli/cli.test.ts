@@ -358,6 +358,8 @@ describe('scheduled actions', () => {
 describe('seed', () => {
   let server: ServerProcess | undefined;
   afterAll(async () => server?.stop());
+  /** The server on the CLI's database and upload directory. */
+  const serverEnv = (): Record<string, string> => (testDb ? { DATABASE_URL: testDb.url!, UPLOAD_DIR: uploadDir } : { DATA_DIR: dataDir!, UPLOAD_DIR: uploadDir });
 
   it('loads demo data once; the printed key lists the seeded tasks from a real server', async () => {
     const seeded = ok(await cli('seed', '--json'));
@@ -372,7 +374,7 @@ describe('seed', () => {
     expect(again.stderr.trim()).toBe('Error: Already seeded: ada.demo@example.com exists (the seed runs once per database; nothing was changed)');
 
     // The server on the same database and upload directory (on PGlite, once the CLI let go of it).
-    server = await startServerProcess(testDb ? { DATABASE_URL: testDb.url!, UPLOAD_DIR: uploadDir } : { DATA_DIR: dataDir!, UPLOAD_DIR: uploadDir });
+    server = await startServerProcess(serverEnv());
     const auth = { authorization: `Bearer ${seeded.apiKey.key}` };
     const tasks = await fetch(`${server.origin}/api/v1/tasks?limit=100`, { headers: auth });
     expect(tasks.status).toBe(200);
@@ -401,6 +403,35 @@ describe('seed', () => {
       expect(refused.status).not.toBe(0);
       expect(refused.stderr).toMatch(/^Error: the server is running on this data directory: stop it first \(the API does not offer this\)/);
     }
+  }, 600_000);
+
+  it('mail outbox: a reset link the server only recorded (no SMTP_URL) is listed for the operator, and it works', async () => {
+    const bob = 'bob.demo@example.com';
+    const post = (route: string, body: unknown) => fetch(`${server!.origin}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await post('/api/auth/password-reset', { email: bob })).status).toBe(202);
+    // The reset is mailed after the answer. On PGlite the server lets go of the data directory for the
+    // CLI, stopped as an operator stops it (SIGTERM: its shutdown waits for that work), and comes back
+    // after; on PostgreSQL the CLI reads beside it.
+    if (!testDb) {
+      const exited = new Promise((resolve) => server!.child.once('exit', resolve));
+      server!.child.kill('SIGTERM');
+      await exited;
+      await server!.stop();
+    }
+    type Mail = { subject: string; links: string[] };
+    const outbox = async () => ok(await cli('mail', 'outbox', '--to', 'BOB.demo@example.com', '--json')) as Mail[];
+    await expect.poll(async () => (await outbox())[0]?.subject, { timeout: 60_000, interval: 500 }).toBe('Reset your password');
+    const [mail] = await outbox();
+    const [asTable, nobody] = await cliAll([['mail', 'outbox', '--to', bob], ['mail', 'outbox', '--to', 'nobody@example.com']]);
+    expect(mail).toEqual({ id: expect.any(String), createdAt: expect.any(String), to: bob, subject: 'Reset your password', status: 'recorded', links: [expect.stringMatching(/^\/reset-password\?token=\S+$/)], error: null, body: expect.stringContaining(`Choose a new password: ${mail!.links[0]}`) });
+    expect(asTable!.stdout.split('\n')[0]).toMatch(/^id\s+createdAt\s+to\s+subject\s+status\s+links$/);
+    expect(asTable!.stdout).toContain(mail!.links[0]);
+    expect(nobody!.stdout.trim()).toBe('No e-mail to nobody@example.com.');
+    await expectRefused([[['mail', 'outbox', '--limit', '0'], /--limit must be/]]);
+    if (!testDb) server = await startServerProcess(serverEnv());
+    const token = new URL(mail!.links[0]!, server!.origin).searchParams.get('token');
+    expect((await post('/api/auth/password-reset/confirm', { token, password: 'a new password from the outbox' })).status).toBe(200);
+    expect((await post('/api/auth/login', { email: bob, password: 'a new password from the outbox' })).status).toBe(200);
   }, 600_000);
 });
 // The CLI beside running servers on PostgreSQL: what it changes is refused by the very next request,

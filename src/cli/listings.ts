@@ -27,6 +27,13 @@ function print(rows: readonly Row[], json: boolean, none: string): number {
 
 const jsonOnly = { json: { type: 'boolean', default: false } } as const;
 
+/** `--limit N` of a listing: a whole number from 1 to 1000, `fallback` when not given. */
+export function limitOf(value: string | undefined, fallback: number): number {
+  const limit = value === undefined ? fallback : Number(value);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --limit must be a whole number from 1 to 1000');
+  return limit;
+}
+
 /** `user list`: every user, oldest first (disabledAt: when an operator disabled them, or null). */
 export async function userList(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: jsonOnly });
@@ -75,6 +82,30 @@ export async function teamMembers(args: string[]): Promise<number> {
     return rows.map(({ user, ...member }) => ({ userId: user.id, email: user.email, ...member }));
   });
   return print(members, values.json, 'No members.');
+}
+
+/** The links an e-mail carries (`https://…`, or `/verify-email?token=…` when APP_URL is not set). */
+const linksOf = (body: string) => [...body.matchAll(/(?:^|\s)((?:https?:\/\/|\/)\S+)/g)].map((m) => m[1]!);
+
+/**
+ * `mail outbox [--to E] [--limit N]`: the e-mails the server wrote, newest first (default 20), with the
+ * links they carry and whether they were sent, failed or only recorded (no SMTP_URL): how an operator
+ * hands a verification, reset or invitation link on when no mail goes out. --json adds the body.
+ */
+export async function mailOutbox(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { ...jsonOnly, to: { type: 'string' }, limit: { type: 'string' } } });
+  const limit = limitOf(values.limit, 20);
+  const to = values.to?.trim();
+  const mails = await withDatabase('read the outbox', (database) =>
+    systemDb(database, 'cli: mail outbox').prisma.emailOutbox.findMany({
+      where: to ? { recipient: { equals: to, mode: 'insensitive' } } : {},
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: limit,
+      select: { id: true, createdAt: true, recipient: true, subject: true, status: true, error: true, body: true },
+    }),
+  );
+  const rows = mails.map((m) => ({ id: m.id, createdAt: m.createdAt, to: m.recipient, subject: m.subject, status: m.status, links: linksOf(m.body), ...(values.json ? { error: m.error, body: m.body } : {}) }));
+  return print(rows, values.json, to ? `No e-mail to ${to}.` : 'No e-mails.');
 }
 
 /** `migrations status`: each migration of the release, applied (when) or pending; applies nothing. */

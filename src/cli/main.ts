@@ -9,7 +9,7 @@ import { actionsFailed, actionsRetry } from './actions.js';
 import { auditList } from './audit.js';
 import { backupCommand, restoreCommand } from './backup.js';
 import { apikeyCreate, apikeyRevoke } from './keys.js';
-import { apikeyList, migrationsStatus, teamList, teamMembers, userList } from './listings.js';
+import { apikeyList, mailOutbox, migrationsStatus, teamList, teamMembers, userList } from './listings.js';
 import { migrationsApply } from './migrations.js';
 import { Refusal } from './open.js';
 import { seedCommand } from './seed.js';
@@ -29,6 +29,7 @@ const usage = `Usage: npm run -s cli -- <command> [options] [--json]      (docs/
   team list
   team members --team ID
   audit list --team ID [--action A] [--limit N]  the team's audit log, newest first (A: an action or a family: member.*)
+  mail outbox [--to E] [--limit N]               e-mails written, newest first, with their links (sent, failed or only recorded)
   migrations status                              applies nothing
   migrations apply
   actions failed [--limit N]                     failed actions and pending retries
@@ -53,6 +54,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   'team list': teamList,
   'team members': teamMembers,
   'audit list': auditList,
+  'mail outbox': mailOutbox,
   'migrations status': migrationsStatus,
   'migrations apply': migrationsApply,
   'actions failed': actionsFailed,
