@@ -18,6 +18,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import lockfile from 'proper-lockfile';
+import { buildConsole, consoleSources } from './console-build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const srcDir = path.join(root, 'src');
@@ -41,6 +42,18 @@ const stampFile = '.build-stamp';
 /** Test-only code: never part of the server (its packages are dev dependencies). */
 const excluded = (relative) => /\.test\.ts$/.test(relative) || /^(testkit|fuzz)\//.test(relative.split(path.sep).join('/'));
 
+/** The console's sources (console-build.mjs), relative to the root. */
+function consoleFiles() {
+  return consoleSources
+    .flatMap((entry) => {
+      const full = path.join(root, entry);
+      if (!existsSync(full)) return [];
+      if (!entry.startsWith('console/src') && !entry.startsWith('client/src')) return [entry];
+      return readdirSync(full, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.relative(root, path.join(e.parentPath, e.name)));
+    })
+    .sort();
+}
+
 function sources() {
   return readdirSync(srcDir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile() && /\.(ts|mts)$/.test(entry.name) && !entry.name.endsWith('.d.ts'))
@@ -57,6 +70,7 @@ function stampOf(files) {
     hash.update(readFileSync(extra));
   }
   for (const file of files) hash.update(`\0${file}\0`).update(readFileSync(path.join(srcDir, file)));
+  for (const file of consoleFiles()) hash.update(`\0${file}\0`).update(readFileSync(path.join(root, file)));
   return hash.digest('hex');
 }
 
@@ -111,6 +125,7 @@ async function build(files, stamp) {
       tsconfig: path.join(root, 'tsconfig.json'),
     });
     for (const warning of result.warnings) console.warn(`build warning: ${warning.text}`);
+    await buildConsole(root, path.join(temporary, 'console'));
     await writeFile(path.join(temporary, stampFile), `${stamp}\n`);
     await replaceDist(temporary);
   } catch (error) {

@@ -18,6 +18,7 @@ import type { RenderLimits } from './modules/media/render.js';
 import { uploadRequestLimit } from './modules/media/upload.js';
 import type { ModuleDescription } from './modules/module-description.js';
 import { createAppServices } from './pipeline/app-services.js';
+import { consoleResponse } from './pipeline/console.js';
 import { landingPage } from './pipeline/landing.js';
 import { createMetrics, metricsAllowed } from './pipeline/metrics.js';
 import { createPipeline } from './pipeline/pipeline.js';
@@ -105,7 +106,10 @@ export function createApp({ config, database, logger, now = () => new Date(), re
     if (method === 'OPTIONS') return { response: preflight(), route: 'preflight' };
     // A parameter given twice, or holding NUL, is refused before any route reads the query (query-params.ts).
     if (pathname.startsWith('/api/')) assertPlainQuery(request.url);
-    if (pathname === '/' && (method === 'GET' || method === 'HEAD')) return { response: landingPage({ graphiql: config.graphiql }), route: '/' };
+    if (pathname === '/' && (method === 'GET' || method === 'HEAD')) return { response: landingPage({ graphiql: config.graphiql, console: config.console }), route: '/' };
+    if (config.console && (pathname === '/console' || pathname.startsWith('/console/')) && (method === 'GET' || method === 'HEAD')) {
+      return { response: await consoleResponse(pathname, request.header('accept-encoding')), route: '/console' };
+    }
     if (pathname === '/healthz' && method === 'GET') {
       return { response: ready ? json(200, { status: 'ok' }) : json(503, { status: 'starting' }), route: '/healthz' };
     }

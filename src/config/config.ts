@@ -50,6 +50,8 @@ export type Config = {
   metricsToken: string | null;
   /** GRAPHIQL: serve the GraphiQL page at /graphql to browsers (default: on, except in production). */
   graphiql: boolean;
+  /** CONSOLE: serve the console (the browser app of console/) at /console (default: on, also in production). */
+  console: boolean;
   /** GRAPHQL_INTROSPECTION: answer `__schema`/`__type` queries (default: on, except in production). */
   graphqlIntrospection: boolean;
   shutdownTimeoutMs: number;

@@ -43,6 +43,7 @@ export const configReference = {
   CORS_ORIGINS: { section: "Server", meaning: "Comma-separated browser origins allowed with credentials. Empty: any origin may call without credentials (API keys), none with the cookie" },
   PUBLIC_URL: { section: "Server", default: "(unset: the request's origin)", meaning: "This server's origin as browsers reach it (`https://api.example.com`): the providers' callback URLs are `PUBLIC_URL/api/auth/oidc/<id>/callback`. Set it behind a proxy" },
   APP_URL: { section: "Server", meaning: "Front-end base URL for links in e-mails (`<APP_URL>/invitations/<token>`, `<APP_URL>/reset-password?token=…`, `<APP_URL>/verify-email?token=…`; the page posts the token to the API), and where provider sign-ins return (`redirectTo` paths)" },
+  CONSOLE: { section: "Server", meaning: "Serve the console, the browser app to sign in and manage the platform, at `/console` ([console](console.md)); `false`: not served (404)" },
   METRICS_ENABLED: { section: "Server", meaning: "Serve `GET /metrics` (Prometheus)" },
   METRICS_TOKEN: { section: "Server", meaning: "When set (32 characters or more), `GET /metrics` answers only to `Authorization: Bearer <token>` (compared in constant time; otherwise 401 with `WWW-Authenticate: Bearer`); unset, it is open to whoever reaches it (keep it off the public network)" },
   // Database and Redis

@@ -96,12 +96,12 @@ describe('pages in a browser', () => {
     await page.close();
   }, 180_000);
 
-  test('the landing page links to GraphiQL, the docs, the OpenAPI document and the health routes, and each answers', async () => {
+  test('the landing page links to the console, GraphiQL, the docs, the OpenAPI document and the health routes, and each answers', async () => {
     const { page, errors, requests } = await watchedPage();
     await page.goto(`${t.origin}/`);
     const links = page.locator('a');
     const hrefs = await links.evaluateAll((anchors) => anchors.map((a) => (a as HTMLAnchorElement).href));
-    expect(hrefs.map((href) => new URL(href).pathname)).toEqual(['/graphql', '/api/v1/docs', '/api/v1/openapi.json', '/healthz', '/readyz']);
+    expect(hrefs.map((href) => new URL(href).pathname)).toEqual(['/console', '/graphql', '/api/v1/docs', '/api/v1/openapi.json', '/healthz', '/readyz']);
     for (const [i, href] of hrefs.entries()) {
       await page.goto(`${t.origin}/`);
       const [response] = await Promise.all([page.waitForEvent('response', (r) => r.url() === href), links.nth(i).click()]);
@@ -111,7 +111,7 @@ describe('pages in a browser', () => {
     }
     // GraphiQL, reached from the landing page, shows its editor.
     await page.goto(`${t.origin}/`);
-    await links.first().click();
+    await links.nth(1).click();
     await page.locator('.graphiql-query-editor').waitFor();
     expect(errors).toEqual([]);
     expect(foreign(requests)).toEqual([]);

@@ -70,13 +70,13 @@ describe('with the defaults of development and tests', () => {
     expect(res.body.data.__schema.queryType.name).toBe('Query');
   });
 
-  test('`/` is a page that points to GraphiQL, the docs, the OpenAPI document and the health routes', async () => {
+  test('`/` is a page that points to the console, GraphiQL, the docs, the OpenAPI document and the health routes', async () => {
     const res = await t.fetch('/', { headers: html });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     const page = await res.text();
     const links = [...page.matchAll(/href="([^"]+)"/g)].map((m) => m[1]);
-    expect(links).toEqual(['/graphql', '/api/v1/docs', '/api/v1/openapi.json', '/healthz', '/readyz']);
+    expect(links).toEqual(['/console', '/graphql', '/api/v1/docs', '/api/v1/openapi.json', '/healthz', '/readyz']);
     const policy = directives(res.headers.get('content-security-policy'));
     expect(policy.get('default-src')).toEqual(["'none'"]);
     expect(policy.get('script-src')).toBeUndefined();
@@ -89,10 +89,19 @@ describe('with the defaults of development and tests', () => {
   });
 });
 
-describe('GRAPHIQL=false and GRAPHQL_INTROSPECTION=false', () => {
+describe('GRAPHIQL=false, GRAPHQL_INTROSPECTION=false and CONSOLE=false', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ GRAPHIQL: 'false', GRAPHQL_INTROSPECTION: 'false' });
+    t = await createTestApp({ GRAPHIQL: 'false', GRAPHQL_INTROSPECTION: 'false', CONSOLE: 'false' });
+  });
+
+  test('no console: /console and its assets are 404, and the landing page does not link to it', async () => {
+    for (const route of ['/console', '/console/', '/console/assets/app.js']) {
+      const res = await t.fetch(route, { headers: html });
+      expect(res.status, route).toBe(404);
+      expect(await res.json()).toMatchObject({ success: false, code: 'NOT_FOUND' });
+    }
+    expect(await (await t.fetch('/')).text()).not.toContain('href="/console"');
   });
   afterAll(() => t.close());
 
@@ -123,6 +132,9 @@ describe('in production', () => {
     expect(loadConfig({ NODE_ENV: 'production' })).toMatchObject({ graphiql: false, graphqlIntrospection: false });
     expect(loadConfig({ NODE_ENV: 'production', GRAPHIQL: 'true', GRAPHQL_INTROSPECTION: '1' })).toMatchObject({ graphiql: true, graphqlIntrospection: true });
     expect(loadConfig({ NODE_ENV: 'development' })).toMatchObject({ graphiql: true, graphqlIntrospection: true });
+    // The console stays on in production (CONSOLE=false turns it off).
+    expect(loadConfig({ NODE_ENV: 'production' }).console).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production', CONSOLE: 'false' }).console).toBe(false);
     expect(() => loadConfig({ GRAPHIQL: 'yes' })).toThrow(/GRAPHIQL/);
   });
 

@@ -1,0 +1,29 @@
+// The console's one way to the server: the typed client of client/ (REST typed by the OpenAPI
+// document), with the browser's session cookie. No second API: what a screen does, an app can do.
+import { createPlatformClient, type paths } from '../../client/src/index.js';
+
+export const platform = createPlatformClient({ baseUrl: location.origin });
+
+/** The signed-in user and their active team, as GET /api/auth/session answers them. */
+export type Session = NonNullable<paths['/api/auth/session']['get']['responses'][200]['content']['application/json']['data']>;
+
+// Whether this browser signed in here (the session cookie itself is HttpOnly): a signed-out visit
+// asks nothing of the server, so its first screen costs no request that fails.
+const signedInHint = 'console.signedIn';
+export const rememberSignedIn = (on: boolean) => (on ? localStorage.setItem(signedInHint, '1') : localStorage.removeItem(signedInHint));
+
+/** The session of the browser's cookie, or null when signed out (or when it ended meanwhile). */
+export async function currentSession(): Promise<Session | null> {
+  if (!localStorage.getItem(signedInHint)) return null;
+  const { data } = await platform.rest.GET('/api/auth/session');
+  rememberSignedIn(Boolean(data?.data));
+  return data?.data ?? null;
+}
+
+/** What to tell a person for an error envelope: the screen's words for its code, else what the server said. */
+export function messageOf(error: unknown, byCode: Record<string, string> = {}): string {
+  if (!error || typeof error !== 'object') return 'The server could not be reached. Try again.';
+  if ('code' in error && typeof error.code === 'string' && byCode[error.code]) return byCode[error.code]!;
+  if ('error' in error && typeof error.error === 'string') return error.error;
+  return 'Something went wrong. Try again.';
+}

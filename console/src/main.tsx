@@ -1,0 +1,41 @@
+// The console: served at /console by the server that answers its API (docs/console.md). Signed out,
+// it shows the sign-in; signed in, the account and its team.
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { currentSession, platform, rememberSignedIn, type Session } from './api.js';
+import { SignIn } from './sign-in.js';
+import './style.css';
+
+function Account({ session, onSignedOut }: { session: Session; onSignedOut: () => void }) {
+  const signOut = async () => {
+    await platform.rest.POST('/api/auth/logout');
+    rememberSignedIn(false);
+    onSignedOut();
+  };
+  const name = [session.user.firstName, session.user.lastName].filter(Boolean).join(' ');
+  return (
+    <main class="narrow">
+      <h1>Console</h1>
+      <p>
+        Signed in as <strong>{session.user.email}</strong>
+        {name && ` (${name})`}.
+      </p>
+      <p>Active team: {session.activeTeamId ?? 'none'}</p>
+      <button type="button" onClick={() => void signOut()}>
+        Sign out
+      </button>
+    </main>
+  );
+}
+
+function Console() {
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  useEffect(() => {
+    currentSession().then(setSession, () => setSession(null));
+  }, []);
+  if (session === undefined) return <p aria-busy="true">Loading…</p>;
+  if (session === null) return <SignIn onSignedIn={setSession} />;
+  return <Account session={session} onSignedOut={() => setSession(null)} />;
+}
+
+render(<Console />, document.getElementById('console')!);

@@ -1,0 +1,91 @@
+// Sign-in: e-mail and password, then the second step when the account has two-factor on (an
+// authenticator code or a recovery code against the challenge the first step answered).
+import { useState } from 'preact/hooks';
+import { currentSession, messageOf, platform, rememberSignedIn, type Session } from './api.js';
+
+interface Props {
+  onSignedIn: (session: Session) => void;
+}
+
+export function SignIn({ onSignedIn }: Props) {
+  const [challenge, setChallenge] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function attempt(work: () => Promise<void>) {
+    setBusy(true);
+    setProblem(null);
+    try {
+      await work();
+    } catch {
+      setProblem(messageOf(null));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const signedIn = async () => {
+    rememberSignedIn(true);
+    const session = await currentSession();
+    if (session) onSignedIn(session);
+    else setProblem('Signed in, but the session did not hold: are cookies allowed for this site?');
+  };
+
+  const submitPassword = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    void attempt(async () => {
+      const { data, error } = await platform.rest.POST('/api/auth/login', { body: { email: String(form.get('email')), password: String(form.get('password')) } });
+      if (error) return setProblem(messageOf(error, { AUTHENTICATION_FAILED: 'The e-mail or the password is wrong.' }));
+      if (data?.data && 'twoFactorRequired' in data.data) return setChallenge(data.data.challenge);
+      await signedIn();
+    });
+  };
+
+  const submitCode = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    void attempt(async () => {
+      const { error } = await platform.rest.POST('/api/auth/login/two-factor', { body: { challenge: challenge!, code: String(form.get('code')).trim() } });
+      if (error) return setProblem(messageOf(error));
+      await signedIn();
+    });
+  };
+
+  return (
+    <main class="narrow">
+      <h1>Sign in</h1>
+      {challenge === null ? (
+        <form onSubmit={submitPassword} aria-describedby={problem ? 'problem' : undefined}>
+          <label>
+            E-mail
+            <input name="email" type="email" autoComplete="username" required />
+          </label>
+          <label>
+            Password
+            <input name="password" type="password" autoComplete="current-password" required />
+          </label>
+          <button type="submit" disabled={busy}>
+            Sign in
+          </button>
+        </form>
+      ) : (
+        <form onSubmit={submitCode} aria-describedby={problem ? 'problem' : undefined}>
+          <p>Two-factor sign-in is on for this account: enter the code your authenticator app shows, or one of your recovery codes.</p>
+          <label>
+            Code
+            <input name="code" inputMode="numeric" autoComplete="one-time-code" required autoFocus />
+          </label>
+          <button type="submit" disabled={busy}>
+            Continue
+          </button>
+        </form>
+      )}
+      {problem && (
+        <p id="problem" class="problem" role="alert">
+          {problem}
+        </p>
+      )}
+    </main>
+  );
+}
