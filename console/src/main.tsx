@@ -3,6 +3,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { currentSession, platform, rememberSignedIn, type Session } from './api.js';
+import { ForgotPassword, ResetPassword, VerifyEmail } from './mailed-links.js';
 import { SignIn } from './sign-in.js';
 import './style.css';
 
@@ -28,11 +29,19 @@ function Account({ session, onSignedOut }: { session: Session; onSignedOut: () =
   );
 }
 
+/** The console's page of `location`, under /console. */
+const route = () => location.pathname.replace(/^\/console/, '').replace(/\/+$/, '') || '/';
+
 function Console() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [verifying, setVerifying] = useState(route() === '/verify-email');
+  const load = () => currentSession().then(setSession, () => setSession(null));
   useEffect(() => {
-    currentSession().then(setSession, () => setSession(null));
-  }, []);
+    if (!verifying) void load();
+  }, [verifying]);
+  if (route() === '/forgot-password') return <ForgotPassword />;
+  if (route() === '/reset-password') return <ResetPassword />;
+  if (verifying) return <VerifyEmail onVerified={() => setVerifying(false)} />;
   if (session === undefined) return <p aria-busy="true">Loading…</p>;
   if (session === null) return <SignIn onSignedIn={setSession} />;
   return <Account session={session} onSignedOut={() => setSession(null)} />;

@@ -86,6 +86,11 @@ export function SignIn({ onSignedIn }: Props) {
           {problem}
         </p>
       )}
+      {challenge === null && (
+        <p>
+          <a href="/console/forgot-password">Forgotten password?</a>
+        </p>
+      )}
     </main>
   );
 }

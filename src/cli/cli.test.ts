@@ -423,7 +423,7 @@ describe('seed', () => {
     await expect.poll(async () => (await outbox())[0]?.subject, { timeout: 60_000, interval: 500 }).toBe('Reset your password');
     const [mail] = await outbox();
     const [asTable, nobody] = await cliAll([['mail', 'outbox', '--to', bob], ['mail', 'outbox', '--to', 'nobody@example.com']]);
-    expect(mail).toEqual({ id: expect.any(String), createdAt: expect.any(String), to: bob, subject: 'Reset your password', status: 'recorded', links: [expect.stringMatching(/^\/reset-password\?token=\S+$/)], error: null, body: expect.stringContaining(`Choose a new password: ${mail!.links[0]}`) });
+    expect(mail).toEqual({ id: expect.any(String), createdAt: expect.any(String), to: bob, subject: 'Reset your password', status: 'recorded', links: [expect.stringMatching(/^\/console\/reset-password\?token=\S+$/)], error: null, body: expect.stringContaining(`Choose a new password: ${mail!.links[0]}`) });
     expect(asTable!.stdout.split('\n')[0]).toMatch(/^id\s+createdAt\s+to\s+subject\s+status\s+links$/);
     expect(asTable!.stdout).toContain(mail!.links[0]);
     expect(nobody!.stdout.trim()).toBe('No e-mail to nobody@example.com.');

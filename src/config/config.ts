@@ -175,8 +175,14 @@ export type Config = {
     /** smtp(s)://… to send e-mail; unset: e-mails are recorded in the outbox and not sent. */
     smtpUrl: string | undefined;
     from: string;
-    /** Where the front end lives, for links in e-mails (invitation accept page). */
+    /** Where the front end lives (APP_URL): provider sign-ins return there. */
     appUrl: string | undefined;
+    /**
+     * What the links of e-mails start with (`<linkBase>/reset-password?token=…`): APP_URL; else the
+     * console's pages (`<PUBLIC_URL>/console`, a path alone without PUBLIC_URL); else PUBLIC_URL. Never
+     * the request's Host, which a caller chooses.
+     */
+    linkBase: string;
   };
   /** Upload rules (MEDIA_CONFIG), where local storage keeps files (UPLOAD_DIR), the storage driver (MEDIA_STORAGE, BLOB_*, S3_*), cached renditions per image (MEDIA_RENDITIONS_PER_SOURCE). */
   media: MediaConfig;

@@ -158,6 +158,13 @@ export const configShape = { ...envSchema.shape, ...storageEnvSchema.shape };
 export type ConfigVariable = keyof typeof configShape;
 
 /** Parses an environment (process.env by default) into a Config, or throws with every problem listed. */
+/** Where e-mails' links point (Config.mail.linkBase): the app, else the console, else this server. */
+function mailLinkBase(e: { APP_URL?: string; PUBLIC_URL?: string; CONSOLE: boolean }): string {
+  if (e.APP_URL) return e.APP_URL.replace(/\/+$/, '');
+  const origin = e.PUBLIC_URL?.replace(/\/+$/, '') ?? '';
+  return e.CONSOLE ? `${origin}/console` : origin;
+}
+
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(cleaned);
@@ -262,7 +269,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       secretKey: e.WEBHOOKS_SECRET_KEY,
       deliveryRetentionMs: e.WEBHOOKS_DELIVERY_RETENTION_DAYS * 86_400_000,
     },
-    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, appUrl: e.APP_URL },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, appUrl: e.APP_URL, linkBase: mailLinkBase(e) },
     media: parseMediaConfig(e.MEDIA_CONFIG, path.resolve(e.UPLOAD_DIR), storage.storage, e.MEDIA_RENDITIONS_PER_SOURCE, {
       graceMs: e.MEDIA_ORPHAN_GRACE_MINUTES * 60_000,
       intervalMs: e.MEDIA_ORPHAN_SWEEP_MINUTES * 60_000,

@@ -18,9 +18,9 @@ export interface Delivery {
   error: string | null;
 }
 
-/** A link into the front end (APP_URL) for an e-mail: `path` under its base, or alone when it is not set. */
-export function appLink(options: { appUrl?: string | undefined }, path: string): string {
-  return `${options.appUrl?.replace(/\/+$/, '') ?? ''}${path}`;
+/** A link of an e-mail: `path` under the front end that opens it (Config.mail.linkBase: APP_URL, else the console). */
+export function appLink(options: { linkBase: string }, path: string): string {
+  return `${options.linkBase}${path}`;
 }
 
 export interface Mailer {

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import * as OTPAuth from 'otpauth';
 import type { Browser, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { systemDb } from '../db/request-db.js';
 import { cookieFrom, signUp, type SignedUpUser } from '../testkit/accounts.js';
 import { launchChromium } from '../testkit/browser.js';
 import { createTestApp, type TestApp } from '../testkit/test-app.js';
@@ -49,6 +50,16 @@ async function signInWithPassword(page: Page, email: string, password: string): 
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** The link of the newest e-mail to `to` with `subject`, as the outbox holds it (no SMTP here), once written. */
+async function mailedLink(to: string, subject: string): Promise<string> {
+  const outbox = systemDb(t.database, 'test: the outbox').prisma.emailOutbox;
+  let body = '';
+  await expect
+    .poll(async () => (body = (await outbox.findFirst({ where: { recipient: to, subject }, orderBy: { createdAt: 'desc' } }))?.body ?? ''), { timeout: pageTimeout })
+    .toContain('/console/');
+  return /(\/console\/\S+)/.exec(body)![1]!;
 }
 
 beforeAll(async () => {
@@ -111,6 +122,49 @@ describe('the console in a browser', () => {
     await page.getByText(`Signed in as ${other.email}`).waitFor();
     // The only errors are the browser's notes of the refused code (a 4xx answer).
     expect(errors.every((e) => /status of 4\d\d/.test(e))).toBe(true);
+    expect(foreign).toEqual([]);
+  }, 180_000);
+
+  test('a forgotten password: the link mailed (read from the outbox) opens the console, which sets the new password', async () => {
+    const forgetful = await signUp(t);
+    const { page, errors, failed, foreign } = await watchedPage();
+    await page.goto(`${t.origin}/console`);
+    await page.getByRole('link', { name: 'Forgotten password?' }).click();
+    await page.getByLabel('E-mail').fill(forgetful.email);
+    await page.getByRole('button', { name: 'Mail me a reset link' }).click();
+    await page.getByRole('status').waitFor();
+    const link = await mailedLink(forgetful.email, 'Reset your password');
+    expect(link).toMatch(/^\/console\/reset-password\?token=/);
+    await page.goto(`${t.origin}${link}`);
+    await page.getByLabel('New password').fill('a new password from the console');
+    await page.getByRole('button', { name: 'Set the password' }).click();
+    await page.getByRole('status').filter({ hasText: 'Password changed' }).waitFor();
+    await page.getByRole('link', { name: 'Sign in' }).click();
+    await signInWithPassword(page, forgetful.email, 'a new password from the console');
+    await page.getByText(`Signed in as ${forgetful.email}`).waitFor();
+    // The link works once.
+    await page.goto(`${t.origin}${link}`);
+    await page.getByLabel('New password').fill('yet another new password');
+    await page.getByRole('button', { name: 'Set the password' }).click();
+    await expect.poll(() => page.getByRole('alert').innerText(), { timeout: pageTimeout }).not.toBe('');
+    expect(errors.filter((e) => !/status of 4\d\d/.test(e))).toEqual([]);
+    expect(failed).toEqual([`400 ${t.origin}/api/auth/password-reset/confirm`]);
+    expect(foreign).toEqual([]);
+  }, 180_000);
+
+  test('an e-mail verification link opens the console, verifies the address and starts a session', async () => {
+    const unverified = await signUp(t);
+    expect((await t.json('POST', '/api/auth/verify-email/resend', { email: unverified.email })).status).toBeLessThan(300);
+    const link = await mailedLink(unverified.email, 'Verify your e-mail address');
+    expect(link).toMatch(/^\/console\/verify-email\?token=/);
+    const { page, errors, failed, foreign } = await watchedPage();
+    await page.goto(`${t.origin}${link}`);
+    await page.getByText(`Signed in as ${unverified.email}`).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/console');
+    const verified = await systemDb(t.database, 'test: verified').prisma.user.findUniqueOrThrow({ where: { email: unverified.email }, select: { emailVerifiedAt: true } });
+    expect(verified.emailVerifiedAt).not.toBeNull();
+    expect(errors).toEqual([]);
+    expect(failed).toEqual([]);
     expect(foreign).toEqual([]);
   }, 180_000);
 
