@@ -5,6 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { currentSession, platform, rememberSignedIn, type Session } from './api.js';
 import { ForgotPassword, ResetPassword, VerifyEmail } from './mailed-links.js';
 import { SignIn } from './sign-in.js';
+import { SignUp } from './sign-up.js';
 import './style.css';
 
 function Account({ session, onSignedOut }: { session: Session; onSignedOut: () => void }) {
@@ -43,7 +44,7 @@ function Console() {
   if (route() === '/reset-password') return <ResetPassword />;
   if (verifying) return <VerifyEmail onVerified={() => setVerifying(false)} />;
   if (session === undefined) return <p aria-busy="true">Loading…</p>;
-  if (session === null) return <SignIn onSignedIn={setSession} />;
+  if (session === null) return route() === '/sign-up' ? <SignUp onSignedIn={setSession} /> : <SignIn onSignedIn={setSession} />;
   return <Account session={session} onSignedOut={() => setSession(null)} />;
 }
 

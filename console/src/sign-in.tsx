@@ -88,7 +88,7 @@ export function SignIn({ onSignedIn }: Props) {
       )}
       {challenge === null && (
         <p>
-          <a href="/console/forgot-password">Forgotten password?</a>
+          <a href="/console/forgot-password">Forgotten password?</a> · <a href="/console/sign-up">Create an account</a>
         </p>
       )}
     </main>

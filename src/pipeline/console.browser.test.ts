@@ -3,6 +3,7 @@
 // request leaving the origin; and the page as the browser receives it: a policy without
 // 'unsafe-inline', assets cached as immutable and sent compressed, within the first-load budget.
 import { execFileSync } from 'node:child_process';
+import { AxeBuilder } from '@axe-core/playwright';
 import * as OTPAuth from 'otpauth';
 import type { Browser, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -52,9 +53,9 @@ async function signInWithPassword(page: Page, email: string, password: string): 
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-/** The link of the newest e-mail to `to` with `subject`, as the outbox holds it (no SMTP here), once written. */
-async function mailedLink(to: string, subject: string): Promise<string> {
-  const outbox = systemDb(t.database, 'test: the outbox').prisma.emailOutbox;
+/** The link of the newest e-mail to `to` with `subject`, as the outbox of `app` holds it (no SMTP here), once written. */
+async function mailedLink(to: string, subject: string, app: TestApp = t): Promise<string> {
+  const outbox = systemDb(app.database, 'test: the outbox').prisma.emailOutbox;
   let body = '';
   await expect
     .poll(async () => (body = (await outbox.findFirst({ where: { recipient: to, subject }, orderBy: { createdAt: 'desc' } }))?.body ?? ''), { timeout: pageTimeout })
@@ -167,6 +168,83 @@ describe('the console in a browser', () => {
     expect(failed).toEqual([]);
     expect(foreign).toEqual([]);
   }, 180_000);
+
+  test('a person signs up and is signed in; what the server refuses is said at each field', async () => {
+    const { page, errors, foreign } = await watchedPage();
+    await page.goto(`${t.origin}/console`);
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await page.getByLabel('First name').fill('Katherine');
+    await page.getByLabel('Last name').fill('Johnson');
+    await page.getByLabel('E-mail').fill('not an e-mail');
+    await page.getByLabel('Password').fill('short');
+    await page.getByRole('button', { name: 'Create the account' }).click();
+    await expect.poll(() => page.getByLabel('Password').getAttribute('aria-invalid'), { timeout: pageTimeout }).toBe('true');
+    await expect(page.getByLabel('E-mail').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.getByLabel('First name').getAttribute('aria-invalid')).resolves.toBeNull();
+    await expect(page.locator('#password-problem').innerText()).resolves.toMatch(/at least 8 characters/);
+    const email = `katherine-${Date.now()}@example.com`;
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill('a long enough password');
+    await page.getByRole('button', { name: 'Create the account' }).click();
+    await page.getByText(`Signed in as ${email} (Katherine Johnson)`).waitFor();
+    expect(errors.filter((e) => !/status of 400/.test(e))).toEqual([]);
+    expect(foreign).toEqual([]);
+  }, 180_000);
+
+  test('where e-mails must be verified, sign-up says where the link went and how an operator finds it; the link signs in', async () => {
+    const strict = await createTestApp({ RATE_LIMIT_ENABLED: 'false', REQUIRE_EMAIL_VERIFICATION: 'true' });
+    try {
+      const { page, errors, failed, foreign } = await watchedPage();
+      const email = `mary-${Date.now()}@example.com`;
+      await page.goto(`${strict.origin}/console/sign-up`);
+      await page.getByLabel('First name').fill('Mary');
+      await page.getByLabel('Last name').fill('Jackson');
+      await page.getByLabel('E-mail').fill(email);
+      await page.getByLabel('Password').fill('a long enough password');
+      await page.getByRole('button', { name: 'Create the account' }).click();
+      await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
+      await expect(page.locator('main').innerText()).resolves.toContain(`npm run -s cli -- mail outbox --to ${email}`);
+      const link = await mailedLink(email, 'Verify your e-mail address', strict);
+      await page.goto(`${strict.origin}${link}`);
+      await page.getByText(`Signed in as ${email}`).waitFor();
+      expect(errors).toEqual([]);
+      expect(failed).toEqual([]);
+      // (The page is another app's origin than `t`'s: only requests leaving that one count.)
+      expect(foreign.filter((url) => !url.startsWith(`${strict.origin}/`))).toEqual([]);
+    } finally {
+      await strict.close();
+    }
+  }, 180_000);
+
+  test('every screen has no serious or critical accessibility violation (axe-core), at 1280 and 390 px wide, without sideways scrolling', async () => {
+    const resetLink = await (async () => {
+      const someone = await signUp(t);
+      await t.json('POST', '/api/auth/password-reset', { email: someone.email });
+      return mailedLink(someone.email, 'Reset your password');
+    })();
+    for (const width of [1280, 390]) {
+      const { page } = await watchedPage();
+      await page.setViewportSize({ width, height: 900 });
+      const screens: [string, () => Promise<void>][] = [
+        ['sign-in', async () => void (await page.goto(`${t.origin}/console`), await page.getByRole('heading', { name: 'Sign in' }).waitFor())],
+        ['sign-in refused', async () => void (await signInWithPassword(page, user.email, 'wrong password here'), await page.getByRole('alert').waitFor())],
+        ['sign-up', async () => void (await page.goto(`${t.origin}/console/sign-up`), await page.getByRole('heading', { name: 'Create an account' }).waitFor())],
+        ['forgotten password', async () => void (await page.goto(`${t.origin}/console/forgot-password`), await page.getByRole('heading', { name: 'Forgotten password' }).waitFor())],
+        ['reset', async () => void (await page.goto(`${t.origin}${resetLink}`), await page.getByRole('heading', { name: 'Choose a new password' }).waitFor())],
+        ['account', async () => void (await signInWithPassword(page, user.email, user.password), await page.getByText('Signed in as').waitFor())],
+      ];
+      for (const [name, open] of screens) {
+        await open();
+        const { violations, passes } = await new AxeBuilder({ page }).analyze();
+        expect(passes.length, `axe checked ${name}`).toBeGreaterThan(0);
+        const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
+        expect(grave, `${name} at ${width} px`).toEqual([]);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name} at ${width} px scrolls sideways`).toBe(true);
+      }
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.context().close();
+    }
+  }, 240_000);
 
   test('is served as built: a policy without inline script or style, immutable compressed assets, within the first-load budget', async () => {
     const { page, responses, errors } = await watchedPage();

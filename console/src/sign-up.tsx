@@ -1,0 +1,72 @@
+// Sign-up: an account with a team of its own. Where the server asks for the e-mail address to be
+// verified first (REQUIRE_EMAIL_VERIFICATION), it says where the link went, offers to send it again,
+// and tells how an operator finds it when no mail server is set up yet (the CLI's outbox).
+import { useState } from 'preact/hooks';
+import { currentSession, messageOf, platform, rememberSignedIn, type Session } from './api.js';
+import { Field, fieldErrorsOf } from './forms.js';
+
+export function SignUp({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [problem, setProblem] = useState<string | null>(null);
+  const [waitingFor, setWaitingFor] = useState<string | null>(null);
+  const [resent, setResent] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const body = { firstName: String(form.get('firstName')), lastName: String(form.get('lastName')), email: String(form.get('email')), password: String(form.get('password')) };
+    const { data, error } = await platform.rest.POST('/api/auth/signup', { body });
+    if (error) {
+      setErrors(fieldErrorsOf(error));
+      return setProblem(messageOf(error, { EMAIL_EXISTS: 'An account already has this e-mail: sign in, or ask for a new password.' }));
+    }
+    setErrors({});
+    setProblem(null);
+    if ((data as { meta?: { emailVerificationRequired?: boolean } }).meta?.emailVerificationRequired) return setWaitingFor(body.email);
+    rememberSignedIn(true);
+    const session = await currentSession();
+    if (session) onSignedIn(session);
+  };
+
+  const resend = async () => {
+    await platform.rest.POST('/api/auth/verify-email/resend', { body: { email: waitingFor! } });
+    setResent(true);
+  };
+
+  if (waitingFor) {
+    return (
+      <main class="narrow">
+        <h1>Check your e-mail</h1>
+        <p role="status">
+          Your account is made. To start using it, follow the link we sent to <strong>{waitingFor}</strong>.
+        </p>
+        <p>
+          No e-mail? If this server has no mail server set up yet, its operator can read the link with <code>npm run -s cli -- mail outbox --to {waitingFor}</code>.
+        </p>
+        <button type="button" onClick={() => void resend()} disabled={resent}>
+          {resent ? 'Sent again' : 'Send the link again'}
+        </button>
+      </main>
+    );
+  }
+  return (
+    <main class="narrow">
+      <h1>Create an account</h1>
+      <form onSubmit={(event) => void submit(event)} noValidate>
+        <Field name="firstName" label="First name" autoComplete="given-name" errors={errors} />
+        <Field name="lastName" label="Last name" autoComplete="family-name" errors={errors} />
+        <Field name="email" label="E-mail" type="email" autoComplete="username" errors={errors} />
+        <Field name="password" label="Password" type="password" autoComplete="new-password" errors={errors} />
+        <button type="submit">Create the account</button>
+      </form>
+      {problem && (
+        <p class="problem" role="alert">
+          {problem}
+        </p>
+      )}
+      <p>
+        Already have an account? <a href="/console">Sign in</a>
+      </p>
+    </main>
+  );
+}
