@@ -3,6 +3,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { currentSession, platform, rememberSignedIn, type Session } from './api.js';
+import { Invitation } from './invitation.js';
 import { ForgotPassword, ResetPassword, VerifyEmail } from './mailed-links.js';
 import { SignIn } from './sign-in.js';
 import { SignUp } from './sign-up.js';
@@ -44,6 +45,8 @@ function Console() {
   if (route() === '/reset-password') return <ResetPassword />;
   if (verifying) return <VerifyEmail onVerified={() => setVerifying(false)} />;
   if (session === undefined) return <p aria-busy="true">Loading…</p>;
+  const invited = /^\/invitations\/([^/]+)$/.exec(route());
+  if (invited) return <Invitation token={decodeURIComponent(invited[1]!)} session={session} onSignedIn={setSession} />;
   if (session === null) return route() === '/sign-up' ? <SignUp onSignedIn={setSession} /> : <SignIn onSignedIn={setSession} />;
   return <Account session={session} onSignedOut={() => setSession(null)} />;
 }

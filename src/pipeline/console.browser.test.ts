@@ -53,12 +53,12 @@ async function signInWithPassword(page: Page, email: string, password: string): 
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-/** The link of the newest e-mail to `to` with `subject`, as the outbox of `app` holds it (no SMTP here), once written. */
-async function mailedLink(to: string, subject: string, app: TestApp = t): Promise<string> {
+/** The link of the newest e-mail to `to` (with `subject`, when given), as the outbox of `app` holds it (no SMTP here), once written. */
+async function mailedLink(to: string, subject?: string, app: TestApp = t): Promise<string> {
   const outbox = systemDb(app.database, 'test: the outbox').prisma.emailOutbox;
   let body = '';
   await expect
-    .poll(async () => (body = (await outbox.findFirst({ where: { recipient: to, subject }, orderBy: { createdAt: 'desc' } }))?.body ?? ''), { timeout: pageTimeout })
+    .poll(async () => (body = (await outbox.findFirst({ where: { recipient: to, ...(subject ? { subject } : {}) }, orderBy: { createdAt: 'desc' } }))?.body ?? ''), { timeout: pageTimeout })
     .toContain('/console/');
   return /(\/console\/\S+)/.exec(body)![1]!;
 }
@@ -216,12 +216,53 @@ describe('the console in a browser', () => {
     }
   }, 180_000);
 
+  test('an invitation link: a newcomer creates the invited account and joins; a member of elsewhere signs in first and accepts', async () => {
+    const teamId = user.activeTeamId!;
+    const members = async () => ((await t.json('GET', `/api/v1/teams/${teamId}/members`, undefined, { cookie: user.cookie })).body.data as { user: { email: string } }[]).map((m) => m.user.email);
+    const invite = async (email: string) => {
+      expect((await t.json('POST', `/api/v1/teams/${teamId}/members`, { email, role: 'member' }, { cookie: user.cookie })).status).toBe(201);
+      const link = await mailedLink(email);
+      expect(link).toMatch(/^\/console\/invitations\/\S+$/);
+      return link;
+    };
+
+    const newcomer = `newcomer-${Date.now()}@example.com`;
+    const first = await watchedPage();
+    await first.page.goto(`${t.origin}${await invite(newcomer)}`);
+    await first.page.getByLabel('First name').fill('Dorothy');
+    await first.page.getByLabel('Last name').fill('Vaughan');
+    await first.page.getByLabel('E-mail').fill(newcomer);
+    await first.page.getByLabel('Password').fill('a long enough password');
+    await first.page.getByRole('button', { name: 'Create the account and join' }).click();
+    await first.page.getByText(`Signed in as ${newcomer}`).waitFor();
+    expect(await members()).toContain(newcomer);
+    expect(first.errors).toEqual([]);
+    expect(first.failed).toEqual([]);
+
+    const elsewhere = await signUp(t, { firstName: 'Annie', lastName: 'Easley' });
+    const second = await watchedPage();
+    await second.page.goto(`${t.origin}${await invite(elsewhere.email)}`);
+    await second.page.getByRole('button', { name: 'Sign in first' }).click();
+    await second.page.getByLabel('E-mail').fill(elsewhere.email);
+    await second.page.getByLabel('Password').fill(elsewhere.password);
+    await second.page.getByRole('button', { name: 'Sign in' }).click();
+    await second.page.getByRole('button', { name: 'Accept' }).click();
+    await second.page.getByRole('status').filter({ hasText: 'You joined the team.' }).waitFor();
+    expect(await members()).toContain(elsewhere.email);
+    expect(second.errors).toEqual([]);
+    expect(second.failed).toEqual([]);
+    expect([...first.foreign, ...second.foreign]).toEqual([]);
+  }, 180_000);
+
   test('every screen has no serious or critical accessibility violation (axe-core), at 1280 and 390 px wide, without sideways scrolling', async () => {
     const resetLink = await (async () => {
       const someone = await signUp(t);
       await t.json('POST', '/api/auth/password-reset', { email: someone.email });
       return mailedLink(someone.email, 'Reset your password');
     })();
+    const invited = `invited-${Date.now()}@example.com`;
+    await t.json('POST', `/api/v1/teams/${user.activeTeamId}/members`, { email: invited, role: 'member' }, { cookie: user.cookie });
+    const invitationLink = await mailedLink(invited);
     for (const width of [1280, 390]) {
       const { page } = await watchedPage();
       await page.setViewportSize({ width, height: 900 });
@@ -231,6 +272,7 @@ describe('the console in a browser', () => {
         ['sign-up', async () => void (await page.goto(`${t.origin}/console/sign-up`), await page.getByRole('heading', { name: 'Create an account' }).waitFor())],
         ['forgotten password', async () => void (await page.goto(`${t.origin}/console/forgot-password`), await page.getByRole('heading', { name: 'Forgotten password' }).waitFor())],
         ['reset', async () => void (await page.goto(`${t.origin}${resetLink}`), await page.getByRole('heading', { name: 'Choose a new password' }).waitFor())],
+        ['invitation', async () => void (await page.goto(`${t.origin}${invitationLink}`), await page.getByRole('heading', { name: 'Invitation to a team' }).waitFor())],
         ['account', async () => void (await signInWithPassword(page, user.email, user.password), await page.getByText('Signed in as').waitFor())],
       ];
       for (const [name, open] of screens) {

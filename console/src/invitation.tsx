@@ -1,0 +1,94 @@
+// The page an invitation's e-mail opens (/console/invitations/<token>). Signed in: accept or decline
+// it (it must be addressed to the signed-in account). Signed out: create the invited account (it
+// joins the team at once), or sign in first with an account of that address.
+import { useState } from 'preact/hooks';
+import { currentSession, messageOf, platform, rememberSignedIn, type Session } from './api.js';
+import { Field, fieldErrorsOf } from './forms.js';
+import { SignIn } from './sign-in.js';
+
+interface Props {
+  token: string;
+  session: Session | null;
+  onSignedIn: (session: Session) => void;
+}
+
+function Answer({ token }: { token: string }) {
+  const [outcome, setOutcome] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const answer = async (verb: 'accept' | 'decline') => {
+    const { error } = await platform.rest.POST(`/api/v1/team-invitations/{token}/${verb}`, { params: { path: { token } } });
+    if (error) return setProblem(messageOf(error, { NOT_FOUND: 'This invitation is not addressed to this account, or it was answered, cancelled or has expired.' }));
+    setOutcome(verb === 'accept' ? 'You joined the team.' : 'You declined the invitation.');
+  };
+  return (
+    <main class="narrow">
+      <h1>Invitation to a team</h1>
+      {outcome ? (
+        <p role="status">
+          {outcome} <a href="/console">Go to the console</a>
+        </p>
+      ) : (
+        <p class="actions">
+          <button type="button" onClick={() => void answer('accept')}>
+            Accept
+          </button>
+          <button type="button" class="secondary" onClick={() => void answer('decline')}>
+            Decline
+          </button>
+        </p>
+      )}
+      {problem && (
+        <p class="problem" role="alert">
+          {problem}
+        </p>
+      )}
+    </main>
+  );
+}
+
+export function Invitation({ token, session, onSignedIn }: Props) {
+  const [signingIn, setSigningIn] = useState(false);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [problem, setProblem] = useState<string | null>(null);
+  if (session) return <Answer token={token} />;
+  if (signingIn) return <SignIn onSignedIn={onSignedIn} />;
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const body = { inviteToken: token, firstName: String(form.get('firstName')), lastName: String(form.get('lastName')), email: String(form.get('email')), password: String(form.get('password')) };
+    const { error } = await platform.rest.POST('/api/v1/auth/signup-with-invite', { body });
+    if (error) {
+      setErrors(fieldErrorsOf(error));
+      return setProblem(messageOf(error, { EMAIL_EXISTS: 'An account already has this e-mail: sign in with it instead.' }));
+    }
+    rememberSignedIn(true);
+    history.replaceState(null, '', '/console');
+    const signedIn = await currentSession();
+    if (signedIn) onSignedIn(signedIn);
+  };
+  return (
+    <main class="narrow">
+      <h1>Invitation to a team</h1>
+      <p>Create your account with the address the invitation was sent to: you join the team at once.</p>
+      <form onSubmit={(event) => void submit(event)} noValidate>
+        <Field name="firstName" label="First name" autoComplete="given-name" errors={errors} />
+        <Field name="lastName" label="Last name" autoComplete="family-name" errors={errors} />
+        <Field name="email" label="E-mail" type="email" autoComplete="username" errors={errors} />
+        <Field name="password" label="Password" type="password" autoComplete="new-password" errors={errors} />
+        <button type="submit">Create the account and join</button>
+      </form>
+      {problem && (
+        <p class="problem" role="alert">
+          {problem}
+        </p>
+      )}
+      <p>
+        Already have an account with this address?{' '}
+        <button type="button" class="link" onClick={() => setSigningIn(true)}>
+          Sign in first
+        </button>
+      </p>
+    </main>
+  );
+}
