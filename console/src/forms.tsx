@@ -37,3 +37,29 @@ export function Field({ name, label, errors, type = 'text', autoComplete, minLen
     </label>
   );
 }
+
+/** The fields of a new account (sign-up, an invited person's sign-up), with the server's word at each. */
+export function NewAccountFields({ errors }: { errors: Record<string, string> }) {
+  return (
+    <>
+      <Field name="firstName" label="First name" autoComplete="given-name" errors={errors} />
+      <Field name="lastName" label="Last name" autoComplete="family-name" errors={errors} />
+      <Field name="email" label="E-mail" type="email" autoComplete="username" errors={errors} />
+      <Field name="password" label="Password" type="password" autoComplete="new-password" errors={errors} />
+    </>
+  );
+}
+
+/** The body of a new account's form. */
+export function newAccountOf(form: FormData): { firstName: string; lastName: string; email: string; password: string } {
+  return { firstName: String(form.get('firstName')), lastName: String(form.get('lastName')), email: String(form.get('email')), password: String(form.get('password')) };
+}
+
+/** What the server refused, announced (`role="alert"`); nothing when there is nothing to say. */
+export function Problem({ text, id }: { text: string | null; id?: string }) {
+  return text ? (
+    <p id={id} class="problem" role="alert">
+      {text}
+    </p>
+  ) : null;
+}

@@ -3,7 +3,7 @@
 // joins the team at once), or sign in first with an account of that address.
 import { useState } from 'preact/hooks';
 import { currentSession, messageOf, platform, rememberSignedIn, type Session } from './api.js';
-import { Field, fieldErrorsOf } from './forms.js';
+import { fieldErrorsOf, newAccountOf, NewAccountFields, Problem } from './forms.js';
 import { SignIn } from './sign-in.js';
 
 interface Props {
@@ -37,11 +37,7 @@ function Answer({ token }: { token: string }) {
           </button>
         </p>
       )}
-      {problem && (
-        <p class="problem" role="alert">
-          {problem}
-        </p>
-      )}
+      <Problem text={problem} />
     </main>
   );
 }
@@ -56,7 +52,7 @@ export function Invitation({ token, session, onSignedIn }: Props) {
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
-    const body = { inviteToken: token, firstName: String(form.get('firstName')), lastName: String(form.get('lastName')), email: String(form.get('email')), password: String(form.get('password')) };
+    const body = { inviteToken: token, ...newAccountOf(form) };
     const { error } = await platform.rest.POST('/api/v1/auth/signup-with-invite', { body });
     if (error) {
       setErrors(fieldErrorsOf(error));
@@ -72,17 +68,10 @@ export function Invitation({ token, session, onSignedIn }: Props) {
       <h1>Invitation to a team</h1>
       <p>Create your account with the address the invitation was sent to: you join the team at once.</p>
       <form onSubmit={(event) => void submit(event)} noValidate>
-        <Field name="firstName" label="First name" autoComplete="given-name" errors={errors} />
-        <Field name="lastName" label="Last name" autoComplete="family-name" errors={errors} />
-        <Field name="email" label="E-mail" type="email" autoComplete="username" errors={errors} />
-        <Field name="password" label="Password" type="password" autoComplete="new-password" errors={errors} />
+        <NewAccountFields errors={errors} />
         <button type="submit">Create the account and join</button>
       </form>
-      {problem && (
-        <p class="problem" role="alert">
-          {problem}
-        </p>
-      )}
+      <Problem text={problem} />
       <p>
         Already have an account with this address?{' '}
         <button type="button" class="link" onClick={() => setSigningIn(true)}>

@@ -3,17 +3,10 @@
 // (the token followed: the address is verified and a session starts).
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf, platform, rememberSignedIn } from './api.js';
+import { Problem } from './forms.js';
 
 /** The link's token (`?token=…`), or null. */
 export const tokenOfLink = () => new URLSearchParams(location.search).get('token');
-
-function Problem({ text }: { text: string | null }) {
-  return text ? (
-    <p class="problem" role="alert">
-      {text}
-    </p>
-  ) : null;
-}
 
 export function ForgotPassword() {
   const [sent, setSent] = useState<string | null>(null);

@@ -2,6 +2,7 @@
 // authenticator code or a recovery code against the challenge the first step answered).
 import { useState } from 'preact/hooks';
 import { currentSession, messageOf, platform, rememberSignedIn, type Session } from './api.js';
+import { Problem } from './forms.js';
 
 interface Props {
   onSignedIn: (session: Session) => void;
@@ -81,11 +82,7 @@ export function SignIn({ onSignedIn }: Props) {
           </button>
         </form>
       )}
-      {problem && (
-        <p id="problem" class="problem" role="alert">
-          {problem}
-        </p>
-      )}
+      <Problem id="problem" text={problem} />
       {challenge === null && (
         <p>
           <a href="/console/forgot-password">Forgotten password?</a> · <a href="/console/sign-up">Create an account</a>

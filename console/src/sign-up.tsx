@@ -3,7 +3,7 @@
 // and tells how an operator finds it when no mail server is set up yet (the CLI's outbox).
 import { useState } from 'preact/hooks';
 import { currentSession, messageOf, platform, rememberSignedIn, type Session } from './api.js';
-import { Field, fieldErrorsOf } from './forms.js';
+import { fieldErrorsOf, newAccountOf, NewAccountFields, Problem } from './forms.js';
 
 export function SignUp({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -14,7 +14,7 @@ export function SignUp({ onSignedIn }: { onSignedIn: (session: Session) => void 
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
-    const body = { firstName: String(form.get('firstName')), lastName: String(form.get('lastName')), email: String(form.get('email')), password: String(form.get('password')) };
+    const body = newAccountOf(form);
     const { data, error } = await platform.rest.POST('/api/auth/signup', { body });
     if (error) {
       setErrors(fieldErrorsOf(error));
@@ -53,17 +53,10 @@ export function SignUp({ onSignedIn }: { onSignedIn: (session: Session) => void 
     <main class="narrow">
       <h1>Create an account</h1>
       <form onSubmit={(event) => void submit(event)} noValidate>
-        <Field name="firstName" label="First name" autoComplete="given-name" errors={errors} />
-        <Field name="lastName" label="Last name" autoComplete="family-name" errors={errors} />
-        <Field name="email" label="E-mail" type="email" autoComplete="username" errors={errors} />
-        <Field name="password" label="Password" type="password" autoComplete="new-password" errors={errors} />
+        <NewAccountFields errors={errors} />
         <button type="submit">Create the account</button>
       </form>
-      {problem && (
-        <p class="problem" role="alert">
-          {problem}
-        </p>
-      )}
+      <Problem text={problem} />
       <p>
         Already have an account? <a href="/console">Sign in</a>
       </p>
