@@ -2,6 +2,8 @@
 // document), with the browser's session cookie. No second API: what a screen does, an app can do.
 import { createPlatformClient, type paths } from '../../client/src/index.js';
 
+export type { paths };
+
 export const platform = createPlatformClient({ baseUrl: location.origin });
 
 /** The signed-in user and their active team, as GET /api/auth/session answers them. */

@@ -2,34 +2,13 @@
 // it shows the sign-in; signed in, the account and its team.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { currentSession, platform, rememberSignedIn, type Session } from './api.js';
+import { Account } from './account.js';
+import { currentSession, type Session } from './api.js';
 import { Invitation } from './invitation.js';
 import { ForgotPassword, ResetPassword, VerifyEmail } from './mailed-links.js';
 import { SignIn } from './sign-in.js';
 import { SignUp } from './sign-up.js';
 import './style.css';
-
-function Account({ session, onSignedOut }: { session: Session; onSignedOut: () => void }) {
-  const signOut = async () => {
-    await platform.rest.POST('/api/auth/logout');
-    rememberSignedIn(false);
-    onSignedOut();
-  };
-  const name = [session.user.firstName, session.user.lastName].filter(Boolean).join(' ');
-  return (
-    <main class="narrow">
-      <h1>Console</h1>
-      <p>
-        Signed in as <strong>{session.user.email}</strong>
-        {name && ` (${name})`}.
-      </p>
-      <p>Active team: {session.activeTeamId ?? 'none'}</p>
-      <button type="button" onClick={() => void signOut()}>
-        Sign out
-      </button>
-    </main>
-  );
-}
 
 /** The console's page of `location`, under /console. */
 const route = () => location.pathname.replace(/^\/console/, '').replace(/\/+$/, '') || '/';

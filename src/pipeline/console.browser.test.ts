@@ -83,7 +83,7 @@ describe('the console in a browser', () => {
     await expect.poll(() => page.locator('main').innerText(), { timeout: pageTimeout }).toContain(`Signed in as ${user.email} (Grace Hopper)`);
     await page.reload();
     await page.getByText(`Signed in as ${user.email}`).waitFor();
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     // Signed out for the server too: the session cookie no longer works.
     const cookies = await page.context().cookies(t.origin);
@@ -254,6 +254,39 @@ describe('the console in a browser', () => {
     expect([...first.foreign, ...second.foreign]).toEqual([]);
   }, 180_000);
 
+  test('account: sessions listed, the others ended from here; the password changed with the current one', async () => {
+    const person = await signUp(t, { firstName: 'Hedy', lastName: 'Lamarr' });
+    const here = await watchedPage();
+    const there = await watchedPage();
+    await signInWithPassword(there.page, person.email, person.password);
+    await there.page.getByText(`Signed in as ${person.email}`).waitFor();
+    await signInWithPassword(here.page, person.email, person.password);
+    const sessions = here.page.getByRole('region', { name: 'Where you are signed in' }).getByRole('listitem');
+    // Two from the browser, and the one signUp() started.
+    await expect.poll(() => sessions.count(), { timeout: pageTimeout }).toBe(3);
+    await expect(sessions.filter({ hasText: '(this browser)' }).count()).resolves.toBe(1);
+    await here.page.getByRole('button', { name: 'Sign out everywhere else' }).click();
+    await expect.poll(() => sessions.count(), { timeout: pageTimeout }).toBe(1);
+    await expect(here.page.getByRole('button', { name: 'Sign out everywhere else' }).isDisabled()).resolves.toBe(true);
+    // The other browser is signed out: on its next visit it shows the sign-in.
+    await there.page.reload();
+    await there.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect((await t.fetch('/api/auth/session', { headers: { cookie: person.cookie } })).status).toBe(401);
+
+    const password = here.page.getByRole('region', { name: 'Password' });
+    await password.getByLabel('Current password').fill('not the current one');
+    await password.getByLabel('New password').fill('a brand new password');
+    await password.getByRole('button', { name: 'Change the password' }).click();
+    await expect.poll(() => password.getByRole('alert').innerText(), { timeout: pageTimeout }).not.toBe('');
+    await password.getByLabel('Current password').fill(person.password);
+    await password.getByLabel('New password').fill('a brand new password');
+    await password.getByRole('button', { name: 'Change the password' }).click();
+    await password.getByRole('status').filter({ hasText: 'Password changed' }).waitFor();
+    expect((await t.json('POST', '/api/auth/login', { email: person.email, password: 'a brand new password' })).status).toBe(200);
+    expect(here.errors.filter((e) => !/status of 4\d\d/.test(e))).toEqual([]);
+    expect([...here.foreign, ...there.foreign]).toEqual([]);
+  }, 180_000);
+
   test('every screen has no serious or critical accessibility violation (axe-core), at 1280 and 390 px wide, without sideways scrolling', async () => {
     const resetLink = await (async () => {
       const someone = await signUp(t);
@@ -283,7 +316,7 @@ describe('the console in a browser', () => {
         expect(grave, `${name} at ${width} px`).toEqual([]);
         expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name} at ${width} px scrolls sideways`).toBe(true);
       }
-      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('button', { name: 'Sign out', exact: true }).click();
       await page.context().close();
     }
   }, 240_000);
