@@ -3,7 +3,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { Account } from './account.js';
-import { currentSession, type Session } from './api.js';
+import { currentSession, rememberSignedIn, type Session } from './api.js';
 import { Invitation } from './invitation.js';
 import { ForgotPassword, ResetPassword, VerifyEmail } from './mailed-links.js';
 import { SignIn } from './sign-in.js';
@@ -12,6 +12,12 @@ import './style.css';
 
 /** The console's page of `location`, under /console. */
 const route = () => location.pathname.replace(/^\/console/, '').replace(/\/+$/, '') || '/';
+
+// Back from a provider's sign-in (sign-in.tsx providerReturn): this browser holds a session now.
+if (new URLSearchParams(location.search).get('signed-in') === 'provider') {
+  rememberSignedIn(true);
+  history.replaceState(null, '', location.pathname);
+}
 
 function Console() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);

@@ -1,11 +1,34 @@
 // Sign-in: e-mail and password, then the second step when the account has two-factor on (an
 // authenticator code or a recovery code against the challenge the first step answered).
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { currentSession, messageOf, platform, rememberSignedIn, type Session } from './api.js';
 import { Problem } from './forms.js';
 
 interface Props {
   onSignedIn: (session: Session) => void;
+}
+
+/** Where a provider's sign-in comes back to: the console, told that this browser is now signed in. */
+export const providerReturn = '/console?signed-in=provider';
+
+/** The sign-in providers of the server (OIDC_PROVIDERS), as buttons to their sign-in. */
+function Providers() {
+  const [providers, setProviders] = useState<{ id: string; name: string; signInUrl: string }[]>([]);
+  useEffect(() => {
+    platform.rest.GET('/api/auth/providers').then(({ data }) => setProviders(data?.data ?? []), () => setProviders([]));
+  }, []);
+  if (!providers.length) return null;
+  return (
+    <ul class="providers" aria-label="Other ways to sign in">
+      {providers.map((p) => (
+        <li key={p.id}>
+          <a class="button secondary" href={`${p.signInUrl}?redirectTo=${encodeURIComponent(providerReturn)}`}>
+            Sign in with {p.name}
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
 }
 
 export function SignIn({ onSignedIn }: Props) {
@@ -83,6 +106,7 @@ export function SignIn({ onSignedIn }: Props) {
         </form>
       )}
       <Problem id="problem" text={problem} />
+      {challenge === null && <Providers />}
       {challenge === null && (
         <p>
           <a href="/console/forgot-password">Forgotten password?</a> · <a href="/console/sign-up">Create an account</a>

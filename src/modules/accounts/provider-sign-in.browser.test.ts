@@ -1,6 +1,8 @@
 // Signing in with a provider in a real browser (Debian's chromium, driven by playwright-core): from
 // the app's sign-in link to the provider's login page (oidc-provider on loopback), its form filled in
-// and sent, and back to the app, signed in: the browser's next request carries the new session.
+// and sent, and back to the app, signed in: the browser's next request carries the new session. The
+// console's button does the same and comes back to the console, signed in.
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../testkit/browser.js';
@@ -14,6 +16,8 @@ let t: TestApp;
 let browser: Browser;
 
 beforeAll(async () => {
+  // The console is served from the build (a no-op when dist/ is current, as after `npm run build`).
+  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'ignore' });
   browser = await launchChromium();
   idp = await startOidcProvider();
   t = await createTestApp({ OIDC_PROVIDERS: JSON.stringify([idp.setting('corp', { name: 'Corp SSO' })]) });
@@ -54,6 +58,30 @@ test('a user signs in through the provider’s login page and lands on the app s
   expect(answer!.status()).toBe(200);
   const session = await answer!.json();
   expect(session.data.user).toMatchObject({ email: 'grace@corp.test', firstName: 'Grace', lastName: 'Hopper' });
+  expect(errors).toEqual([]);
+  await context.close();
+}, 180_000);
+
+test("the console's button signs in through the provider and comes back to the console, signed in", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  page.setDefaultTimeout(pageTimeout);
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(String(error)));
+  // Our pages' console errors (the provider's own login page loads things of its own).
+  page.on('console', (message) => void (message.type() === 'error' && new URL(page.url()).origin === t.origin && errors.push(message.text())));
+  await page.goto(`${t.origin}/console`);
+  await page.getByRole('link', { name: 'Sign in with Corp SSO' }).click();
+  await page.waitForURL((url) => url.origin === idp.issuer);
+  await page.locator('input[name="login"]').fill('grace');
+  await page.locator('input[name="password"]').fill('her password at the provider');
+  await page.locator('button[type="submit"]').click();
+  await page.getByText('Signed in as grace@corp.test').waitFor();
+  expect(new URL(page.url()).pathname).toBe('/console');
+  expect(new URL(page.url()).search).toBe('');
+  // Signed in for good: a reload keeps it.
+  await page.reload();
+  await page.getByText('Signed in as grace@corp.test').waitFor();
   expect(errors).toEqual([]);
   await context.close();
 }, 180_000);
