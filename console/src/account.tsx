@@ -1,9 +1,10 @@
 // The signed-in account: who and which team, the password (changed with the current one; the other
-// sessions end), where it is signed in (each session with its device and when it was last seen; one
+// sessions end), two-factor sign-in (two-factor.tsx), where it is signed in (each session with its device and when it was last seen; one
 // or all the others ended), and sign-out.
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf, platform, rememberSignedIn, type paths, type Session } from './api.js';
 import { Field, fieldErrorsOf, Problem } from './forms.js';
+import { TwoFactor } from './two-factor.js';
 
 type SignedInSession = NonNullable<paths['/api/auth/sessions']['get']['responses'][200]['content']['application/json']['data']>[number];
 
@@ -88,7 +89,7 @@ function Sessions() {
   );
 }
 
-export function Account({ session, onSignedOut }: { session: Session; onSignedOut: () => void }) {
+export function Account({ session, onSignedOut, onChanged }: { session: Session; onSignedOut: () => void; onChanged: () => void }) {
   const signOut = async () => {
     await platform.rest.POST('/api/auth/logout');
     rememberSignedIn(false);
@@ -107,6 +108,7 @@ export function Account({ session, onSignedOut }: { session: Session; onSignedOu
         Sign out
       </button>
       <Password />
+      <TwoFactor enabled={session.twoFactorEnabled} onChanged={onChanged} />
       <Sessions />
     </main>
   );

@@ -33,7 +33,7 @@ function Console() {
   const invited = /^\/invitations\/([^/]+)$/.exec(route());
   if (invited) return <Invitation token={decodeURIComponent(invited[1]!)} session={session} onSignedIn={setSession} />;
   if (session === null) return route() === '/sign-up' ? <SignUp onSignedIn={setSession} /> : <SignIn onSignedIn={setSession} />;
-  return <Account session={session} onSignedOut={() => setSession(null)} />;
+  return <Account session={session} onSignedOut={() => setSession(null)} onChanged={() => void load()} />;
 }
 
 render(<Console />, document.getElementById('console')!);

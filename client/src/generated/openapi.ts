@@ -529,7 +529,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in user and their active team */
+        /** The signed-in user, their active team, and whether they sign in with a second factor */
         get: operations["currentSession"];
         put?: never;
         post?: never;
@@ -6429,6 +6429,7 @@ export interface operations {
                                 image?: string | null;
                             };
                             activeTeamId: string | null;
+                            twoFactorEnabled: boolean;
                         };
                     };
                 };

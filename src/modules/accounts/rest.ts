@@ -160,13 +160,13 @@ export const accountRoutes = [
   defineRoute({
     method: 'GET',
     path: '/api/auth/session',
-    summary: 'The signed-in user and their active team',
+    summary: 'The signed-in user, their active team, and whether they sign in with a second factor',
     tags: ['Accounts'],
     access: 'session',
     operation: CurrentSessionDocument,
     variables: () => ({}),
     data: (r) => r.me,
-    response: sessionInfo,
+    response: sessionInfo.extend({ twoFactorEnabled: z.boolean() }),
   }),
   defineRoute({
     method: 'POST',

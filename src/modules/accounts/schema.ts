@@ -48,6 +48,10 @@ export function registerAccountsSchema(b: Builder): void {
     fields: (t) => ({
       user: t.field({ type: User, resolve: (s) => s.user }),
       activeTeamId: t.exposeID('activeTeamId', { nullable: true }),
+      twoFactorEnabled: t.boolean({
+        description: 'Whether the signed-in user signs in with a second factor (read when asked for).',
+        resolve: (s, _args, ctx) => twoFactor.twoFactorEnabled(ctx, s.user.id),
+      }),
     }),
   });
 

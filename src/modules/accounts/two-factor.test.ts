@@ -46,8 +46,9 @@ describe('enrolment', () => {
     const stored = await t.database.prisma.userTotp.findUniqueOrThrow({ where: { userId: user.id } });
     expect(stored.secretSealed).toMatch(/^v1:/);
     expect(stored.secretSealed).not.toContain(secret);
-    // Pending: sign-in still takes the password alone.
+    // Pending: sign-in still takes the password alone, and the session says two-factor is off.
     expect((await login(user)).body.data.user.id).toBe(user.id);
+    expect((await t.json('GET', '/api/auth/session', undefined, { cookie: user.cookie })).body.data.twoFactorEnabled).toBe(false);
 
     const wrong = await t.json('POST', '/api/auth/two-factor/confirm', { code: codeFor(secret, 5) }, { cookie: user.cookie });
     expect(wrong.status).toBe(400);
@@ -60,7 +61,10 @@ describe('enrolment', () => {
     const renewed = cookieFrom(confirmed.headers);
     expect(renewed).not.toBe(user.cookie);
     for (const cookie of [user.cookie, elsewhere]) expect((await t.json('GET', '/api/auth/session', undefined, { cookie })).status).toBe(401);
-    expect((await t.json('GET', '/api/auth/session', undefined, { cookie: renewed })).status).toBe(200);
+    const session = await t.json('GET', '/api/auth/session', undefined, { cookie: renewed });
+    expect(session.status).toBe(200);
+    expect(session.body.data.twoFactorEnabled).toBe(true);
+    expect((await t.graphql('{ me { twoFactorEnabled } }', {}, { cookie: renewed })).body.data).toEqual({ me: { twoFactorEnabled: true } });
     expect((await t.json('POST', '/api/auth/two-factor/enroll', { password: user.password }, { cookie: renewed })).body.code).toBe('CONFLICT');
   });
 });

@@ -83,6 +83,12 @@ async function throttledCode<T>(scope: ThrottledScope, key: string, userId: stri
   }
 }
 
+/** Whether `userId` (the caller: RLS shows no one else's row) has two-factor sign-in on. */
+export async function twoFactorEnabled(scope: RequestScope, userId: string): Promise<boolean> {
+  const totp = await (await scope.db.tx()).userTotp.findUnique({ where: { userId }, select: { enabledAt: true } });
+  return Boolean(totp?.enabledAt);
+}
+
 /** Starts (or restarts) two-factor set-up: a new secret, pending until confirmed. */
 export async function enrollTwoFactor(scope: ThrottledScope, input: EnrollTwoFactorInput): Promise<{ secret: string; otpauthUri: string }> {
   const actor = signedInBySession(scope);
