@@ -125,7 +125,8 @@ async function build(files, stamp) {
       tsconfig: path.join(root, 'tsconfig.json'),
     });
     for (const warning of result.warnings) console.warn(`build warning: ${warning.text}`);
-    await buildConsole(root, path.join(temporary, 'console'));
+    // The console (console/, scripts/console-build.mjs) into dist/console, when the project has one.
+    if (existsSync(path.join(root, 'console', 'src'))) await buildConsole(root, path.join(temporary, 'console'));
     await writeFile(path.join(temporary, stampFile), `${stamp}\n`);
     await replaceDist(temporary);
   } catch (error) {
