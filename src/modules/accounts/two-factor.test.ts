@@ -93,6 +93,15 @@ describe('two-step sign-in', () => {
     expect((await secondStep(again, codeFor(secret))).status).toBe(200);
   });
 
+  it('the session the second step starts says two-factor is on, asked in the same request (GraphQL)', async () => {
+    const user = await signUp(t);
+    const { recoveryCodes } = await withTwoFactor(user);
+    const challenge = (await login(user)).body.data.challenge;
+    const mutation = 'mutation Second($input: TwoFactorSignInInput!) { completeTwoFactorSignIn(input: $input) { twoFactorEnabled user { id } } }';
+    const answer = await t.graphql(mutation, { input: { challenge, code: recoveryCodes[0] } });
+    expect(answer.body.data).toEqual({ completeTwoFactorSignIn: { twoFactorEnabled: true, user: { id: user.id } } });
+  });
+
   it('takes a recovery code once, in any case and without dashes', async () => {
     const user = await signUp(t);
     const { recoveryCodes } = await withTwoFactor(user);

@@ -83,9 +83,12 @@ async function throttledCode<T>(scope: ThrottledScope, key: string, userId: stri
   }
 }
 
-/** Whether `userId` (the caller: RLS shows no one else's row) has two-factor sign-in on. */
+/**
+ * Whether `userId` has two-factor sign-in on. Asked for a SessionInfo's own user only: the caller, or the
+ * user a request is signing in (whose row RLS does not show the request yet), hence a system read.
+ */
 export async function twoFactorEnabled(scope: RequestScope, userId: string): Promise<boolean> {
-  const totp = await (await scope.db.tx()).userTotp.findUnique({ where: { userId }, select: { enabledAt: true } });
+  const totp = await scope.system('two-factor status of a session').prisma.userTotp.findUnique({ where: { userId }, select: { enabledAt: true } });
   return Boolean(totp?.enabledAt);
 }
 
