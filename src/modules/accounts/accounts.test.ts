@@ -24,7 +24,8 @@ describe('REST: signup, login, session, logout', () => {
     const session = await t.json('GET', '/api/auth/session', undefined, { cookie: cookieFrom(res.headers) });
     expect(session.status).toBe(200);
     const { team, ...sessionData } = res.body.data;
-    expect(session.body).toEqual({ success: true, data: sessionData });
+    // The session answers what signup did, and whether two-factor sign-in is on (not yet).
+    expect(session.body).toEqual({ success: true, data: { ...sessionData, twoFactorEnabled: false } });
     expect(team).toMatchObject({ id: sessionData.activeTeamId, name: "Ada's team" });
     expect(res.body.meta).toEqual({ isFirstUser: true, teamCreated: true });
     const owner = await t.database.prisma.teamMember.findFirst({ where: { userId: res.body.data.user.id } });
