@@ -11,6 +11,7 @@
 // used at all (every request verifies against the database), and it is dropped when the broadcast
 // hears again (evictions may have been missed meanwhile).
 import { LRUCache } from 'lru-cache';
+import { entries } from '../shared/cache-bound.js';
 import type { Logger } from 'pino';
 import type { SystemDb } from '../db/request-db.js';
 import type { HttpRequest } from '../http/exchange.js';
@@ -127,12 +128,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createApiKeyAuth(deps: ApiKeyAuthDeps): ApiKeyAuth {
   const { system, broadcast, logger, now } = deps;
-  const cache = new LRUCache<string, KeyGrant>({ max: 50_000, ttl: Math.max(1, deps.cacheTtlMs) });
-  const audited = new LRUCache<string, true>({ max: 10_000, ttl: 60_000 });
+  const cache = new LRUCache<string, KeyGrant>({ ...entries(50_000), ttl: Math.max(1, deps.cacheTtlMs) });
+  const audited = new LRUCache<string, true>({ ...entries(10_000), ttl: 60_000 });
   // Hashes that can never verify: unknown (a new key is 240 random bits, so its hash was never
   // presented before it existed), revoked or expired (neither is ever undone). A flood of them costs
   // a hash and a map lookup each, not a query.
-  const refused = new LRUCache<string, { reason: string; keyId?: string }>({ max: 100_000, ttl: Math.max(1, deps.cacheTtlMs) });
+  const refused = new LRUCache<string, { reason: string; keyId?: string }>({ ...entries(100_000), ttl: Math.max(1, deps.cacheTtlMs) });
 
   function audit(event: KeyEvent): void {
     const key = `${event.keyId} ${event.action} ${event.reason}`;

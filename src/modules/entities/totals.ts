@@ -6,11 +6,12 @@
 // cheap read of the version replaces the count; any write, through the API or straight in SQL,
 // on any instance, makes the next LIST count again.
 import { LRUCache } from 'lru-cache';
+import { entries } from '../../shared/cache-bound.js';
 import type { Tx } from '../../db/request-db.js';
 import { recordVersion } from './repository.js';
 
 /** Per process; keys hold the team (and the owner, for private entities) through the query's conditions. */
-const remembered = new LRUCache<string, { version: bigint; total: number }>({ max: 10_000 });
+const remembered = new LRUCache<string, { version: bigint; total: number }>(entries(10_000));
 
 /**
  * The number of rows `count` counts, for a query confined to one team's rows of `table` (`where`, the
