@@ -1,6 +1,7 @@
 // The signed-in account: who and which team, the password (changed with the current one; the other
 // sessions end), two-factor sign-in (two-factor.tsx), where it is signed in (each session with its device and when it was last seen; one
 // or all the others ended), and sign-out.
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf, platform, rememberSignedIn, type paths, type Session } from './api.js';
 import { Field, fieldErrorsOf, Problem } from './forms.js';
@@ -89,7 +90,7 @@ function Sessions() {
   );
 }
 
-export function Account({ session, onSignedOut, onChanged }: { session: Session; onSignedOut: () => void; onChanged: () => void }) {
+export function Account({ session, onSignedOut, onChanged, children }: { session: Session; onSignedOut: () => void; onChanged: () => void; children?: ComponentChildren }) {
   const signOut = async () => {
     await platform.rest.POST('/api/auth/logout');
     rememberSignedIn(false);
@@ -107,6 +108,7 @@ export function Account({ session, onSignedOut, onChanged }: { session: Session;
       <button type="button" onClick={() => void signOut()}>
         Sign out
       </button>
+      {children}
       <Password />
       <TwoFactor enabled={session.twoFactorEnabled} onChanged={onChanged} />
       <Sessions />

@@ -2,11 +2,18 @@
 // 422 answer's `details.errors`, by path) at the field itself, marked invalid for assistive technology.
 import type { ComponentChildren } from 'preact';
 
-/** `details.errors` of an error envelope as path → message (the first message of each path). */
+/**
+ * An error envelope's word per field as path → message: a 400's `details.errors` (`[{path, message}]`,
+ * the first message of each path) or a record write's 422 `details` (`{field: message}`).
+ */
 export function fieldErrorsOf(error: unknown): Record<string, string> {
-  const details = error && typeof error === 'object' && 'details' in error ? (error.details as { errors?: unknown } | undefined) : undefined;
+  const details = error && typeof error === 'object' && 'details' in error ? (error.details as Record<string, unknown> | undefined) : undefined;
   const out: Record<string, string> = {};
-  if (!Array.isArray(details?.errors)) return out;
+  if (!details || typeof details !== 'object') return out;
+  if (!Array.isArray(details.errors)) {
+    for (const [path, message] of Object.entries(details)) if (typeof message === 'string') out[path] = message;
+    return out;
+  }
   for (const item of details.errors as { path?: unknown; message?: unknown }[]) {
     if (typeof item.path === 'string' && typeof item.message === 'string') out[item.path] ??= item.message;
   }

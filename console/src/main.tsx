@@ -1,17 +1,15 @@
 // The console: served at /console by the server that answers its API (docs/console.md). Signed out,
-// it shows the sign-in; signed in, the account and its team.
+// it shows the sign-in; signed in, the data studio, the API keys and the account (shell.tsx).
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { Account } from './account.js';
 import { currentSession, rememberSignedIn, type Session } from './api.js';
 import { Invitation } from './invitation.js';
 import { ForgotPassword, ResetPassword, VerifyEmail } from './mailed-links.js';
+import { route } from './navigation.js';
+import { Shell } from './shell.js';
 import { SignIn } from './sign-in.js';
 import { SignUp } from './sign-up.js';
 import './style.css';
-
-/** The console's page of `location`, under /console. */
-const route = () => location.pathname.replace(/^\/console/, '').replace(/\/+$/, '') || '/';
 
 // Back from a provider's sign-in (sign-in.tsx providerReturn): this browser holds a session now.
 if (new URLSearchParams(location.search).get('signed-in') === 'provider') {
@@ -33,7 +31,7 @@ function Console() {
   const invited = /^\/invitations\/([^/]+)$/.exec(route());
   if (invited) return <Invitation token={decodeURIComponent(invited[1]!)} session={session} onSignedIn={setSession} />;
   if (session === null) return route() === '/sign-up' ? <SignUp onSignedIn={setSession} /> : <SignIn onSignedIn={setSession} />;
-  return <Account session={session} onSignedOut={() => setSession(null)} onChanged={() => void load()} />;
+  return <Shell session={session} onSignedOut={() => setSession(null)} onChanged={() => void load()} />;
 }
 
 render(<Console />, document.getElementById('console')!);

@@ -103,6 +103,12 @@ export const definitionSchema = z.strictObject({
   planLimit: z.string().regex(/^[a-z][a-z0-9_]*$/).optional(),
   /** Lifecycle hooks: the app's rules on every write and read of the records (config/entity-hooks.ts). */
   hooks: hooksSchema,
+  /** How the console shows the entity (docs/console.md): its name in the menu (default: the plural name, spaced). */
+  label: z.string().min(1).max(100).optional(),
+  /** The fields its list shows until a person picks others (default: the first five). */
+  listColumns: z.array(z.string()).min(1).max(12).optional(),
+  /** The text field naming a record in lists, pickers and titles (default: the first required text field). */
+  titleField: z.string().optional(),
 });
 
 export type EntityDefinitionInput = z.input<typeof definitionSchema>;

@@ -87,6 +87,15 @@ function indexProblems(d: { fields: FieldDefinition[] }, names: string[], where:
   return problems;
 }
 
+/** The console's hints name fields of the definition as it writes them (`customer`, not `customerId`); the title a text field. */
+function presentationProblems(fields: FieldDefinition[], d: { listColumns?: string[]; titleField?: string }, where: string): string[] {
+  const named = (name: string) => fields.find((f) => (f.relation ?? f.name) === name);
+  const problems = (d.listColumns ?? []).filter((name) => !named(name)).map((name) => `${where}: listColumns names unknown field "${name}"`);
+  problems.push(...duplicates(d.listColumns ?? []).map((dup) => `${where}: listColumns names "${dup}" twice`));
+  if (d.titleField !== undefined && !['string', 'text', 'email', 'url'].includes(named(d.titleField)?.type ?? '')) problems.push(`${where}: titleField must name a text field (string, text, email or url) of the definition`);
+  return problems;
+}
+
 /** A decimal field with its precision and scale filled in (12 and 2 unless it says). */
 const withDecimalShape = (f: FieldDefinition): FieldDefinition => (f.type === 'decimal' ? { ...f, precision: f.precision ?? 12, scale: f.scale ?? 2 } : f);
 
@@ -139,6 +148,7 @@ export function sanitizeEntities(inputs: readonly unknown[]): EntityDefinition[]
     }
     if (d.publicFilter && !d.access.public) problems.push(`${where}: publicFilter needs access.public`);
     d.indexes.forEach((index, i) => problems.push(...indexProblems(d, index.fields, `${where}.indexes[${i}]`)));
+    problems.push(...presentationProblems(sanitized, d, where));
     const permissions = Object.fromEntries(operations.map((op) => [op, d.permissions[op] ?? []])) as Record<Operation, string[]>;
     const pluralName = d.pluralName ?? pluralOf(d.name);
     // REST says /api/v1/<slug>, GraphQL and the client the plural's list field: one name for both.

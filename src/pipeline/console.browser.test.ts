@@ -5,11 +5,11 @@
 import { execFileSync } from 'node:child_process';
 import { AxeBuilder } from '@axe-core/playwright';
 import * as OTPAuth from 'otpauth';
-import type { Browser, Page, Response } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { systemDb } from '../db/request-db.js';
 import { cookieFrom, signUp, type SignedUpUser } from '../testkit/accounts.js';
-import { launchChromium } from '../testkit/browser.js';
+import { launchChromium, watch, type Watched } from '../testkit/browser.js';
 import { createTestApp, type TestApp } from '../testkit/test-app.js';
 
 const pageTimeout = 60_000;
@@ -20,31 +20,9 @@ let t: TestApp;
 let browser: Browser;
 let user: SignedUpUser;
 
-interface Watched {
-  page: Page;
-  errors: string[];
-  failed: string[];
-  foreign: string[];
-  responses: Response[];
-}
-
-/** A page of a fresh (signed-out) context that records console errors, failed and foreign requests. */
+/** A page of a fresh (signed-out) context, watched (testkit/browser.ts watch). */
 async function watchedPage(): Promise<Watched> {
-  const page = await (await browser.newContext()).newPage();
-  page.setDefaultTimeout(pageTimeout);
-  const watched: Watched = { page, errors: [], failed: [], foreign: [], responses: [] };
-  page.on('console', (message) => {
-    if (message.type() === 'error') watched.errors.push(message.text());
-  });
-  page.on('pageerror', (error) => watched.errors.push(String(error)));
-  // A request cut short by the page's own navigation (net::ERR_ABORTED) did not fail.
-  page.on('requestfailed', (request) => void (request.failure()?.errorText !== 'net::ERR_ABORTED' && watched.failed.push(`${request.url()} ${request.failure()?.errorText}`)));
-  page.on('response', (response) => {
-    watched.responses.push(response);
-    if (response.status() >= 400) watched.failed.push(`${response.status()} ${response.url()}`);
-    if (!response.url().startsWith(`${t.origin}/`) && !response.url().startsWith('data:')) watched.foreign.push(response.url());
-  });
-  return watched;
+  return watch(await (await browser.newContext()).newPage(), t.origin, pageTimeout);
 }
 
 async function signInWithPassword(page: Page, email: string, password: string): Promise<void> {

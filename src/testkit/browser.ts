@@ -2,7 +2,7 @@
 // playwright-core, headless and quiet (no GPU, no background fetches or component updates of its own,
 // so that every request a page makes is the page's).
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page, type Response } from 'playwright-core';
 import { expect } from 'vitest';
 
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -34,4 +34,34 @@ export async function typeIntoGraphiQL(page: Page, text: string, timeoutMs: numb
   await page.keyboard.insertText(text);
   // Monaco renders spaces as no-break spaces; the text is the query exactly (no auto-closed brackets).
   await expect.poll(async () => (await editor.innerText()).replace(/\s+/g, ' '), { timeout: timeoutMs }).toContain(text);
+}
+
+/** What a page did that a person would call broken: console errors, failed requests, requests leaving the origin. */
+export interface Watched {
+  page: Page;
+  errors: string[];
+  failed: string[];
+  foreign: string[];
+  responses: Response[];
+}
+
+/**
+ * Watches `page` of the app at `origin`: console errors and uncaught exceptions, requests that failed
+ * (a response of 400 or more, or none; one cut short by the page's own navigation, net::ERR_ABORTED,
+ * did not fail) and requests to any other origin. A test expects each list empty at its end.
+ */
+export function watch(page: Page, origin: string, timeoutMs: number): Watched {
+  page.setDefaultTimeout(timeoutMs);
+  const watched: Watched = { page, errors: [], failed: [], foreign: [], responses: [] };
+  page.on('console', (message) => {
+    if (message.type() === 'error') watched.errors.push(message.text());
+  });
+  page.on('pageerror', (error) => watched.errors.push(error.stack ?? String(error)));
+  page.on('requestfailed', (request) => void (request.failure()?.errorText !== 'net::ERR_ABORTED' && watched.failed.push(`${request.url()} ${request.failure()?.errorText}`)));
+  page.on('response', (response) => {
+    watched.responses.push(response);
+    if (response.status() >= 400) watched.failed.push(`${response.status()} ${response.url()}`);
+    if (!response.url().startsWith(`${origin}/`) && !response.url().startsWith('data:')) watched.foreign.push(response.url());
+  });
+  return watched;
 }

@@ -60,4 +60,6 @@ export default defineEntity({
       return { lineCount: Array.isArray(record.lines) ? record.lines.length : 0 };
     },
   },
+  listColumns: ['number', 'customer', 'amount', 'status', 'paidAt'],
+  titleField: 'number',
 });

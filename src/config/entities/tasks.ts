@@ -21,4 +21,7 @@ export default defineEntity({
   // The board's column: one status, soonest due first.
   indexes: [{ fields: ['status', 'dueDate'] }],
   metas: true,
+  // The console's list and record titles (docs/console.md).
+  listColumns: ['title', 'status', 'priority', 'dueDate', 'completed'],
+  titleField: 'title',
 });

@@ -147,8 +147,18 @@ describe('entity definitions', () => {
     [{ ...fixture, indexes: [{ fields: ['amount', 'nope'] }] }, /indexes\[0\]: unknown field "nope"/],
     [{ ...fixture, indexes: [{ fields: ['labels'] }] }, /a multiselect field cannot be in a composite index/],
     [{ ...fixture, indexes: [{ fields: ['amount', 'amount'] }] }, /field "amount" is listed twice/],
+    [{ ...fixture, listColumns: ['number', 'nope'] }, /listColumns names unknown field "nope"/],
+    [{ ...fixture, listColumns: ['number', 'number'] }, /listColumns names "number" twice/],
+    [{ ...fixture, titleField: 'amount' }, /titleField must name a text field/],
+    [{ ...fixture, titleField: 'nope' }, /titleField must name a text field/],
   ])('refuses a bad definition (%#) with a clear message', (bad, message) => {
     expect(() => sanitizeEntities([bad])).toThrow(message);
+  });
+
+  it("keeps the console's presentation hints, naming fields as the definition writes them", () => {
+    const client = { name: 'Client', slug: 'clients', tableName: 'clients', fields: [{ name: 'name', type: 'string' }], permissions: {} };
+    const [d] = sanitizeEntities([{ ...fixture, label: 'Till receipts', listColumns: ['number', 'payer', 'amount'], titleField: 'number', fields: [...fixture.fields, { name: 'payer', type: 'relation', to: 'clients' }] }, client]);
+    expect([d!.label, d!.listColumns, d!.titleField]).toEqual(['Till receipts', ['number', 'payer', 'amount'], 'number']);
   });
 
   it('refuses two entities with the same slug or table', () => {

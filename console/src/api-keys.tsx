@@ -1,0 +1,153 @@
+// The caller's API keys: each with its scopes, status and last use, revoked here; a new one made with
+// a name and scopes picked from what the modules declare (generated: definitions.ts), those the
+// caller's global role may not grant shown disabled with the reason; the key itself shown once, with
+// a button that copies it.
+import { useEffect, useState } from 'preact/hooks';
+import { messageOf, platform, type paths, type Session } from './api.js';
+import { declaredScopes } from './definitions.js';
+import { fieldErrorsOf, Problem } from './forms.js';
+
+type Key = NonNullable<paths['/api/v1/api-keys']['get']['responses'][200]['content']['application/json']['data']>[number];
+
+const roles = ['member', 'developer', 'superadmin'];
+const actions = ['read', 'write', 'delete'] as const;
+
+export function ApiKeys({ session }: { session: Session }) {
+  const [keys, setKeys] = useState<Key[] | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [made, setMade] = useState<{ name: string; key: string } | null>(null);
+  const [copied, setCopied] = useState(false);
+  const load = async () => {
+    const { data, error } = await platform.rest.GET('/api/v1/api-keys');
+    setProblem(error ? messageOf(error) : null);
+    setKeys(data?.data ?? []);
+  };
+  useEffect(() => void load(), []);
+  const refusal = (minimumRole: string) => (roles.indexOf(session.user.role) >= roles.indexOf(minimumRole) ? null : `Needs the ${minimumRole} role`);
+
+  const create = async (event: Event) => {
+    event.preventDefault();
+    const formElement = event.currentTarget as HTMLFormElement;
+    const form = new FormData(formElement);
+    const scopes = form.getAll('scopes').map(String);
+    const { data, error } = await platform.rest.POST('/api/v1/api-keys', { body: { name: String(form.get('name')), scopes } });
+    setErrors(fieldErrorsOf(error));
+    setProblem(error ? messageOf(error) : null);
+    if (error || !data?.data) return;
+    formElement.reset();
+    setCopied(false);
+    setMade({ name: data.data.name, key: data.data.key });
+    await load();
+  };
+  const revoke = async (key: Key) => {
+    if (!confirm(`Revoke the key “${key.name}”? Requests with it are refused from now on.`)) return;
+    const { error } = await platform.rest.DELETE('/api/v1/api-keys/{id}', { params: { path: { id: key.id } } });
+    setProblem(error ? messageOf(error) : null);
+    await load();
+  };
+  const copy = async () => {
+    if (!made) return;
+    await navigator.clipboard.writeText(made.key);
+    setCopied(true);
+  };
+
+  return (
+    <main class="wide">
+      <h1>API keys</h1>
+      <p>A key acts as you, with the scopes it names, in the team a request names (<code>X-Team-Id</code>) or your active team.</p>
+      {made && (
+        <section class="shown-once" aria-labelledby="made-heading">
+          <h2 id="made-heading">The key “{made.name}”</h2>
+          <p>Copy it now: it is shown this once, and only its first characters are kept.</p>
+          <p>
+            <code class="secret" data-testid="new-key">
+              {made.key}
+            </code>
+          </p>
+          <div class="actions">
+            <button type="button" onClick={() => void copy()}>
+              Copy the key
+            </button>
+            {copied && <span role="status">Copied.</span>}
+            <button type="button" class="secondary" onClick={() => setMade(null)}>
+              Done
+            </button>
+          </div>
+        </section>
+      )}
+      <section aria-labelledby="new-key-heading">
+        <h2 id="new-key-heading">New key</h2>
+        <form onSubmit={(e) => void create(e)} noValidate>
+          <label>
+            Name
+            <input name="name" required maxLength={100} aria-invalid={errors.name ? 'true' : undefined} aria-describedby={errors.name ? 'name-problem' : undefined} />
+            {errors.name && (
+              <span id="name-problem" class="field-problem">
+                {errors.name}
+              </span>
+            )}
+          </label>
+          <fieldset>
+            <legend>Scopes</legend>
+            <table class="scopes">
+              <thead>
+                <tr>
+                  <th scope="col">Resource</th>
+                  {actions.map((a) => (
+                    <th key={a} scope="col">
+                      {a}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {declaredScopes.map((r) => {
+                  const refused = refusal(r.minimumRole);
+                  return (
+                    <tr key={r.name}>
+                      <th scope="row" title={r.description}>
+                        {r.name}
+                        {refused && <span class="hint"> ({refused})</span>}
+                      </th>
+                      {actions.map((a) => (
+                        <td key={a}>
+                          <input type="checkbox" name="scopes" value={`${r.name}:${a}`} aria-label={`${r.name}:${a}`} disabled={refused !== null} title={refused ?? r.description} />
+                        </td>
+                      ))}
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+            {errors.scopes && <span class="field-problem">{errors.scopes}</span>}
+          </fieldset>
+          <button type="submit">Create the key</button>
+        </form>
+      </section>
+      <Problem text={problem} />
+      <section aria-labelledby="keys-heading">
+        <h2 id="keys-heading">Your keys</h2>
+        {keys === null ? (
+          <p aria-busy="true">Loading…</p>
+        ) : keys.length ? (
+          <ul class="sessions">
+            {keys.map((k) => (
+              <li key={k.id}>
+                <span>
+                  <strong>{k.name}</strong> <code>{k.keyPrefix}…</code> · {k.scopes.join(', ')} · {k.status}
+                  {k.lastUsedAt ? ` · last used ${new Date(k.lastUsedAt).toLocaleString()}` : ' · never used'}
+                </span>
+                <button type="button" class="secondary" disabled={k.status !== 'active'} title={k.status !== 'active' ? `This key is ${k.status}` : undefined} onClick={() => void revoke(k)}>
+                  Revoke {k.name}
+                </button>
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p>No key yet.</p>
+        )}
+      </section>
+    </main>
+  );
+}

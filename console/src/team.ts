@@ -1,0 +1,30 @@
+// The caller's teams and their role in the active one, which says what the console lets them do:
+// viewers read, never write (the platform's rule: teams/rules.ts), so write controls are disabled
+// with that reason rather than failing with 403.
+import { useEffect, useState } from 'preact/hooks';
+import { platform, type paths, type Session } from './api.js';
+
+export type Team = NonNullable<paths['/api/v1/teams']['get']['responses'][200]['content']['application/json']['data']>[number];
+
+export interface TeamState {
+  teams: Team[];
+  active: Team | null;
+  /** Why the caller may not change the active team's records, or null when they may. */
+  readOnly: string | null;
+  reload: () => void;
+}
+
+export function useTeams(session: Session): TeamState {
+  const [teams, setTeams] = useState<Team[]>([]);
+  const load = () => void platform.rest.GET('/api/v1/teams').then(({ data }) => setTeams(data?.data ?? []));
+  useEffect(load, [session.activeTeamId]);
+  const active = teams.find((t) => t.id === session.activeTeamId) ?? null;
+  const readOnly = !active ? 'No active team' : active.userRole === 'viewer' ? 'Viewers can read but not change records' : null;
+  return { teams, active, readOnly, reload: load };
+}
+
+/** Makes `teamId` the session's active team. */
+export async function switchTeam(teamId: string): Promise<boolean> {
+  const { error } = await platform.rest.POST('/api/v1/teams/switch', { body: { teamId } });
+  return !error;
+}
