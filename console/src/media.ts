@@ -13,8 +13,8 @@ export interface UploadedMedia {
 /** The 320-pixel rendition of a media record (the server renders images; other files answer 4xx). */
 export const thumbnailOf = (id: string) => `/api/v1/media/${encodeURIComponent(id)}/render?w=320`;
 
-/** Uploads `files`, saying how far it has got; the records made, or what the server refused (each refused file and why). */
-export function uploadFiles(files: File[], progress: (text: string) => void): Promise<{ media: UploadedMedia[]; duplicates: number } | { error: string }> {
+/** Uploads `files`, saying how far it has got; the records made and the files the team already held, or what the server refused (each refused file and why). */
+export function uploadFiles(files: File[], progress: (text: string) => void): Promise<{ media: UploadedMedia[]; duplicates: { filename: string }[] } | { error: string }> {
   const form = new FormData();
   for (const file of files) form.append('files', file, file.name);
   const what = files.length === 1 ? files[0]!.name : `${files.length} files`;
@@ -28,13 +28,13 @@ export function uploadFiles(files: File[], progress: (text: string) => void): Pr
     };
     request.onerror = () => resolve({ error: 'The upload could not reach the server. Try again.' });
     request.onload = () => {
-      let body: { data?: { media?: UploadedMedia[]; duplicates?: unknown[] }; error?: string; details?: { files?: { filename: string; reason: string }[] } } = {};
+      let body: { data?: { media?: UploadedMedia[]; duplicates?: { filename: string }[] }; error?: string; details?: { files?: { filename: string; reason: string }[] } } = {};
       try {
         body = JSON.parse(request.responseText) as typeof body;
       } catch {
         // Not JSON: said below by its status.
       }
-      if (request.status >= 200 && request.status < 300 && body.data?.media) return resolve({ media: body.data.media, duplicates: body.data.duplicates?.length ?? 0 });
+      if (request.status >= 200 && request.status < 300 && body.data?.media) return resolve({ media: body.data.media, duplicates: body.data.duplicates ?? [] });
       const refused = body.details?.files?.map((f) => `${f.filename}: ${f.reason}`).join('; ');
       resolve({ error: refused ? `Refused: ${refused}` : (body.error ?? `The upload failed (${request.status}).`) });
     };

@@ -1,15 +1,17 @@
 // The signed-in console: a header naming the active team (switched here) and the caller's role in it,
-// a menu of the entities (generated from their definitions), API keys and the account; and the page
+// a menu of the entities (generated from their definitions), the media library, the team, API keys and the account; and the page
 // of the path: an entity's records, one record, the keys, or (home) the account with the data's entities.
 import { useEffect, useState } from 'preact/hooks';
 import { Account } from './account.js';
 import type { Session } from './api.js';
 import { ApiKeys } from './api-keys.js';
 import { entityOf, studioEntities } from './definitions.js';
+import { MediaLibrary } from './media-library.js';
 import { Link, navigate, useRoute } from './navigation.js';
 import { EntityList } from './studio-list.js';
 import { RecordPage } from './studio-record.js';
 import { switchTeam, useTeams } from './team.js';
+import { TeamPage } from './team-page.js';
 
 export function Shell({ session, onSignedOut, onChanged }: { session: Session; onSignedOut: () => void; onChanged: () => void }) {
   const path = useRoute();
@@ -23,6 +25,8 @@ export function Shell({ session, onSignedOut, onChanged }: { session: Session; o
   const d = section === 'data' && slug ? entityOf(slug) : undefined;
   let page;
   if (section === 'api-keys') page = <ApiKeys session={session} />;
+  else if (section === 'media') page = <MediaLibrary readOnly={team.readOnly} />;
+  else if (section === 'team') page = <TeamPage session={session} team={team.active} />;
   else if (d && id) page = <RecordPage key={`${d.slug}/${id}`} d={d} id={id === 'new' ? null : decodeURIComponent(id)} readOnly={team.readOnly} />;
   else if (d) page = <EntityList key={d.slug} d={d} readOnly={team.readOnly} />;
   else if (section === 'data')
@@ -68,6 +72,16 @@ export function Shell({ session, onSignedOut, onChanged }: { session: Session; o
                 </Link>
               </li>
             ))}
+            <li>
+              <Link to="/media" current={section === 'media'}>
+                Media
+              </Link>
+            </li>
+            <li>
+              <Link to="/team" current={section === 'team'}>
+                Team
+              </Link>
+            </li>
             <li>
               <Link to="/api-keys" current={section === 'api-keys'}>
                 API keys

@@ -2,7 +2,8 @@
 // people use them: a newcomer signs up, creates a task, uploads a picture into a customer's logo and
 // sees its thumbnail, makes an API key, copies it and uses it with curl; a list filtered, sorted,
 // searched and paged; a teammate's change appearing live; a record's custom operation, history and
-// children; a viewer finding the write controls disabled with the reason. No console error, no failed
+// children; the media library; the team's members, invitations and plan; a viewer finding the write
+// controls disabled with the reason. No console error, no failed
 // request, nothing leaving the origin; axe-core finds nothing serious at 1280 and 390 px.
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -251,6 +252,95 @@ describe('the data studio in a browser', () => {
     expect(failed).toEqual([]);
   }, 240_000);
 
+  test('the media library: files dropped are uploaded, shown as thumbnails, found, tagged and described; a file held already is named', async () => {
+    const tag = await t.json('POST', '/api/v1/media-tags', { name: 'Brand' }, { cookie: owner.cookie });
+    expect(tag.status).toBe(201);
+    const { page, errors, failed } = await pageOf(owner);
+    await page.goto(`${t.origin}/console/media`);
+    await page.getByRole('heading', { name: 'Media' }).waitFor();
+    const name = `drop-${Date.now()}.png`;
+    const bytes = [...(await pngFile(640, 480, '#2050c0'))];
+    const drop = async () => {
+      const dataTransfer = await page.evaluateHandle(({ bytes, name }) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([new Uint8Array(bytes)], name, { type: 'image/png' }));
+        return transfer;
+      }, { bytes, name });
+      await page.getByTestId('dropzone').dispatchEvent('drop', { dataTransfer });
+    };
+    await drop();
+    await page.getByText('Uploaded 1 file.').waitFor();
+    const tile = page.getByRole('button', { name: `Details of ${name}` });
+    await expect.poll(() => tile.locator('img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), { timeout: pageTimeout }).toBe(320);
+    // The same content again: uploaded, and named as one the team held already.
+    await drop();
+    await page.getByText(`Already in the library: ${name}`).waitFor();
+
+    await page.getByLabel('Search').fill(name.replace('.png', ''));
+    await expect.poll(() => page.locator('.media-grid li').count(), { timeout: pageTimeout }).toBe(2);
+    await tile.first().click();
+    const details = page.getByRole('region', { name });
+    await expect(details.innerText()).resolves.toMatch(/640 × 480/);
+    await details.getByLabel('Alternative text').fill('A blue square');
+    await details.getByLabel('Brand').check();
+    await details.getByRole('button', { name: 'Save' }).click();
+    await details.getByText('Saved.').waitFor();
+    await page.getByLabel('Search').fill('');
+    await page.getByLabel('Tag').selectOption({ label: 'Brand' });
+    await expect.poll(() => page.locator('.media-grid li').allInnerTexts(), { timeout: pageTimeout }).toEqual([name]);
+    const listed = await t.json('GET', `/api/v1/media?search=${encodeURIComponent(name.replace('.png', ''))}`, undefined, { cookie: owner.cookie });
+    expect(listed.body.data.data.map((m: { alt: string | null }) => m.alt).sort()).toEqual(['A blue square', null]);
+    expect(errors).toEqual([]);
+    expect(failed).toEqual([]);
+
+    // A viewer reads the library and may not add to it.
+    const seen = await pageOf(viewer);
+    await seen.page.goto(`${t.origin}/console/media`);
+    await seen.page.getByText('Viewers can read but not change records').waitFor();
+    await expect(seen.page.getByLabel('Choose files').isDisabled()).resolves.toBe(true);
+    expect(seen.errors).toEqual([]);
+  }, 240_000);
+
+  test('the team: plan usage, an invitation sent, a role changed and a member removed by the owner; a viewer may do none of it', async () => {
+    const newcomer = await signUp(t, { firstName: 'Emmy', lastName: 'Noether' });
+    const { page, errors, failed } = await pageOf(owner);
+    await page.goto(`${t.origin}/console/team`);
+    await page.getByRole('heading', { name: 'Members' }).waitFor();
+    await page.getByRole('region', { name: /^Plan/ }).getByText('team members').waitFor();
+    await expect(page.getByRole('region', { name: 'Members' }).innerText()).resolves.toContain(teammate.email);
+    await page.getByLabel('E-mail').fill(newcomer.email);
+    await page.getByLabel('Role', { exact: true }).selectOption('viewer');
+    await page.getByRole('button', { name: 'Send the invitation' }).click();
+    await page.getByText(`Invitation sent to ${newcomer.email}.`).waitFor();
+    // The newcomer accepts (as the invitation page does), and the owner sees them join.
+    const pending = await t.json('GET', '/api/v1/team-invitations', undefined, { cookie: newcomer.cookie });
+    const token = (pending.body.data as { token: string; teamId: string }[]).find((i) => i.teamId === owner.activeTeamId)!.token;
+    expect((await t.json('POST', `/api/v1/team-invitations/${token}/accept`, undefined, { cookie: newcomer.cookie })).status).toBe(200);
+    await page.reload();
+    const role = page.getByLabel(`Role of ${newcomer.email}`);
+    await expect(role.inputValue()).resolves.toBe('viewer');
+    await role.selectOption('member');
+    const roleOf = async () => ((await t.json('GET', `/api/v1/teams/${owner.activeTeamId}/members?limit=100`, undefined, { cookie: owner.cookie })).body.data as { role: string; user: { email: string } }[]).find((m) => m.user.email === newcomer.email)?.role;
+    await expect.poll(roleOf, { timeout: pageTimeout }).toBe('member');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: `Remove ${newcomer.email}` }).click();
+    await expect.poll(roleOf, { timeout: pageTimeout }).toBeUndefined();
+    await expect.poll(() => page.getByRole('region', { name: 'Members' }).innerText(), { timeout: pageTimeout }).not.toContain(newcomer.email);
+    // The owner's own role is not theirs to change.
+    await expect(page.getByLabel(`Role of ${owner.email}`).isDisabled()).resolves.toBe(true);
+    expect(errors).toEqual([]);
+    expect(failed).toEqual([]);
+
+    const seen = await pageOf(viewer);
+    await seen.page.goto(`${t.origin}/console/team`);
+    await seen.page.getByText('Only owners and admins invite.').waitFor();
+    await expect(seen.page.getByRole('button', { name: 'Send the invitation' }).isDisabled()).resolves.toBe(true);
+    await expect(seen.page.getByLabel(`Role of ${teammate.email}`).isDisabled()).resolves.toBe(true);
+    await expect(seen.page.getByLabel(`Role of ${teammate.email}`).getAttribute('title')).resolves.toBe('Only owners and admins manage members');
+    expect(seen.errors).toEqual([]);
+    expect(seen.failed).toEqual([]);
+  }, 240_000);
+
   test('every studio screen passes axe-core at 1280 and 390 px', async () => {
     const id = await customer(owner, `Axe ${Date.now()}`, 50_001);
     for (const width of [1280, 390]) {
@@ -261,6 +351,8 @@ describe('the data studio in a browser', () => {
         ['record', `/console/data/customers/${id}`, 'Axe'],
         ['new record', '/console/data/orders/new', 'New order'],
         ['API keys', '/console/api-keys', 'API keys'],
+        ['media', '/console/media', 'Media'],
+        ['team', '/console/team', 'Members'],
       ];
       for (const [name, path, heading] of screens) {
         await page.goto(`${t.origin}${path}`);

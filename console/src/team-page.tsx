@@ -1,0 +1,183 @@
+// The active team: its plan and what each of its limits has used; its members with their roles
+// (changed and removed by owners and admins, as the teams' rules allow: teams/rules.ts); and an
+// invitation by e-mail. What the caller's role may not do is disabled, with the reason.
+import { useEffect, useState } from 'preact/hooks';
+import { messageOf, platform, type paths, type Session } from './api.js';
+import { Field, fieldErrorsOf, Problem } from './forms.js';
+import type { Team } from './team.js';
+
+type Member = NonNullable<paths['/api/v1/teams/{teamId}/members']['get']['responses'][200]['content']['application/json']['data']>[number];
+interface Plan {
+  name: string;
+  /** Each limit's most (null: no limit), by its slug (`team_members`). */
+  limits: Record<string, number | null>;
+}
+interface Usage {
+  limitSlug: string;
+  current: number;
+  max: number | null;
+}
+
+const assignable = ['admin', 'member', 'viewer'];
+
+/** Why `role` may not act on `member` (role changes and removal), or null when it may: the teams' rules. */
+function refusalOn(role: string | null, member: Member, me: string): string | null {
+  if (role !== 'owner' && role !== 'admin') return 'Only owners and admins manage members';
+  if (member.role === 'owner') return "The owner's role never changes";
+  if (member.userId === me) return 'Nobody changes their own role';
+  if (member.role === 'admin' && role !== 'owner') return 'Only the owner acts on an admin';
+  return null;
+}
+
+function PlanUsage({ team }: { team: Team }) {
+  const [plan, setPlan] = useState<Plan | null>(null);
+  const [usage, setUsage] = useState<Usage[]>([]);
+  useEffect(() => {
+    void (async () => {
+      const { data } = await platform.rest.GET('/api/v1/teams/{teamId}/subscription', { params: { path: { teamId: team.id } } });
+      const found = (data as { data?: { plan?: Plan } } | undefined)?.data?.plan ?? null;
+      setPlan(found);
+      const answers = await Promise.all(
+        Object.keys(found?.limits ?? {}).map((limitSlug) => platform.rest.GET('/api/v1/teams/{teamId}/usage/{limitSlug}', { params: { path: { teamId: team.id, limitSlug } } })),
+      );
+      setUsage(answers.flatMap(({ data: answer }) => (answer?.data ? [answer.data] : [])));
+    })();
+  }, [team.id]);
+  return (
+    <section aria-labelledby="plan-heading">
+      <h2 id="plan-heading">Plan{plan && `: ${plan.name}`}</h2>
+      {usage.length ? (
+        <ul class="usage">
+          {usage.map((u) => (
+            <li key={u.limitSlug}>
+              <span>{u.limitSlug.replace(/_/g, ' ')}</span>
+              {u.max === null ? (
+                <span>{u.current} (no limit)</span>
+              ) : (
+                <>
+                  <meter min={0} max={u.max} value={u.current} aria-label={`${u.limitSlug} used`} />
+                  <span>
+                    {u.current} of {u.max}
+                  </span>
+                </>
+              )}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="hint">{plan ? 'This plan sets no limit.' : 'No subscription.'}</p>
+      )}
+    </section>
+  );
+}
+
+export function TeamPage({ session, team }: { session: Session; team: Team | null }) {
+  const [members, setMembers] = useState<Member[] | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [invited, setInvited] = useState<string | null>(null);
+  const load = async () => {
+    if (!team) return;
+    const { data, error } = await platform.rest.GET('/api/v1/teams/{teamId}/members', { params: { path: { teamId: team.id }, query: { limit: 100 } } });
+    setProblem(error ? messageOf(error) : null);
+    setMembers(data?.data ?? []);
+  };
+  useEffect(() => void load(), [team?.id]);
+  if (!team) {
+    return (
+      <main class="wide">
+        <h1>Team</h1>
+        <p>No active team.</p>
+      </main>
+    );
+  }
+  const role = team.userRole;
+  const inviting = role === 'owner' || role === 'admin' ? null : 'Only owners and admins invite';
+  const setRole = async (member: Member, next: string) => {
+    const { error } = await platform.rest.PATCH('/api/v1/teams/{teamId}/members/{memberId}', { params: { path: { teamId: team.id, memberId: member.id } }, body: { role: next as 'member' } });
+    setProblem(error ? messageOf(error) : null);
+    await load();
+  };
+  const remove = async (member: Member) => {
+    if (!confirm(`Remove ${member.user.email} from ${team.name}?`)) return;
+    const { error } = await platform.rest.DELETE('/api/v1/teams/{teamId}/members/{memberId}', { params: { path: { teamId: team.id, memberId: member.id } } });
+    setProblem(error ? messageOf(error) : null);
+    await load();
+  };
+  const invite = async (event: Event) => {
+    event.preventDefault();
+    const formElement = event.currentTarget as HTMLFormElement;
+    const form = new FormData(formElement);
+    const email = String(form.get('email'));
+    const { error } = await platform.rest.POST('/api/v1/teams/{teamId}/members', { params: { path: { teamId: team.id } }, body: { email, role: String(form.get('role')) as 'member' } });
+    setErrors(fieldErrorsOf(error));
+    setProblem(error ? messageOf(error, { ALREADY_MEMBER: `${email} is a member already.`, INVITATION_EXISTS: `${email} has an invitation already.` }) : null);
+    setInvited(error ? null : `Invitation sent to ${email}.`);
+    if (!error) formElement.reset();
+  };
+  return (
+    <main class="wide">
+      <h1>{team.name}</h1>
+      <p>
+        Your role: <strong>{role}</strong>. {team.memberCount} member{team.memberCount === 1 ? '' : 's'}.
+      </p>
+      <PlanUsage team={team} />
+      <section aria-labelledby="members-heading">
+        <h2 id="members-heading">Members</h2>
+        {members === null ? (
+          <p aria-busy="true">Loading…</p>
+        ) : (
+          <ul class="sessions">
+            {members.map((m) => {
+              const refused = refusalOn(role, m, session.user.id);
+              const name = [m.user.firstName, m.user.lastName].filter(Boolean).join(' ');
+              return (
+                <li key={m.id}>
+                  <span>
+                    {name ? `${name} · ` : ''}
+                    {m.user.email}
+                  </span>
+                  <span class="actions">
+                    <select aria-label={`Role of ${m.user.email}`} value={m.role} disabled={refused !== null} title={refused ?? undefined} onChange={(e) => void setRole(m, (e.currentTarget as HTMLSelectElement).value)}>
+                      {(m.role === 'owner' ? ['owner'] : assignable).map((r) => (
+                        <option key={r} value={r} disabled={r === 'admin' && role !== 'owner'}>
+                          {r}
+                        </option>
+                      ))}
+                    </select>
+                    <button type="button" class="secondary" disabled={refused !== null} title={refused ?? undefined} onClick={() => void remove(m)}>
+                      Remove {m.user.email}
+                    </button>
+                  </span>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </section>
+      <section aria-labelledby="invite-heading">
+        <h2 id="invite-heading">Invite someone</h2>
+        {inviting && <p class="hint">{inviting}.</p>}
+        <form onSubmit={(e) => void invite(e)} noValidate>
+          <fieldset disabled={inviting !== null}>
+            <legend class="visually-hidden">Invitation</legend>
+            <Field name="email" label="E-mail" type="email" autoComplete="off" errors={errors} />
+            <div class="field">
+              <label for="invite-role">Role</label>
+              <select id="invite-role" name="role" defaultValue="member">
+                {assignable.map((r) => (
+                  <option key={r} value={r} disabled={r === 'admin' && role !== 'owner'}>
+                    {r}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <button type="submit">Send the invitation</button>
+          </fieldset>
+        </form>
+        {invited && <p role="status">{invited}</p>}
+      </section>
+      <Problem text={problem} />
+    </main>
+  );
+}
