@@ -1,5 +1,5 @@
 // The signed-in account: who and which team, the password (changed with the current one; the other
-// sessions end), two-factor sign-in (two-factor.tsx), where it is signed in (each session with its device and when it was last seen; one
+// sessions end), two-factor sign-in (two-factor.tsx), linked sign-in providers (unlinked), where it is signed in (each session with its device and when it was last seen; one
 // or all the others ended), and sign-out.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -8,6 +8,48 @@ import { Field, fieldErrorsOf, Problem } from './forms.js';
 import { TwoFactor } from './two-factor.js';
 
 type SignedInSession = NonNullable<paths['/api/auth/sessions']['get']['responses'][200]['content']['application/json']['data']>[number];
+type Identity = NonNullable<paths['/api/auth/identities']['get']['responses'][200]['content']['application/json']['data']>[number];
+
+/** The provider accounts linked to this one, each unlinked here unless it is the last way to sign in (the server says 409). */
+function Identities() {
+  const [identities, setIdentities] = useState<Identity[] | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const load = async () => {
+    const { data, error } = await platform.rest.GET('/api/auth/identities');
+    if (error) return setProblem(messageOf(error));
+    setIdentities(data?.data ?? []);
+  };
+  useEffect(() => void load(), []);
+  const unlink = async (identity: Identity) => {
+    const { error } = await platform.rest.DELETE('/api/auth/identities/{id}', { params: { path: { id: identity.id } } });
+    setProblem(error ? messageOf(error, { CONFLICT: `${identity.provider} is your only way to sign in: set a password (forgotten password) before unlinking it.` }) : null);
+    await load();
+  };
+  return (
+    <section aria-labelledby="identities-heading">
+      <h2 id="identities-heading">Linked sign-in providers</h2>
+      {identities === null ? (
+        <p aria-busy="true">Loading…</p>
+      ) : identities.length ? (
+        <ul class="sessions">
+          {identities.map((identity) => (
+            <li key={identity.id}>
+              <span>
+                {identity.provider} · {identity.email}
+              </span>
+              <button type="button" class="secondary" onClick={() => void unlink(identity)}>
+                Unlink {identity.provider}
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p>None: this account signs in with its password.</p>
+      )}
+      <Problem text={problem} />
+    </section>
+  );
+}
 
 function Password() {
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -112,6 +154,7 @@ export function Account({ session, onSignedOut, onChanged, children }: { session
       <Password />
       <TwoFactor enabled={session.twoFactorEnabled} onChanged={onChanged} />
       <Sessions />
+      <Identities />
     </main>
   );
 }

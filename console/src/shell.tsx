@@ -1,5 +1,5 @@
 // The signed-in console: a header naming the active team (switched here) and the caller's role in it,
-// a menu of the entities (generated from their definitions), the media library, the team, API keys and the account; and the page
+// a menu of the entities (generated from their definitions), the media library, the team, webhooks, API keys and the account; and the page
 // of the path: an entity's records, one record, the keys, or (home) the account with the data's entities.
 import { useEffect, useState } from 'preact/hooks';
 import { Account } from './account.js';
@@ -12,6 +12,7 @@ import { EntityList } from './studio-list.js';
 import { RecordPage } from './studio-record.js';
 import { switchTeam, useTeams } from './team.js';
 import { TeamPage } from './team-page.js';
+import { Webhooks } from './webhooks.js';
 
 export function Shell({ session, onSignedOut, onChanged }: { session: Session; onSignedOut: () => void; onChanged: () => void }) {
   const path = useRoute();
@@ -27,6 +28,7 @@ export function Shell({ session, onSignedOut, onChanged }: { session: Session; o
   if (section === 'api-keys') page = <ApiKeys session={session} />;
   else if (section === 'media') page = <MediaLibrary readOnly={team.readOnly} />;
   else if (section === 'team') page = <TeamPage session={session} team={team.active} />;
+  else if (section === 'webhooks') page = <Webhooks role={team.active?.userRole ?? null} />;
   else if (d && id) page = <RecordPage key={`${d.slug}/${id}`} d={d} id={id === 'new' ? null : decodeURIComponent(id)} readOnly={team.readOnly} />;
   else if (d) page = <EntityList key={d.slug} d={d} readOnly={team.readOnly} />;
   else if (section === 'data')
@@ -80,6 +82,11 @@ export function Shell({ session, onSignedOut, onChanged }: { session: Session; o
             <li>
               <Link to="/team" current={section === 'team'}>
                 Team
+              </Link>
+            </li>
+            <li>
+              <Link to="/webhooks" current={section === 'webhooks'}>
+                Webhooks
               </Link>
             </li>
             <li>

@@ -2,7 +2,7 @@
 // people use them: a newcomer signs up, creates a task, uploads a picture into a customer's logo and
 // sees its thumbnail, makes an API key, copies it and uses it with curl; a list filtered, sorted,
 // searched and paged; a teammate's change appearing live; a record's custom operation, history and
-// children; the media library; the team's members, invitations and plan; a viewer finding the write
+// children; the media library; the team's members, invitations and plan; webhooks; a viewer finding the write
 // controls disabled with the reason. No console error, no failed
 // request, nothing leaving the origin; axe-core finds nothing serious at 1280 and 390 px.
 import { execFile, execFileSync } from 'node:child_process';
@@ -341,6 +341,38 @@ describe('the data studio in a browser', () => {
     expect(seen.failed).toEqual([]);
   }, 240_000);
 
+  test("webhooks: an endpoint made with its events, its secret shown once, turned off and deleted; a viewer is told it is the owners' and admins'", async () => {
+    const { page, errors, failed } = await pageOf(owner);
+    await page.goto(`${t.origin}/console/webhooks`);
+    await page.getByRole('heading', { name: 'Endpoints' }).waitFor();
+    await page.getByLabel('URL').fill('https://hooks.example.com/platform');
+    await page.getByLabel('Description').fill('Billing');
+    await page.getByLabel('orders:*').check();
+    await page.getByRole('button', { name: 'Create the endpoint' }).click();
+    await expect.poll(async () => (await page.getByTestId('webhook-secret').innerText()).trim(), { timeout: pageTimeout }).toMatch(/^whsec_/);
+    const endpoints = page.getByRole('region', { name: 'Endpoints' });
+    await endpoints.getByText('https://hooks.example.com/platform').waitFor();
+    await expect(endpoints.innerText()).resolves.toContain('orders:* · on · Billing');
+    await endpoints.getByRole('button', { name: 'Turn off' }).click();
+    await endpoints.getByRole('button', { name: 'Turn on' }).waitFor();
+    const listed = await t.json('GET', '/api/v1/webhooks', undefined, { cookie: owner.cookie });
+    expect(listed.body.data).toMatchObject([{ url: 'https://hooks.example.com/platform', eventTypes: ['orders:*'], active: false }]);
+    await endpoints.getByRole('button', { name: 'Deliveries' }).click();
+    await endpoints.getByText('No delivery yet.').waitFor();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await endpoints.getByRole('button', { name: 'Delete' }).click();
+    await endpoints.getByText('No endpoint yet.').waitFor();
+    expect(errors).toEqual([]);
+    expect(failed).toEqual([]);
+
+    const seen = await pageOf(viewer);
+    await seen.page.goto(`${t.origin}/console/webhooks`);
+    await seen.page.getByText('Only owners and admins manage webhooks.').waitFor();
+    await expect(seen.page.getByRole('button', { name: 'Create the endpoint' }).isDisabled()).resolves.toBe(true);
+    expect(seen.errors).toEqual([]);
+    expect(seen.failed).toEqual([]);
+  }, 240_000);
+
   test('every studio screen passes axe-core at 1280 and 390 px', async () => {
     const id = await customer(owner, `Axe ${Date.now()}`, 50_001);
     for (const width of [1280, 390]) {
@@ -353,6 +385,7 @@ describe('the data studio in a browser', () => {
         ['API keys', '/console/api-keys', 'API keys'],
         ['media', '/console/media', 'Media'],
         ['team', '/console/team', 'Members'],
+        ['webhooks', '/console/webhooks', 'Endpoints'],
       ];
       for (const [name, path, heading] of screens) {
         await page.goto(`${t.origin}${path}`);

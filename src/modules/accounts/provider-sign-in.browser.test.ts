@@ -82,6 +82,12 @@ test("the console's button signs in through the provider and comes back to the c
   // Signed in for good: a reload keeps it.
   await page.reload();
   await page.getByText('Signed in as grace@corp.test').waitFor();
-  expect(errors).toEqual([]);
+  // The account lists the provider it is linked to; unlinking the only way to sign in is refused, and said.
+  const linked = page.getByRole('region', { name: 'Linked sign-in providers' });
+  await linked.getByText('corp · grace@corp.test').waitFor();
+  await linked.getByRole('button', { name: 'Unlink corp' }).click();
+  await linked.getByText('corp is your only way to sign in').waitFor();
+  await expect(linked.getByText('corp · grace@corp.test').isVisible()).resolves.toBe(true);
+  expect(errors.filter((e) => !/status of 409/.test(e))).toEqual([]);
   await context.close();
 }, 180_000);
