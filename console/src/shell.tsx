@@ -1,5 +1,5 @@
 // The signed-in console: a header naming the active team (switched here) and the caller's role in it,
-// a menu of the entities (generated from their definitions), the media library, the team, webhooks, API keys and the account; and the page
+// a menu of the entities (generated from their definitions), the media library, the team, webhooks, scheduled actions (developers), API keys and the account; and the page
 // of the path: an entity's records, one record, the keys, or (home) the account with the data's entities.
 import { useEffect, useState } from 'preact/hooks';
 import { Account } from './account.js';
@@ -12,6 +12,7 @@ import { EntityList } from './studio-list.js';
 import { RecordPage } from './studio-record.js';
 import { switchTeam, useTeams } from './team.js';
 import { TeamPage } from './team-page.js';
+import { ScheduledActions } from './scheduled-actions.js';
 import { Webhooks } from './webhooks.js';
 
 export function Shell({ session, onSignedOut, onChanged }: { session: Session; onSignedOut: () => void; onChanged: () => void }) {
@@ -29,6 +30,7 @@ export function Shell({ session, onSignedOut, onChanged }: { session: Session; o
   else if (section === 'media') page = <MediaLibrary readOnly={team.readOnly} />;
   else if (section === 'team') page = <TeamPage session={session} team={team.active} />;
   else if (section === 'webhooks') page = <Webhooks role={team.active?.userRole ?? null} />;
+  else if (section === 'scheduled-actions') page = <ScheduledActions session={session} />;
   else if (d && id) page = <RecordPage key={`${d.slug}/${id}`} d={d} id={id === 'new' ? null : decodeURIComponent(id)} readOnly={team.readOnly} />;
   else if (d) page = <EntityList key={d.slug} d={d} readOnly={team.readOnly} />;
   else if (section === 'data')
@@ -89,6 +91,13 @@ export function Shell({ session, onSignedOut, onChanged }: { session: Session; o
                 Webhooks
               </Link>
             </li>
+            {(session.user.role === 'developer' || session.user.role === 'superadmin') && (
+              <li>
+                <Link to="/scheduled-actions" current={section === 'scheduled-actions'}>
+                  Scheduled actions
+                </Link>
+              </li>
+            )}
             <li>
               <Link to="/api-keys" current={section === 'api-keys'}>
                 API keys

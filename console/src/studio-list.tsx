@@ -35,7 +35,7 @@ function Chart({ d, version }: { d: StudioEntity; version: number }) {
   useEffect(() => {
     if (!field) return;
     void aggregateRecords(d.slug, { groupBy: field.name }).then(({ data }) => {
-      const answer = (data?.data as { groups?: { key: Record<string, unknown>; count: number }[] } | undefined)?.groups ?? [];
+      const answer = (data?.data as { key: Record<string, unknown>; count: number }[] | undefined) ?? [];
       setGroups(answer.map((g) => ({ key: String(g.key[field.name] ?? '—'), count: g.count })));
     });
   }, [d.slug, version]);

@@ -2,7 +2,8 @@
 // people use them: a newcomer signs up, creates a task, uploads a picture into a customer's logo and
 // sees its thumbnail, makes an API key, copies it and uses it with curl; a list filtered, sorted,
 // searched and paged; a teammate's change appearing live; a record's custom operation, history and
-// children; the media library; the team's members, invitations and plan; webhooks; a viewer finding the write
+// children; the media library; the team's members, invitations and plan; webhooks; scheduled actions
+// for developers; a viewer finding the write
 // controls disabled with the reason. No console error, no failed
 // request, nothing leaving the origin; axe-core finds nothing serious at 1280 and 390 px.
 import { execFile, execFileSync } from 'node:child_process';
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { signUp, type SignedUpUser } from '../testkit/accounts.js';
 import { launchChromium, signedInContext, watch, type Watched } from '../testkit/browser.js';
 import { pngFile } from '../testkit/media.js';
+import { userWithRole } from '../testkit/scheduled-actions.js';
 import { joinTeam } from '../testkit/teams.js';
 import { createTestApp, type TestApp } from '../testkit/test-app.js';
 
@@ -132,9 +134,16 @@ describe('the data studio in a browser', () => {
 
   test('a list: columns, sort, search, AND/OR filters and cursor pages', async () => {
     const prefix = `Sorted ${Date.now()}`;
+    for (const status of ['review', 'done', 'review']) await t.json('POST', '/api/v1/tasks', { title: `Counted ${status}`, status }, { cookie: owner.cookie });
     for (let i = 0; i < 23; i++) await customer(owner, `${prefix} ${String(i).padStart(2, '0')}`, 10_000 + i, i % 3 === 0 ? 'Paris' : 'Rome');
     const { page, errors, failed } = await pageOf(owner);
     await page.goto(`${t.origin}/console/data/customers`);
+    await page.getByRole('heading', { name: 'Customers' }).waitFor();
+    // The entity page's chart counts tasks by status (tasks' first filterable choice field).
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Tasks' }).click();
+    await page.getByRole('figure').getByText('Tasks by status').waitFor();
+    await expect(page.getByRole('figure').locator('li').allInnerTexts()).resolves.toEqual(['done\n1', 'review\n2']);
+    await page.goBack();
     await page.getByRole('heading', { name: 'Customers' }).waitFor();
     await page.getByLabel('Search').fill(prefix);
     await page.getByRole('button', { name: /^Name/ }).click();
@@ -371,6 +380,32 @@ describe('the data studio in a browser', () => {
     await expect(seen.page.getByRole('button', { name: 'Create the endpoint' }).isDisabled()).resolves.toBe(true);
     expect(seen.errors).toEqual([]);
     expect(seen.failed).toEqual([]);
+  }, 240_000);
+
+  test('scheduled actions: a developer filters the queue and cancels a pending action; a member is told they are for developers', async () => {
+    const developer = await userWithRole(t, 'developer');
+    const scheduled = await t.json('POST', '/api/v1/devtools/scheduled-actions', { actionType: 'social:refresh-tokens', payload: {}, scheduledAt: '2030-01-02T00:00:00Z' }, { cookie: developer.cookie });
+    expect(scheduled.status).toBe(201);
+    const { page, errors, failed } = await pageOf(developer);
+    await page.goto(`${t.origin}/console`);
+    await page.getByRole('link', { name: 'Scheduled actions' }).click();
+    await page.getByRole('heading', { name: 'Scheduled actions' }).waitFor();
+    await page.getByLabel('Status').selectOption('pending');
+    await page.getByLabel('Action type').selectOption('social:refresh-tokens');
+    const item = page.locator('.endpoints li', { hasText: 'social:refresh-tokens · pending' }).first();
+    await item.waitFor();
+    await item.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(async () => (await t.json('GET', `/api/v1/devtools/scheduled-actions/${scheduled.body.data.id}`, undefined, { cookie: developer.cookie })).body.data.status, { timeout: pageTimeout }).toBe('failed');
+    await page.getByLabel('Status').selectOption('failed');
+    await page.locator('.endpoints li', { hasText: 'social:refresh-tokens · failed' }).first().getByText('Cancelled').waitFor();
+    expect(errors).toEqual([]);
+    expect(failed).toEqual([]);
+
+    const member = await pageOf(owner);
+    await member.page.goto(`${t.origin}/console/scheduled-actions`);
+    await member.page.getByText('Scheduled actions are for developers').waitFor();
+    await expect(member.page.getByRole('link', { name: 'Scheduled actions' }).count()).resolves.toBe(0);
+    expect(member.failed).toEqual([]);
   }, 240_000);
 
   test('every studio screen passes axe-core at 1280 and 390 px', async () => {
