@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf, platform, type paths, type Session } from './api.js';
 import { declaredScopes } from './definitions.js';
-import { fieldErrorsOf, Problem } from './forms.js';
+import { fieldErrorsOf, Problem, ShownOnce } from './forms.js';
 
 type Key = NonNullable<paths['/api/v1/api-keys']['get']['responses'][200]['content']['application/json']['data']>[number];
 
@@ -17,7 +17,6 @@ export function ApiKeys({ session }: { session: Session }) {
   const [problem, setProblem] = useState<string | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [made, setMade] = useState<{ name: string; key: string } | null>(null);
-  const [copied, setCopied] = useState(false);
   const load = async () => {
     const { data, error } = await platform.rest.GET('/api/v1/api-keys');
     setProblem(error ? messageOf(error) : null);
@@ -36,7 +35,6 @@ export function ApiKeys({ session }: { session: Session }) {
     setProblem(error ? messageOf(error) : null);
     if (error || !data?.data) return;
     formElement.reset();
-    setCopied(false);
     setMade({ name: data.data.name, key: data.data.key });
     await load();
   };
@@ -46,35 +44,13 @@ export function ApiKeys({ session }: { session: Session }) {
     setProblem(error ? messageOf(error) : null);
     await load();
   };
-  const copy = async () => {
-    if (!made) return;
-    await navigator.clipboard.writeText(made.key);
-    setCopied(true);
-  };
 
   return (
     <main class="wide">
       <h1>API keys</h1>
       <p>A key acts as you, with the scopes it names, in the team a request names (<code>X-Team-Id</code>) or your active team.</p>
       {made && (
-        <section class="shown-once" aria-labelledby="made-heading">
-          <h2 id="made-heading">The key “{made.name}”</h2>
-          <p>Copy it now: it is shown this once, and only its first characters are kept.</p>
-          <p>
-            <code class="secret" data-testid="new-key">
-              {made.key}
-            </code>
-          </p>
-          <div class="actions">
-            <button type="button" onClick={() => void copy()}>
-              Copy the key
-            </button>
-            {copied && <span role="status">Copied.</span>}
-            <button type="button" class="secondary" onClick={() => setMade(null)}>
-              Done
-            </button>
-          </div>
-        </section>
+        <ShownOnce key={made.key} heading={`The key “${made.name}”`} note="Only its first characters are kept." value={made.key} what="key" testId="new-key" onDone={() => setMade(null)} />
       )}
       <section aria-labelledby="new-key-heading">
         <h2 id="new-key-heading">New key</h2>

@@ -1,6 +1,8 @@
 // Form parts every screen shares: a labelled field that shows the server's word about it (a 400 or
-// 422 answer's `details.errors`, by path) at the field itself, marked invalid for assistive technology.
+// 422 answer's `details.errors`, by path) at the field itself, marked invalid for assistive technology;
+// and a secret shown once with its copy button.
 import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
 
 /**
  * An error envelope's word per field as path → message: a 400's `details.errors` (`[{path, message}]`,
@@ -69,4 +71,33 @@ export function Problem({ text, id }: { text: string | null; id?: string }) {
       {text}
     </p>
   ) : null;
+}
+
+/** A secret the server shows once (a new API key, a webhook's signing secret), with a button that copies it. */
+export function ShownOnce({ heading, note, value, what, testId, onDone }: { heading: string; note: string; value: string; what: string; testId: string; onDone: () => void }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    await navigator.clipboard.writeText(value);
+    setCopied(true);
+  };
+  return (
+    <section class="shown-once" aria-labelledby="shown-once-heading">
+      <h2 id="shown-once-heading">{heading}</h2>
+      <p>Copy it now: it is shown this once. {note}</p>
+      <p>
+        <code class="secret" data-testid={testId}>
+          {value}
+        </code>
+      </p>
+      <div class="actions">
+        <button type="button" onClick={() => void copy()}>
+          Copy the {what}
+        </button>
+        {copied && <span role="status">Copied.</span>}
+        <button type="button" class="secondary" onClick={onDone}>
+          Done
+        </button>
+      </div>
+    </section>
+  );
 }

@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf, platform, type paths } from './api.js';
 import { studioEntities } from './definitions.js';
-import { fieldErrorsOf, Problem } from './forms.js';
+import { fieldErrorsOf, Problem, ShownOnce } from './forms.js';
 
 type Endpoint = NonNullable<paths['/api/v1/webhooks']['get']['responses'][200]['content']['application/json']['data']>[number];
 type Delivery = NonNullable<paths['/api/v1/webhooks/{id}/deliveries']['get']['responses'][200]['content']['application/json']['data']>[number];
@@ -93,23 +93,7 @@ export function Webhooks({ role }: { role: string | null }) {
       <p>The team's changes are sent, signed, to each endpoint subscribed to their events.</p>
       {managing && <p class="hint">{managing}.</p>}
       {secret && (
-        <section class="shown-once" aria-labelledby="secret-heading">
-          <h2 id="secret-heading">Signing secret of {secret.url}</h2>
-          <p>Copy it now: it is shown this once. Deliveries carry a signature made with it.</p>
-          <p>
-            <code class="secret" data-testid="webhook-secret">
-              {secret.secret}
-            </code>
-          </p>
-          <div class="actions">
-            <button type="button" onClick={() => void navigator.clipboard.writeText(secret.secret)}>
-              Copy the secret
-            </button>
-            <button type="button" class="secondary" onClick={() => setSecret(null)}>
-              Done
-            </button>
-          </div>
-        </section>
+        <ShownOnce key={secret.secret} heading={`Signing secret of ${secret.url}`} note="Deliveries carry a signature made with it." value={secret.secret} what="secret" testId="webhook-secret" onDone={() => setSecret(null)} />
       )}
       <section aria-labelledby="new-endpoint-heading">
         <h2 id="new-endpoint-heading">New endpoint</h2>
