@@ -111,16 +111,16 @@ export function Shell({ session, onSignedOut, onChanged }: { session: Session; o
           </ul>
         </nav>
         {team.teams.length > 0 && (
-          <label class="inline team">
-            Team
-            <select value={session.activeTeamId ?? ''} onChange={(e) => void change((e.currentTarget as HTMLSelectElement).value)}>
+          <span class="inline team">
+            <label for="active-team">Team</label>
+            <select id="active-team" value={session.activeTeamId ?? ''} onChange={(e) => void change((e.currentTarget as HTMLSelectElement).value)}>
               {team.teams.map((t) => (
                 <option key={t.id} value={t.id}>
                   {t.name} ({t.userRole ?? 'member'})
                 </option>
               ))}
             </select>
-          </label>
+          </span>
         )}
       </header>
       {page}

@@ -126,7 +126,14 @@ describe('the data studio in a browser', () => {
     // The key's scopes hold: it reads tasks, not customers.
     await expect(curl('-o', '/dev/null', '-w', '%{http_code}', `${t.origin}/api/v1/customers`)).resolves.toBe('403');
     await page.getByRole('button', { name: 'Done' }).click();
-    await page.getByText('never used').or(page.getByText('last used')).first().waitFor();
+    const keys = page.getByRole('region', { name: 'Your keys' });
+    await keys.getByText(/reporting .* tasks:read · active/).waitFor();
+    // Revoked here, refused from the next request on.
+    page.once('dialog', (dialog) => void dialog.accept());
+    await keys.getByRole('button', { name: 'Revoke reporting' }).click();
+    await keys.getByText(/· inactive/).waitFor();
+    await expect(keys.getByRole('button', { name: 'Revoke reporting' }).isDisabled()).resolves.toBe(true);
+    await expect(curl('-o', '/dev/null', '-w', '%{http_code}', `${t.origin}/api/v1/tasks`)).resolves.toBe('401');
     expect(errors).toEqual([]);
     expect(failed).toEqual([]);
     expect(foreign).toEqual([]);
@@ -340,6 +347,18 @@ describe('the data studio in a browser', () => {
     expect(errors).toEqual([]);
     expect(failed).toEqual([]);
 
+    // Another team of the owner's, switched to in the header: its members are the owner alone.
+    const other = await t.json('POST', '/api/v1/teams', { name: 'Side project', slug: `side-${Date.now()}` }, { cookie: owner.cookie });
+    expect(other.status).toBe(201);
+    await page.reload();
+    await page.getByLabel('Team', { exact: true }).selectOption({ label: 'Side project (owner)' });
+    await page.getByRole('heading', { name: 'Side project' }).waitFor();
+    await expect.poll(() => page.getByRole('region', { name: 'Members' }).locator('li').count(), { timeout: pageTimeout }).toBe(1);
+    await page.getByLabel('Team', { exact: true }).selectOption({ value: owner.activeTeamId });
+    await expect.poll(() => page.getByRole('region', { name: 'Members' }).innerText(), { timeout: pageTimeout }).toContain(teammate.email);
+    expect(errors).toEqual([]);
+    expect(failed).toEqual([]);
+
     const seen = await pageOf(viewer);
     await seen.page.goto(`${t.origin}/console/team`);
     await seen.page.getByText('Only owners and admins invite.').waitFor();
@@ -397,7 +416,11 @@ describe('the data studio in a browser', () => {
     await item.getByRole('button', { name: 'Cancel' }).click();
     await expect.poll(async () => (await t.json('GET', `/api/v1/devtools/scheduled-actions/${scheduled.body.data.id}`, undefined, { cookie: developer.cookie })).body.data.status, { timeout: pageTimeout }).toBe('failed');
     await page.getByLabel('Status').selectOption('failed');
-    await page.locator('.endpoints li', { hasText: 'social:refresh-tokens · failed' }).first().getByText('Cancelled').waitFor();
+    const cancelled = page.locator('.endpoints li', { hasText: 'social:refresh-tokens · failed' }).first();
+    await cancelled.getByText('Cancelled').waitFor();
+    // A failed action is retried: pending again, due now (the queue may have taken it up since).
+    await cancelled.getByRole('button', { name: 'Retry' }).click();
+    await expect.poll(async () => (await t.json('GET', `/api/v1/devtools/scheduled-actions/${scheduled.body.data.id}`, undefined, { cookie: developer.cookie })).body.data.status, { timeout: pageTimeout }).not.toBe('failed');
     expect(errors).toEqual([]);
     expect(failed).toEqual([]);
 
@@ -421,6 +444,7 @@ describe('the data studio in a browser', () => {
         ['media', '/console/media', 'Media'],
         ['team', '/console/team', 'Members'],
         ['webhooks', '/console/webhooks', 'Endpoints'],
+        ['scheduled actions', '/console/scheduled-actions', 'Scheduled actions'],
       ];
       for (const [name, path, heading] of screens) {
         await page.goto(`${t.origin}${path}`);
