@@ -1,4 +1,4 @@
-// The caller's API keys: each with its scopes, status and last use, revoked here; a new one made with
+// The caller's API keys: each with its scopes, status and last use, its usage on request, revoked here; a new one made with
 // a name and scopes picked from what the modules declare (generated: definitions.ts), those the
 // caller's global role may not grant shown disabled with the reason; the key itself shown once, with
 // a button that copies it.
@@ -11,6 +11,23 @@ type Key = NonNullable<paths['/api/v1/api-keys']['get']['responses'][200]['conte
 
 const roles = ['member', 'developer', 'superadmin'];
 const actions = ['read', 'write', 'delete'] as const;
+
+/** A key's use, asked when the person asks: requests in all and in the last 24 hours, and the last one. */
+function Usage({ id }: { id: string }) {
+  const [usage, setUsage] = useState<string | null>(null);
+  const show = async () => {
+    const { data, error } = await platform.rest.GET('/api/v1/api-keys/{id}', { params: { path: { id } } });
+    const key = data?.data;
+    setUsage(error || !key ? messageOf(error) : `${key.totalRequests} request${key.totalRequests === 1 ? '' : 's'} in all, ${key.requestsLast24h} in the last 24 hours${key.lastUsedAt ? `, last ${new Date(key.lastUsedAt).toLocaleString()}` : ''}`);
+  };
+  return usage ? (
+    <span role="status">{usage}</span>
+  ) : (
+    <button type="button" class="secondary" onClick={() => void show()}>
+      Usage
+    </button>
+  );
+}
 
 export function ApiKeys({ session }: { session: Session }) {
   const [keys, setKeys] = useState<Key[] | null>(null);
@@ -114,6 +131,7 @@ export function ApiKeys({ session }: { session: Session }) {
                   <strong>{k.name}</strong> <code>{k.keyPrefix}…</code> · {k.scopes.join(', ')} · {k.status}
                   {k.lastUsedAt ? ` · last used ${new Date(k.lastUsedAt).toLocaleString()}` : ' · never used'}
                 </span>
+                <Usage id={k.id} />
                 <button type="button" class="secondary" disabled={k.status !== 'active'} title={k.status !== 'active' ? `This key is ${k.status}` : undefined} onClick={() => void revoke(k)}>
                   Revoke {k.name}
                 </button>

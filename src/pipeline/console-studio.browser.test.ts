@@ -57,7 +57,7 @@ async function noGraveViolations(page: Page, name: string): Promise<void> {
 beforeAll(async () => {
   execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'ignore' });
   browser = await launchChromium();
-  t = await createTestApp({ RATE_LIMIT_ENABLED: 'false' });
+  t = await createTestApp({ RATE_LIMIT_ENABLED: 'false', API_KEY_USAGE_FLUSH_MS: '200' });
   owner = await signUp(t, { firstName: 'Ada', lastName: 'Lovelace' });
   teammate = await signUp(t, { firstName: 'Charles', lastName: 'Babbage' });
   viewer = await signUp(t, { firstName: 'Mary', lastName: 'Somerville' });
@@ -128,6 +128,14 @@ describe('the data studio in a browser', () => {
     await page.getByRole('button', { name: 'Done' }).click();
     const keys = page.getByRole('region', { name: 'Your keys' });
     await keys.getByText(/reporting .* tasks:read · active/).waitFor();
+    // Its usage counts the request it served (the one its scopes refused is not counted), once the
+    // server has written its counts (API_KEY_USAGE_FLUSH_MS).
+    const usage = async () => {
+      await page.reload();
+      await keys.getByRole('button', { name: 'Usage' }).click();
+      return keys.getByRole('status').innerText();
+    };
+    await expect.poll(usage, { timeout: pageTimeout }).toMatch(/^1 request in all, 1 in the last 24 hours, last /);
     // Revoked here, refused from the next request on.
     page.once('dialog', (dialog) => void dialog.accept());
     await keys.getByRole('button', { name: 'Revoke reporting' }).click();
