@@ -78,7 +78,8 @@ describe('the README tour', () => {
     for (const block of blocks) {
       if (block.kind === 'tour') script.push(block.code);
       else {
-        script.push(`( ${block.code.trim()} ) > listen.out 2>&1 &`, 'listener=$!', "for _ in $(seq 1 600); do grep -q '^:' listen.out && break; sleep 0.1; done", 'sleep 1');
+        // The file exists before the loop reads it (the background subshell would make it only once scheduled).
+        script.push(': > listen.out', `( ${block.code.trim()} ) >> listen.out 2>&1 &`, 'listener=$!', "for _ in $(seq 1 600); do grep -q '^:' listen.out && break; sleep 0.1; done", 'sleep 1');
       }
     }
     script.push("for _ in $(seq 1 600); do grep -q 'UPDATED' listen.out && break; sleep 0.1; done", 'kill $listener');
