@@ -3,13 +3,23 @@
 // labels, types, choices, relations and what may be sorted, filtered and searched), its presentation
 // hints (label, listColumns, titleField), its operations, trash, history and children; and from the
 // app's modules (src/app/) its record routes, each a button on a record's page; and the scope
-// resources every module declares, for the API-key form's scope picker.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import type { EntityDefinition, FieldDefinition } from '../src/config/entity-definition.js';
+// resources every module declares, for the API-key form's scope picker. And console/src/generated/
+// documents.ts: each entity's GraphQL documents (the studio's requests: LIST, READ with children,
+// writes, trash, versions, counts by group, changes, custom operations), written with the names the
+// schema is built with and validated against schema/schema.graphql, so a document that no longer
+// fits the schema fails here, not in a browser; and the GraphQL enum name of each stored choice.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { buildSchema, parse, print, validate, type DocumentNode } from 'graphql';
+import type { ChildDefinition, EntityDefinition, FieldDefinition } from '../src/config/entity-definition.js';
 import { entityDefinitions } from '../src/config/entities/index.js';
 import { appModules } from '../src/app/index.js';
 import { modules } from '../src/module-list.js';
-import type { StudioEntity, StudioField, StudioScopeResource } from '../console/src/definitions.js';
+import { enumValueNames, graphqlNames, hasEnum } from '../src/modules/entities/graphql-names.js';
+import { aggregateNames } from '../src/modules/entities/aggregate-schema.js';
+import { groupFields } from '../src/modules/entities/aggregate.js';
+import { childField } from '../src/modules/entities/prisma-model.js';
+import * as rest from '../src/modules/entities/rest-documents.js';
+import type { StudioDocuments, StudioEntity, StudioField, StudioScopeResource } from '../console/src/definitions.js';
 
 /** `dueDate` → `Due date`. */
 const spaced = (name: string) => {
@@ -60,6 +70,56 @@ function entityOf(d: EntityDefinition): StudioEntity {
   };
 }
 
+const schema = buildSchema(readFileSync(new URL('../schema/schema.graphql', import.meta.url), 'utf8'));
+
+/** A document as one line, refused unless the schema validates it. */
+function checked(document: string | DocumentNode): string {
+  const node = typeof document === 'string' ? parse(document) : document;
+  const problems = validate(schema, node);
+  if (problems.length) throw new Error(`A console document does not fit the schema: ${problems.map((p) => p.message).join('; ')}\n${print(node)}`);
+  return print(node).replace(/\s+/g, ' ').trim();
+}
+
+/** Stored value → GraphQL enum value name, per enumerated field of `owner`. */
+const enumsOf = (owner: EntityDefinition | ChildDefinition, fields: FieldDefinition[]) =>
+  Object.fromEntries(fields.filter(hasEnum).map((f) => [f.name, Object.fromEntries(enumValueNames(owner, f))]));
+
+function documentsOf(d: EntityDefinition): StudioDocuments {
+  const n = graphqlNames(d);
+  const a = aggregateNames(d);
+  const record = rest.writtenRecord(d);
+  const on = d.operations;
+  const page = (field: string, name: string) =>
+    checked(`query ${name}($first: Int, $after: String, $sortBy: ${n.sortField}, $sortOrder: SortOrder, $search: String, $where: ${n.where}) {
+      result: ${field}(first: $first, after: $after, sortBy: $sortBy, sortOrder: $sortOrder, search: $search, where: $where) { items ${record} total endCursor }
+    }`);
+  const children = d.children.map((c) => `${childField(c)} { ${rest.writtenFields(c as never)} parentId }`).join(' ');
+  const grouped = groupFields(d);
+  const trash = d.softDelete && on.list && on.delete;
+  const actions = appModules.flatMap((m) => m.routes ?? []).filter((r) => r.path.startsWith(`/api/v1/${d.slug}/{id}/`));
+  return {
+    ...(on.list ? { list: page(n.list, `${n.type}Page`) } : {}),
+    ...(on.read ? { read: checked(`query ${n.type}Record($id: ID!) { result: ${n.read}(id: $id) { ${rest.writtenFields(d)} ${children} } }`) } : {}),
+    ...(on.create ? { create: checked(rest.createDocument(d)) } : {}),
+    ...(on.update ? { update: checked(rest.updateDocument(d)) } : {}),
+    ...(on.delete ? { delete: checked(rest.deleteDocument(d)) } : {}),
+    ...(trash ? { trash: page(n.trash, `${n.type}Trash`), restore: checked(rest.restoreDocument(d)) } : {}),
+    ...(on.list && grouped.length ? { aggregate: checked(`query ${a.result}($groupBy: [${a.groupField}!]) { result: ${a.field}(groupBy: $groupBy) { groups { key { ${grouped.map((f) => f.name).join(' ')} } count } } }`) } : {}),
+    ...(on.list ? { events: checked(`subscription ${n.type}Changes { result: ${n.read}Events { type } }`) } : {}),
+    ...(on.read && d.history.keep !== false
+      ? {
+          versions: checked(`query ${n.type}Versions($id: ID!, $first: Int) { result: ${n.read}(id: $id) { versions(first: $first) { items { version operation changedFields userId apiKeyId face createdAt record ${record} } } } }`),
+          restoreVersion: checked(`mutation ${n.restoreVersion}($id: ID!, $version: Int!) { result: ${n.restoreVersion}(id: $id, version: $version) ${record} }`),
+        }
+      : {}),
+    actions: Object.fromEntries(actions.map((r) => [r.path, checked(r.operation as DocumentNode)])),
+    enums: enumsOf(d, [...d.fields, ...d.links, ...d.virtuals]),
+    children: Object.fromEntries(
+      d.children.map((c) => [c.slug, { key: childField(c), create: checked(rest.childCreateDocument(c)), delete: checked(rest.childDeleteDocument(c)), enums: enumsOf(c, [...c.fields, ...c.virtuals]) }]),
+    ),
+  };
+}
+
 const header = '// Generated by `npm run generate` from the entity definitions and the app\'s record routes: do not edit.\n';
 const scopeResources: StudioScopeResource[] = modules.flatMap((m) => m.scopes ?? []).map((r) => ({ name: r.name, description: r.description, minimumRole: r.minimumRole ?? 'member' }));
 const body = [
@@ -70,4 +130,6 @@ const body = [
 const out = new URL('../console/src/generated/', import.meta.url);
 mkdirSync(out, { recursive: true });
 writeFileSync(new URL('entities.ts', out), header + body);
-console.log('✔ Generated console/src/generated/entities.ts');
+const documents = Object.fromEntries(entityDefinitions.map((d) => [d.slug, documentsOf(d)]));
+writeFileSync(new URL('documents.ts', out), `${header}import type { StudioDocuments } from '../definitions.js';\n\nexport const documents: Record<string, StudioDocuments> = ${JSON.stringify(documents, null, 2)};\n`);
+console.log('✔ Generated console/src/generated/entities.ts and documents.ts');

@@ -4,12 +4,12 @@
 // a button that copies it.
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf, platform, type paths, type Session } from './api.js';
+import { holdsGlobalRole } from './team.js';
 import { declaredScopes } from './definitions.js';
 import { fieldErrorsOf, Problem, ShownOnce } from './forms.js';
 
 type Key = NonNullable<paths['/api/v1/api-keys']['get']['responses'][200]['content']['application/json']['data']>[number];
 
-const roles = ['member', 'developer', 'superadmin'];
 const actions = ['read', 'write', 'delete'] as const;
 
 /** A key's use, asked when the person asks: requests in all and in the last 24 hours, and the last one. */
@@ -40,7 +40,7 @@ export function ApiKeys({ session }: { session: Session }) {
     setKeys(data?.data ?? []);
   };
   useEffect(() => void load(), []);
-  const refusal = (minimumRole: string) => (roles.indexOf(session.user.role) >= roles.indexOf(minimumRole) ? null : `Needs the ${minimumRole} role`);
+  const refusal = (minimumRole: string) => (holdsGlobalRole(session, minimumRole) ? null : `Needs the ${minimumRole} role`);
 
   const create = async (event: Event) => {
     event.preventDefault();

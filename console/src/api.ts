@@ -1,5 +1,6 @@
-// The console's one way to the server: the typed client of client/ (REST typed by the OpenAPI
-// document), with the browser's session cookie. No second API: what a screen does, an app can do.
+// The console's one way to the server: the typed client of client/, with the browser's session
+// cookie: its GraphQL face for the data studio (records.ts), its REST face (typed by the OpenAPI
+// document) for the other screens. No second API: what a screen does, an app can do.
 import { createPlatformClient, type paths } from '../../client/src/index.js';
 
 export type { paths };

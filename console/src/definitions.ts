@@ -3,7 +3,7 @@
 // routes (and the scope resources of every module), so a new entity, field or custom operation appears in the console with no console code.
 import { entities, scopeResources } from './generated/entities.js';
 
-/** A field as the REST face names and writes it (`customerId`, `taskIds`), with what a form needs of it. */
+/** A field as the API names and writes it (`customerId`, `taskIds`: REST and GraphQL alike), with what a form needs of it. */
 export interface StudioField {
   name: string;
   label: string;
@@ -49,6 +49,31 @@ export interface StudioEntity {
   history: boolean;
   children: readonly StudioChild[];
   actions: readonly StudioAction[];
+}
+
+/**
+ * An entity's GraphQL documents, each one line whose root field is aliased `result`, as
+ * scripts/generate-console.ts writes and validates them (those of operations the definition turns
+ * off are absent), and the GraphQL enum value name of each stored choice (`in-progress` → `IN_PROGRESS`).
+ */
+export interface StudioDocuments {
+  list?: string;
+  read?: string;
+  create?: string;
+  update?: string;
+  delete?: string;
+  trash?: string;
+  restore?: string;
+  aggregate?: string;
+  events?: string;
+  versions?: string;
+  restoreVersion?: string;
+  /** A custom operation's document by its REST path (`/api/v1/orders/{id}/pay` → `payOrder`). */
+  actions: Record<string, string>;
+  /** Per enumerated field: stored value → enum value name. */
+  enums: Record<string, Record<string, string>>;
+  /** Per child (by slug): its field on the parent's READ, its writes, its enums. */
+  children: Record<string, { key: string; create: string; delete: string; enums: Record<string, Record<string, string>> }>;
 }
 
 /** A resource API keys may name scopes of (`tasks`, `media`), and the weakest global role that may grant them. */

@@ -49,7 +49,7 @@ function RelationPicker({ field, value, onChange, disabled, describedBy, id }: I
     const searchable = target.fields.some((f) => f.searchable);
     const timer = setTimeout(() => {
       // What the caller may see of the target, by its title; the chosen records are kept in the list.
-      void listRecords(target.slug, { limit: 20, ...(search && searchable ? { search } : {}) }).then(({ data }) => setOptions(data?.data ?? []));
+      void listRecords(target.slug, { limit: 20, search: search && searchable ? search : undefined }).then(({ data }) => setOptions(data?.data ?? []));
     }, 200);
     return () => clearTimeout(timer);
   }, [search, target?.slug]);

@@ -1,6 +1,6 @@
 // The list's filter: conditions on filterable fields with the operators of their type, combined by
-// "all" (AND) or "any" (OR), with groups inside (one level), written as LIST's `filter` JSON (the
-// GraphQL `where`, docs/api/entities.md "Operators and AND/OR/NOT").
+// "all" (AND) or "any" (OR), with groups inside (one level), written as the entity's GraphQL `where`
+// (docs/api/entities.md "Operators and AND/OR/NOT"; REST's `filter` JSON takes the same).
 import type { StudioEntity, StudioField } from './definitions.js';
 
 export interface Condition {
@@ -81,7 +81,7 @@ function conditionOf(field: StudioField, c: Condition): Record<string, unknown> 
   return { [c.field]: { [c.op]: value } };
 }
 
-/** The group as LIST's `filter` JSON, or undefined when it says nothing. */
+/** The group as LIST's `where`, or undefined when it says nothing. */
 export function whereOf(d: StudioEntity, group: Group): Record<string, unknown> | undefined {
   const fields = filterFields(d);
   const parts = [

@@ -122,16 +122,21 @@ export function MediaLibrary({ readOnly }: { readOnly: string | null }) {
   useEffect(() => void platform.rest.GET('/api/v1/media-tags').then(({ data }) => setTags(data?.data ?? [])), []);
   useEffect(() => {
     const query = { limit: pageSize, offset, type, ...(search.trim() ? { search: search.trim() } : {}), ...(tag ? { tagIds: [tag] } : {}) };
+    // An answer overtaken by a newer query (typing in Search) is dropped, not shown over the newer one.
+    let current = true;
     void platform.rest.GET('/api/v1/media', { params: { query } }).then(({ data, error }) => {
+      if (!current) return;
       setProblem(error ? messageOf(error) : null);
       setItems(data?.data?.data ?? []);
       setTotal(data?.data?.total ?? 0);
     });
+    return () => void (current = false);
   }, [offset, type, search, tag, version]);
 
   const upload = async (files: File[]) => {
-    if (!files.length || readOnly) return;
+    if (!files.length) return;
     setNotice(null);
+    if (readOnly) return setProblem(`${readOnly}: nothing was uploaded.`);
     setProblem(null);
     const uploaded = await uploadFiles(files, setProgress);
     setProgress(null);

@@ -1,34 +1,154 @@
-// The data studio's requests: an entity's REST routes (/api/v1/<slug>…) through the typed client,
-// whose paths are typed per entity; the studio reaches them by the slug of a definition, so it names
-// them as strings here, in one place.
+// The data studio's requests, on the GraphQL API: each entity's documents, generated with its manifest
+// and validated against the schema (generated/documents.ts), run by the typed client's `graphql`. The
+// studio holds values as the definitions store them, so choices go out as their enum names and come
+// back as stored values (`in-progress` ⇄ `IN_PROGRESS`); a GraphQL error comes back as the error
+// envelope the screens read (`code`, the message as `error`, `details` with the field problems).
+import type { StudioDocuments } from './definitions.js';
 import { platform } from './api.js';
+import { documents } from './generated/documents.js';
 
 export type Values = Record<string, unknown>;
-type Answer<T> = { data?: { data: T; pagination?: Pagination }; error?: unknown; response: Response };
 export interface Pagination {
   total?: number;
+  /** The cursor of the next page; null on the last. */
   nextCursor?: string | null;
-  hasMore?: boolean;
 }
-type Init = { params?: { query?: Record<string, unknown> }; body?: unknown };
+/** What a refused or failed request says: the REST error envelope's members. */
+export interface Failure {
+  code: string;
+  error: string;
+  details?: unknown;
+}
+type Answer<T> = { data?: { data: T; pagination?: Pagination }; error?: Failure };
+type Enums = StudioDocuments['enums'];
 
-const rest = platform.rest as unknown as Record<'GET' | 'POST' | 'PATCH' | 'DELETE', <T>(path: string, init?: Init) => Promise<Answer<T>>>;
+const none: StudioDocuments = { actions: {}, enums: {}, children: {} };
+const docsOf = (slug: string): StudioDocuments => documents[slug] ?? none;
 
-/** A page of an entity's records: LIST's query (filters, sort, search, cursor). */
-export const listRecords = (slug: string, query: Record<string, unknown>) => rest.GET<Values[]>(`/api/v1/${slug}`, { params: { query } });
-export const readRecord = (slug: string, id: string) => rest.GET<Values>(`/api/v1/${slug}/${encodeURIComponent(id)}`, { params: { query: { child: 'all' } } });
-export const createRecord = (slug: string, body: Values) => rest.POST<Values>(`/api/v1/${slug}`, { body });
-export const updateRecord = (slug: string, id: string, body: Values) => rest.PATCH<Values>(`/api/v1/${slug}/${encodeURIComponent(id)}`, { body });
-export const deleteRecord = (slug: string, id: string) => rest.DELETE<Values>(`/api/v1/${slug}/${encodeURIComponent(id)}`);
-/** A custom operation's route (`/api/v1/orders/{id}/pay`) on one record. */
-export const runAction = (method: string, path: string, id: string) => rest[method as 'POST']<Values>(path.replace('{id}', encodeURIComponent(id)));
-export const addChild = (slug: string, id: string, child: string, body: Values) => rest.POST<Values>(`/api/v1/${slug}/${encodeURIComponent(id)}/child/${child}`, { body });
-export const deleteChild = (slug: string, id: string, child: string, childId: string) => rest.DELETE<Values>(`/api/v1/${slug}/${encodeURIComponent(id)}/child/${child}/${encodeURIComponent(childId)}`);
-/** Counts by one field (`groupBy`), for the entity page's chart. */
-export const aggregateRecords = (slug: string, query: Record<string, unknown>) => rest.GET<unknown>(`/api/v1/${slug}/aggregate`, { params: { query } });
+/** Runs one document; its answer's `result`, or the first error as an envelope. */
+async function run<T>(document: string | undefined, variables: Values = {}): Promise<{ result?: T; error?: Failure }> {
+  if (!document) return { error: { code: 'METHOD_NOT_ALLOWED', error: 'This operation is turned off for this entity.' } };
+  try {
+    const { data, errors } = await platform.graphql<{ result: T }, Values>({ toString: () => document }, variables);
+    const first = errors?.[0];
+    if (first) return { error: { code: first.extensions?.code ?? 'GRAPHQL_ERROR', error: first.message, details: first.extensions?.details } };
+    return { result: data?.result };
+  } catch {
+    return { error: { code: 'UNREACHABLE', error: 'The server could not be reached. Try again.' } };
+  }
+}
+
+const mapped = (value: unknown, names: Record<string, string>): unknown => (Array.isArray(value) ? value.map((v) => names[String(v)] ?? v) : typeof value === 'string' ? (names[value] ?? value) : value);
+const reversed = (enums: Enums): Enums => Object.fromEntries(Object.entries(enums).map(([field, names]) => [field, Object.fromEntries(Object.entries(names).map(([stored, name]) => [name, stored]))]));
+
+/** A record's (or input's, or condition's) choices with `enums`' names, in a copy. */
+function withNames(values: Values, enums: Enums): Values {
+  const out: Values = { ...values };
+  for (const [field, names] of Object.entries(enums)) if (field in out) out[field] = mapped(out[field], names);
+  return out;
+}
+
+/** A `where` with each enumerated field's condition values as enum names (AND/OR/NOT walked). */
+function whereWithNames(where: Values, enums: Enums): Values {
+  const out: Values = {};
+  for (const [key, value] of Object.entries(where)) {
+    if (key === 'AND' || key === 'OR') out[key] = (value as Values[]).map((w) => whereWithNames(w, enums));
+    else if (key === 'NOT') out[key] = whereWithNames(value as Values, enums);
+    else if (enums[key]) out[key] = Object.fromEntries(Object.entries(value as Values).map(([op, v]) => [op, typeof v === 'boolean' ? v : mapped(v, enums[key]!)]));
+    else out[key] = value;
+  }
+  return out;
+}
+
+/** A record as the studio holds it: stored choices, its children under their slugs with theirs. */
+function stored(slug: string, record: Values | null | undefined): Values | null {
+  if (!record) return null;
+  const docs = docsOf(slug);
+  const out = withNames(record, reversed(docs.enums));
+  for (const [childSlug, child] of Object.entries(docs.children)) {
+    const rows = out[child.key] as Values[] | undefined;
+    if (!rows) continue;
+    delete out[child.key];
+    out[childSlug] = rows.map((row) => withNames(row, reversed(child.enums)));
+  }
+  return out;
+}
+
+async function one(slug: string, document: string | undefined, variables: Values): Promise<Answer<Values>> {
+  const { result, error } = await run<Values>(document, variables);
+  return error ? { error } : { data: { data: stored(slug, result)! } };
+}
+
+async function page(slug: string, document: string | undefined, query: ListQuery): Promise<Answer<Values[]>> {
+  const enums = docsOf(slug).enums;
+  const variables = { first: query.limit, after: query.cursor, sortBy: query.sortBy, sortOrder: query.sortOrder, search: query.search, where: query.where ? whereWithNames(query.where, enums) : undefined };
+  const { result, error } = await run<{ items: Values[]; total: number; endCursor: string | null }>(document, variables);
+  if (error || !result) return { error: error ?? { code: 'NOT_FOUND', error: 'Nothing came back.' } };
+  return { data: { data: result.items.map((r) => stored(slug, r)!), pagination: { total: result.total, nextCursor: result.endCursor } } };
+}
+
+/** What a page of records is asked with: LIST's cursor, sort, search and `where` (filters.tsx). */
+export interface ListQuery {
+  limit?: number;
+  cursor?: string;
+  sortBy?: string;
+  sortOrder?: 'asc' | 'desc';
+  search?: string;
+  where?: Values;
+}
+
+/** A page of an entity's records. */
+export const listRecords = (slug: string, query: ListQuery) => page(slug, docsOf(slug).list, query);
+/** A record with its children. */
+export const readRecord = (slug: string, id: string) => one(slug, docsOf(slug).read, { id });
+export const createRecord = (slug: string, input: Values) => one(slug, docsOf(slug).create, { input: withNames(input, docsOf(slug).enums) });
+export const updateRecord = (slug: string, id: string, input: Values) => one(slug, docsOf(slug).update, { id, input: withNames(input, docsOf(slug).enums) });
+export async function deleteRecord(slug: string, id: string): Promise<{ error?: Failure }> {
+  return { error: (await run(docsOf(slug).delete, { id })).error };
+}
+/** A custom operation on one record, by its REST path (`/api/v1/orders/{id}/pay` runs `payOrder`). */
+export const runAction = (slug: string, path: string, id: string) => one(slug, docsOf(slug).actions[path], { id });
+export const addChild = (slug: string, id: string, child: string, input: Values) => {
+  const c = docsOf(slug).children[child];
+  return run<Values>(c?.create, { parentId: id, input: withNames(input, c?.enums ?? {}) });
+};
+export const deleteChild = (slug: string, id: string, child: string, childId: string) => run(docsOf(slug).children[child]?.delete, { parentId: id, id: childId });
+
+/** Counts by one field, for the entity page's chart: each group's value (stored) and count. */
+export async function countsBy(slug: string, field: string): Promise<{ key: string | null; count: number }[]> {
+  const { result } = await run<{ groups: { key: Values; count: number }[] }>(docsOf(slug).aggregate, { groupBy: [field] });
+  const names = reversed(docsOf(slug).enums)[field] ?? {};
+  return (result?.groups ?? []).map((g) => ({ key: g.key[field] === null ? null : String(names[String(g.key[field])] ?? g.key[field]), count: g.count }));
+}
+
 /** The caller's deleted records of a soft-deleting entity, and bringing one back. */
-export const trashRecords = (slug: string, query: Record<string, unknown>) => rest.GET<Values[]>(`/api/v1/${slug}/trash`, { params: { query } });
-export const restoreRecord = (slug: string, id: string) => rest.POST<Values>(`/api/v1/${slug}/${encodeURIComponent(id)}/restore`);
-/** A record's versions, newest first (each with `changedFields` and the record as it was). */
-export const recordVersions = (slug: string, id: string) => rest.GET<Values[]>(`/api/v1/${slug}/${encodeURIComponent(id)}/versions`, { params: { query: { limit: 20 } } });
-export const restoreVersion = (slug: string, id: string, version: number) => rest.POST<Values>(`/api/v1/${slug}/${encodeURIComponent(id)}/versions/${version}/restore`);
+export const trashRecords = (slug: string, query: ListQuery) => page(slug, docsOf(slug).trash, query);
+export const restoreRecord = (slug: string, id: string) => one(slug, docsOf(slug).restore, { id });
+
+/** One version of a record: who changed what, when, through which face; the record as it was after. */
+export interface Version {
+  version: number;
+  operation: string;
+  changedFields: string[];
+  userId: string | null;
+  apiKeyId: string | null;
+  face: string;
+  createdAt: string;
+  record: Values;
+}
+/** A record's versions, newest first. */
+export async function recordVersions(slug: string, id: string): Promise<Answer<Version[]>> {
+  const { result, error } = await run<{ versions: { items: Version[] } }>(docsOf(slug).versions, { id, first: 20 });
+  if (error || !result) return { error: error ?? { code: 'NOT_FOUND', error: 'Nothing came back.' } };
+  return { data: { data: result.versions.items.map((v) => ({ ...v, record: stored(slug, v.record)! })) } };
+}
+export const restoreVersion = (slug: string, id: string, version: number) => one(slug, docsOf(slug).restoreVersion, { id, version });
+
+/** Calls `changed` on each change of the entity's records the caller may see (the GraphQL subscription, over Server-Sent Events); the returned function stops. */
+export function watchRecords(slug: string, changed: () => void): () => void {
+  const document = docsOf(slug).events;
+  if (!document) return () => {};
+  const stream = new EventSource(`/graphql?query=${encodeURIComponent(document)}`);
+  stream.addEventListener('next', changed);
+  return () => stream.close();
+}

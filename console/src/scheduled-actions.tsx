@@ -3,6 +3,7 @@
 // paged; a failed one retried, a pending one cancelled; an action's payload, result and error shown.
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf, platform, type paths, type Session } from './api.js';
+import { holdsGlobalRole } from './team.js';
 import { Problem } from './forms.js';
 
 type Answer = NonNullable<paths['/api/v1/devtools/scheduled-actions']['get']['responses'][200]['content']['application/json']['data']>;
@@ -12,7 +13,7 @@ type Status = NonNullable<NonNullable<paths['/api/v1/devtools/scheduled-actions'
 const statuses: Status[] = ['pending', 'running', 'completed', 'failed'];
 
 export function ScheduledActions({ session }: { session: Session }) {
-  const forDevelopers = session.user.role === 'developer' || session.user.role === 'superadmin' ? null : 'Scheduled actions are for developers (global role developer or superadmin)';
+  const forDevelopers = holdsGlobalRole(session, 'developer') ? null : 'Scheduled actions are for developers (global role developer or superadmin)';
   const [answer, setAnswer] = useState<Answer | null>(null);
   const [status, setStatus] = useState<Status | ''>('');
   const [type, setType] = useState('');

@@ -10,7 +10,7 @@ import { MediaLibrary } from './media-library.js';
 import { Link, navigate, useRoute } from './navigation.js';
 import { EntityList } from './studio-list.js';
 import { RecordPage } from './studio-record.js';
-import { switchTeam, useTeams } from './team.js';
+import { holdsGlobalRole, switchTeam, useTeams } from './team.js';
 import { TeamPage } from './team-page.js';
 import { ScheduledActions } from './scheduled-actions.js';
 import { Webhooks } from './webhooks.js';
@@ -91,7 +91,7 @@ export function Shell({ session, onSignedOut, onChanged }: { session: Session; o
                 Webhooks
               </Link>
             </li>
-            {(session.user.role === 'developer' || session.user.role === 'superadmin') && (
+            {holdsGlobalRole(session, 'developer') && (
               <li>
                 <Link to="/scheduled-actions" current={section === 'scheduled-actions'}>
                   Scheduled actions

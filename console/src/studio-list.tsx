@@ -1,6 +1,6 @@
 // An entity's page: its records in a table with the columns a person picks (kept in this browser),
 // sorted by a sortable column, filtered (filters.tsx), searched, paged by cursor, and kept live by the
-// entity's change stream (GET /api/v1/<slug>/events: a record changed anywhere changes here); above
+// entity's change subscription (`taskEvents`: a record changed anywhere changes here); above
 // it, how many records there are by the first filterable choice field, as a small bar chart; and its
 // trash, for entities that keep deleted records.
 import { useEffect, useMemo, useState } from 'preact/hooks';
@@ -10,7 +10,7 @@ import { shown, titleOf } from './field-input.js';
 import { emptyGroup, FilterEditor, whereOf, type Group } from './filters.js';
 import { Problem } from './forms.js';
 import { Link } from './navigation.js';
-import { aggregateRecords, listRecords, restoreRecord, trashRecords, type Pagination, type Values } from './records.js';
+import { countsBy, listRecords, restoreRecord, trashRecords, watchRecords, type Pagination, type Values } from './records.js';
 
 const pageSize = 20;
 
@@ -34,10 +34,9 @@ function Chart({ d, version }: { d: StudioEntity; version: number }) {
   const [groups, setGroups] = useState<{ key: string; count: number }[] | null>(null);
   useEffect(() => {
     if (!field) return;
-    void aggregateRecords(d.slug, { groupBy: field.name }).then(({ data }) => {
-      const answer = (data?.data as { key: Record<string, unknown>; count: number }[] | undefined) ?? [];
-      setGroups(answer.map((g) => ({ key: String(g.key[field.name] ?? '—'), count: g.count })));
-    });
+    let current = true;
+    void countsBy(d.slug, field.name).then((counts) => current && setGroups(counts.map((g) => ({ key: g.key ?? '—', count: g.count }))));
+    return () => void (current = false);
   }, [d.slug, version]);
   if (!field || !groups?.length) return null;
   const most = Math.max(...groups.map((g) => g.count));
@@ -76,27 +75,28 @@ export function EntityList({ d, readOnly }: { d: StudioEntity; readOnly: string 
   const cursor = cursors[cursors.length - 1];
 
   useEffect(() => {
-    const where = whereOf(d, applied);
-    const query = { limit: pageSize, sortBy: sort.by, sortOrder: sort.order, ...(search ? { search } : {}), ...(where ? { filter: JSON.stringify(where) } : {}), ...(cursor ? { cursor } : {}) };
-    void (trash ? trashRecords(d.slug, { limit: pageSize }) : listRecords(d.slug, query)).then(({ data, error }) => {
+    const query = { limit: pageSize, sortBy: sort.by, sortOrder: sort.order, search: search || undefined, where: whereOf(d, applied), cursor };
+    // An answer overtaken by a newer query (typing in Search, another page) is dropped, not shown over it.
+    let current = true;
+    void (trash ? trashRecords(d.slug, { limit: pageSize, cursor }) : listRecords(d.slug, query)).then(({ data, error }) => {
+      if (!current) return;
       setProblem(error ? messageOf(error) : null);
       setRows(data?.data ?? []);
       setPagination(data?.pagination ?? {});
     });
+    return () => void (current = false);
   }, [d.slug, sort, search, applied, cursor, version, trash]);
 
-  // Live: any change to the entity that this caller may see reloads the page shown.
+  // Live: any change to the entity that this caller may see reloads the page shown (debounced).
   useEffect(() => {
-    const stream = new EventSource(`/api/v1/${d.slug}/events`);
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const changed = () => {
+    const stop = watchRecords(d.slug, () => {
       clearTimeout(timer);
       timer = setTimeout(() => setVersion((v) => v + 1), 150);
-    };
-    for (const type of ['created', 'updated', 'deleted', 'message']) stream.addEventListener(type, changed);
+    });
     return () => {
       clearTimeout(timer);
-      stream.close();
+      stop();
     };
   }, [d.slug]);
 
@@ -228,7 +228,7 @@ export function EntityList({ d, readOnly }: { d: StudioEntity; readOnly: string 
         <button type="button" class="secondary" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
           Previous page
         </button>
-        <button type="button" class="secondary" disabled={!pagination.nextCursor || trash} onClick={() => setCursors((c) => [...c, pagination.nextCursor ?? undefined])}>
+        <button type="button" class="secondary" disabled={!pagination.nextCursor} onClick={() => setCursors((c) => [...c, pagination.nextCursor ?? undefined])}>
           Next page
         </button>
         {pagination.total !== undefined && <span class="hint">{pagination.total} in all</span>}

@@ -8,7 +8,7 @@ import type { StudioChild, StudioEntity } from './definitions.js';
 import { FieldInput, shown, titleOf } from './field-input.js';
 import { fieldErrorsOf, Problem } from './forms.js';
 import { navigate } from './navigation.js';
-import { addChild, createRecord, deleteChild, deleteRecord, readRecord, recordVersions, restoreVersion, runAction, updateRecord, type Values } from './records.js';
+import { addChild, createRecord, deleteChild, deleteRecord, readRecord, recordVersions, restoreVersion, runAction, updateRecord, type Values, type Version } from './records.js';
 
 /** The body of a write: every writable field changed from `before` (a new record: every field given). */
 function changesOf(d: StudioEntity | StudioChild, values: Values, before: Values | null): Values {
@@ -77,25 +77,13 @@ function Children({ d, id, child, records, readOnly, onChanged }: { d: StudioEnt
   );
 }
 
-interface Version {
-  version: number;
-  operation: string;
-  changedFields: string[];
-  userId: string | null;
-  apiKeyId: string | null;
-  face: string;
-  createdAt: string;
-  /** The record as it was after the change. */
-  data: Values;
-}
-
 function History({ d, id, version, readOnly, onRestored }: { d: StudioEntity; id: string; version: number; readOnly: string | null; onRestored: () => void }) {
   const [versions, setVersions] = useState<Version[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   useEffect(() => {
     void recordVersions(d.slug, id).then(({ data, error }) => {
       setProblem(error ? messageOf(error) : null);
-      setVersions((data?.data as unknown as Version[] | undefined) ?? []);
+      setVersions(data?.data ?? []);
     });
   }, [d.slug, id, version]);
   const restore = async (number: number) => {
@@ -112,11 +100,11 @@ function History({ d, id, version, readOnly, onRestored }: { d: StudioEntity; id
       ) : (
         <ol class="versions">
           {versions.map((v, at) => {
-            const before = versions[at + 1]?.data;
+            const before = versions[at + 1]?.record;
             return (
               <li key={v.version}>
                 <p>
-                  <strong>Version {v.version}</strong> · {v.operation.toLowerCase()} · {new Date(v.createdAt).toLocaleString()} · by {v.apiKeyId ? 'an API key' : v.userId ? 'a member' : 'the system'} ({v.face})
+                  <strong>Version {v.version}</strong> · {v.operation.toLowerCase()} · {new Date(v.createdAt).toLocaleString()} · by {v.apiKeyId ? 'an API key' : v.userId ? 'a member' : 'the system'} ({v.face.toLowerCase()})
                 </p>
                 {v.changedFields.length > 0 && (
                   <table class="diff">
@@ -135,7 +123,7 @@ function History({ d, id, version, readOnly, onRestored }: { d: StudioEntity; id
                             <del>{before ? shown(undefined, before[name]) : '—'}</del>
                           </td>
                           <td>
-                            <ins>{shown(undefined, v.data[name])}</ins>
+                            <ins>{shown(undefined, v.record[name])}</ins>
                           </td>
                         </tr>
                       ))}
@@ -195,9 +183,9 @@ export function RecordPage({ d, id, readOnly }: { d: StudioEntity; id: string | 
     if (error) return setProblem(messageOf(error));
     navigate(`/data/${d.slug}`);
   };
-  const act = async (method: string, path: string, label: string) => {
+  const act = async (path: string, label: string) => {
     if (!id) return;
-    const { error } = await runAction(method, path, id);
+    const { error } = await runAction(d.slug, path, id);
     setProblem(error ? messageOf(error) : null);
     setSaved(error ? null : `${label}: done.`);
     await load();
@@ -242,7 +230,7 @@ export function RecordPage({ d, id, readOnly }: { d: StudioEntity; id: string | 
           </button>
           {id &&
             d.actions.map((a) => (
-              <button key={a.path} type="button" class="secondary" disabled={readOnly !== null} title={readOnly ?? undefined} onClick={() => void act(a.method, a.path, a.label)}>
+              <button key={a.path} type="button" class="secondary" disabled={readOnly !== null} title={readOnly ?? undefined} onClick={() => void act(a.path, a.label)}>
                 {a.label}
               </button>
             ))}

@@ -15,12 +15,13 @@ export interface TeamState {
 }
 
 export function useTeams(session: Session): TeamState {
-  const [teams, setTeams] = useState<Team[]>([]);
+  // null until the first answer: nothing may be written before the caller's role is known.
+  const [teams, setTeams] = useState<Team[] | null>(null);
   const load = () => void platform.rest.GET('/api/v1/teams').then(({ data }) => setTeams(data?.data ?? []));
   useEffect(load, [session.activeTeamId]);
-  const active = teams.find((t) => t.id === session.activeTeamId) ?? null;
-  const readOnly = !active ? 'No active team' : active.userRole === 'viewer' ? 'Viewers can read but not change records' : null;
-  return { teams, active, readOnly, reload: load };
+  const active = teams?.find((t) => t.id === session.activeTeamId) ?? null;
+  const readOnly = !teams ? 'Loading your team' : !active ? 'No active team' : active.userRole === 'viewer' ? 'Viewers can read but not change records' : null;
+  return { teams: teams ?? [], active, readOnly, reload: load };
 }
 
 /** Makes `teamId` the session's active team. */
@@ -28,3 +29,9 @@ export async function switchTeam(teamId: string): Promise<boolean> {
   const { error } = await platform.rest.POST('/api/v1/teams/switch', { body: { teamId } });
   return !error;
 }
+
+/** The platform's global roles, weakest first (users.role). */
+const globalRoles = ['member', 'developer', 'superadmin'];
+
+/** Whether `session`'s user holds `role` or a stronger global role (developers may schedule actions; key scopes name their weakest role). */
+export const holdsGlobalRole = (session: Session, role: string) => globalRoles.indexOf(session.user.role) >= globalRoles.indexOf(role);

@@ -100,9 +100,10 @@ function flaggedRecord(d: EntityDefinition): string {
   return `{ ${recordSelection(d, ownFlags, [...metas, ...children, ...expandableRelations(d).map(relatedSelection), ...mediaFields(d).map(mediaSelection)])} }`;
 }
 
-/** What a write answers: every field, and the metas when the entity has them (service `written`). */
+/** A record's every field, the stamps and owners, and its metas: what writes answer (service `written`), unbraced. */
+export const writtenFields = (d: EntityDefinition) => recordSelection(d, null, d.metas ? ['metas'] : []);
 /** A record as writes answer it: every field, the stamps and owners, and its metas. */
-export const writtenRecord = (d: EntityDefinition) => `{ ${recordSelection(d, null, d.metas ? ['metas'] : [])} }`;
+export const writtenRecord = (d: EntityDefinition) => `{ ${writtenFields(d)} }`;
 
 /** LIST, or with `among` 'trash' the soft-deleted records (trash.ts), with the same arguments. */
 export function listDocument(d: EntityDefinition, among: 'live' | 'trash' = 'live'): EntityDocument {
