@@ -1,6 +1,7 @@
 // Typed documents for the operations REST routes and tests run (src/generated/operations.ts), and
 // the typed client's GraphQL (client/src/generated/graphql: the client preset, documents as strings,
-// typed by the schema; the documents of its examples and tests are the ones it knows).
+// typed by the schema; the documents of its examples and tests are the ones it knows); and the
+// console's (console/src/generated/graphql: each screen's `graphql(…)` documents, typed the same way).
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
 const scalars = { Date: 'string', DateTime: 'string', JSON: 'unknown', JSONObject: 'Record<string, unknown>', StringMap: 'Record<string, string>', Upload: 'File' };
@@ -10,6 +11,12 @@ const config: CodegenConfig = {
   generates: {
     'client/src/generated/graphql/': {
       documents: ['client/examples/**/*.ts', 'client/**/*.test.ts'],
+      preset: 'client',
+      presetConfig: { fragmentMasking: false },
+      config: { documentMode: 'string', useTypeImports: true, enumsAsTypes: true, scalars, emitLegacyCommonJSImports: false },
+    },
+    'console/src/generated/graphql/': {
+      documents: ['console/src/**/*.{ts,tsx}', '!console/src/generated/**'],
       preset: 'client',
       presetConfig: { fragmentMasking: false },
       config: { documentMode: 'string', useTypeImports: true, enumsAsTypes: true, scalars, emitLegacyCommonJSImports: false },

@@ -12,7 +12,7 @@ const restrict = (files, patterns) => ({
 const up = '^(\\.\\./)+';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'dist.*/**', 'src/generated/**', 'client/src/generated/**', 'client/dist/**', '.data/**', 'bench/results/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'dist.*/**', 'src/generated/**', 'client/src/generated/**', 'console/src/generated/graphql/**', 'client/dist/**', '.data/**', 'bench/results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

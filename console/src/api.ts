@@ -1,7 +1,7 @@
 // The console's one way to the server: the typed client of client/, with the browser's session
 // cookie: its GraphQL face for the data studio (records.ts), its REST face (typed by the OpenAPI
 // document) for the other screens. No second API: what a screen does, an app can do.
-import { createPlatformClient, type paths } from '../../client/src/index.js';
+import { createPlatformClient, type paths, type TypedDocument } from '../../client/src/index.js';
 
 export type { paths };
 
@@ -29,4 +29,27 @@ export function messageOf(error: unknown, byCode: Record<string, string> = {}): 
   if ('code' in error && typeof error.code === 'string' && byCode[error.code]) return byCode[error.code]!;
   if ('error' in error && typeof error.error === 'string') return error.error;
   return 'Something went wrong. Try again.';
+}
+
+/** What a refused or failed request says, as the REST error envelope has it: `code`, the message as `error`, `details` (field problems). */
+export interface Failure {
+  code: string;
+  error: string;
+  details?: unknown;
+}
+
+/**
+ * Runs a typed document of the console's (`graphql(…)` of generated/graphql) with the typed client:
+ * its data, or its first error as a Failure that messageOf and fieldErrorsOf read (extensions.code
+ * and extensions.details, as GraphQL errors carry them).
+ */
+export async function run<TResult, TVariables>(document: TypedDocument<TResult, TVariables>, ...variables: TVariables extends Record<string, never> ? [] : [TVariables]): Promise<{ data?: TResult; error?: Failure }> {
+  try {
+    const { data, errors } = await platform.graphql(document, ...variables);
+    const first = errors?.[0];
+    if (first) return { error: { code: first.extensions?.code ?? 'GRAPHQL_ERROR', error: first.message, details: first.extensions?.details } };
+    return { data: data ?? undefined };
+  } catch {
+    return { error: { code: 'UNREACHABLE', error: 'The server could not be reached. Try again.' } };
+  }
 }

@@ -4,7 +4,7 @@
 // back as stored values (`in-progress` ⇄ `IN_PROGRESS`); a GraphQL error comes back as the error
 // envelope the screens read (`code`, the message as `error`, `details` with the field problems).
 import type { StudioDocuments } from './definitions.js';
-import { platform } from './api.js';
+import { run as runTyped, type Failure } from './api.js';
 import { documents } from './generated/documents.js';
 
 export type Values = Record<string, unknown>;
@@ -13,29 +13,17 @@ export interface Pagination {
   /** The cursor of the next page; null on the last. */
   nextCursor?: string | null;
 }
-/** What a refused or failed request says: the REST error envelope's members. */
-export interface Failure {
-  code: string;
-  error: string;
-  details?: unknown;
-}
 type Answer<T> = { data?: { data: T; pagination?: Pagination }; error?: Failure };
 type Enums = StudioDocuments['enums'];
 
 const none: StudioDocuments = { actions: {}, enums: {}, children: {} };
 const docsOf = (slug: string): StudioDocuments => documents[slug] ?? none;
 
-/** Runs one document; its answer's `result`, or the first error as an envelope. */
+/** Runs one generated document (its root field aliased `result`): that answer, or the error. */
 async function run<T>(document: string | undefined, variables: Values = {}): Promise<{ result?: T; error?: Failure }> {
   if (!document) return { error: { code: 'METHOD_NOT_ALLOWED', error: 'This operation is turned off for this entity.' } };
-  try {
-    const { data, errors } = await platform.graphql<{ result: T }, Values>({ toString: () => document }, variables);
-    const first = errors?.[0];
-    if (first) return { error: { code: first.extensions?.code ?? 'GRAPHQL_ERROR', error: first.message, details: first.extensions?.details } };
-    return { result: data?.result };
-  } catch {
-    return { error: { code: 'UNREACHABLE', error: 'The server could not be reached. Try again.' } };
-  }
+  const { data, error } = await runTyped<{ result: T }, Values>({ toString: () => document }, variables);
+  return error ? { error } : { result: data?.result };
 }
 
 const mapped = (value: unknown, names: Record<string, string>): unknown => (Array.isArray(value) ? value.map((v) => names[String(v)] ?? v) : typeof value === 'string' ? (names[value] ?? value) : value);

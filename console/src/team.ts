@@ -2,9 +2,33 @@
 // viewers read, never write (the platform's rule: teams/rules.ts), so write controls are disabled
 // with that reason rather than failing with 403.
 import { useEffect, useState } from 'preact/hooks';
-import { platform, type paths, type Session } from './api.js';
+import { platform, type Session } from './api.js';
+import { graphql } from './generated/graphql/index.js';
+import type { TeamsQuery } from './generated/graphql/graphql.js';
 
-export type Team = NonNullable<paths['/api/v1/teams']['get']['responses'][200]['content']['application/json']['data']>[number];
+const teamsQuery = graphql(`
+  query Teams {
+    teams(limit: 100) {
+      items {
+        id
+        name
+        slug
+        userRole
+        memberCount
+      }
+    }
+  }
+`);
+
+const switchTeamMutation = graphql(`
+  mutation SwitchTeam($teamId: ID!) {
+    switchTeam(teamId: $teamId) {
+      activeTeamId
+    }
+  }
+`);
+
+export type Team = TeamsQuery['teams']['items'][number];
 
 export interface TeamState {
   teams: Team[];
@@ -17,7 +41,7 @@ export interface TeamState {
 export function useTeams(session: Session): TeamState {
   // null until the first answer: nothing may be written before the caller's role is known.
   const [teams, setTeams] = useState<Team[] | null>(null);
-  const load = () => void platform.rest.GET('/api/v1/teams').then(({ data }) => setTeams(data?.data ?? []));
+  const load = () => void platform.graphql(teamsQuery).then(({ data }) => setTeams(data?.teams.items ?? []));
   useEffect(load, [session.activeTeamId]);
   const active = teams?.find((t) => t.id === session.activeTeamId) ?? null;
   const readOnly = !teams ? 'Loading your team' : !active ? 'No active team' : active.userRole === 'viewer' ? 'Viewers can read but not change records' : null;
@@ -26,8 +50,8 @@ export function useTeams(session: Session): TeamState {
 
 /** Makes `teamId` the session's active team. */
 export async function switchTeam(teamId: string): Promise<boolean> {
-  const { error } = await platform.rest.POST('/api/v1/teams/switch', { body: { teamId } });
-  return !error;
+  const { errors } = await platform.graphql(switchTeamMutation, { teamId });
+  return !errors?.length;
 }
 
 /** The platform's global roles, weakest first (users.role). */
