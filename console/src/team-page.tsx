@@ -1,12 +1,14 @@
 // The active team: its plan and what each of its limits has used; its members with their roles
-// (changed and removed by owners and admins, as the teams' rules allow: teams/rules.ts); and an
-// invitation by e-mail. What the caller's role may not do is disabled, with the reason.
+// (changed and removed by owners and admins, as the teams' rules allow: teams/rules.ts); its pending
+// invitations (seen and cancelled by owners and admins); and an invitation by e-mail. What the
+// caller's role may not do is disabled or left out, with the reason.
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf, platform, type paths, type Session } from './api.js';
 import { Field, fieldErrorsOf, Problem } from './forms.js';
 import type { Team } from './team.js';
 
 type Member = NonNullable<paths['/api/v1/teams/{teamId}/members']['get']['responses'][200]['content']['application/json']['data']>[number];
+type PendingInvitation = NonNullable<paths['/api/v1/teams/{teamId}/invitations']['get']['responses'][200]['content']['application/json']['data']>[number];
 interface Plan {
   name: string;
   /** Each limit's most (null: no limit), by its slug (`team_members`). */
@@ -71,11 +73,77 @@ function PlanUsage({ team }: { team: Team }) {
   );
 }
 
+/** The team's pending invitations, for owners and admins (who may cancel them); `sent` changes when one is sent. */
+function PendingInvitations({ team, sent }: { team: Team; sent: number }) {
+  const manages = team.userRole === 'owner' || team.userRole === 'admin';
+  const [invitations, setInvitations] = useState<PendingInvitation[] | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const fetchList = async () => {
+    const { data, error } = await platform.rest.GET('/api/v1/teams/{teamId}/invitations', { params: { path: { teamId: team.id } } });
+    return { list: data?.data ?? [], problem: error ? messageOf(error) : null };
+  };
+  const load = async () => {
+    const answer = await fetchList();
+    setInvitations(answer.list);
+    if (answer.problem) setProblem(answer.problem);
+  };
+  useEffect(() => {
+    if (!manages) return;
+    // A team switched meanwhile: its answer, not this one's, is shown.
+    let current = true;
+    void fetchList().then((answer) => {
+      if (!current) return;
+      setInvitations(answer.list);
+      setProblem(answer.problem);
+    });
+    return () => {
+      current = false;
+    };
+  }, [team.id, manages, sent]);
+  const cancel = async (invitation: PendingInvitation) => {
+    if (!confirm(`Cancel the invitation to ${invitation.email}?`)) return;
+    const { error } = await platform.rest.DELETE('/api/v1/team-invitations/{invitationId}', { params: { path: { invitationId: invitation.id } } });
+    setProblem(error ? messageOf(error, { INVITATION_NOT_FOUND: `The invitation to ${invitation.email} is no longer pending.` }) : null);
+    await load();
+  };
+  return (
+    <section aria-labelledby="pending-heading">
+      <h2 id="pending-heading">Pending invitations</h2>
+      {!manages ? (
+        <p class="hint">Only owners and admins see and cancel the team's invitations.</p>
+      ) : invitations === null ? (
+        <p aria-busy="true">Loading…</p>
+      ) : invitations.length ? (
+        <ul class="sessions">
+          {invitations.map((i) => {
+            const inviter = i.invitedByUser && [i.invitedByUser.firstName, i.invitedByUser.lastName].filter(Boolean).join(' ');
+            return (
+              <li key={i.id}>
+                <span>
+                  <strong>{i.email}</strong> · {i.role} · expires <time dateTime={i.expiresAt}>{new Date(i.expiresAt).toLocaleString()}</time>
+                  {inviter ? ` · invited by ${inviter}` : ''}
+                </span>
+                <button type="button" class="secondary" onClick={() => void cancel(i)}>
+                  Cancel the invitation to {i.email}
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      ) : (
+        <p>No pending invitation.</p>
+      )}
+      <Problem text={problem} />
+    </section>
+  );
+}
+
 export function TeamPage({ session, team }: { session: Session; team: Team | null }) {
   const [members, setMembers] = useState<Member[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [invited, setInvited] = useState<string | null>(null);
+  const [sent, setSent] = useState(0);
   const load = async () => {
     if (!team) return;
     const { data, error } = await platform.rest.GET('/api/v1/teams/{teamId}/members', { params: { path: { teamId: team.id }, query: { limit: 100 } } });
@@ -113,7 +181,10 @@ export function TeamPage({ session, team }: { session: Session; team: Team | nul
     setErrors(fieldErrorsOf(error));
     setProblem(error ? messageOf(error, { ALREADY_MEMBER: `${email} is a member already.`, INVITATION_EXISTS: `${email} has an invitation already.` }) : null);
     setInvited(error ? null : `Invitation sent to ${email}.`);
-    if (!error) formElement.reset();
+    if (!error) {
+      formElement.reset();
+      setSent((n) => n + 1);
+    }
   };
   return (
     <main class="wide">
@@ -155,6 +226,7 @@ export function TeamPage({ session, team }: { session: Session; team: Team | nul
           </ul>
         )}
       </section>
+      <PendingInvitations team={team} sent={sent} />
       <section aria-labelledby="invite-heading">
         <h2 id="invite-heading">Invite someone</h2>
         {inviting && <p class="hint">{inviting}.</p>}

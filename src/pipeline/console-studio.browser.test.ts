@@ -366,6 +366,26 @@ describe('the data studio in a browser', () => {
     await page.getByLabel('Role', { exact: true }).selectOption('viewer');
     await page.getByRole('button', { name: 'Send the invitation' }).click();
     await page.getByText(`Invitation sent to ${newcomer.email}.`).waitFor();
+    // It is pending in the team's list, with its role and expiry.
+    const invitations = page.getByRole('region', { name: 'Pending invitations' });
+    await expect.poll(() => invitations.innerText(), { timeout: pageTimeout }).toContain(newcomer.email);
+    await expect(invitations.getByRole('listitem').filter({ hasText: newcomer.email }).innerText()).resolves.toMatch(/viewer · expires /);
+    // A second invitation, to another new user, cancelled in the page: gone from the page and the API.
+    const changedMind = await signUp(t, { firstName: 'Sophie', lastName: 'Germain' });
+    await page.getByLabel('E-mail').fill(changedMind.email);
+    await page.getByRole('button', { name: 'Send the invitation' }).click();
+    await page.getByText(`Invitation sent to ${changedMind.email}.`).waitFor();
+    const cancel = invitations.getByRole('button', { name: `Cancel the invitation to ${changedMind.email}` });
+    await cancel.waitFor();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await cancel.click();
+    await expect.poll(() => invitations.innerText(), { timeout: pageTimeout }).not.toContain(changedMind.email);
+    await expect(invitations.innerText()).resolves.toContain(newcomer.email);
+    const listed = await t.json('GET', `/api/v1/teams/${owner.activeTeamId}/invitations`, undefined, { cookie: owner.cookie });
+    const pendingEmails = (listed.body.data as { email: string }[]).map((i) => i.email);
+    expect(pendingEmails).toContain(newcomer.email);
+    expect(pendingEmails).not.toContain(changedMind.email);
+    expect((await t.json('GET', '/api/v1/team-invitations', undefined, { cookie: changedMind.cookie })).body.data).toEqual([]);
     // The newcomer accepts (as the invitation page does), and the owner sees them join.
     const pending = await t.json('GET', '/api/v1/team-invitations', undefined, { cookie: newcomer.cookie });
     const token = (pending.body.data as { token: string; teamId: string }[]).find((i) => i.teamId === owner.activeTeamId)!.token;
@@ -373,6 +393,7 @@ describe('the data studio in a browser', () => {
     await page.reload();
     const role = page.getByLabel(`Role of ${newcomer.email}`);
     await expect(role.inputValue()).resolves.toBe('viewer');
+    await expect.poll(() => invitations.innerText(), { timeout: pageTimeout }).toContain('No pending invitation.');
     await role.selectOption('member');
     const roleOf = async () => ((await t.json('GET', `/api/v1/teams/${owner.activeTeamId}/members?limit=100`, undefined, { cookie: owner.cookie })).body.data as { role: string; user: { email: string } }[]).find((m) => m.user.email === newcomer.email)?.role;
     await expect.poll(roleOf, { timeout: pageTimeout }).toBe('member');
@@ -400,6 +421,7 @@ describe('the data studio in a browser', () => {
     const seen = await pageOf(viewer);
     await seen.page.goto(`${t.origin}/console/team`);
     await seen.page.getByText('Only owners and admins invite.').waitFor();
+    await seen.page.getByText("Only owners and admins see and cancel the team's invitations.").waitFor();
     await expect(seen.page.getByRole('button', { name: 'Send the invitation' }).isDisabled()).resolves.toBe(true);
     await expect(seen.page.getByLabel(`Role of ${teammate.email}`).isDisabled()).resolves.toBe(true);
     await expect(seen.page.getByLabel(`Role of ${teammate.email}`).getAttribute('title')).resolves.toBe('Only owners and admins manage members');

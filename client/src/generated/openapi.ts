@@ -899,6 +899,26 @@ export interface paths {
         patch: operations["changeTeamMemberRole"];
         trace?: never;
     };
+    "/api/v1/teams/{teamId}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team's pending invitations, newest first, without their tokens (owner or admin)
+         * @description Requires scope `teams:read`.
+         */
+        get: operations["teamPendingInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/teams/{teamId}/subscription": {
         parameters: {
             query?: never;
@@ -7779,6 +7799,62 @@ export interface operations {
                             role: string;
                             updatedAt: string;
                         };
+                    };
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    teamPendingInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                teamId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success?: true;
+                        data?: {
+                            id: string;
+                            teamId: string;
+                            email: string;
+                            role: string;
+                            status: string;
+                            expiresAt: string;
+                            createdAt: string;
+                            invitedByUser: {
+                                firstName: string;
+                                lastName: string;
+                            } | null;
+                        }[];
                     };
                 };
             };

@@ -276,6 +276,53 @@ export async function invitationsForCaller(tx: Tx) {
   }));
 }
 
+export interface TeamInvitationRow {
+  id: string;
+  teamId: string;
+  email: string;
+  role: string;
+  status: string;
+  expiresAt: Date;
+  createdAt: Date;
+  /** Null when the inviter is no longer visible to the caller (they left every team the caller is in). */
+  invitedBy: { firstName: string; lastName: string } | null;
+}
+
+interface TeamInvitationListRow {
+  id: string;
+  team_id: string;
+  email: string;
+  role: string;
+  status: string;
+  expires_at: Date;
+  created_at: Date;
+  inviter_first_name: string | null;
+  inviter_last_name: string | null;
+}
+
+/**
+ * A team's pending invitations unexpired at `now`, newest first, with the inviter's name; never the
+ * token (the invitee's secret). The inviter is a LEFT JOIN: RLS hides a user who left the caller's teams.
+ */
+export async function pendingInvitationsOfTeam(tx: Tx, teamId: string, now: Date): Promise<TeamInvitationRow[]> {
+  const rows = await tx.$queryRaw<TeamInvitationListRow[]>`
+    SELECT i.id::text, i.team_id::text, i.email, i.role, i.status, i.expires_at, i.created_at,
+           u.first_name AS inviter_first_name, u.last_name AS inviter_last_name
+      FROM team_invitations i LEFT JOIN users u ON u.id = i.invited_by_id
+     WHERE i.team_id = ${teamId}::uuid AND i.status = 'pending' AND i.expires_at > ${now}::timestamptz
+     ORDER BY i.created_at DESC, i.id DESC`;
+  return rows.map((r) => ({
+    id: r.id,
+    teamId: r.team_id,
+    email: r.email,
+    role: r.role,
+    status: r.status,
+    expiresAt: new Date(r.expires_at),
+    createdAt: new Date(r.created_at),
+    invitedBy: r.inviter_first_name === null ? null : { firstName: r.inviter_first_name, lastName: r.inviter_last_name ?? '' },
+  }));
+}
+
 export function invitationByToken(tx: Tx, token: string) {
   return tx.teamInvitation.findUnique({ where: { token }, select: { id: true, teamId: true, email: true, role: true, status: true, expiresAt: true } });
 }

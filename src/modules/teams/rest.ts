@@ -15,6 +15,7 @@ import {
   RemoveTeamMemberDocument,
   SwitchTeamDocument,
   TeamInvoicesDocument,
+  TeamPendingInvitationsDocument,
   TeamSubscriptionDocument,
   TeamUsageDocument,
   UpdateTeamDocument,
@@ -184,6 +185,20 @@ export const teamRoutes = [
     variables: ({ params }) => ({ teamId: params.teamId, memberId: params.memberId }),
     data: () => undefined,
     status: 204,
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/teams/{teamId}/invitations',
+    summary: "The team's pending invitations, newest first, without their tokens (owner or admin)",
+    tags,
+    access,
+    params: teamParams,
+    operation: TeamPendingInvitationsDocument,
+    variables: ({ params }) => ({ teamId: params.teamId }),
+    data: (r) => r.teamPendingInvitations,
+    response: z.array(
+      invitation.omit({ token: true }).extend({ createdAt: z.string(), invitedByUser: z.object({ firstName: z.string(), lastName: z.string() }).nullable() }),
+    ),
   }),
   defineRoute({
     method: 'GET',

@@ -1,7 +1,7 @@
 // The role rules as tables: every combination that matters, allowed or not.
 import { describe, expect, it } from 'vitest';
 import type { TeamRole } from '../../auth/actor.js';
-import { canChangeRole, canDeleteTeam, canInvite, canManageTeamSettings, canRemoveMember, canUpdateTeam, canWriteTeamData, type AssignableRole } from './rules.js';
+import { canCancelInvitation, canChangeRole, canDeleteTeam, canInvite, canManageTeamSettings, canSeeInvitations, canRemoveMember, canUpdateTeam, canWriteTeamData, type AssignableRole } from './rules.js';
 
 const me = (role: TeamRole) => ({ userId: 'me', role });
 const other = (role: TeamRole) => ({ userId: 'other', role });
@@ -66,5 +66,8 @@ describe('team actions by role', () => {
     expect(canWriteTeamData(role).allowed).toBe(write);
     // Team settings other modules keep (webhooks) follow the team's own: owners and admins.
     expect(canManageTeamSettings(role).allowed).toBe(update);
+    // A team's pending invitations: seen and cancelled by those who may invite.
+    expect(canSeeInvitations(role).allowed).toBe(update);
+    expect(canCancelInvitation(role).allowed).toBe(update);
   });
 });

@@ -33,6 +33,11 @@ export function canCancelInvitation(role: TeamRole): Verdict {
   return manages(role) ? allow : deny('Only the team owner or an admin can cancel invitations');
 }
 
+/** Seeing a team's pending invitations (addresses, roles, who invited): those who may cancel them. */
+export function canSeeInvitations(role: TeamRole): Verdict {
+  return manages(role) ? allow : deny("Only the team owner or an admin can see the team's invitations");
+}
+
 export interface MemberRef {
   userId: string;
   role: TeamRole;

@@ -7,7 +7,7 @@ import { changeRoleInput, createTeamInput, inviteInput, listMembersQuery, listTe
 import type { Plan } from './plans.js';
 import * as teams from './service.js';
 import type { Page } from '../../shared/pagination.js';
-import type { CreatedInvitation, Invoice, MemberRow, SubscriptionView, TeamView, Usage } from './service.js';
+import type { CreatedInvitation, Invoice, MemberRow, SubscriptionView, TeamInvitationRow, TeamView, Usage } from './service.js';
 
 const read = { scope: 'teams:read' } as const;
 const write = { scope: 'teams:write' } as const;
@@ -135,6 +135,20 @@ export function registerTeamsSchema(b: Builder): void {
     }),
   });
 
+  const PendingInvitationRef = b.objectRef<TeamInvitationRow>('TeamPendingInvitation').implement({
+    description: "A team's pending invitation as its owners and admins see it: never its token (the invitee's secret).",
+    fields: (t) => ({
+      id: t.exposeID('id'),
+      teamId: t.exposeID('teamId'),
+      email: t.exposeString('email'),
+      role: t.exposeString('role'),
+      status: t.exposeString('status'),
+      expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
+      createdAt: t.expose('createdAt', { type: 'DateTime' }),
+      invitedByUser: t.field({ type: InviterRef, nullable: true, description: 'null when the inviter has left the team (and shares no other team with the caller).', resolve: (i) => i.invitedBy }),
+    }),
+  });
+
   const MembershipRef = b.objectRef<{ teamId: string; role: string; joinedAt: Date }>('TeamMembership').implement({
     fields: (t) => ({ teamId: t.exposeID('teamId'), role: t.exposeString('role'), joinedAt: t.expose('joinedAt', { type: 'DateTime' }) }),
   });
@@ -239,6 +253,13 @@ export function registerTeamsSchema(b: Builder): void {
       description: "The caller's pending, unexpired invitations.",
       authScopes: read,
       resolve: (_root, _args, ctx) => teams.myInvitations(ctx),
+    }),
+    teamPendingInvitations: t.field({
+      type: [PendingInvitationRef],
+      description: "The team's pending, unexpired invitations, newest first (owners and admins).",
+      authScopes: read,
+      args: { teamId: t.arg.id({ required: true }) },
+      resolve: (_root, { teamId }, ctx) => teams.teamInvitations(ctx, String(teamId)),
     }),
     teamSubscription: t.field({
       type: SubscriptionRef,

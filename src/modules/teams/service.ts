@@ -16,7 +16,7 @@ import { planOf, plansOf, type Plan } from './plans.js';
 import * as repo from './repository.js';
 import * as rules from './rules.js';
 
-export type { MemberRow } from './repository.js';
+export type { MemberRow, TeamInvitationRow } from './repository.js';
 export type { Usage } from './plan-usage.js';
 
 export interface TeamView {
@@ -244,6 +244,13 @@ function invitationMail(scope: RequestScope, invitation: { token: string; role: 
 export async function myInvitations(scope: RequestScope) {
   caller(scope);
   return repo.invitationsForCaller(await scope.db.tx());
+}
+
+/** A team's pending, unexpired invitations, without their tokens: owners and admins (403 for others, 404 outside the team). */
+export async function teamInvitations(scope: RequestScope, teamId: string): Promise<repo.TeamInvitationRow[]> {
+  const tx = await scope.db.tx();
+  check(rules.canSeeInvitations((await roleIn(scope, tx, teamId)).role));
+  return repo.pendingInvitationsOfTeam(tx, teamId, scope.now());
 }
 
 async function openInvitation(scope: RequestScope, tx: Tx, token: string) {

@@ -262,6 +262,122 @@ describe('invitations', () => {
   });
 });
 
+describe("a team's pending invitations", () => {
+  let teamId: string;
+  let admin: SignedUpUser;
+  let member: SignedUpUser;
+  let viewer: SignedUpUser;
+  const list = (user: SignedUpUser, team = teamId) => t.json('GET', `/api/v1/teams/${team}/invitations`, undefined, as(user));
+  const invite = async (by: SignedUpUser, email: string, role = 'member') => {
+    const res = await t.json('POST', `/api/v1/teams/${teamId}/members`, { email, role }, as(by));
+    expect(res.status).toBe(201);
+    return res.body.data as { id: string; token: string; email: string };
+  };
+  const emails = async (user: SignedUpUser) => ((await list(user)).body.data as { email: string }[]).map((i) => i.email);
+  beforeAll(async () => {
+    teamId = await createTeam(t, owner, 'pending-invitations');
+    admin = await signUp(t, { firstName: 'Ada', lastName: 'Min' });
+    member = await signUp(t);
+    viewer = await signUp(t);
+    await addMember(t, owner, teamId, admin, 'admin');
+    await addMember(t, owner, teamId, member, 'member');
+    await addMember(t, owner, teamId, viewer, 'viewer');
+  });
+
+  it('lists pending, unexpired invitations newest first for the owner and an admin, never with a token', async () => {
+    const first = await invite(owner, 'first-pending@example.com', 'viewer');
+    const second = await invite(admin, 'second-pending@example.com');
+    const expired = await invite(owner, 'expired-pending@example.com');
+    await t.database.prisma.teamInvitation.update({ where: { id: expired.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const item = (i: { id: string; email: string }, role: string, invitedByUser: { firstName: string; lastName: string }) => ({
+      id: i.id,
+      teamId,
+      email: i.email,
+      role,
+      status: 'pending',
+      expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      invitedByUser,
+    });
+    const expected = [item(second, 'member', { firstName: 'Ada', lastName: 'Min' }), item(first, 'viewer', { firstName: 'Olive', lastName: 'User' })];
+    for (const user of [owner, admin]) {
+      const res = await list(user);
+      expect(res).toMatchObject({ status: 200, body: { success: true } });
+      expect(res.body.data).toEqual(expected);
+      const text = JSON.stringify(res.body);
+      for (const secret of [first.token, second.token, expired.token]) expect(text).not.toContain(secret);
+      expect(text).not.toContain('"token"');
+    }
+
+    const gql = await t.graphql('query($t: ID!) { teamPendingInvitations(teamId: $t) { id email role invitedByUser { firstName } } }', { t: teamId }, as(admin));
+    expect(gql.body.data.teamPendingInvitations).toEqual([
+      { id: second.id, email: second.email, role: 'member', invitedByUser: { firstName: 'Ada' } },
+      { id: first.id, email: first.email, role: 'viewer', invitedByUser: { firstName: 'Olive' } },
+    ]);
+    // The type has no token to ask for.
+    const asked = await t.graphql('query($t: ID!) { teamPendingInvitations(teamId: $t) { token } }', { t: teamId }, as(owner));
+    expect(asked.body.data).toBeUndefined();
+    expect(asked.body.errors[0].message).toMatch(/Cannot query field "token"/);
+
+    // An API key needs teams:read, as the team's other reads do.
+    const reader = await createKey(t, owner, { scopes: ['teams:read'] });
+    expect((await t.json('GET', `/api/v1/teams/${teamId}/invitations`, undefined, { ...bearer(reader.key), 'x-team-id': teamId })).body.data).toHaveLength(2);
+    const writer = await createKey(t, owner, { scopes: ['teams:write'] });
+    expect((await t.json('GET', `/api/v1/teams/${teamId}/invitations`, undefined, { ...bearer(writer.key), 'x-team-id': teamId })).status).toBe(403);
+  });
+
+  it('refuses a member and a viewer with 403 FORBIDDEN, and is 404 to another team’s owner and a stranger', async () => {
+    await invite(owner, 'refused-pending@example.com');
+    for (const user of [member, viewer]) {
+      expect(await list(user)).toMatchObject({ status: 403, body: { success: false, code: 'FORBIDDEN', error: "Only the team owner or an admin can see the team's invitations" } });
+      const gql = await t.graphql('query($t: ID!) { teamPendingInvitations(teamId: $t) { id email } }', { t: teamId }, as(user));
+      expect(gql.body.data).toBeNull();
+      expect(gql.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    }
+    const otherOwner = await signUp(t);
+    expect((await list(otherOwner, otherOwner.activeTeamId)).body.data).toEqual([]); // their own team: allowed, empty
+    for (const outsider of [otherOwner, stranger]) {
+      const res = await list(outsider);
+      expect(res).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+      expect(JSON.stringify(res.body)).not.toContain('refused-pending@example.com');
+      const gql = await t.graphql('query($t: ID!) { teamPendingInvitations(teamId: $t) { id } }', { t: teamId }, as(outsider));
+      expect(gql.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    }
+    expect((await list(owner, 'not-a-uuid')).status).toBe(404);
+    expect((await t.json('GET', `/api/v1/teams/${teamId}/invitations`)).status).toBe(401);
+  });
+
+  it('no longer lists an invitation once accepted, declined or cancelled', async () => {
+    const accepter = await signUp(t);
+    const decliner = await signUp(t);
+    const accepted = await invite(owner, accepter.email);
+    const declined = await invite(owner, decliner.email);
+    const cancelled = await invite(admin, 'cancelled-pending@example.com');
+    const kept = await invite(admin, 'kept-pending@example.com');
+    expect(await emails(owner)).toEqual(expect.arrayContaining([accepted.email, declined.email, cancelled.email, kept.email]));
+
+    expect((await t.json('POST', `/api/v1/team-invitations/${accepted.token}/accept`, undefined, as(accepter))).status).toBe(200);
+    expect((await t.json('POST', `/api/v1/team-invitations/${declined.token}/decline`, undefined, as(decliner))).status).toBe(200);
+    expect((await t.fetch(`/api/v1/team-invitations/${cancelled.id}`, { method: 'DELETE', headers: as(member) })).status).toBe(403);
+    expect((await t.fetch(`/api/v1/team-invitations/${cancelled.id}`, { method: 'DELETE', headers: as(admin) })).status).toBe(204);
+
+    const left = await emails(admin);
+    expect(left).toContain(kept.email);
+    for (const gone of [accepted.email, declined.email, cancelled.email]) expect(left).not.toContain(gone);
+  });
+
+  it('shows no inviter once the inviter has left the team', async () => {
+    const leaving = await signUp(t, { firstName: 'Leon', lastName: 'Gone' });
+    const leavingId = await addMember(t, owner, teamId, leaving, 'admin');
+    const invitation = await invite(leaving, 'orphan-pending@example.com');
+    const before = ((await list(owner)).body.data as { id: string; invitedByUser: unknown }[]).find((i) => i.id === invitation.id);
+    expect(before?.invitedByUser).toEqual({ firstName: 'Leon', lastName: 'Gone' });
+    expect((await t.fetch(`/api/v1/teams/${teamId}/members/${leavingId}`, { method: 'DELETE', headers: as(owner) })).status).toBe(204);
+    const after = ((await list(owner)).body.data as { id: string; invitedByUser: unknown }[]).find((i) => i.id === invitation.id);
+    expect(after).toMatchObject({ email: 'orphan-pending@example.com', invitedByUser: null });
+  });
+});
+
 describe('active team', () => {
   it('switches the session’s active team, only to a team of the caller', async () => {
     const teamId = await createTeam(t, owner, 'switch-to');
