@@ -2,13 +2,89 @@
 // (full text over filename, title, alt and caption), filtered by type and tag, paged; files dropped on
 // it (or chosen) are uploaded with their progress, and files the team already held are named; a
 // picked file's details: its metadata, title, alt text and caption edited, its tags set, deletion.
+// All of it on the GraphQL API (mediaList, mediaTags, media, updateMedia, setMediaTags, deleteMedia;
+// uploads: media.ts); the thumbnails' bytes come from the rendition route Media.renditions names.
 import { useEffect, useState } from 'preact/hooks';
-import { messageOf, platform, type paths } from './api.js';
+import { messageOf, run } from './api.js';
 import { Problem } from './forms.js';
+import { graphql } from './generated/graphql/index.js';
+import type { MediaListQuery, MediaTagsQuery } from './generated/graphql/graphql.js';
 import { thumbnailOf, uploadFiles } from './media.js';
 
-type Media = NonNullable<paths['/api/v1/media']['get']['responses'][200]['content']['application/json']['data']>['data'][number];
-type Tag = NonNullable<paths['/api/v1/media-tags']['get']['responses'][200]['content']['application/json']['data']>[number];
+const mediaListQuery = graphql(`
+  query MediaList($limit: Int, $offset: Int, $type: MediaTypeFilter, $search: String, $tagIds: [String!]) {
+    mediaList(limit: $limit, offset: $offset, type: $type, search: $search, tagIds: $tagIds) {
+      total
+      items {
+        id
+        filename
+        mimeType
+        fileSize
+        width
+        height
+        createdAt
+        url
+        title
+        alt
+        caption
+        renditions {
+          width
+          url
+        }
+      }
+    }
+  }
+`);
+
+const mediaTagsQuery = graphql(`
+  query MediaTags {
+    mediaTags {
+      id
+      name
+    }
+  }
+`);
+
+const mediaTagIdsQuery = graphql(`
+  query MediaTagIds($id: ID!) {
+    media(id: $id) {
+      id
+      tags {
+        id
+      }
+    }
+  }
+`);
+
+const updateMediaMutation = graphql(`
+  mutation UpdateMedia($id: ID!, $input: UpdateMediaInput!) {
+    updateMedia(id: $id, input: $input) {
+      id
+    }
+  }
+`);
+
+const setMediaTagsMutation = graphql(`
+  mutation SetMediaTags($mediaId: ID!, $tagIds: [ID!]!) {
+    setMediaTags(mediaId: $mediaId, tagIds: $tagIds) {
+      id
+    }
+  }
+`);
+
+const deleteMediaMutation = graphql(`
+  mutation DeleteMedia($id: ID!) {
+    deleteMedia(id: $id) {
+      id
+    }
+  }
+`);
+
+type Media = MediaListQuery['mediaList']['items'][number];
+type Tag = MediaTagsQuery['mediaTags'][number];
+
+/** The 320-pixel rendition the server names for `m` (thumbnailOf's route where it names none). */
+const thumbnail = (m: Media) => m.renditions.find((r) => r.width === 320)?.url ?? thumbnailOf(m.id);
 
 const pageSize = 24;
 
@@ -19,21 +95,21 @@ function Details({ media, tags, readOnly, onChanged, onClose }: { media: Media; 
   const [problem, setProblem] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
   useEffect(() => {
-    void platform.rest.GET('/api/v1/media/{id}/tags', { params: { path: { id: media.id } } }).then(({ data }) => setOwn((data?.data ?? []).map((t) => t.id)));
+    void run(mediaTagIdsQuery, { id: media.id }).then(({ data }) => setOwn((data?.media.tags ?? []).map((t) => t.id)));
   }, [media.id]);
   const save = async (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const text = (name: string) => (String(form.get(name) ?? '').trim() ? String(form.get(name)).trim() : null);
-    const { error } = await platform.rest.PATCH('/api/v1/media/{id}', { params: { path: { id: media.id } }, body: { title: text('title'), alt: text('alt'), caption: text('caption') } });
-    const tagged = error ? null : (await platform.rest.PUT('/api/v1/media/{id}/tags', { params: { path: { id: media.id } }, body: { tagIds: form.getAll('tags').map(String) } })).error;
+    const { error } = await run(updateMediaMutation, { id: media.id, input: { title: text('title'), alt: text('alt'), caption: text('caption') } });
+    const tagged = error ? null : (await run(setMediaTagsMutation, { mediaId: media.id, tagIds: form.getAll('tags').map(String) })).error;
     setProblem(error || tagged ? messageOf(error ?? tagged) : null);
     setSaved(error || tagged ? null : 'Saved.');
     onChanged();
   };
   const remove = async () => {
     if (!confirm(`Delete ${media.filename}?`)) return;
-    const { error } = await platform.rest.DELETE('/api/v1/media/{id}', { params: { path: { id: media.id } } });
+    const { error } = await run(deleteMediaMutation, { id: media.id });
     if (error) return setProblem(messageOf(error));
     onChanged();
     onClose();
@@ -42,7 +118,7 @@ function Details({ media, tags, readOnly, onChanged, onClose }: { media: Media; 
   return (
     <section class="media-details" aria-labelledby="details-heading">
       <h2 id="details-heading">{media.filename}</h2>
-      {image && <img src={thumbnailOf(media.id)} alt={media.alt ?? ''} width={320} />}
+      {image && <img src={thumbnail(media)} alt={media.alt ?? ''} width={320} />}
       <dl>
         <dt>Type</dt>
         <dd>{media.mimeType}</dd>
@@ -119,16 +195,16 @@ export function MediaLibrary({ readOnly }: { readOnly: string | null }) {
   const [problem, setProblem] = useState<string | null>(null);
   const [picked, setPicked] = useState<Media | null>(null);
   const [dragging, setDragging] = useState(false);
-  useEffect(() => void platform.rest.GET('/api/v1/media-tags').then(({ data }) => setTags(data?.data ?? [])), []);
+  useEffect(() => void run(mediaTagsQuery).then(({ data }) => setTags(data?.mediaTags ?? [])), []);
   useEffect(() => {
-    const query = { limit: pageSize, offset, type, ...(search.trim() ? { search: search.trim() } : {}), ...(tag ? { tagIds: [tag] } : {}) };
+    const variables = { limit: pageSize, offset, type, ...(search.trim() ? { search: search.trim() } : {}), ...(tag ? { tagIds: [tag] } : {}) };
     // An answer overtaken by a newer query (typing in Search) is dropped, not shown over the newer one.
     let current = true;
-    void platform.rest.GET('/api/v1/media', { params: { query } }).then(({ data, error }) => {
+    void run(mediaListQuery, variables).then(({ data, error }) => {
       if (!current) return;
       setProblem(error ? messageOf(error) : null);
-      setItems(data?.data?.data ?? []);
-      setTotal(data?.data?.total ?? 0);
+      setItems(data?.mediaList.items ?? []);
+      setTotal(data?.mediaList.total ?? 0);
     });
     return () => void (current = false);
   }, [offset, type, search, tag, version]);
@@ -206,7 +282,7 @@ export function MediaLibrary({ readOnly }: { readOnly: string | null }) {
           {items.map((m) => (
             <li key={m.id}>
               <button type="button" class="tile" aria-label={`Details of ${m.filename}`} aria-pressed={picked?.id === m.id} onClick={() => setPicked(m)}>
-                {m.mimeType.startsWith('image/') ? <img src={thumbnailOf(m.id)} alt="" width={160} height={160} loading="lazy" /> : <span class="file-type">{m.mimeType}</span>}
+                {m.mimeType.startsWith('image/') ? <img src={thumbnail(m)} alt="" width={160} height={160} loading="lazy" /> : <span class="file-type">{m.mimeType}</span>}
                 <span class="filename">{m.filename}</span>
               </button>
             </li>

@@ -3,22 +3,91 @@
 // invitations (seen and cancelled by owners and admins); and an invitation by e-mail. What the
 // caller's role may not do is disabled or left out, with the reason.
 import { useEffect, useState } from 'preact/hooks';
-import { messageOf, platform, type paths, type Session } from './api.js';
+import { messageOf, run, type Session } from './api.js';
 import { Field, fieldErrorsOf, Problem } from './forms.js';
+import { graphql } from './generated/graphql/index.js';
+import type { TeamMembersQuery, TeamPendingInvitationsQuery, TeamUsageQuery } from './generated/graphql/graphql.js';
 import type { Team } from './team.js';
 
-type Member = NonNullable<paths['/api/v1/teams/{teamId}/members']['get']['responses'][200]['content']['application/json']['data']>[number];
-type PendingInvitation = NonNullable<paths['/api/v1/teams/{teamId}/invitations']['get']['responses'][200]['content']['application/json']['data']>[number];
-interface Plan {
-  name: string;
-  /** Each limit's most (null: no limit), by its slug (`team_members`). */
-  limits: Record<string, number | null>;
-}
-interface Usage {
-  limitSlug: string;
-  current: number;
-  max: number | null;
-}
+const planQuery = graphql(`
+  query TeamPlan($teamId: ID!) {
+    teamSubscription(teamId: $teamId) {
+      plan {
+        name
+        limits {
+          slug
+        }
+      }
+    }
+  }
+`);
+const usageQuery = graphql(`
+  query TeamUsage($teamId: ID!, $limitSlug: String!) {
+    teamUsage(teamId: $teamId, limitSlug: $limitSlug) {
+      limitSlug
+      current
+      max
+    }
+  }
+`);
+const membersQuery = graphql(`
+  query TeamMembers($teamId: ID!) {
+    teamMembers(teamId: $teamId, limit: 100) {
+      items {
+        id
+        role
+        userId
+        user {
+          email
+          firstName
+          lastName
+        }
+      }
+    }
+  }
+`);
+const pendingQuery = graphql(`
+  query TeamPendingInvitations($teamId: ID!) {
+    teamPendingInvitations(teamId: $teamId) {
+      id
+      email
+      role
+      expiresAt
+      invitedByUser {
+        firstName
+        lastName
+      }
+    }
+  }
+`);
+const cancelMutation = graphql(`
+  mutation CancelTeamInvitation($id: ID!) {
+    cancelTeamInvitation(id: $id)
+  }
+`);
+const roleMutation = graphql(`
+  mutation ChangeTeamMemberRole($teamId: ID!, $memberId: ID!, $role: String!) {
+    changeTeamMemberRole(teamId: $teamId, memberId: $memberId, role: $role) {
+      id
+    }
+  }
+`);
+const removeMutation = graphql(`
+  mutation RemoveTeamMember($teamId: ID!, $memberId: ID!) {
+    removeTeamMember(teamId: $teamId, memberId: $memberId)
+  }
+`);
+const inviteMutation = graphql(`
+  mutation InviteTeamMember($teamId: ID!, $input: InviteTeamMemberInput!) {
+    inviteTeamMember(teamId: $teamId, input: $input) {
+      emailSent
+    }
+  }
+`);
+
+type Member = TeamMembersQuery['teamMembers']['items'][number];
+type PendingInvitation = TeamPendingInvitationsQuery['teamPendingInvitations'][number];
+type Usage = TeamUsageQuery['teamUsage'];
 
 const assignable = ['admin', 'member', 'viewer'];
 
@@ -32,18 +101,20 @@ function refusalOn(role: string | null, member: Member, me: string): string | nu
 }
 
 function PlanUsage({ team }: { team: Team }) {
-  const [plan, setPlan] = useState<Plan | null>(null);
+  const [plan, setPlan] = useState<{ name: string } | null>(null);
   const [usage, setUsage] = useState<Usage[]>([]);
   useEffect(() => {
+    // A team switched meanwhile: its answers, not this one's, are shown.
+    let current = true;
     void (async () => {
-      const { data } = await platform.rest.GET('/api/v1/teams/{teamId}/subscription', { params: { path: { teamId: team.id } } });
-      const found = (data as { data?: { plan?: Plan } } | undefined)?.data?.plan ?? null;
+      const { data } = await run(planQuery, { teamId: team.id });
+      const found = data?.teamSubscription.plan ?? null;
+      const answers = await Promise.all((found?.limits ?? []).map((limit) => run(usageQuery, { teamId: team.id, limitSlug: limit.slug })));
+      if (!current) return;
       setPlan(found);
-      const answers = await Promise.all(
-        Object.keys(found?.limits ?? {}).map((limitSlug) => platform.rest.GET('/api/v1/teams/{teamId}/usage/{limitSlug}', { params: { path: { teamId: team.id, limitSlug } } })),
-      );
-      setUsage(answers.flatMap(({ data: answer }) => (answer?.data ? [answer.data] : [])));
+      setUsage(answers.flatMap(({ data: answer }) => (answer ? [answer.teamUsage] : [])));
     })();
+    return () => void (current = false);
   }, [team.id]);
   return (
     <section aria-labelledby="plan-heading">
@@ -79,8 +150,8 @@ function PendingInvitations({ team, sent }: { team: Team; sent: number }) {
   const [invitations, setInvitations] = useState<PendingInvitation[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const fetchList = async () => {
-    const { data, error } = await platform.rest.GET('/api/v1/teams/{teamId}/invitations', { params: { path: { teamId: team.id } } });
-    return { list: data?.data ?? [], problem: error ? messageOf(error) : null };
+    const { data, error } = await run(pendingQuery, { teamId: team.id });
+    return { list: data?.teamPendingInvitations ?? [], problem: error ? messageOf(error) : null };
   };
   const load = async () => {
     const answer = await fetchList();
@@ -102,7 +173,7 @@ function PendingInvitations({ team, sent }: { team: Team; sent: number }) {
   }, [team.id, manages, sent]);
   const cancel = async (invitation: PendingInvitation) => {
     if (!confirm(`Cancel the invitation to ${invitation.email}?`)) return;
-    const { error } = await platform.rest.DELETE('/api/v1/team-invitations/{invitationId}', { params: { path: { invitationId: invitation.id } } });
+    const { error } = await run(cancelMutation, { id: invitation.id });
     setProblem(error ? messageOf(error, { INVITATION_NOT_FOUND: `The invitation to ${invitation.email} is no longer pending.` }) : null);
     await load();
   };
@@ -146,9 +217,9 @@ export function TeamPage({ session, team }: { session: Session; team: Team | nul
   const [sent, setSent] = useState(0);
   const load = async () => {
     if (!team) return;
-    const { data, error } = await platform.rest.GET('/api/v1/teams/{teamId}/members', { params: { path: { teamId: team.id }, query: { limit: 100 } } });
+    const { data, error } = await run(membersQuery, { teamId: team.id });
     setProblem(error ? messageOf(error) : null);
-    setMembers(data?.data ?? []);
+    setMembers(data?.teamMembers.items ?? []);
   };
   useEffect(() => void load(), [team?.id]);
   if (!team) {
@@ -162,13 +233,13 @@ export function TeamPage({ session, team }: { session: Session; team: Team | nul
   const role = team.userRole;
   const inviting = role === 'owner' || role === 'admin' ? null : 'Only owners and admins invite';
   const setRole = async (member: Member, next: string) => {
-    const { error } = await platform.rest.PATCH('/api/v1/teams/{teamId}/members/{memberId}', { params: { path: { teamId: team.id, memberId: member.id } }, body: { role: next as 'member' } });
+    const { error } = await run(roleMutation, { teamId: team.id, memberId: member.id, role: next });
     setProblem(error ? messageOf(error) : null);
     await load();
   };
   const remove = async (member: Member) => {
     if (!confirm(`Remove ${member.user.email} from ${team.name}?`)) return;
-    const { error } = await platform.rest.DELETE('/api/v1/teams/{teamId}/members/{memberId}', { params: { path: { teamId: team.id, memberId: member.id } } });
+    const { error } = await run(removeMutation, { teamId: team.id, memberId: member.id });
     setProblem(error ? messageOf(error) : null);
     await load();
   };
@@ -177,7 +248,7 @@ export function TeamPage({ session, team }: { session: Session; team: Team | nul
     const formElement = event.currentTarget as HTMLFormElement;
     const form = new FormData(formElement);
     const email = String(form.get('email'));
-    const { error } = await platform.rest.POST('/api/v1/teams/{teamId}/members', { params: { path: { teamId: team.id } }, body: { email, role: String(form.get('role')) as 'member' } });
+    const { error } = await run(inviteMutation, { teamId: team.id, input: { email, role: String(form.get('role')) } });
     setErrors(fieldErrorsOf(error));
     setProblem(error ? messageOf(error, { ALREADY_MEMBER: `${email} is a member already.`, INVITATION_EXISTS: `${email} has an invitation already.` }) : null);
     setInvited(error ? null : `Invitation sent to ${email}.`);

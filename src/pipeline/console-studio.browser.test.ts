@@ -307,7 +307,7 @@ describe('the data studio in a browser', () => {
   test('the media library: files dropped are uploaded, shown as thumbnails, found, tagged and described; a file held already is named', async () => {
     const tag = await t.json('POST', '/api/v1/media-tags', { name: 'Brand' }, { cookie: owner.cookie });
     expect(tag.status).toBe(201);
-    const { page, errors, failed } = await pageOf(owner);
+    const { page, errors, failed, responses } = await pageOf(owner);
     await page.goto(`${t.origin}/console/media`);
     await page.getByRole('heading', { name: 'Media' }).waitFor();
     // Ready for a drop once the team (and so the caller's role) is known.
@@ -346,6 +346,8 @@ describe('the data studio in a browser', () => {
     expect(listed.body.data.data.map((m: { alt: string | null }) => m.alt).sort()).toEqual(['A blue square', null]);
     expect(errors).toEqual([]);
     expect(failed).toEqual([]);
+    // All of it on the GraphQL API: nothing sent to the media REST routes but the thumbnails' bytes (the rendition route Media.renditions names).
+    expect(responses.map((r) => new URL(r.url()).pathname).filter((p) => /^\/api\/v1\/media/.test(p) && !/^\/api\/v1\/media\/[^/]+\/render$/.test(p))).toEqual([]);
 
     // A viewer reads the library and may not add to it.
     const seen = await pageOf(viewer);
