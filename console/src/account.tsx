@@ -3,25 +3,82 @@
 // or all the others ended), and sign-out.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { messageOf, platform, rememberSignedIn, type paths, type Session } from './api.js';
+import { messageOf, rememberSignedIn, run, type Session } from './api.js';
 import { Field, fieldErrorsOf, Problem } from './forms.js';
+import { graphql } from './generated/graphql/index.js';
+import type { MyIdentitiesQuery, MySessionsQuery } from './generated/graphql/graphql.js';
 import { TwoFactor } from './two-factor.js';
 
-type SignedInSession = NonNullable<paths['/api/auth/sessions']['get']['responses'][200]['content']['application/json']['data']>[number];
-type Identity = NonNullable<paths['/api/auth/identities']['get']['responses'][200]['content']['application/json']['data']>[number];
+const myIdentitiesQuery = graphql(`
+  query MyIdentities {
+    myIdentities {
+      id
+      provider
+      email
+    }
+  }
+`);
+
+const unlinkIdentityMutation = graphql(`
+  mutation UnlinkIdentity($id: ID!) {
+    unlinkIdentity(id: $id)
+  }
+`);
+
+const changePasswordMutation = graphql(`
+  mutation ChangePassword($input: ChangePasswordInput!) {
+    changePassword(input: $input) {
+      endedSessions
+    }
+  }
+`);
+
+const mySessionsQuery = graphql(`
+  query MySessions {
+    mySessions {
+      id
+      current
+      ipAddress
+      userAgent
+      device
+      lastSeenAt
+    }
+  }
+`);
+
+const revokeSessionMutation = graphql(`
+  mutation RevokeSession($id: ID!) {
+    revokeSession(id: $id)
+  }
+`);
+
+const revokeOtherSessionsMutation = graphql(`
+  mutation RevokeOtherSessions {
+    revokeOtherSessions
+  }
+`);
+
+const logoutMutation = graphql(`
+  mutation Logout {
+    logout
+  }
+`);
+
+type SignedInSession = MySessionsQuery['mySessions'][number];
+type Identity = MyIdentitiesQuery['myIdentities'][number];
 
 /** The provider accounts linked to this one, each unlinked here unless it is the last way to sign in (the server says 409). */
 function Identities() {
   const [identities, setIdentities] = useState<Identity[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const load = async () => {
-    const { data, error } = await platform.rest.GET('/api/auth/identities');
+    const { data, error } = await run(myIdentitiesQuery);
     if (error) return setProblem(messageOf(error));
-    setIdentities(data?.data ?? []);
+    setIdentities(data?.myIdentities ?? []);
   };
   useEffect(() => void load(), []);
   const unlink = async (identity: Identity) => {
-    const { error } = await platform.rest.DELETE('/api/auth/identities/{id}', { params: { path: { id: identity.id } } });
+    const { error } = await run(unlinkIdentityMutation, { id: identity.id });
     setProblem(error ? messageOf(error, { CONFLICT: `${identity.provider} is your only way to sign in: set a password (forgotten password) before unlinking it.` }) : null);
     await load();
   };
@@ -59,12 +116,13 @@ function Password() {
     event.preventDefault();
     const formElement = event.currentTarget as HTMLFormElement;
     const form = new FormData(formElement);
-    const { data, error } = await platform.rest.POST('/api/auth/password', { body: { currentPassword: String(form.get('currentPassword')), newPassword: String(form.get('newPassword')) } });
+    const { data, error } = await run(changePasswordMutation, { input: { currentPassword: String(form.get('currentPassword')), newPassword: String(form.get('newPassword')) } });
     setErrors(fieldErrorsOf(error));
-    setProblem(error ? messageOf(error, { AUTHENTICATION_FAILED: 'The current password is wrong.' }) : null);
+    // A wrong current password is INVALID_CREDENTIALS (accounts/passwords.ts); AUTHENTICATION_FAILED is a session that ended.
+    setProblem(error ? messageOf(error, { INVALID_CREDENTIALS: 'The current password is wrong.' }) : null);
     if (error) return setDone(null);
     formElement.reset();
-    const ended = data?.data?.endedSessions ?? 0;
+    const ended = data?.changePassword.endedSessions ?? 0;
     setDone(`Password changed${ended ? `; ${ended} other session${ended === 1 ? '' : 's'} ended` : ''}.`);
   };
   return (
@@ -85,18 +143,18 @@ function Sessions() {
   const [sessions, setSessions] = useState<SignedInSession[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const load = async () => {
-    const { data, error } = await platform.rest.GET('/api/auth/sessions');
+    const { data, error } = await run(mySessionsQuery);
     if (error) return setProblem(messageOf(error));
-    setSessions(data?.data ?? []);
+    setSessions(data?.mySessions ?? []);
   };
   useEffect(() => void load(), []);
   const end = async (id: string) => {
-    const { error } = await platform.rest.DELETE('/api/auth/sessions/{id}', { params: { path: { id } } });
+    const { error } = await run(revokeSessionMutation, { id });
     if (error) return setProblem(messageOf(error));
     await load();
   };
   const endOthers = async () => {
-    const { error } = await platform.rest.POST('/api/auth/sessions/revoke-others');
+    const { error } = await run(revokeOtherSessionsMutation);
     if (error) return setProblem(messageOf(error));
     await load();
   };
@@ -134,7 +192,9 @@ function Sessions() {
 
 export function Account({ session, onSignedOut, onChanged, children }: { session: Session; onSignedOut: () => void; onChanged: () => void; children?: ComponentChildren }) {
   const signOut = async () => {
-    await platform.rest.POST('/api/auth/logout');
+    // Signed out here whatever the server answered (a session already ended is signed out), unless it was not reached.
+    const { error } = await run(logoutMutation);
+    if (error?.code === 'UNREACHABLE') return;
     rememberSignedIn(false);
     onSignedOut();
   };

@@ -1,14 +1,34 @@
-// The console's one way to the server: the typed client of client/, with the browser's session
-// cookie: its GraphQL face for the data studio (records.ts), its REST face (typed by the OpenAPI
-// document) for the other screens. No second API: what a screen does, an app can do.
+// The console's one way to the server: the GraphQL API through the typed client of client/, with the
+// browser's session cookie. Each screen declares its documents with `graphql(…)` (typed by codegen's
+// client preset: generated/graphql), the data studio runs those generated per entity (records.ts).
+// No second API: what a screen does, an app can do.
 import { createPlatformClient, type paths, type TypedDocument } from '../../client/src/index.js';
+import { graphql } from './generated/graphql/index.js';
+import type { CurrentSessionQuery } from './generated/graphql/graphql.js';
 
 export type { paths };
 
 export const platform = createPlatformClient({ baseUrl: location.origin });
 
-/** The signed-in user and their active team, as GET /api/auth/session answers them. */
-export type Session = NonNullable<paths['/api/auth/session']['get']['responses'][200]['content']['application/json']['data']>;
+const currentSessionQuery = graphql(`
+  query CurrentSession {
+    me {
+      user {
+        id
+        email
+        role
+        firstName
+        lastName
+        image
+      }
+      activeTeamId
+      twoFactorEnabled
+    }
+  }
+`);
+
+/** The signed-in user, their active team and whether they sign in with a second factor, as GraphQL `me` answers them. */
+export type Session = CurrentSessionQuery['me'];
 
 // Whether this browser signed in here (the session cookie itself is HttpOnly): a signed-out visit
 // asks nothing of the server, so its first screen costs no request that fails.
@@ -18,9 +38,11 @@ export const rememberSignedIn = (on: boolean) => (on ? localStorage.setItem(sign
 /** The session of the browser's cookie, or null when signed out (or when it ended meanwhile). */
 export async function currentSession(): Promise<Session | null> {
   if (!localStorage.getItem(signedInHint)) return null;
-  const { data } = await platform.rest.GET('/api/auth/session');
-  rememberSignedIn(Boolean(data?.data));
-  return data?.data ?? null;
+  const { data, error } = await run(currentSessionQuery);
+  // Unreachable is not signed out: the hint stays for when the server answers again.
+  if (error?.code === 'UNREACHABLE') throw new Error(error.error);
+  rememberSignedIn(Boolean(data?.me));
+  return data?.me ?? null;
 }
 
 /** What to tell a person for an error envelope: the screen's words for its code, else what the server said. */

@@ -2,9 +2,35 @@
 // it (it must be addressed to the signed-in account). Signed out: create the invited account (it
 // joins the team at once), or sign in first with an account of that address.
 import { useState } from 'preact/hooks';
-import { currentSession, messageOf, platform, rememberSignedIn, type Session } from './api.js';
+import { currentSession, messageOf, rememberSignedIn, run, type Session } from './api.js';
 import { fieldErrorsOf, newAccountOf, NewAccountFields, Problem } from './forms.js';
+import { graphql } from './generated/graphql/index.js';
 import { SignIn } from './sign-in.js';
+
+const acceptTeamInvitationMutation = graphql(`
+  mutation AcceptTeamInvitation($token: String!) {
+    acceptTeamInvitation(token: $token) {
+      teamId
+    }
+  }
+`);
+
+const declineTeamInvitationMutation = graphql(`
+  mutation DeclineTeamInvitation($token: String!) {
+    declineTeamInvitation(token: $token) {
+      status
+    }
+  }
+`);
+
+const signupWithInviteMutation = graphql(`
+  mutation SignupWithInvite($input: SignupWithInviteInput!) {
+    signupWithInvite(input: $input) {
+      teamId
+    }
+  }
+`);
+
 
 interface Props {
   token: string;
@@ -16,8 +42,8 @@ function Answer({ token }: { token: string }) {
   const [outcome, setOutcome] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const answer = async (verb: 'accept' | 'decline') => {
-    const { error } = await platform.rest.POST(`/api/v1/team-invitations/{token}/${verb}`, { params: { path: { token } } });
-    if (error) return setProblem(messageOf(error, { NOT_FOUND: 'This invitation is not addressed to this account, or it was answered, cancelled or has expired.' }));
+    const { error } = verb === 'accept' ? await run(acceptTeamInvitationMutation, { token }) : await run(declineTeamInvitationMutation, { token });
+    if (error) return setProblem(messageOf(error, { INVITATION_NOT_FOUND: 'This invitation is not addressed to this account, or it was answered, cancelled or has expired.' }));
     setOutcome(verb === 'accept' ? 'You joined the team.' : 'You declined the invitation.');
   };
   return (
@@ -52,8 +78,7 @@ export function Invitation({ token, session, onSignedIn }: Props) {
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
-    const body = { inviteToken: token, ...newAccountOf(form) };
-    const { error } = await platform.rest.POST('/api/v1/auth/signup-with-invite', { body });
+    const { error } = await run(signupWithInviteMutation, { input: { inviteToken: token, ...newAccountOf(form) } });
     if (error) {
       setErrors(fieldErrorsOf(error));
       return setProblem(messageOf(error, { EMAIL_EXISTS: 'An account already has this e-mail: sign in with it instead.' }));

@@ -2,8 +2,29 @@
 // password asked for, the reset (a new password with the link's token), the e-mail verification
 // (the token followed: the address is verified and a session starts).
 import { useEffect, useState } from 'preact/hooks';
-import { messageOf, platform, rememberSignedIn } from './api.js';
+import { messageOf, rememberSignedIn, run } from './api.js';
 import { Problem } from './forms.js';
+import { graphql } from './generated/graphql/index.js';
+
+const requestPasswordResetMutation = graphql(`
+  mutation RequestPasswordReset($input: RequestPasswordResetInput!) {
+    requestPasswordReset(input: $input)
+  }
+`);
+
+const resetPasswordMutation = graphql(`
+  mutation ResetPassword($input: ResetPasswordInput!) {
+    resetPassword(input: $input)
+  }
+`);
+
+const verifyEmailMutation = graphql(`
+  mutation VerifyEmail($input: VerifyEmailInput!) {
+    verifyEmail(input: $input) {
+      activeTeamId
+    }
+  }
+`);
 
 /** The link's token (`?token=…`), or null. */
 export const tokenOfLink = () => new URLSearchParams(location.search).get('token');
@@ -14,7 +35,7 @@ export function ForgotPassword() {
   const submit = async (event: Event) => {
     event.preventDefault();
     const email = String(new FormData(event.currentTarget as HTMLFormElement).get('email'));
-    const { error } = await platform.rest.POST('/api/auth/password-reset', { body: { email } });
+    const { error } = await run(requestPasswordResetMutation, { input: { email } });
     if (error) return setProblem(messageOf(error));
     setSent('If an account has this e-mail, a reset link is on its way');
   };
@@ -46,7 +67,7 @@ export function ResetPassword() {
   const submit = async (event: Event) => {
     event.preventDefault();
     const password = String(new FormData(event.currentTarget as HTMLFormElement).get('password'));
-    const { error } = await platform.rest.POST('/api/auth/password-reset/confirm', { body: { token: tokenOfLink() ?? '', password } });
+    const { error } = await run(resetPasswordMutation, { input: { token: tokenOfLink() ?? '', password } });
     if (error) return setProblem(messageOf(error));
     setProblem(null);
     setDone(true);
@@ -75,15 +96,12 @@ export function ResetPassword() {
 export function VerifyEmail({ onVerified }: { onVerified: () => void }) {
   const [problem, setProblem] = useState<string | null>(null);
   useEffect(() => {
-    platform.rest.POST('/api/auth/verify-email', { body: { token: tokenOfLink() ?? '' } }).then(
-      ({ error }) => {
-        if (error) return setProblem(messageOf(error));
-        rememberSignedIn(true);
-        history.replaceState(null, '', '/console');
-        onVerified();
-      },
-      () => setProblem(messageOf(null)),
-    );
+    void run(verifyEmailMutation, { input: { token: tokenOfLink() ?? '' } }).then(({ error }) => {
+      if (error) return setProblem(messageOf(error));
+      rememberSignedIn(true);
+      history.replaceState(null, '', '/console');
+      onVerified();
+    });
   }, []);
   return (
     <main class="narrow">

@@ -1,8 +1,37 @@
 // Sign-in: e-mail and password, then the second step when the account has two-factor on (an
 // authenticator code or a recovery code against the challenge the first step answered).
 import { useEffect, useState } from 'preact/hooks';
-import { currentSession, messageOf, platform, rememberSignedIn, type Session } from './api.js';
+import { currentSession, messageOf, rememberSignedIn, run, type Session } from './api.js';
 import { Problem } from './forms.js';
+import { graphql } from './generated/graphql/index.js';
+import type { SignInProvidersQuery } from './generated/graphql/graphql.js';
+
+const signInProvidersQuery = graphql(`
+  query SignInProviders {
+    signInProviders {
+      id
+      name
+      signInUrl
+    }
+  }
+`);
+
+const loginMutation = graphql(`
+  mutation Login($input: LoginInput!) {
+    login(input: $input) {
+      twoFactorRequired
+      challenge
+    }
+  }
+`);
+
+const completeTwoFactorSignInMutation = graphql(`
+  mutation CompleteTwoFactorSignIn($input: TwoFactorSignInInput!) {
+    completeTwoFactorSignIn(input: $input) {
+      activeTeamId
+    }
+  }
+`);
 
 interface Props {
   onSignedIn: (session: Session) => void;
@@ -11,11 +40,14 @@ interface Props {
 /** Where a provider's sign-in comes back to: the console, told that this browser is now signed in. */
 export const providerReturn = '/console?signed-in=provider';
 
-/** The sign-in providers of the server (OIDC_PROVIDERS), as buttons to their sign-in. */
+/**
+ * The sign-in providers of the server (OIDC_PROVIDERS), as buttons to their sign-in: browser
+ * navigations to /api/auth/oidc/… (the provider's redirect is not an API call).
+ */
 function Providers() {
-  const [providers, setProviders] = useState<{ id: string; name: string; signInUrl: string }[]>([]);
+  const [providers, setProviders] = useState<SignInProvidersQuery['signInProviders']>([]);
   useEffect(() => {
-    platform.rest.GET('/api/auth/providers').then(({ data }) => setProviders(data?.data ?? []), () => setProviders([]));
+    void run(signInProvidersQuery).then(({ data }) => setProviders(data?.signInProviders ?? []));
   }, []);
   if (!providers.length) return null;
   return (
@@ -59,9 +91,9 @@ export function SignIn({ onSignedIn }: Props) {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     void attempt(async () => {
-      const { data, error } = await platform.rest.POST('/api/auth/login', { body: { email: String(form.get('email')), password: String(form.get('password')) } });
+      const { data, error } = await run(loginMutation, { input: { email: String(form.get('email')), password: String(form.get('password')) } });
       if (error) return setProblem(messageOf(error, { AUTHENTICATION_FAILED: 'The e-mail or the password is wrong.' }));
-      if (data?.data && 'twoFactorRequired' in data.data) return setChallenge(data.data.challenge);
+      if (data?.login.twoFactorRequired && data.login.challenge) return setChallenge(data.login.challenge);
       await signedIn();
     });
   };
@@ -70,7 +102,7 @@ export function SignIn({ onSignedIn }: Props) {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     void attempt(async () => {
-      const { error } = await platform.rest.POST('/api/auth/login/two-factor', { body: { challenge: challenge!, code: String(form.get('code')).trim() } });
+      const { error } = await run(completeTwoFactorSignInMutation, { input: { challenge: challenge!, code: String(form.get('code')).trim() } });
       if (error) return setProblem(messageOf(error));
       await signedIn();
     });

@@ -2,8 +2,23 @@
 // verified first (REQUIRE_EMAIL_VERIFICATION), it says where the link went, offers to send it again,
 // and tells how an operator finds it when no mail server is set up yet (the CLI's outbox).
 import { useState } from 'preact/hooks';
-import { currentSession, messageOf, platform, rememberSignedIn, type Session } from './api.js';
+import { currentSession, messageOf, rememberSignedIn, run, type Session } from './api.js';
 import { fieldErrorsOf, newAccountOf, NewAccountFields, Problem } from './forms.js';
+import { graphql } from './generated/graphql/index.js';
+
+const signupMutation = graphql(`
+  mutation Signup($input: SignupInput!) {
+    signup(input: $input) {
+      emailVerificationRequired
+    }
+  }
+`);
+
+const resendVerificationEmailMutation = graphql(`
+  mutation ResendVerificationEmail($input: ResendVerificationInput!) {
+    resendVerificationEmail(input: $input)
+  }
+`);
 
 export function SignUp({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -15,22 +30,23 @@ export function SignUp({ onSignedIn }: { onSignedIn: (session: Session) => void 
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const body = newAccountOf(form);
-    const { data, error } = await platform.rest.POST('/api/auth/signup', { body });
+    const { data, error } = await run(signupMutation, { input: body });
     if (error) {
       setErrors(fieldErrorsOf(error));
       return setProblem(messageOf(error, { EMAIL_EXISTS: 'An account already has this e-mail: sign in, or ask for a new password.' }));
     }
     setErrors({});
     setProblem(null);
-    if ((data as { meta?: { emailVerificationRequired?: boolean } }).meta?.emailVerificationRequired) return setWaitingFor(body.email);
+    if (data?.signup.emailVerificationRequired) return setWaitingFor(body.email);
     rememberSignedIn(true);
     const session = await currentSession();
     if (session) onSignedIn(session);
   };
 
   const resend = async () => {
-    await platform.rest.POST('/api/auth/verify-email/resend', { body: { email: waitingFor! } });
-    setResent(true);
+    // The server answers the same whether or not the address awaits verification; only an unreached one is not "sent again".
+    const { error } = await run(resendVerificationEmailMutation, { input: { email: waitingFor! } });
+    if (error?.code !== 'UNREACHABLE') setResent(true);
   };
 
   if (waitingFor) {

@@ -3,8 +3,32 @@
 // code or a recovery code.
 import { useState } from 'preact/hooks';
 import { renderSVG } from 'uqr';
-import { messageOf, platform } from './api.js';
+import { messageOf, run } from './api.js';
 import { Field, fieldErrorsOf, Problem } from './forms.js';
+import { graphql } from './generated/graphql/index.js';
+
+const enrollTwoFactorMutation = graphql(`
+  mutation EnrollTwoFactor($input: EnrollTwoFactorInput!) {
+    enrollTwoFactor(input: $input) {
+      secret
+      otpauthUri
+    }
+  }
+`);
+
+const confirmTwoFactorMutation = graphql(`
+  mutation ConfirmTwoFactor($input: ConfirmTwoFactorInput!) {
+    confirmTwoFactor(input: $input) {
+      recoveryCodes
+    }
+  }
+`);
+
+const disableTwoFactorMutation = graphql(`
+  mutation DisableTwoFactor($input: TwoFactorCodeInput!) {
+    disableTwoFactor(input: $input)
+  }
+`);
 
 type Step = { at: 'off' } | { at: 'scan'; secret: string; otpauthUri: string } | { at: 'codes'; recoveryCodes: string[] } | { at: 'on' };
 
@@ -17,7 +41,8 @@ export function TwoFactor({ enabled, onChanged }: { enabled: boolean; onChanged:
   const [problem, setProblem] = useState<string | null>(null);
   const refused = (error: unknown) => {
     setErrors(fieldErrorsOf(error));
-    setProblem(messageOf(error, { AUTHENTICATION_FAILED: 'The password is wrong.' }));
+    // A wrong password is INVALID_CREDENTIALS (accounts/passwords.ts assertCurrentPassword); AUTHENTICATION_FAILED is a session that ended.
+    setProblem(messageOf(error, { INVALID_CREDENTIALS: 'The password is wrong.' }));
   };
   const accepted = (next: Step) => {
     setErrors({});
@@ -30,17 +55,17 @@ export function TwoFactor({ enabled, onChanged }: { enabled: boolean; onChanged:
   };
 
   const enroll = async (event: Event) => {
-    const { data, error } = await platform.rest.POST('/api/auth/two-factor/enroll', { body: { password: valueOf(event, 'password') } });
-    if (error || !data?.data) return refused(error);
-    accepted({ at: 'scan', ...data.data });
+    const { data, error } = await run(enrollTwoFactorMutation, { input: { password: valueOf(event, 'password') } });
+    if (error || !data) return refused(error);
+    accepted({ at: 'scan', ...data.enrollTwoFactor });
   };
   const confirm = async (event: Event) => {
-    const { data, error } = await platform.rest.POST('/api/auth/two-factor/confirm', { body: { code: valueOf(event, 'code') } });
-    if (error || !data?.data) return refused(error);
-    accepted({ at: 'codes', recoveryCodes: data.data.recoveryCodes });
+    const { data, error } = await run(confirmTwoFactorMutation, { input: { code: valueOf(event, 'code') } });
+    if (error || !data) return refused(error);
+    accepted({ at: 'codes', recoveryCodes: data.confirmTwoFactor.recoveryCodes });
   };
   const disable = async (event: Event) => {
-    const { error } = await platform.rest.POST('/api/auth/two-factor/disable', { body: { code: valueOf(event, 'code') } });
+    const { error } = await run(disableTwoFactorMutation, { input: { code: valueOf(event, 'code') } });
     if (error) return refused(error);
     accepted({ at: 'off' });
     onChanged();

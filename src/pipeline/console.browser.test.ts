@@ -78,7 +78,7 @@ describe('the console in a browser', () => {
     await signInWithPassword(page, user.email, 'not the password at all');
     await expect.poll(() => page.getByRole('alert').innerText(), { timeout: pageTimeout }).toBe('The e-mail or the password is wrong.');
     await expect(page.getByRole('heading', { name: 'Sign in' }).isVisible()).resolves.toBe(true);
-    expect(failed).toEqual([`401 ${t.origin}/api/auth/login`]);
+    expect(failed).toEqual([`401 ${t.origin}/graphql`]);
     expect(foreign).toEqual([]);
   }, 180_000);
 
@@ -128,7 +128,7 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Set the password' }).click();
     await expect.poll(() => page.getByRole('alert').innerText(), { timeout: pageTimeout }).not.toBe('');
     expect(errors.filter((e) => !/status of 4\d\d/.test(e))).toEqual([]);
-    expect(failed).toEqual([`400 ${t.origin}/api/auth/password-reset/confirm`]);
+    expect(failed).toEqual([`400 ${t.origin}/graphql`]);
     expect(foreign).toEqual([]);
   }, 180_000);
 
