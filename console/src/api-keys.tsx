@@ -3,12 +3,57 @@
 // caller's global role may not grant shown disabled with the reason; the key itself shown once, with
 // a button that copies it.
 import { useEffect, useState } from 'preact/hooks';
-import { messageOf, platform, type paths, type Session } from './api.js';
+import { messageOf, run, type Session } from './api.js';
 import { holdsGlobalRole } from './team.js';
 import { declaredScopes } from './definitions.js';
 import { fieldErrorsOf, Problem, ShownOnce } from './forms.js';
+import { graphql } from './generated/graphql/index.js';
+import type { ApiKeysQuery } from './generated/graphql/graphql.js';
 
-type Key = NonNullable<paths['/api/v1/api-keys']['get']['responses'][200]['content']['application/json']['data']>[number];
+const apiKeysQuery = graphql(`
+  query ApiKeys {
+    apiKeys {
+      id
+      name
+      keyPrefix
+      scopes
+      status
+      lastUsedAt
+    }
+  }
+`);
+
+const apiKeyUsageQuery = graphql(`
+  query ApiKeyUsage($id: ID!) {
+    apiKey(id: $id) {
+      id
+      totalRequests
+      requestsLast24h
+      lastUsedAt
+    }
+  }
+`);
+
+const createApiKeyMutation = graphql(`
+  mutation CreateApiKey($input: CreateApiKeyInput!) {
+    createApiKey(input: $input) {
+      id
+      name
+      key
+    }
+  }
+`);
+
+const revokeApiKeyMutation = graphql(`
+  mutation RevokeApiKey($id: ID!) {
+    revokeApiKey(id: $id) {
+      id
+      status
+    }
+  }
+`);
+
+type Key = ApiKeysQuery['apiKeys'][number];
 
 const actions = ['read', 'write', 'delete'] as const;
 
@@ -16,8 +61,8 @@ const actions = ['read', 'write', 'delete'] as const;
 function Usage({ id }: { id: string }) {
   const [usage, setUsage] = useState<string | null>(null);
   const show = async () => {
-    const { data, error } = await platform.rest.GET('/api/v1/api-keys/{id}', { params: { path: { id } } });
-    const key = data?.data;
+    const { data, error } = await run(apiKeyUsageQuery, { id });
+    const key = data?.apiKey;
     setUsage(error || !key ? messageOf(error) : `${key.totalRequests} request${key.totalRequests === 1 ? '' : 's'} in all, ${key.requestsLast24h} in the last 24 hours${key.lastUsedAt ? `, last ${new Date(key.lastUsedAt).toLocaleString()}` : ''}`);
   };
   return usage ? (
@@ -35,9 +80,9 @@ export function ApiKeys({ session }: { session: Session }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [made, setMade] = useState<{ name: string; key: string } | null>(null);
   const load = async () => {
-    const { data, error } = await platform.rest.GET('/api/v1/api-keys');
+    const { data, error } = await run(apiKeysQuery);
     setProblem(error ? messageOf(error) : null);
-    setKeys(data?.data ?? []);
+    setKeys(data?.apiKeys ?? []);
   };
   useEffect(() => void load(), []);
   const refusal = (minimumRole: string) => (holdsGlobalRole(session, minimumRole) ? null : `Needs the ${minimumRole} role`);
@@ -47,17 +92,19 @@ export function ApiKeys({ session }: { session: Session }) {
     const formElement = event.currentTarget as HTMLFormElement;
     const form = new FormData(formElement);
     const scopes = form.getAll('scopes').map(String);
-    const { data, error } = await platform.rest.POST('/api/v1/api-keys', { body: { name: String(form.get('name')), scopes } });
+    const answer = await run(createApiKeyMutation, { input: { name: String(form.get('name')), scopes } });
+    const error = answer.error;
+    const created = answer.data?.createApiKey;
     setErrors(fieldErrorsOf(error));
     setProblem(error ? messageOf(error) : null);
-    if (error || !data?.data) return;
+    if (error || !created) return;
     formElement.reset();
-    setMade({ name: data.data.name, key: data.data.key });
+    setMade({ name: created.name, key: created.key });
     await load();
   };
   const revoke = async (key: Key) => {
     if (!confirm(`Revoke the key “${key.name}”? Requests with it are refused from now on.`)) return;
-    const { error } = await platform.rest.DELETE('/api/v1/api-keys/{id}', { params: { path: { id: key.id } } });
+    const { error } = await run(revokeApiKeyMutation, { id: key.id });
     setProblem(error ? messageOf(error) : null);
     await load();
   };

@@ -2,11 +2,9 @@
 // browser's session cookie. Each screen declares its documents with `graphql(…)` (typed by codegen's
 // client preset: generated/graphql), the data studio runs those generated per entity (records.ts).
 // No second API: what a screen does, an app can do.
-import { createPlatformClient, type paths, type TypedDocument } from '../../client/src/index.js';
+import { createPlatformClient, type TypedDocument } from '../../client/src/index.js';
 import { graphql } from './generated/graphql/index.js';
 import type { CurrentSessionQuery } from './generated/graphql/graphql.js';
-
-export type { paths };
 
 export const platform = createPlatformClient({ baseUrl: location.origin });
 

@@ -2,13 +2,60 @@
 // queue's actions, latest scheduled first, filtered by status and action type (the registered ones),
 // paged; a failed one retried, a pending one cancelled; an action's payload, result and error shown.
 import { useEffect, useState } from 'preact/hooks';
-import { messageOf, platform, type paths, type Session } from './api.js';
+import { messageOf, run, type Session } from './api.js';
 import { holdsGlobalRole } from './team.js';
 import { Problem } from './forms.js';
+import { graphql } from './generated/graphql/index.js';
+import type { ScheduledActionsQuery } from './generated/graphql/graphql.js';
 
-type Answer = NonNullable<paths['/api/v1/devtools/scheduled-actions']['get']['responses'][200]['content']['application/json']['data']>;
+const scheduledActionsQuery = graphql(`
+  query ScheduledActions($status: String, $actionType: String, $page: Int, $limit: Int) {
+    scheduledActions(status: $status, actionType: $actionType, page: $page, limit: $limit) {
+      actions {
+        id
+        actionType
+        status
+        scheduledAt
+        attempts
+        maxRetries
+        recurringInterval
+        errorMessage
+        payload
+        result
+      }
+      pagination {
+        total
+        totalPages
+      }
+      meta {
+        registeredActionTypes
+      }
+    }
+  }
+`);
+
+const retryScheduledActionMutation = graphql(`
+  mutation RetryScheduledAction($id: ID!) {
+    retryScheduledAction(id: $id) {
+      id
+      status
+    }
+  }
+`);
+
+const cancelScheduledActionMutation = graphql(`
+  mutation CancelScheduledAction($id: ID!) {
+    cancelScheduledAction(id: $id) {
+      id
+      status
+    }
+  }
+`);
+
+type Answer = ScheduledActionsQuery['scheduledActions'];
 type Action = Answer['actions'][number];
-type Status = NonNullable<NonNullable<paths['/api/v1/devtools/scheduled-actions']['get']['parameters']['query']>['status']>;
+/** An action's status, as the queue has them (GraphQL's `status` argument is a String the server checks). */
+type Status = 'pending' | 'running' | 'completed' | 'failed';
 
 const statuses: Status[] = ['pending', 'running', 'completed', 'failed'];
 
@@ -22,19 +69,19 @@ export function ScheduledActions({ session }: { session: Session }) {
   const [problem, setProblem] = useState<string | null>(null);
   useEffect(() => {
     if (forDevelopers) return;
-    const query = { page, limit: 20, ...(status ? { status } : {}), ...(type ? { action_type: type } : {}) };
-    void platform.rest.GET('/api/v1/devtools/scheduled-actions', { params: { query } }).then(({ data, error }) => {
+    const variables = { page, limit: 20, ...(status ? { status } : {}), ...(type ? { actionType: type } : {}) };
+    void run(scheduledActionsQuery, variables).then(({ data, error }) => {
       setProblem(error ? messageOf(error) : null);
-      setAnswer(data?.data ?? null);
+      setAnswer(data?.scheduledActions ?? null);
     });
   }, [status, type, page, version]);
   const retry = async (action: Action) => {
-    const { error } = await platform.rest.POST('/api/v1/devtools/scheduled-actions/{id}/retry', { params: { path: { id: action.id } } });
+    const { error } = await run(retryScheduledActionMutation, { id: action.id });
     setProblem(error ? messageOf(error) : null);
     setVersion((v) => v + 1);
   };
   const cancel = async (action: Action) => {
-    const { error } = await platform.rest.DELETE('/api/v1/devtools/scheduled-actions/{id}', { params: { path: { id: action.id } } });
+    const { error } = await run(cancelScheduledActionMutation, { id: action.id });
     setProblem(error ? messageOf(error) : null);
     setVersion((v) => v + 1);
   };

@@ -3,12 +3,74 @@
 // events it takes, picked from the entities' (generated: definitions.ts) or `*`, its signing secret
 // shown once with a copy button.
 import { useEffect, useState } from 'preact/hooks';
-import { messageOf, platform, type paths } from './api.js';
+import { messageOf, run } from './api.js';
 import { studioEntities } from './definitions.js';
 import { fieldErrorsOf, Problem, ShownOnce } from './forms.js';
+import { graphql } from './generated/graphql/index.js';
+import type { WebhookDeliveriesQuery, WebhookEndpointsQuery } from './generated/graphql/graphql.js';
 
-type Endpoint = NonNullable<paths['/api/v1/webhooks']['get']['responses'][200]['content']['application/json']['data']>[number];
-type Delivery = NonNullable<paths['/api/v1/webhooks/{id}/deliveries']['get']['responses'][200]['content']['application/json']['data']>[number];
+const webhookEndpointsQuery = graphql(`
+  query WebhookEndpoints($limit: Int) {
+    webhookEndpoints(limit: $limit) {
+      items {
+        id
+        url
+        description
+        eventTypes
+        active
+      }
+    }
+  }
+`);
+
+const webhookDeliveriesQuery = graphql(`
+  query WebhookDeliveries($id: ID!, $limit: Int) {
+    webhookEndpoint(id: $id) {
+      id
+      deliveries(limit: $limit) {
+        items {
+          id
+          eventType
+          status
+          statusCode
+          error
+          attempt
+          createdAt
+        }
+      }
+    }
+  }
+`);
+
+const createWebhookEndpointMutation = graphql(`
+  mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) {
+    createWebhookEndpoint(input: $input) {
+      id
+      url
+      secret
+    }
+  }
+`);
+
+const updateWebhookEndpointMutation = graphql(`
+  mutation UpdateWebhookEndpoint($id: ID!, $input: UpdateWebhookEndpointInput!) {
+    updateWebhookEndpoint(id: $id, input: $input) {
+      id
+      active
+    }
+  }
+`);
+
+const deleteWebhookEndpointMutation = graphql(`
+  mutation DeleteWebhookEndpoint($id: ID!) {
+    deleteWebhookEndpoint(id: $id) {
+      id
+    }
+  }
+`);
+
+type Endpoint = WebhookEndpointsQuery['webhookEndpoints']['items'][number];
+type Delivery = WebhookDeliveriesQuery['webhookEndpoint']['deliveries']['items'][number];
 
 /** Every entity's and child's events, `<slug>:*`, and `*`. */
 const eventChoices = ['*', ...studioEntities.flatMap((e) => [e, ...e.children].map((c) => `${c.slug}:*`))];
@@ -16,7 +78,7 @@ const eventChoices = ['*', ...studioEntities.flatMap((e) => [e, ...e.children].m
 function Deliveries({ endpoint }: { endpoint: Endpoint }) {
   const [deliveries, setDeliveries] = useState<Delivery[] | null>(null);
   useEffect(() => {
-    void platform.rest.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id: endpoint.id }, query: { limit: 20 } } }).then(({ data }) => setDeliveries(data?.data ?? []));
+    void run(webhookDeliveriesQuery, { id: endpoint.id, limit: 20 }).then(({ data }) => setDeliveries(data?.webhookEndpoint.deliveries.items ?? []));
   }, [endpoint.id]);
   if (deliveries === null) return <p aria-busy="true">Loading…</p>;
   if (!deliveries.length) return <p class="hint">No delivery yet.</p>;
@@ -58,9 +120,9 @@ export function Webhooks({ role }: { role: string | null }) {
   const managing = role === 'owner' || role === 'admin' ? null : 'Only owners and admins manage webhooks';
   const load = async () => {
     if (managing) return setEndpoints([]);
-    const { data, error } = await platform.rest.GET('/api/v1/webhooks', { params: { query: { limit: 100 } } });
+    const { data, error } = await run(webhookEndpointsQuery, { limit: 100 });
     setProblem(error ? messageOf(error) : null);
-    setEndpoints(data?.data ?? []);
+    setEndpoints(data?.webhookEndpoints.items ?? []);
   };
   useEffect(() => void load(), [role]);
   const create = async (event: Event) => {
@@ -68,22 +130,25 @@ export function Webhooks({ role }: { role: string | null }) {
     const formElement = event.currentTarget as HTMLFormElement;
     const form = new FormData(formElement);
     const description = String(form.get('description') ?? '').trim();
-    const { data, error } = await platform.rest.POST('/api/v1/webhooks', { body: { url: String(form.get('url')), eventTypes: form.getAll('eventTypes').map(String), ...(description ? { description } : {}) } });
+    const { data, error } = await run(createWebhookEndpointMutation, { input: { url: String(form.get('url')), eventTypes: form.getAll('eventTypes').map(String), ...(description ? { description } : {}) } });
+    // createWebhookEndpoint checks its input as POST /api/v1/webhooks did: the same message, the same
+    // unprefixed paths in details.errors (`url`, `eventTypes`), read at the fields as they were.
     setErrors(fieldErrorsOf(error));
     setProblem(error ? messageOf(error) : null);
-    if (error || !data?.data) return;
+    const created = data?.createWebhookEndpoint;
+    if (error || !created) return;
     formElement.reset();
-    setSecret({ url: data.data.url, secret: (data.data as { secret: string }).secret });
+    setSecret({ url: created.url, secret: created.secret });
     await load();
   };
   const toggle = async (endpoint: Endpoint) => {
-    const { error } = await platform.rest.PATCH('/api/v1/webhooks/{id}', { params: { path: { id: endpoint.id } }, body: { active: !endpoint.active } });
+    const { error } = await run(updateWebhookEndpointMutation, { id: endpoint.id, input: { active: !endpoint.active } });
     setProblem(error ? messageOf(error) : null);
     await load();
   };
   const remove = async (endpoint: Endpoint) => {
     if (!confirm(`Delete the endpoint ${endpoint.url} and its delivery log?`)) return;
-    const { error } = await platform.rest.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: endpoint.id } } });
+    const { error } = await run(deleteWebhookEndpointMutation, { id: endpoint.id });
     setProblem(error ? messageOf(error) : null);
     await load();
   };

@@ -26,13 +26,19 @@ let owner: SignedUpUser;
 let teammate: SignedUpUser;
 let viewer: SignedUpUser;
 
+/** Every page the tests opened, for the last test: what the console asked of the server. */
+const everyPage: Watched[] = [];
+
 /** A watched page signed in as `user` (their session cookie), or signed out. */
 async function pageOf(user?: SignedUpUser, options: Parameters<Browser['newContext']>[0] = {}): Promise<Watched> {
   const context = user ? await signedInContext(browser, t.origin, user.cookie, options) : await browser.newContext(options);
   // The console asks for the session only where this browser signed in (api.ts): a signed-in context says so.
   if (user) await context.addInitScript(() => localStorage.setItem('console.signedIn', '1'));
-  return watch(await context.newPage(), t.origin, pageTimeout);
+  const watched = watch(await context.newPage(), t.origin, pageTimeout);
+  everyPage.push(watched);
+  return watched;
 }
+
 
 async function customer(user: SignedUpUser, name: string, account: number, office = 'Madrid'): Promise<string> {
   const res = await t.json('POST', '/api/v1/customers', { name, account, office }, { cookie: user.cookie });
@@ -517,4 +523,12 @@ describe('the data studio in a browser', () => {
       await page.context().close();
     }
   }, 240_000);
+
+  // Last: over every screen the tests above drove, the console's requests went to the GraphQL API
+  // (the thumbnails aside: image bytes from the rendition route that Media.renditions names).
+  test('the console asked everything of the GraphQL API', () => {
+    const paths = everyPage.flatMap((w) => w.responses.map((r) => `${r.request().method()} ${new URL(r.url()).pathname}`));
+    expect(paths).toContain('POST /graphql');
+    expect(paths.filter((p) => / \/api\//.test(p) && !/^GET \/api\/v1\/media\/[^/]+\/render$/.test(p))).toEqual([]);
+  });
 });
