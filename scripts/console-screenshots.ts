@@ -23,6 +23,8 @@ try {
   for (const [i, title] of titles.entries()) await t.json('POST', '/api/v1/tasks', { title, status: statuses[i], priority: i % 2 ? 'high' : 'medium', dueDate: `2026-12-0${i + 1}` }, as);
   const order = await t.json('POST', '/api/v1/orders', { customerId: customer.body.data.id, amount: '1842.00' }, as);
   await t.json('POST', `/api/v1/orders/${order.body.data.id}/pay`, undefined, as);
+  const invited = await t.json('POST', `/api/v1/teams/${ada.activeTeamId}/members`, { email: 'charles@example.com', role: 'member' }, as);
+  if (invited.status !== 201) throw new Error(`invitation: ${invited.status} ${JSON.stringify(invited.body)}`);
   const context = await signedInContext(browser, t.origin, ada.cookie, { viewport: { width: 1280, height: 800 } });
   await context.addInitScript(() => localStorage.setItem('console.signedIn', '1'));
   const page = await context.newPage();
