@@ -30,7 +30,7 @@ export const reservedTypeNames: readonly string[] = [
   'ScheduledActionList', 'ScheduledActionListMeta', 'ScheduledActionPagination',
   'ScheduledActionStatusChange', 'Session', 'SessionInfo', 'SignInFlow', 'SignInProvider', 'SignupInput',
   'SignupResult', 'SignupTeam', 'SignupWithInviteInput', 'Subscription', 'Team', 'TeamInvitation',
-  'TeamInvitationInviter', 'TeamInvitationListItem', 'TeamInvitationTeam', 'TeamInvoice', 'TeamInvoicePage',
+  'TeamInvitationInviter', 'TeamInvitationListItem', 'TeamInvitationTeam', 'TeamPendingInvitation', 'TeamInvoice', 'TeamInvoicePage',
   'TeamMember', 'TeamMemberPage', 'TeamMemberRoleUpdate', 'TeamMemberUser', 'TeamMembership', 'TeamPage',
   'TeamPlan', 'TeamPlanLimit', 'TeamSubscription', 'TeamUpdate', 'TeamUsage', 'TwoFactorCodeInput',
   'TwoFactorConfirmation', 'TwoFactorEnrollment', 'TwoFactorSignInInput', 'UpdateMediaInput',
