@@ -1,15 +1,25 @@
 // GraphQL face of aggregation (aggregate.ts), per entity with LIST: `tasksAggregate(groupBy:
 // [TaskGroupField!], where, filter, search, ids, from, to, dateField)` → `TaskAggregate { groups {
 // key { status } count sum { estimatedHours } avg { … } min { … } max { … } } }`, with LIST's scopes.
+import type { GraphQLResolveInfo } from 'graphql';
 import type { EntityDefinition, FieldDefinition } from '../../config/entity-definition.js';
 import type { Builder } from '../../graphql/builder.js';
-import { aggregate, extremeFields, groupFields, maxGroups, numberFields, type AggregateGroup, type AggregateQuery } from './aggregate.js';
+import { selectedBelow } from '../../graphql/selection.js';
+import { aggregate, extremeFields, groupFields, maxGroups, numberFields, type AggregateGroup, type AggregateQuery, type Measures } from './aggregate.js';
 import { graphqlNames } from './graphql-names.js';
 import type { AnyRef, EntityTypes } from './graphql-refs.js';
 import { valueType } from './graphql-types.js';
 
 type Values = Record<string, unknown>;
 type Loose = { expose: (name: string, options: object) => unknown };
+
+/** The fields each measure is selected for (`groups { sum { estimatedHours } }`). */
+const measuresAsked = (info: GraphQLResolveInfo): Measures => ({
+  sum: selectedBelow(info, ['groups', 'sum']),
+  avg: selectedBelow(info, ['groups', 'avg']),
+  min: selectedBelow(info, ['groups', 'min']),
+  max: selectedBelow(info, ['groups', 'max']),
+});
 
 /** Names of the aggregate's types and field: `TaskAggregate`, `tasksAggregate`… */
 export function aggregateNames(d: EntityDefinition) {
@@ -65,7 +75,8 @@ export function registerAggregate(b: Builder, d: EntityDefinition, types: Entity
         to: t.arg({ type: 'Date' }),
         dateField: t.arg({ type: types.dateField as never }),
       },
-      resolve: (_root, args, ctx) => aggregate(ctx, d, args as AggregateQuery) as never,
+      // Only the measures selected are computed (REST's `sum=`… are `@include`s of its document).
+      resolve: (_root, args, ctx, info) => aggregate(ctx, d, args as AggregateQuery, measuresAsked(info)) as never,
     }),
   }));
 }

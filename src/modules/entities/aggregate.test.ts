@@ -68,6 +68,19 @@ describe('GraphQL', () => {
     ]);
   });
 
+  it('computes the measures asked, however they are asked: through fragments, aliases and @include', async () => {
+    const whole = expected(tasks);
+    const query = `query($min: Boolean!, $max: Boolean!) {
+      tasksAggregate { groups { ...Measured hours: sum { estimatedHours } max @include(if: $max) { dueDate } } }
+    }
+    fragment Measured on TaskAggregateGroup { count ... on TaskAggregateGroup { min @include(if: $min) { estimatedHours } } }`;
+    const both = await t.graphql(query, { min: true, max: true }, as());
+    expect(both.body.errors).toBeUndefined();
+    expect(both.body.data.tasksAggregate.groups).toEqual([{ count: whole.count, min: { estimatedHours: whole.min.estimatedHours }, hours: whole.sum, max: { dueDate: whole.max.dueDate } }]);
+    const fewer = await t.graphql(query, { min: false, max: false }, as());
+    expect(fewer.body.data.tasksAggregate.groups).toEqual([{ count: whole.count, hours: whole.sum }]);
+  });
+
   it('asks the list scope, and counts only published posts for anonymous callers', async () => {
     const key = (await t.json('POST', '/api/v1/api-keys', { name: 'writer', scopes: ['tasks:write'] }, as())).body.data.key as string;
     const refused = await t.graphql('{ tasksAggregate { groups { count } } }', {}, { authorization: `Bearer ${key}` });

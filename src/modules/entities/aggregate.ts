@@ -23,6 +23,16 @@ export const extremeFields = (d: EntityDefinition): FieldDefinition[] => [
   ...['createdAt', 'updatedAt'].map((name) => ({ name, type: 'datetime' }) as FieldDefinition),
 ];
 
+/** The measures asked, each with the fields it is asked of (none asked: not computed); the count always is. */
+export type Measures = Record<'sum' | 'avg' | 'min' | 'max', ReadonlySet<string>>;
+
+/** Every measure of every field that has it. */
+export const allMeasures = (d: EntityDefinition): Measures => {
+  const numbers = new Set(numberFields(d).map((f) => f.name));
+  const extremes = new Set(extremeFields(d).map((f) => f.name));
+  return { sum: numbers, avg: numbers, min: extremes, max: extremes };
+};
+
 /** LIST's filters (where, filter, search, ids, from/to) and the fields to group by. */
 export type AggregateQuery = Pick<ListQuery, 'where' | 'filter' | 'search' | 'ids' | 'from' | 'to' | 'dateField'> & { groupBy?: readonly string[] | null };
 
@@ -36,7 +46,11 @@ export interface AggregateGroup {
   max: Values;
 }
 
-const flags = (fields: FieldDefinition[]) => Object.fromEntries(fields.map((f) => [f.name, true]));
+/** Prisma's `_sum`… of the fields of `fields` asked, when any is. */
+function measure(key: string, fields: FieldDefinition[], asked: ReadonlySet<string>) {
+  const named = fields.filter((f) => asked.has(f.name));
+  return named.length ? { [key]: Object.fromEntries(named.map((f) => [f.name, true])) } : {};
+}
 
 function checkGroupBy(d: EntityDefinition, given: readonly string[]): FieldDefinition[] {
   const allowed = groupFields(d);
@@ -64,18 +78,22 @@ function groupOf(d: EntityDefinition, by: FieldDefinition[], row: Values): Aggre
   };
 }
 
-export async function aggregate(scope: RequestScope, d: EntityDefinition, query: AggregateQuery): Promise<AggregateGroup[]> {
+/**
+ * The groups of the records LIST would answer for `query`, with the count and the measures `asked`
+ * (only those are computed: a count alone is an index-only scan where the sums would read every row).
+ */
+export async function aggregate(scope: RequestScope, d: EntityDefinition, query: AggregateQuery, asked: Measures = allMeasures(d)): Promise<AggregateGroup[]> {
   const caller = callerFor(scope, d, 'list');
   const { groupBy, ...filters } = query;
   const q = checkListQuery(d, filters, { fields: null, metas: false, children: [] });
   const by = checkGroupBy(d, groupBy ?? []);
   const where = { AND: [...baseWhere(d, caller), ...filterWhere(d, q)] };
-  const numbers = numberFields(d);
   const measures = {
     _count: { _all: true },
-    ...(numbers.length ? { _sum: flags(numbers), _avg: flags(numbers) } : {}),
-    _min: flags(extremeFields(d)),
-    _max: flags(extremeFields(d)),
+    ...measure('_sum', numberFields(d), asked.sum),
+    ...measure('_avg', numberFields(d), asked.avg),
+    ...measure('_min', extremeFields(d), asked.min),
+    ...measure('_max', extremeFields(d), asked.max),
   };
   const model = delegateOf(await scope.db.tx(), d.name);
   if (!by.length) return [groupOf(d, by, await model.aggregate({ where, ...measures }))];

@@ -6,11 +6,12 @@
 // listing no scope refuses everyone, LIST needs the read rule of what its where reaches). Typed arguments are turned
 // back into what the one semantic validator (validate.ts) reads: stored enum strings (the enums'
 // internal values), days as YYYY-MM-DD, instants as ISO strings.
-import { getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, type GraphQLResolveInfo, type SelectionNode, type SelectionSetNode } from 'graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { ChildDefinition, EntityDefinition } from '../../config/entity-definition.js';
 import { entityDefinitions } from '../../config/entities/index.js';
 import type { Builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
+import { selectedBelow } from '../../graphql/selection.js';
 import { registerAggregate } from './aggregate-schema.js';
 import { historyEnums, registerHistory } from './history-schema.js';
 import { graphqlNames } from './graphql-names.js';
@@ -55,31 +56,10 @@ export function registerEntities(b: Builder, definitions: readonly EntityDefinit
   return built;
 }
 
-/** Whether `@skip`/`@include` keep a selection for this request's variables (REST's `child=` is an `@include`). */
-const kept = (s: SelectionNode, info: GraphQLResolveInfo) =>
-  getDirectiveValues(GraphQLSkipDirective, s, info.variableValues)?.if !== true && getDirectiveValues(GraphQLIncludeDirective, s, info.variableValues)?.if !== false;
-
-/** The Task fields a query selects (fragments included), to load asked-for children with their parents in one query. */
-function selectedFields(set: SelectionSetNode | undefined, info: GraphQLResolveInfo, out = new Set<string>()): Set<string> {
-  for (const s of set?.selections ?? []) {
-    if (!kept(s, info)) continue;
-    if (s.kind === 'Field') out.add(s.name.value);
-    else if (s.kind === 'InlineFragment') selectedFields(s.selectionSet, info, out);
-    else selectedFields(info.fragments[s.name.value]?.selectionSet, info, out);
-  }
-  return out;
-}
-
-/** Child slugs selected on the records of `path` (`items` of a page, or the record itself). */
+/** Child slugs selected on the records of `under` (`items` of a page), or of the record itself. */
 function childrenSelected(d: EntityDefinition, info: GraphQLResolveInfo, under: string | null): string[] {
   if (!d.children.length) return [];
-  let sets = info.fieldNodes.map((n) => n.selectionSet);
-  if (under) {
-    // Fragments on the page itself are rare enough to load their children per record.
-    sets = sets.flatMap((set) => (set?.selections ?? []).flatMap((s) => (s.kind === 'Field' && s.name.value === under ? [s.selectionSet] : [])));
-  }
-  const names = new Set<string>();
-  for (const set of sets) selectedFields(set, info, names);
+  const names = selectedBelow(info, under ? [under] : []);
   return d.children.filter((c) => names.has(childField(c))).map((c) => c.slug);
 }
 
