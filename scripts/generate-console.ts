@@ -66,7 +66,7 @@ function entityOf(d: EntityDefinition): StudioEntity {
     softDelete: d.softDelete,
     history: d.history.keep !== false,
     children: d.children.map((c) => ({ name: c.name, slug: c.slug, fields: [...c.fields, ...c.virtuals].map(fieldOf) })),
-    actions: actions.map((r) => ({ method: r.method, path: r.path, label: r.summary })),
+    actions: actions.map((r) => ({ path: r.path, label: r.summary })),
   };
 }
 

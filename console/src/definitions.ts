@@ -32,7 +32,7 @@ export interface StudioChild {
 
 /** A custom operation on one record (`POST /api/v1/orders/{id}/pay`), a button on the record's page. */
 export interface StudioAction {
-  method: string;
+  /** Its REST route, which names its GraphQL document (documents.ts `actions`). */
   path: string;
   label: string;
 }

@@ -48,16 +48,21 @@ function whereWithNames(where: Values, enums: Enums): Values {
   return out;
 }
 
+/** Per entity, enum value name → stored value (the generated maps reversed once): its own fields', and each child's by slug. */
+const storedChoices = new Map(
+  Object.entries(documents).map(([slug, docs]) => [slug, { own: reversed(docs.enums), children: Object.fromEntries(Object.entries(docs.children).map(([child, c]) => [child, reversed(c.enums)])) }]),
+);
+
 /** A record as the studio holds it: stored choices, its children under their slugs with theirs. */
 function stored(slug: string, record: Values | null | undefined): Values | null {
   if (!record) return null;
-  const docs = docsOf(slug);
-  const out = withNames(record, reversed(docs.enums));
-  for (const [childSlug, child] of Object.entries(docs.children)) {
+  const choices = storedChoices.get(slug);
+  const out = withNames(record, choices?.own ?? {});
+  for (const [childSlug, child] of Object.entries(docsOf(slug).children)) {
     const rows = out[child.key] as Values[] | undefined;
     if (!rows) continue;
     delete out[child.key];
-    out[childSlug] = rows.map((row) => withNames(row, reversed(child.enums)));
+    out[childSlug] = rows.map((row) => withNames(row, choices?.children[childSlug] ?? {}));
   }
   return out;
 }
@@ -105,7 +110,7 @@ export const deleteChild = (slug: string, id: string, child: string, childId: st
 /** Counts by one field, for the entity page's chart: each group's value (stored) and count. */
 export async function countsBy(slug: string, field: string): Promise<{ key: string | null; count: number }[]> {
   const { result } = await run<{ groups: { key: Values; count: number }[] }>(docsOf(slug).aggregate, { groupBy: [field] });
-  const names = reversed(docsOf(slug).enums)[field] ?? {};
+  const names = storedChoices.get(slug)?.own[field] ?? {};
   return (result?.groups ?? []).map((g) => ({ key: g.key[field] === null ? null : String(names[String(g.key[field])] ?? g.key[field]), count: g.count }));
 }
 

@@ -279,7 +279,6 @@ export const entities: readonly StudioEntity[] = [
     "children": [],
     "actions": [
       {
-        "method": "POST",
         "path": "/api/v1/orders/{id}/pay",
         "label": "Pay an order"
       }
