@@ -1,9 +1,11 @@
 // node:http ↔ the app: an IncomingMessage becomes an HttpRequest, the app's HttpResponse is written
-// with one writeHead and one end. Behind a trusted proxy the URL takes X-Forwarded-Proto/-Host.
+// with one writeHead and one end, compressed as the client accepts (compression.ts). Behind a trusted
+// proxy the URL takes X-Forwarded-Proto/-Host.
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { compressed } from './compression.js';
 import { PushBody, type HttpRequest, type HttpResponse, type PushSink } from './exchange.js';
 
 export interface NodeHandlerOptions {
@@ -159,18 +161,20 @@ function answerEarly(req: IncomingMessage, res: ServerResponse, response: HttpRe
 export function nodeHandler(handle: (request: HttpRequest) => Promise<HttpResponse>, options: NodeHandlerOptions): RequestListener {
   return (req, res) => {
     const request = fromNodeRequest(req, options.trustProxy);
-    handle(request).then(
-      (response) => {
-        // An answer sent before the body was read whole (too large, refused early) closes the
-        // connection rather than receiving the rest of an unwanted upload, after a bounded linger.
-        if (!req.complete) answerEarly(req, res, response, request.method);
-        else writeNodeResponse(res, response, request.method);
-      },
-      () => {
-        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-        res.end('{"success":false,"error":"Internal server error","code":"INTERNAL_ERROR"}');
-      },
-    );
+    handle(request)
+      .then((response) => compressed(response, request.header('accept-encoding'), request.method))
+      .then(
+        (response) => {
+          // An answer sent before the body was read whole (too large, refused early) closes the
+          // connection rather than receiving the rest of an unwanted upload, after a bounded linger.
+          if (!req.complete) answerEarly(req, res, response, request.method);
+          else writeNodeResponse(res, response, request.method);
+        },
+        () => {
+          res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+          res.end('{"success":false,"error":"Internal server error","code":"INTERNAL_ERROR"}');
+        },
+      );
   };
 }
 
