@@ -5,6 +5,7 @@
 // for anonymous callers); refused parameters are 400 with their path.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
+import { countStatements } from '../../testkit/statements.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 
 type Row = Record<string, any>;
@@ -128,6 +129,38 @@ describe('REST', () => {
     expect((await t.json('GET', '/api/v1/tasks/aggregate')).status).toBe(401);
     const key = (await t.json('POST', '/api/v1/api-keys', { name: 'deleter', scopes: ['tasks:delete'] }, as())).body.data.key as string;
     expect((await t.json('GET', '/api/v1/tasks/aggregate', undefined, { authorization: `Bearer ${key}` })).status).toBe(403);
+  });
+});
+
+describe('a count without groups', () => {
+  it("is LIST's total for the same filters, counted once while the team's rows are unchanged, again after a write", async () => {
+    const path = '/api/v1/tasks/aggregate?status=todo&estimatedHours[gte]=0.5';
+    const counted = async () => {
+      const counter = countStatements();
+      try {
+        const res = await t.json('GET', path, undefined, as());
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        return { count: res.body.data[0].count as number, statements: counter.statements() };
+      } finally {
+        counter.stop();
+      }
+    };
+    const todo = () => tasks.filter((r) => r.status === 'todo' && r.estimatedHours !== null && r.estimatedHours >= 0.5);
+    const first = await counted();
+    expect(first.count).toBe(todo().length);
+    // The same count again: the team's rows have not changed, so it is not counted again.
+    const again = await counted();
+    expect(again).toEqual({ count: first.count, statements: first.statements - 1 });
+    // LIST with the same filters reads the same remembered total.
+    const list = await t.json('GET', '/api/v1/tasks?status=todo&estimatedHours[gte]=0.5', undefined, as());
+    expect(list.body.pagination.total).toBe(first.count);
+    // A write renews the version: the next count is counted, and right.
+    tasks.push((await t.json('POST', '/api/v1/tasks', { title: 'f', status: 'todo', estimatedHours: 3 }, as())).body.data);
+    const after = await counted();
+    expect(after).toEqual({ count: first.count + 1, statements: first.statements });
+    // With a measure asked the rows are read as before, and agree.
+    const measured = await t.json('GET', `${path}&sum=estimatedHours`, undefined, as());
+    expect(measured.body.data[0]).toEqual({ count: todo().length, sum: expected(todo()).sum });
   });
 });
 

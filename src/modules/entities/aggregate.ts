@@ -6,7 +6,7 @@ import { isRanged, type EntityDefinition, type FieldDefinition } from '../../con
 import type { RequestScope } from '../../auth/request-scope.js';
 import { checkListQuery, invalidQuery, type ListQuery } from './query.js';
 import { delegateOf } from './repository.js';
-import { baseWhere, callerFor, filterWhere } from './service.js';
+import { baseWhere, callerFor, countMatching, filterWhere } from './service.js';
 import { shown } from './validate.js';
 import type { Values } from './validate.js';
 
@@ -95,7 +95,11 @@ export async function aggregate(scope: RequestScope, d: EntityDefinition, query:
     ...measure('_min', extremeFields(d), asked.min),
     ...measure('_max', extremeFields(d), asked.max),
   };
-  const model = delegateOf(await scope.db.tx(), d.name);
+  const tx = await scope.db.tx();
+  const model = delegateOf(tx, d.name);
+  // A count alone is LIST's total for the same filters, and comes from its cache while the team's rows are unchanged.
+  const countOnly = Object.values(asked).every((fields) => fields.size === 0);
+  if (!by.length && countOnly) return [groupOf(d, by, { _count: { _all: await countMatching(tx, d, caller, q, where) } })];
   if (!by.length) return [groupOf(d, by, await model.aggregate({ where, ...measures }))];
   // Prisma takes `nulls` only on a nullable column: a required field's groups are plainly sorted.
   const orderBy = by.map((f) => ({ [f.name]: f.required ? 'asc' : { sort: 'asc', nulls: 'last' } }));

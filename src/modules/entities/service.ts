@@ -107,9 +107,7 @@ export async function listRows(scope: RequestScope, d: EntityDefinition, caller:
     return { data: page, distinct: true, pagination, cursors: { of: () => '', hasNext: q.page < pagination.totalPages, hasPrevious: q.page > 1 } };
   }
   const sort: Sort = { field: sortField(d, q.sortBy), order: q.sortOrder };
-  // A total is remembered per version of the team's rows in this table (totals.ts): not one whose
-  // where reads other tables, which change without this table's version.
-  const total = () => exactTotal(tx, d.tableName, caller.kind === 'user' && !q.across ? caller.teamId : null, where, () => model.count({ where }));
+  const total = () => countMatching(tx, d, caller, q, where);
   if (q.keyset) return keysetRows(d, caller, q, { model, where, sort, print: fingerprint(conditions), total });
   const rows = await model.findMany({ where, orderBy: orderOf(sort), skip: (q.page - 1) * q.limit, take: q.limit, ...includeOf(d, caller, q.children) });
   const pagination = paginationOf(q.page, q.limit, await total());
@@ -117,6 +115,15 @@ export async function listRows(scope: RequestScope, d: EntityDefinition, caller:
   let print: string | undefined;
   const cursors = { of: (i: number) => encodeCursor(rows[i]!, sort, (print ??= fingerprint(conditions))), hasNext: q.page < pagination.totalPages, hasPrevious: q.page > 1 };
   return { data: rows.map((row) => decorate(d, row, caller, q)), distinct: false, pagination, cursors };
+}
+
+/**
+ * How many records match `where` (a query's complete conditions): remembered per version of the
+ * team's rows in this table (totals.ts), so LIST's total and a count without groups share one count.
+ * A where that reaches across teams (`q.across`) is always counted.
+ */
+export function countMatching(tx: Tx, d: EntityDefinition, caller: Caller, q: Pick<ParsedQuery, 'across'>, where: object): Promise<number> {
+  return exactTotal(tx, d.tableName, caller.kind === 'user' && !q.across ? caller.teamId : null, where, () => delegateOf(tx, d.name).count({ where }));
 }
 
 /** The field LIST sorts by (the stamps are required datetimes). */
