@@ -11,7 +11,7 @@ export interface BenchOptions {
   databaseUrl: string;
   /**
    * `--only=a,b`: run only the scenarios whose id starts with one of these, and the checks so named
-   * (upload-memory, upload-drift, rate-limit, queue, key-verification, statements, realtime); null runs all.
+   * (upload-memory, upload-drift, rate-limit, queue, key-verification, statements, realtime, idle-memory); null runs all.
    * Seeding is the same; goals without figures are left out of the report.
    */
   only: string[] | null;

@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { createBenchKeys } from './api-keys.js';
 import { mapLimited } from './concurrency.js';
 import { cpuMs } from './cpu.js';
+import { idleGoals, idleMemory, type IdleMemory } from './idle-memory.js';
 import { expectedCustomerPages, seedCustomers } from './customers.js';
 import { expectedRelationAnswers, seedProjects } from './projects.js';
 import { uploadLargeVideos, type LargeUploadCheck } from './large-uploads.js';
@@ -461,6 +462,7 @@ async function main(): Promise<void> {
     const notMeasured: NotMeasured[] = [];
     const queueChecks: QueueCheck[] = [];
     const serverMemory: Array<{ round: number; server: string; rssMb: number; peakMb: number }> = [];
+    const idle: IdleMemory[] = [];
     for (let round = 1; round <= options.rounds; round++) {
       // With --against, this build and the previous one run side by side: both servers up, each
       // scenario measured on one and at once on the other (taking turns going first, round by round),
@@ -481,6 +483,14 @@ async function main(): Promise<void> {
             log(`round ${round} memory of ${server.name} after its scenarios: RSS ${rssMb.toFixed(0)} MB, peak ${hwmMb.toFixed(0)} MB`);
           }
         });
+      }
+      // Issue 40: each database's product freshly started, left idle.
+      if (selected(options, 'idle-memory')) {
+        for (const [database, kind] of [['postgres', 'product-pg'], ['pglite', 'product-pglite']] as const) {
+          const reading = await withServer(specs[kind], (server) => idleMemory(server, database, round));
+          idle.push(reading);
+          log(`round ${round} idle memory on ${database}: RSS ${reading.rssMb.toFixed(0)} MB`);
+        }
       }
       const { cookie, media } = pgCredentials;
       // Each on a product of its own, freshly started: its memory is the uploads', not the other scenarios'.
@@ -557,7 +567,7 @@ async function main(): Promise<void> {
     }
 
     const summary = summarize(samples, { rateLimit: rateLimitChecks, statements, verification, largeUploads, uploadDrift, notMeasured, queue: queueChecks });
-    summary.goals.push(taskCreatesGoal(taskCreates), hookCostGoal(taskCreates), ...dataSafetyGoals(dataSafety), ...realtimeGoals(realtime));
+    summary.goals.push(taskCreatesGoal(taskCreates), hookCostGoal(taskCreates), ...dataSafetyGoals(dataSafety), ...realtimeGoals(realtime), ...idleGoals(idle));
     // With --only, a goal whose figures were not taken is not a result.
     if (options.only) summary.goals = summary.goals.filter((g) => Number.isFinite(g.value));
     process.stdout.write(`${renderMarkdown(summary, options)}\n${renderTaskCreates(taskCreates)}\n${renderDataSafety(dataSafety)}\n${renderRealtime(realtime)}\n`);
@@ -566,7 +576,7 @@ async function main(): Promise<void> {
     const resultsDir = path.join(repoRoot, 'bench', 'results');
     await mkdir(resultsDir, { recursive: true });
     const file = path.join(resultsDir, `${startedAt.toISOString().replaceAll(':', '-')}.json`);
-    const record = { startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), options, environment, datasets, summary, samples, taskCreates, dataSafety, realtime, serverMemory };
+    const record = { startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), options, environment, datasets, summary, samples, taskCreates, dataSafety, realtime, serverMemory, idle };
     await writeFile(file, `${JSON.stringify(record, null, 2)}\n`);
     log(`results written to ${path.relative(repoRoot, file)}`);
     const broken = summary.goals.filter((g) => g.kind !== 'performance' && !g.pass);
