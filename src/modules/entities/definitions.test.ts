@@ -99,7 +99,10 @@ describe('entity definitions', () => {
     expect(sql).toContain('ALTER TABLE "receipts" FORCE ROW LEVEL SECURITY;');
     expect(sql).toContain('CREATE POLICY receipts_select ON "receipts" FOR SELECT USING ((team_id IN (SELECT app_user_team_ids())));');
     expect(sql).toContain('app_user_writable_team_ids()');
-    expect(sql).toContain('CREATE TRIGGER receipts_versions_update AFTER UPDATE ON "receipts" REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app_bump_record_versions();');
+    // Its writes keep its record versions and counts (the rows before an update too); a TRUNCATE forgets them.
+    const kind = defs[0]!.softDelete ? 'soft' : 'hard';
+    expect(sql).toContain(`CREATE TRIGGER receipts_versions_update AFTER UPDATE ON "receipts" REFERENCING OLD TABLE AS old_rows NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app_bump_record_versions('${kind}');`);
+    expect(sql).toContain('CREATE TRIGGER receipts_versions_truncate AFTER TRUNCATE ON "receipts" FOR EACH STATEMENT EXECUTE FUNCTION app_forget_record_counts();');
     // A migration that creates no table has no policies, but rewrites the media trigger (a media field may have come or gone).
     const altered = rlsForCreatedTables(defs, 'ALTER TABLE "receipts" ADD COLUMN "x" TEXT;');
     expect(altered).not.toContain('CREATE POLICY');

@@ -69,4 +69,52 @@ describe('an unlimited plan', () => {
     const usage = await t.json('GET', `/api/v1/teams/${user.activeTeamId}/usage/tasks`, undefined, as(user));
     expect(usage.body.data).toMatchObject({ current: 12, max: null, remaining: null, allowed: true });
   });
+
+  it('keeps its count of a team\'s records equal to the rows, whatever writes them: the API, SQL, moves between teams, a rollback', async () => {
+    const sql = t.database.prisma;
+    const [a, b] = [await signUp(t), await signUp(t)];
+    const current = async (user: SignedUpUser) => (await t.json('GET', `/api/v1/teams/${user.activeTeamId}/usage/tasks`, undefined, as(user))).body.data.current as number;
+    const rows = async (user: SignedUpUser) => Number((await sql.$queryRawUnsafe<[{ n: bigint }]>('SELECT count(*) AS n FROM tasks WHERE team_id = $1::uuid', user.activeTeamId))[0].n);
+    const agree = async () => {
+      for (const user of [a, b]) expect(await current(user)).toBe(await rows(user));
+    };
+    const ids: string[] = [];
+    for (let n = 0; n < 4; n++) ids.push((await t.json('POST', '/api/v1/tasks', { title: `a ${n}` }, as(a))).body.data.id);
+    expect((await t.json('DELETE', `/api/v1/tasks/${ids[0]}`, undefined, as(a))).status).toBe(200);
+    await agree();
+    expect(await current(a)).toBe(3);
+    // Straight in SQL: one statement moving two rows to another team, another inserting copies.
+    await sql.$executeRawUnsafe('UPDATE tasks SET team_id = $1::uuid, user_id = $2::uuid WHERE id = ANY($3::uuid[])', b.activeTeamId, b.id, ids.slice(1, 3));
+    await sql.$executeRawUnsafe("INSERT INTO tasks (id, team_id, user_id, title, status, priority, tags, completed, metas, created_at, updated_at) SELECT gen_random_uuid(), team_id, user_id, title || ' copy', status, priority, tags, completed, metas, now(), now() FROM tasks WHERE team_id = $1::uuid", b.activeTeamId);
+    await agree();
+    expect([await current(a), await current(b)]).toEqual([1, 4]);
+    // A statement rolled back leaves the count as it was.
+    await expect(
+      sql.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe('DELETE FROM tasks WHERE team_id = $1::uuid', b.activeTeamId);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    await agree();
+    await sql.$executeRawUnsafe('DELETE FROM tasks WHERE team_id = $1::uuid', b.activeTeamId);
+    await agree();
+    expect(await current(b)).toBe(0);
+  });
+
+  it('counts live records on a soft-deleting entity: a trashed one leaves the count, a restored one comes back, a purged one stays gone', async () => {
+    const sql = t.database.prisma;
+    const user = await signUp(t);
+    const records = async () => Number((await sql.$queryRawUnsafe<{ records: number }[]>("SELECT records FROM record_versions WHERE table_name = 'posts' AND team_id = $1::uuid", user.activeTeamId))[0]?.records ?? 0);
+    const ids: string[] = [];
+    for (let n = 0; n < 3; n++) ids.push((await t.json('POST', '/api/v1/posts', { title: `Post ${n}`, slug: `post-${n}` }, as(user))).body.data.id);
+    expect(await records()).toBe(3);
+    expect((await t.json('DELETE', `/api/v1/posts/${ids[0]}`, undefined, as(user))).status).toBe(200);
+    expect(await records()).toBe(2);
+    expect((await t.json('POST', `/api/v1/posts/${ids[0]}/restore`, {}, as(user))).status).toBe(200);
+    expect(await records()).toBe(3);
+    expect((await t.json('DELETE', `/api/v1/posts/${ids[1]}`, undefined, as(user))).status).toBe(200);
+    expect((await t.json('DELETE', `/api/v1/posts/${ids[1]}?purge=true`, undefined, as(user))).status).toBe(200);
+    expect((await t.json('DELETE', `/api/v1/posts/${ids[2]}?purge=true`, undefined, as(user))).status).toBe(200);
+    expect(await records()).toBe(1);
+  });
 });

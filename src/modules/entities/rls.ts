@@ -33,12 +33,20 @@ function entityPolicies(d: EntityDefinition): string[] {
   ];
 }
 
-/** Every statement that writes the table gives the teams it touched a new record version (see totals.ts). */
-export function versionTrigger(table: string): string[] {
-  return (['INSERT', 'UPDATE', 'DELETE'] as const).map((event) => {
-    const rows = event === 'DELETE' ? 'OLD' : 'NEW';
-    return `CREATE TRIGGER ${table}_versions_${event.toLowerCase()} AFTER ${event} ON "${table}" REFERENCING ${rows} TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app_bump_record_versions();`;
-  });
+/**
+ * Every statement that writes the table gives the teams it touched a new record version (see totals.ts)
+ * and keeps their count of live records (plan limits; `soft`: a row with deleted_at set is not one);
+ * TRUNCATE forgets the table's counts and versions (record_counts migration).
+ */
+export function versionTrigger(d: Pick<EntityDefinition, 'tableName' | 'softDelete'>): string[] {
+  const table = d.tableName;
+  const kind = literal(d.softDelete ? 'soft' : 'hard');
+  return [
+    `CREATE TRIGGER ${table}_versions_insert AFTER INSERT ON "${table}" REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app_bump_record_versions(${kind});`,
+    `CREATE TRIGGER ${table}_versions_update AFTER UPDATE ON "${table}" REFERENCING OLD TABLE AS old_rows NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app_bump_record_versions(${kind});`,
+    `CREATE TRIGGER ${table}_versions_delete AFTER DELETE ON "${table}" REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app_bump_record_versions(${kind});`,
+    `CREATE TRIGGER ${table}_versions_truncate AFTER TRUNCATE ON "${table}" FOR EACH STATEMENT EXECUTE FUNCTION app_forget_record_counts();`,
+  ];
 }
 
 /**
@@ -126,7 +134,7 @@ export function rlsForCreatedTables(definitions: readonly EntityDefinition[], sc
   const created = (table: string) => script.includes(`CREATE TABLE "${table}"`);
   const blocks: string[] = [];
   for (const d of definitions) {
-    if (created(d.tableName)) blocks.push(`-- ${d.slug}${d.access.shared ? ' (shared in the team)' : ' (private to its creator)'}${d.access.public ? ', public when ' + publicCondition(d) : ''}`, ...entityPolicies(d), ...versionTrigger(d.tableName), eventTrigger(d), '');
+    if (created(d.tableName)) blocks.push(`-- ${d.slug}${d.access.shared ? ' (shared in the team)' : ' (private to its creator)'}${d.access.public ? ', public when ' + publicCondition(d) : ''}`, ...entityPolicies(d), ...versionTrigger(d), eventTrigger(d), '');
     for (const c of d.children) if (created(c.tableName)) blocks.push(`-- ${d.slug} → ${c.slug}: follows the parent`, ...childPolicies(d, c.tableName), '');
     for (const f of d.links) {
       const table = linkTable(d, f);
@@ -135,18 +143,6 @@ export function rlsForCreatedTables(definitions: readonly EntityDefinition[], sc
   }
   if (!blocks.length) return script.trim() ? ['', '-- HAND-WRITTEN (generated from src/config/entities by `npm run db:migration`)', ...mediaTrigger(definitions)].join('\n') : '';
   blocks.push(...mediaTrigger(definitions));
-  blocks.push(
-    '-- Records of a team in an entity table, for plan limits: every member\'s rows, for the caller\'s own teams only.',
-    'CREATE OR REPLACE FUNCTION app_team_record_count(tbl text, team uuid, live_only boolean) RETURNS integer',
-    '  LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public AS $$',
-    'DECLARE n integer;',
-    'BEGIN',
-    '  IF team NOT IN (SELECT app_user_team_ids()) THEN RETURN 0; END IF;',
-    "  EXECUTE format('SELECT count(*)::integer FROM %I WHERE team_id = $1' || CASE WHEN live_only THEN ' AND deleted_at IS NULL' ELSE '' END, tbl) INTO n USING team;",
-    '  RETURN n;',
-    'END $$;',
-    '',
-  );
   return [
     '',
     '-- ============================================================================================',

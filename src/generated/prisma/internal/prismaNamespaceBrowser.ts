@@ -430,7 +430,8 @@ export type SubscriptionScalarFieldEnum = (typeof SubscriptionScalarFieldEnum)[k
 export const RecordVersionScalarFieldEnum = {
   tableName: 'tableName',
   teamId: 'teamId',
-  version: 'version'
+  version: 'version',
+  records: 'records'
 } as const
 
 export type RecordVersionScalarFieldEnum = (typeof RecordVersionScalarFieldEnum)[keyof typeof RecordVersionScalarFieldEnum]

@@ -18,6 +18,8 @@ import type * as Prisma from "../internal/prismaNamespace.ts"
  * after every statement that writes the team's rows there (a trigger, hand-written in the migration),
  * never reused, not even after a rollback. LIST remembers an exact total with the version it was
  * counted at, so an unchanged total is not counted again. Readable through app_record_version only.
+ * `records`: the team's live records in the table (soft-deleted rows left out), kept by the same
+ * triggers, for plan limits (app_team_record_count_for_create reads one row, not the table).
  */
 export type RecordVersionModel = runtime.Types.Result.DefaultSelection<Prisma.$RecordVersionPayload>
 
@@ -31,56 +33,66 @@ export type AggregateRecordVersion = {
 
 export type RecordVersionAvgAggregateOutputType = {
   version: number | null
+  records: number | null
 }
 
 export type RecordVersionSumAggregateOutputType = {
   version: bigint | null
+  records: number | null
 }
 
 export type RecordVersionMinAggregateOutputType = {
   tableName: string | null
   teamId: string | null
   version: bigint | null
+  records: number | null
 }
 
 export type RecordVersionMaxAggregateOutputType = {
   tableName: string | null
   teamId: string | null
   version: bigint | null
+  records: number | null
 }
 
 export type RecordVersionCountAggregateOutputType = {
   tableName: number
   teamId: number
   version: number
+  records: number
   _all: number
 }
 
 
 export type RecordVersionAvgAggregateInputType = {
   version?: true
+  records?: true
 }
 
 export type RecordVersionSumAggregateInputType = {
   version?: true
+  records?: true
 }
 
 export type RecordVersionMinAggregateInputType = {
   tableName?: true
   teamId?: true
   version?: true
+  records?: true
 }
 
 export type RecordVersionMaxAggregateInputType = {
   tableName?: true
   teamId?: true
   version?: true
+  records?: true
 }
 
 export type RecordVersionCountAggregateInputType = {
   tableName?: true
   teamId?: true
   version?: true
+  records?: true
   _all?: true
 }
 
@@ -174,6 +186,7 @@ export type RecordVersionGroupByOutputType = {
   tableName: string
   teamId: string
   version: bigint
+  records: number
   _count: RecordVersionCountAggregateOutputType | null
   _avg: RecordVersionAvgAggregateOutputType | null
   _sum: RecordVersionSumAggregateOutputType | null
@@ -203,6 +216,7 @@ export type RecordVersionWhereInput = {
   tableName?: Prisma.StringFilter<"RecordVersion"> | string
   teamId?: Prisma.UuidFilter<"RecordVersion"> | string
   version?: Prisma.BigIntFilter<"RecordVersion"> | bigint | number
+  records?: Prisma.IntFilter<"RecordVersion"> | number
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
 }
 
@@ -210,6 +224,7 @@ export type RecordVersionOrderByWithRelationInput = {
   tableName?: Prisma.SortOrder
   teamId?: Prisma.SortOrder
   version?: Prisma.SortOrder
+  records?: Prisma.SortOrder
   team?: Prisma.TeamOrderByWithRelationInput
 }
 
@@ -221,6 +236,7 @@ export type RecordVersionWhereUniqueInput = Prisma.AtLeast<{
   tableName?: Prisma.StringFilter<"RecordVersion"> | string
   teamId?: Prisma.UuidFilter<"RecordVersion"> | string
   version?: Prisma.BigIntFilter<"RecordVersion"> | bigint | number
+  records?: Prisma.IntFilter<"RecordVersion"> | number
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
 }, "tableName_teamId">
 
@@ -228,6 +244,7 @@ export type RecordVersionOrderByWithAggregationInput = {
   tableName?: Prisma.SortOrder
   teamId?: Prisma.SortOrder
   version?: Prisma.SortOrder
+  records?: Prisma.SortOrder
   _count?: Prisma.RecordVersionCountOrderByAggregateInput
   _avg?: Prisma.RecordVersionAvgOrderByAggregateInput
   _max?: Prisma.RecordVersionMaxOrderByAggregateInput
@@ -242,11 +259,13 @@ export type RecordVersionScalarWhereWithAggregatesInput = {
   tableName?: Prisma.StringWithAggregatesFilter<"RecordVersion"> | string
   teamId?: Prisma.UuidWithAggregatesFilter<"RecordVersion"> | string
   version?: Prisma.BigIntWithAggregatesFilter<"RecordVersion"> | bigint | number
+  records?: Prisma.IntWithAggregatesFilter<"RecordVersion"> | number
 }
 
 export type RecordVersionCreateInput = {
   tableName: string
   version?: bigint | number
+  records?: number
   team: Prisma.TeamCreateNestedOneWithoutRecordVersionsInput
 }
 
@@ -254,11 +273,13 @@ export type RecordVersionUncheckedCreateInput = {
   tableName: string
   teamId: string
   version?: bigint | number
+  records?: number
 }
 
 export type RecordVersionUpdateInput = {
   tableName?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  records?: Prisma.IntFieldUpdateOperationsInput | number
   team?: Prisma.TeamUpdateOneRequiredWithoutRecordVersionsNestedInput
 }
 
@@ -266,23 +287,27 @@ export type RecordVersionUncheckedUpdateInput = {
   tableName?: Prisma.StringFieldUpdateOperationsInput | string
   teamId?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  records?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type RecordVersionCreateManyInput = {
   tableName: string
   teamId: string
   version?: bigint | number
+  records?: number
 }
 
 export type RecordVersionUpdateManyMutationInput = {
   tableName?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  records?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type RecordVersionUncheckedUpdateManyInput = {
   tableName?: Prisma.StringFieldUpdateOperationsInput | string
   teamId?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  records?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type RecordVersionListRelationFilter = {
@@ -304,26 +329,31 @@ export type RecordVersionCountOrderByAggregateInput = {
   tableName?: Prisma.SortOrder
   teamId?: Prisma.SortOrder
   version?: Prisma.SortOrder
+  records?: Prisma.SortOrder
 }
 
 export type RecordVersionAvgOrderByAggregateInput = {
   version?: Prisma.SortOrder
+  records?: Prisma.SortOrder
 }
 
 export type RecordVersionMaxOrderByAggregateInput = {
   tableName?: Prisma.SortOrder
   teamId?: Prisma.SortOrder
   version?: Prisma.SortOrder
+  records?: Prisma.SortOrder
 }
 
 export type RecordVersionMinOrderByAggregateInput = {
   tableName?: Prisma.SortOrder
   teamId?: Prisma.SortOrder
   version?: Prisma.SortOrder
+  records?: Prisma.SortOrder
 }
 
 export type RecordVersionSumOrderByAggregateInput = {
   version?: Prisma.SortOrder
+  records?: Prisma.SortOrder
 }
 
 export type RecordVersionCreateNestedManyWithoutTeamInput = {
@@ -371,11 +401,13 @@ export type RecordVersionUncheckedUpdateManyWithoutTeamNestedInput = {
 export type RecordVersionCreateWithoutTeamInput = {
   tableName: string
   version?: bigint | number
+  records?: number
 }
 
 export type RecordVersionUncheckedCreateWithoutTeamInput = {
   tableName: string
   version?: bigint | number
+  records?: number
 }
 
 export type RecordVersionCreateOrConnectWithoutTeamInput = {
@@ -411,26 +443,31 @@ export type RecordVersionScalarWhereInput = {
   tableName?: Prisma.StringFilter<"RecordVersion"> | string
   teamId?: Prisma.UuidFilter<"RecordVersion"> | string
   version?: Prisma.BigIntFilter<"RecordVersion"> | bigint | number
+  records?: Prisma.IntFilter<"RecordVersion"> | number
 }
 
 export type RecordVersionCreateManyTeamInput = {
   tableName: string
   version?: bigint | number
+  records?: number
 }
 
 export type RecordVersionUpdateWithoutTeamInput = {
   tableName?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  records?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type RecordVersionUncheckedUpdateWithoutTeamInput = {
   tableName?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  records?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type RecordVersionUncheckedUpdateManyWithoutTeamInput = {
   tableName?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  records?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 
@@ -439,6 +476,7 @@ export type RecordVersionSelect<ExtArgs extends runtime.Types.Extensions.Interna
   tableName?: boolean
   teamId?: boolean
   version?: boolean
+  records?: boolean
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["recordVersion"]>
 
@@ -446,6 +484,7 @@ export type RecordVersionSelectCreateManyAndReturn<ExtArgs extends runtime.Types
   tableName?: boolean
   teamId?: boolean
   version?: boolean
+  records?: boolean
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["recordVersion"]>
 
@@ -453,6 +492,7 @@ export type RecordVersionSelectUpdateManyAndReturn<ExtArgs extends runtime.Types
   tableName?: boolean
   teamId?: boolean
   version?: boolean
+  records?: boolean
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["recordVersion"]>
 
@@ -460,9 +500,10 @@ export type RecordVersionSelectScalar = {
   tableName?: boolean
   teamId?: boolean
   version?: boolean
+  records?: boolean
 }
 
-export type RecordVersionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"tableName" | "teamId" | "version", ExtArgs["result"]["recordVersion"]>
+export type RecordVersionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"tableName" | "teamId" | "version" | "records", ExtArgs["result"]["recordVersion"]>
 export type RecordVersionInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
 }
@@ -482,6 +523,7 @@ export type $RecordVersionPayload<ExtArgs extends runtime.Types.Extensions.Inter
     tableName: string
     teamId: string
     version: bigint
+    records: number
   }, ExtArgs["result"]["recordVersion"]>
   composites: {}
 }
@@ -909,6 +951,7 @@ export interface RecordVersionFieldRefs {
   readonly tableName: Prisma.FieldRef<"RecordVersion", 'String'>
   readonly teamId: Prisma.FieldRef<"RecordVersion", 'String'>
   readonly version: Prisma.FieldRef<"RecordVersion", 'BigInt'>
+  readonly records: Prisma.FieldRef<"RecordVersion", 'Int'>
 }
     
 
