@@ -55,7 +55,7 @@ import type { GraphqlTasks } from './tasks.js';
 import { benchUser, fetchSessionData, obtainSessionCookie, type Account, type SessionData } from './session.js';
 import { startStatementCounter, statementsPerRequest, type StatementCount } from './statements.js';
 import { dataSafetyAlone, dataSafetyGoals, dataSafetySelected, measureDataSafety, noDataSafety, renderDataSafety, reportDataSafetyAlone } from './data-safety.js';
-import { hookCostGoal, measureTaskCreates, renderTaskCreates, reportTaskCreatesAlone, taskCreatesGoal, type CreateRun } from './task-creates.js';
+import { hookCostGoal, limitedPlanGoal, limitedPlanTasks, measureTaskCreates, renderTaskCreates, reportTaskCreatesAlone, taskCreatesGoal, type CreateRun } from './task-creates.js';
 import { killAllServers, repoRoot, startServer, type RunningServer, type ServerSpec } from './targets.js';
 import { cursorPage, deepCursorOf, expectedTaskAnswers, seedTasks, smallTasksUser, taskCounts, type RecordOwner, type TaskDataset, type TaskSize } from './tasks.js';
 import { memberAccount, membersPerTeam, seedTeams, type BenchTeams } from './teams.js';
@@ -423,7 +423,9 @@ async function main(): Promise<void> {
       log('S14: tasks CREATE at 1k and 100k tasks per team, on its own product instance');
       // The same build again, its tasks given no-op hooks by a preload (bench/noop-hooks.mjs): what hooks cost on CREATE.
       const hookedSpec = { ...specs['product-pg'], name: 'product (PostgreSQL, no-op hooks on tasks)', env: { ...specs['product-pg'].env, NODE_OPTIONS: `${startEnv.NODE_OPTIONS} --import ${pathToFileURL(path.join(repoRoot, 'bench', 'noop-hooks.mjs')).href}` } };
-      taskCreates = await withServers([specs['product-pg'], hookedSpec], ([server, hooked]) => measureTaskCreates(server!, options, log, hooked!));
+      // And under a finite plan (issue 40): every create checks the team's count against the limit.
+      const limitedSpec = { ...specs['product-pg'], name: `product (PostgreSQL, a plan of ${limitedPlanTasks} tasks)`, env: { ...specs['product-pg'].env, PLANS_JSON: JSON.stringify({ free: { limits: { team_members: null, api_keys: null, tasks: limitedPlanTasks } } }) } };
+      taskCreates = await withServers([specs['product-pg'], hookedSpec, limitedSpec], ([server, hooks, limited]) => measureTaskCreates(server!, options, log, { hooks, limited }));
       if (options.only?.every((id) => id.startsWith('tasks-create'))) return await reportTaskCreatesAlone(taskCreates, options, startedAt, log);
     }
     // Issue 38 (history-update, export-rss, backup) seeds its own account, team and 100k tasks too, so
@@ -567,7 +569,7 @@ async function main(): Promise<void> {
     }
 
     const summary = summarize(samples, { rateLimit: rateLimitChecks, statements, verification, largeUploads, uploadDrift, notMeasured, queue: queueChecks });
-    summary.goals.push(taskCreatesGoal(taskCreates), hookCostGoal(taskCreates), ...dataSafetyGoals(dataSafety), ...realtimeGoals(realtime), ...idleGoals(idle));
+    summary.goals.push(taskCreatesGoal(taskCreates), hookCostGoal(taskCreates), limitedPlanGoal(taskCreates), ...dataSafetyGoals(dataSafety), ...realtimeGoals(realtime), ...idleGoals(idle));
     // With --only, a goal whose figures were not taken is not a result.
     if (options.only) summary.goals = summary.goals.filter((g) => Number.isFinite(g.value));
     process.stdout.write(`${renderMarkdown(summary, options)}\n${renderTaskCreates(taskCreates)}\n${renderDataSafety(dataSafety)}\n${renderRealtime(realtime)}\n`);

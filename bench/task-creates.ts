@@ -8,6 +8,9 @@
 // instance of the same build, whose `tasks` definition has a no-op beforeChange and afterChange
 // (bench/noop-hooks.mjs, preloaded), creates into the 100k team in every round too, before or after
 // the plain one by turns; goal: with hooks ≥ 0.9 of without (≤ 10% cost), median of per-round ratios.
+// A finite plan (issue 40): a third instance whose free plan allows 1,000,000 tasks, so every create
+// checks the limit, creates into the 100k team in every round too; goal: ≥ 1/1.2 of the unlimited
+// plan's creates/s at 100k (the check reads the team's count, not its rows).
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cpuMs } from './cpu.js';
@@ -28,14 +31,20 @@ export const createConnections = 8;
 export const createGoalRatio = 1 / 1.2;
 /** Creates/s at 100k with no-op hooks must be at least this share of creates/s without. */
 export const hookGoalRatio = 0.9;
+/** Creates/s at 100k under a finite plan limit must be at least this share of creates/s unlimited. */
+export const limitedGoalRatio = 1 / 1.2;
+/** The finite plan's tasks limit: far above what the bench creates, so that every create passes its check. */
+export const limitedPlanTasks = 1_000_000;
+
+/** Which instance a run measured: the plain product, the one whose tasks have no-op hooks, or the one under a finite plan. */
+export type CreateVariant = 'plain' | 'hooks' | 'limited';
 
 const account: Account = { email: 'bench-creates@example.com', password: 'benchpassword', firstName: 'Creates', lastName: 'Owner' };
 
 export interface CreateRun {
   round: number;
   size: CreateSize;
-  /** Measured on the instance whose tasks have no-op hooks. */
-  hooks: boolean;
+  variant: CreateVariant;
   creates: number;
   createsPerSec: number;
   p50Ms: number;
@@ -144,7 +153,7 @@ function createLoad(server: RunningServer, seed: CreateSeed, size: CreateSize) {
   return { baseUrl: server.baseUrl, requests: [{ method: 'POST' as const, path: '/api/v1/tasks', headers, body: taskBody }], connections: createConnections, verify };
 }
 
-async function measureSize(server: RunningServer, options: BenchOptions, seed: CreateSeed, size: CreateSize, round: number, hooks: boolean): Promise<CreateRun> {
+async function measureSize(server: RunningServer, options: BenchOptions, seed: CreateSeed, size: CreateSize, round: number, variant: CreateVariant): Promise<CreateRun> {
   const { verify, ...base } = createLoad(server, seed, size);
   await runLoad({ ...base, verify, seconds: options.warmupSeconds, warmup: true });
   await waitForIdleDatabase(options.databaseUrl);
@@ -155,51 +164,71 @@ async function measureSize(server: RunningServer, options: BenchOptions, seed: C
   const serverCpuMsPerCreate = ((await cpuMs(server.pid)) - before) / creates;
   const databaseCpuMsPerCreate = (await databaseCpuSince(options.databaseUrl, databaseBefore)) / creates;
   await waitForIdleDatabase(options.databaseUrl);
-  return { round, size, hooks, creates: run.requests, createsPerSec: run.reqPerSec, p50Ms: run.p50Ms, p99Ms: run.p99Ms, serverCpuMsPerCreate, databaseCpuMsPerCreate };
+  return { round, size, variant, creates: run.requests, createsPerSec: run.reqPerSec, p50Ms: run.p50Ms, p99Ms: run.p99Ms, serverCpuMsPerCreate, databaseCpuMsPerCreate };
 }
 
 /**
  * S14 on a running product (PostgreSQL, pool of 8, unlimited plan): seeds, then measures every round;
- * with `hooked` (the same build, tasks with no-op hooks, on the same database) the 100k team on it too.
+ * each of `others` (the same build on the same database: tasks with no-op hooks, a finite plan) the 100k team too.
  */
-export async function measureTaskCreates(server: RunningServer, options: BenchOptions, log: (message: string) => void, hooked: RunningServer | null = null): Promise<CreateRun[]> {
+export async function measureTaskCreates(server: RunningServer, options: BenchOptions, log: (message: string) => void, others: Partial<Record<Exclude<CreateVariant, 'plain'>, RunningServer>> = {}): Promise<CreateRun[]> {
   const seed = await seedAccount(server.baseUrl);
   await seedTasks(options.databaseUrl, seed);
+  const servers: Partial<Record<CreateVariant, RunningServer>> = { ...others, plain: server };
+  const extra = (Object.keys(others) as CreateVariant[]).map((variant) => ({ size: '100k' as const, variant }));
   // A fresh server's first seconds are slower (JIT, caches): warmed on both teams before round 1's first size.
   for (const size of Object.keys(createSizes) as CreateSize[]) await runLoad({ ...createLoad(server, seed, size), seconds: options.warmupSeconds, warmup: true });
-  if (hooked) await runLoad({ ...createLoad(hooked, seed, '100k'), seconds: options.warmupSeconds, warmup: true });
+  for (const { variant } of extra) await runLoad({ ...createLoad(servers[variant]!, seed, '100k'), seconds: options.warmupSeconds, warmup: true });
   const runs: CreateRun[] = [];
   for (let round = 1; round <= options.rounds; round++) {
-    const plain = (round % 2 ? ['1k', '100k'] : ['100k', '1k']).map((size) => ({ size: size as CreateSize, hooks: false }));
-    // The hooked run next to the plain 100k one: after it in odd rounds, before it in even ones.
-    const steps = hooked ? (round % 2 ? [...plain, { size: '100k' as const, hooks: true }] : [{ size: '100k' as const, hooks: true }, ...plain]) : plain;
-    for (const { size, hooks } of steps) {
+    const plain = (round % 2 ? ['1k', '100k'] : ['100k', '1k']).map((size) => ({ size: size as CreateSize, variant: 'plain' as CreateVariant }));
+    // The other instances' runs next to the plain 100k one: after it in odd rounds, before it in even ones.
+    const steps = round % 2 ? [...plain, ...extra] : [...extra, ...plain];
+    for (const { size, variant } of steps) {
       await reset(options.databaseUrl, seed);
-      const run = await measureSize(hooks ? hooked! : server, options, seed, size, round, hooks);
+      const run = await measureSize(servers[variant]!, options, seed, size, round, variant);
       runs.push(run);
-      log(`round ${round} tasks-create-${size}${hooks ? ' with no-op hooks' : ''} on rest (${createConnections} connections): ${Math.round(run.createsPerSec)} creates/s, p50 ${run.p50Ms.toFixed(1)} ms, p99 ${run.p99Ms.toFixed(1)} ms, server CPU ${run.serverCpuMsPerCreate.toFixed(2)} ms/create, PostgreSQL CPU ${run.databaseCpuMsPerCreate.toFixed(2)} ms/create`);
+      log(`round ${round} tasks-create-${size}${variantLabel[variant]} on rest (${createConnections} connections): ${Math.round(run.createsPerSec)} creates/s, p50 ${run.p50Ms.toFixed(1)} ms, p99 ${run.p99Ms.toFixed(1)} ms, server CPU ${run.serverCpuMsPerCreate.toFixed(2)} ms/create, PostgreSQL CPU ${run.databaseCpuMsPerCreate.toFixed(2)} ms/create`);
     }
   }
   await reset(options.databaseUrl, seed);
   return runs;
 }
 
-type RunKind = Pick<CreateRun, 'size' | 'hooks'>;
+const variantLabel: Record<CreateVariant, string> = { plain: '', hooks: ' with no-op hooks', limited: ` under a plan of ${limitedPlanTasks.toLocaleString('en-US')} tasks` };
+
+type RunKind = Pick<CreateRun, 'size' | 'variant'>;
 
 /** Per round, creates/s of runs of kind `top` over those of kind `bottom` (rounds that measured both). */
 function perRound(runs: readonly CreateRun[], top: RunKind, bottom: RunKind): number[] {
   return [...new Set(runs.map((r) => r.round))].flatMap((round) => {
-    const at = (kind: RunKind) => runs.find((r) => r.round === round && r.size === kind.size && r.hooks === kind.hooks)?.createsPerSec;
+    const at = (kind: RunKind) => runs.find((r) => r.round === round && r.size === kind.size && r.variant === kind.variant)?.createsPerSec;
     const [over, under] = [at(top), at(bottom)];
     return over !== undefined && under ? [over / under] : [];
   });
 }
 
 /** Per round, creates/s at 100k over creates/s at 1k (without hooks). */
-const roundRatios = (runs: readonly CreateRun[]) => perRound(runs, { size: '100k', hooks: false }, { size: '1k', hooks: false });
+const roundRatios = (runs: readonly CreateRun[]) => perRound(runs, { size: '100k', variant: 'plain' }, { size: '1k', variant: 'plain' });
 
 /** Per round, creates/s at 100k with no-op hooks over without. */
-const hookRatios = (runs: readonly CreateRun[]) => perRound(runs, { size: '100k', hooks: true }, { size: '100k', hooks: false });
+const hookRatios = (runs: readonly CreateRun[]) => perRound(runs, { size: '100k', variant: 'hooks' }, { size: '100k', variant: 'plain' });
+
+/** Per round, creates/s at 100k under the finite plan over unlimited. */
+const limitedRatios = (runs: readonly CreateRun[]) => perRound(runs, { size: '100k', variant: 'limited' }, { size: '100k', variant: 'plain' });
+
+/** A finite plan's cost on CREATE at 100k (issue 40): ≥ 1/1.2 of the unlimited plan's creates/s (median of the per-round ratios). */
+export function limitedPlanGoal(runs: readonly CreateRun[]): Goal {
+  const value = median(limitedRatios(runs));
+  return {
+    text: `tasks CREATE at 100k (REST, ${createConnections} connections): creates/s under a plan of ${limitedPlanTasks.toLocaleString('en-US')} tasks ≥ 1/1.2 (${limitedGoalRatio.toFixed(3)}) of unlimited`,
+    threshold: limitedGoalRatio,
+    value,
+    shown: Number.isNaN(value) ? 'not measured' : value.toFixed(2),
+    pass: value >= limitedGoalRatio,
+    kind: 'performance',
+  };
+}
 
 /** The hooks' cost on CREATE at 100k: with no-op hooks ≥ 0.9 of without (median of the per-round ratios). */
 export function hookCostGoal(runs: readonly CreateRun[]): Goal {
@@ -232,23 +261,25 @@ export function renderTaskCreates(runs: readonly CreateRun[]): string {
   if (!runs.length) return '';
   const lines = ['', `S14 tasks CREATE: POST /api/v1/tasks with an API key, ${createConnections} connections, into a team holding the seeded tasks (reset every round).`, ''];
   lines.push('| Team size | creates/s | spread | p50 ms | p99 ms | server CPU ms/create | PostgreSQL CPU ms/create | per round creates/s |', '|---|---:|---:|---:|---:|---:|---:|---:|');
-  const rows = [...(Object.keys(createSizes) as CreateSize[]).map((size) => ({ size, hooks: false })), { size: '100k' as const, hooks: true }];
-  for (const { size, hooks } of rows) {
-    const of = runs.filter((r) => r.size === size && r.hooks === hooks);
+  const rows = [...(Object.keys(createSizes) as CreateSize[]).map((size) => ({ size, variant: 'plain' as CreateVariant })), { size: '100k' as const, variant: 'hooks' as CreateVariant }, { size: '100k' as const, variant: 'limited' as CreateVariant }];
+  for (const { size, variant } of rows) {
+    const of = runs.filter((r) => r.size === size && r.variant === variant);
     if (!of.length) continue;
     const m = (pick: (r: CreateRun) => number) => median(of.map(pick));
-    lines.push(`| ${size}${hooks ? ' (no-op hooks)' : ''} | ${m((r) => r.createsPerSec).toFixed(0)} | ${spreadPercent(of.map((r) => r.createsPerSec)).toFixed(1)}% | ${m((r) => r.p50Ms).toFixed(1)} | ${m((r) => r.p99Ms).toFixed(1)} | ${m((r) => r.serverCpuMsPerCreate).toFixed(2)} | ${m((r) => r.databaseCpuMsPerCreate).toFixed(2)} | ${of.map((r) => r.createsPerSec.toFixed(0)).join(', ')} |`);
+    lines.push(`| ${size}${variantLabel[variant]} | ${m((r) => r.createsPerSec).toFixed(0)} | ${spreadPercent(of.map((r) => r.createsPerSec)).toFixed(1)}% | ${m((r) => r.p50Ms).toFixed(1)} | ${m((r) => r.p99Ms).toFixed(1)} | ${m((r) => r.serverCpuMsPerCreate).toFixed(2)} | ${m((r) => r.databaseCpuMsPerCreate).toFixed(2)} | ${of.map((r) => r.createsPerSec.toFixed(0)).join(', ')} |`);
   }
   const ratios = roundRatios(runs);
   lines.push('', `creates/s 100k / 1k per round: ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
   const hooked = hookRatios(runs);
   if (hooked.length) lines.push(`creates/s at 100k with no-op hooks / without, per round: ${hooked.map((r) => r.toFixed(2)).join(', ')}`);
+  const limited = limitedRatios(runs);
+  if (limited.length) lines.push(`creates/s at 100k under the finite plan / unlimited, per round: ${limited.map((r) => r.toFixed(2)).join(', ')}`);
   return lines.join('\n');
 }
 
 /** `--only=tasks-create`: S14 alone, its own report and result file (nothing else was seeded or measured). */
 export async function reportTaskCreatesAlone(runs: readonly CreateRun[], options: BenchOptions, startedAt: Date, log: (message: string) => void): Promise<void> {
-  const goals = [taskCreatesGoal(runs), hookCostGoal(runs)];
+  const goals = [taskCreatesGoal(runs), hookCostGoal(runs), limitedPlanGoal(runs)];
   process.stdout.write(`## Benchmark (S14 alone: ${options.rounds} rounds, warm-up ${options.warmupSeconds} s, measure ${options.measureSeconds} s)\n${renderTaskCreates(runs)}\n\n### Goals\n${goals.map((goal) => `- ${goal.text}: ${goal.shown} → ${goal.pass ? 'PASS' : 'FAIL'}`).join('\n')}\n`);
   const environment = describeEnvironment(await serverVersion(options.databaseUrl));
   const resultsDir = path.join(repoRoot, 'bench', 'results');
@@ -256,7 +287,7 @@ export async function reportTaskCreatesAlone(runs: readonly CreateRun[], options
   const file = path.join(resultsDir, `${startedAt.toISOString().replaceAll(':', '-')}-tasks-create.json`);
   await writeFile(file, `${JSON.stringify({ startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), options, environment, taskCreates: runs, goals }, null, 2)}\n`);
   log(`results written to ${path.relative(repoRoot, file)}`);
-  const failed = goals.filter((goal) => !goal.pass);
+  const failed = goals.filter((goal) => goal.kind !== 'performance' && !goal.pass);
   if (failed.length) {
     log(`FAILED limits: ${failed.map((goal) => `${goal.text} (${goal.shown})`).join('; ')}`);
     process.exitCode = 1;
