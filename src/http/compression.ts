@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import { appendHeader, type HttpResponse } from './exchange.js';
+import { appendHeader, bodyLength, type HttpResponse } from './exchange.js';
 
 /** Smallest body compressed: below it the saving is smaller than the headers that announce it. */
 export const compressionThreshold = 1024;
@@ -44,15 +44,13 @@ function negotiated(acceptEncoding: string | null): Encoding | null {
   return chosen === 'br' || chosen === 'gzip' ? chosen : null;
 }
 
-const byteLength = (body: string | Uint8Array) => (typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-
 /** Whether `response` is text the client could be sent compressed (whatever it accepts). */
 function compressible(response: HttpResponse): boolean {
   const { status, headers, body } = response;
   if (status < 200 || status === 204 || status === 206 || status === 304) return false;
   if (headers['content-encoding'] !== undefined) return false;
   if (!compressibleType.test(String(headers['content-type'] ?? ''))) return false;
-  if (typeof body === 'string' || body instanceof Uint8Array) return byteLength(body) >= compressionThreshold;
+  if (typeof body === 'string' || body instanceof Uint8Array) return bodyLength(body) >= compressionThreshold;
   // A generated stream (no length known up front), not a stored file.
   return body instanceof Readable && headers['content-length'] === undefined;
 }
@@ -73,5 +71,5 @@ export async function compressed(response: HttpResponse, acceptEncoding: string 
     return { ...response, body: encoder };
   }
   const bytes = body as string | Uint8Array;
-  return { ...response, body: encoding === 'br' ? await brotli(bytes, brotliOptions(byteLength(bytes))) : await gzip(bytes) };
+  return { ...response, body: encoding === 'br' ? await brotli(bytes, brotliOptions(bodyLength(bytes))) : await gzip(bytes) };
 }

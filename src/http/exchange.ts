@@ -53,6 +53,9 @@ export interface HttpResponse {
   body: HttpBody;
 }
 
+/** The length in bytes of a whole body (a string as UTF-8). */
+export const bodyLength = (body: string | Uint8Array): number => (typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+
 /** A response; header names are lower-cased here, so later look-ups by lower-case name find them. */
 export function reply(status: number, body: HttpBody, headers: Record<string, string | string[]> = {}): HttpResponse {
   return { status, headers: lowerCaseHeaders(headers), body };

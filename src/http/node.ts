@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { compressed } from './compression.js';
-import { PushBody, type HttpRequest, type HttpResponse, type PushSink } from './exchange.js';
+import { bodyLength, PushBody, type HttpRequest, type HttpResponse, type PushSink } from './exchange.js';
 
 export interface NodeHandlerOptions {
   trustProxy: boolean;
@@ -65,7 +65,7 @@ export function writeNodeResponse(res: ServerResponse, response: HttpResponse, m
     return;
   }
   if (body !== null && headers['content-length'] === undefined) {
-    headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    headers['content-length'] = String(bodyLength(body));
   }
   res.writeHead(response.status, headers);
   res.end(method === 'HEAD' || body === null ? undefined : body);
@@ -131,7 +131,7 @@ function answerEarly(req: IncomingMessage, res: ServerResponse, response: HttpRe
   const { body } = response;
   if (body instanceof Readable || body instanceof PushBody) return writeNodeResponse(res, response, method);
   if (body !== null && response.headers['content-length'] === undefined) {
-    response.headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    response.headers['content-length'] = String(bodyLength(body));
   }
   res.writeHead(response.status, response.headers);
   if (method !== 'HEAD' && body !== null) res.write(body);
