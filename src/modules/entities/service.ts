@@ -120,7 +120,8 @@ export async function listRows(scope: RequestScope, d: EntityDefinition, caller:
 /**
  * How many records match `where` (a query's complete conditions): remembered per version of the
  * team's rows in this table (totals.ts), so LIST's total and a count without groups share one count.
- * A where that reaches across teams (`q.across`) is always counted.
+ * A where that reads other tables (`q.across`: through a relation or a reverse side) is always counted:
+ * those tables change without this table's version.
  */
 export function countMatching(tx: Tx, d: EntityDefinition, caller: Caller, q: Pick<ParsedQuery, 'across'>, where: object): Promise<number> {
   return exactTotal(tx, d.tableName, caller.kind === 'user' && !q.across ? caller.teamId : null, where, () => delegateOf(tx, d.name).count({ where }));
