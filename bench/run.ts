@@ -78,10 +78,12 @@ const unreachableLimits = {
   RATE_LIMIT_SCOPES: 'tasks:read=100000000,tasks:write=100000000,tasks:delete=100000000',
 };
 /**
- * The free plan allows any number of team members, API keys and tasks (null: unlimited), so the bench user's
- * teams can hold 50 and its team 100k tasks (seeded in SQL, but a plan over its limit is still one).
+ * A free plan allowing any number of team members and API keys, and `tasks` tasks (null: unlimited).
+ * The bench's servers have it unlimited, so the bench user's teams can hold 50 and its team 100k
+ * tasks (seeded in SQL, but a plan over its limit is still one); S14's limited instance, a finite number.
  */
-const unlimitedPlan = { PLANS_JSON: JSON.stringify({ free: { limits: { team_members: null, api_keys: null, tasks: null } } }) };
+const freePlan = (tasks: number | null) => ({ PLANS_JSON: JSON.stringify({ free: { limits: { team_members: null, api_keys: null, tasks } } }) });
+const unlimitedPlan = freePlan(null);
 /** Uploads under the defaults (local storage, images ≤ 10 MB, videos ≤ 100 MB), whatever the bench's environment says. */
 const mediaDefaults = { MEDIA_CONFIG: undefined, MEDIA_STORAGE: undefined, BLOB_READ_WRITE_TOKEN: undefined };
 /** What `npm start` sets besides: glibc's malloc arenas capped, V8's old generation at 512 MB (docs/deployment.md "Memory"). */
@@ -424,7 +426,7 @@ async function main(): Promise<void> {
       // The same build again, its tasks given no-op hooks by a preload (bench/noop-hooks.mjs): what hooks cost on CREATE.
       const hookedSpec = { ...specs['product-pg'], name: 'product (PostgreSQL, no-op hooks on tasks)', env: { ...specs['product-pg'].env, NODE_OPTIONS: `${startEnv.NODE_OPTIONS} --import ${pathToFileURL(path.join(repoRoot, 'bench', 'noop-hooks.mjs')).href}` } };
       // And under a finite plan (issue 40): every create checks the team's count against the limit.
-      const limitedSpec = { ...specs['product-pg'], name: `product (PostgreSQL, a plan of ${limitedPlanTasks} tasks)`, env: { ...specs['product-pg'].env, PLANS_JSON: JSON.stringify({ free: { limits: { team_members: null, api_keys: null, tasks: limitedPlanTasks } } }) } };
+      const limitedSpec = { ...specs['product-pg'], name: `product (PostgreSQL, a plan of ${limitedPlanTasks} tasks)`, env: { ...specs['product-pg'].env, ...freePlan(limitedPlanTasks) } };
       taskCreates = await withServers([specs['product-pg'], hookedSpec, limitedSpec], ([server, hooks, limited]) => measureTaskCreates(server!, options, log, { hooks, limited }));
       if (options.only?.every((id) => id.startsWith('tasks-create'))) return await reportTaskCreatesAlone(taskCreates, options, startedAt, log);
     }
