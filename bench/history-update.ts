@@ -56,8 +56,8 @@ const statuses = ['todo', 'in-progress', 'review', 'done', 'blocked'];
 async function seedVersions(url: string, seed: HistorySeed): Promise<void> {
   await withClient(url, async (c) => {
     await c.query(
-      `INSERT INTO record_history (id, team_id, entity, record_id, version, operation, data, changed_fields, owner_id, actor_user_id, actor_key_id, face, created_at)
-       SELECT gen_random_uuid(), t.team_id, 'tasks', t.id, 1, 'create',
+      `INSERT INTO record_history (team_id, entity, record_id, version, operation, data, changed_fields, owner_id, actor_user_id, actor_key_id, face, created_at)
+       SELECT t.team_id, 'tasks', t.id, 1, 'create',
               jsonb_build_object('id', t.id, 'teamId', t.team_id, 'userId', t.user_id, 'title', t.title, 'description', t.description, 'status', t.status,
                                  'priority', t.priority, 'tags', t.tags, 'dueDate', t.due_date, 'estimatedHours', t.estimated_hours, 'completed', t.completed,
                                  'metas', t.metas, 'createdAt', t.created_at, 'updatedAt', t.updated_at),

@@ -172,7 +172,8 @@ export type RecordVersion = Prisma.RecordVersionModel
  * (a rolled-back change leaves none). `data` is the record as it was after the change (before it, for
  * a final delete), in the API's shape; `changedFields` the fields the change set to another value.
  * `ownerId` is the record's creator when the entity is private: only they see its versions (RLS).
- * Kept per entity (definition `history.keep`), pruned by the history sweep.
+ * Kept per entity (definition `history.keep`), pruned by the history sweep. A version is named by its
+ * record and number (the primary key): no surrogate id, one B-tree insert less per change.
  */
 export type RecordHistory = Prisma.RecordHistoryModel
 /**

@@ -71,8 +71,8 @@ export function versionStatement(d: EntityDefinition, child: ChildDefinition | n
   const changed = changedFields(ownFields(child ?? d), operation, operation === 'create' ? null : previous, record);
   // A private record's versions are its creator's alone, as the record is (children: their parent's creator, who made them).
   const owner = d.access.shared ? null : (record.userId as string);
-  return Prisma.sql`INSERT INTO record_history (id, team_id, entity, record_id, version, operation, data, changed_fields, owner_id, actor_user_id, actor_key_id, face)
-    SELECT gen_random_uuid(), ${record.teamId as string}::uuid, ${key}, ${record.id as string}::uuid, coalesce(max(version), 0) + 1, ${operation},
+  return Prisma.sql`INSERT INTO record_history (team_id, entity, record_id, version, operation, data, changed_fields, owner_id, actor_user_id, actor_key_id, face)
+    SELECT ${record.teamId as string}::uuid, ${key}, ${record.id as string}::uuid, coalesce(max(version), 0) + 1, ${operation},
            ${JSON.stringify(record)}::jsonb, ${changed}::text[], ${owner}::uuid, ${author.userId}::uuid, ${author.apiKeyId}::uuid, ${author.face}
     FROM record_history WHERE entity = ${key} AND record_id = ${record.id as string}::uuid`;
 }

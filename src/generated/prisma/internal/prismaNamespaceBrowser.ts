@@ -438,7 +438,6 @@ export type RecordVersionScalarFieldEnum = (typeof RecordVersionScalarFieldEnum)
 
 
 export const RecordHistoryScalarFieldEnum = {
-  id: 'id',
   teamId: 'teamId',
   entity: 'entity',
   recordId: 'recordId',

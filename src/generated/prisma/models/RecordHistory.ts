@@ -19,7 +19,8 @@ import type * as Prisma from "../internal/prismaNamespace.ts"
  * (a rolled-back change leaves none). `data` is the record as it was after the change (before it, for
  * a final delete), in the API's shape; `changedFields` the fields the change set to another value.
  * `ownerId` is the record's creator when the entity is private: only they see its versions (RLS).
- * Kept per entity (definition `history.keep`), pruned by the history sweep.
+ * Kept per entity (definition `history.keep`), pruned by the history sweep. A version is named by its
+ * record and number (the primary key): no surrogate id, one B-tree insert less per change.
  */
 export type RecordHistoryModel = runtime.Types.Result.DefaultSelection<Prisma.$RecordHistoryPayload>
 
@@ -40,7 +41,6 @@ export type RecordHistorySumAggregateOutputType = {
 }
 
 export type RecordHistoryMinAggregateOutputType = {
-  id: string | null
   teamId: string | null
   entity: string | null
   recordId: string | null
@@ -54,7 +54,6 @@ export type RecordHistoryMinAggregateOutputType = {
 }
 
 export type RecordHistoryMaxAggregateOutputType = {
-  id: string | null
   teamId: string | null
   entity: string | null
   recordId: string | null
@@ -68,7 +67,6 @@ export type RecordHistoryMaxAggregateOutputType = {
 }
 
 export type RecordHistoryCountAggregateOutputType = {
-  id: number
   teamId: number
   entity: number
   recordId: number
@@ -94,7 +92,6 @@ export type RecordHistorySumAggregateInputType = {
 }
 
 export type RecordHistoryMinAggregateInputType = {
-  id?: true
   teamId?: true
   entity?: true
   recordId?: true
@@ -108,7 +105,6 @@ export type RecordHistoryMinAggregateInputType = {
 }
 
 export type RecordHistoryMaxAggregateInputType = {
-  id?: true
   teamId?: true
   entity?: true
   recordId?: true
@@ -122,7 +118,6 @@ export type RecordHistoryMaxAggregateInputType = {
 }
 
 export type RecordHistoryCountAggregateInputType = {
-  id?: true
   teamId?: true
   entity?: true
   recordId?: true
@@ -225,7 +220,6 @@ export type RecordHistoryGroupByArgs<ExtArgs extends runtime.Types.Extensions.In
 }
 
 export type RecordHistoryGroupByOutputType = {
-  id: string
   teamId: string
   entity: string
   recordId: string
@@ -264,7 +258,6 @@ export type RecordHistoryWhereInput = {
   AND?: Prisma.RecordHistoryWhereInput | Prisma.RecordHistoryWhereInput[]
   OR?: Prisma.RecordHistoryWhereInput[]
   NOT?: Prisma.RecordHistoryWhereInput | Prisma.RecordHistoryWhereInput[]
-  id?: Prisma.UuidFilter<"RecordHistory"> | string
   teamId?: Prisma.UuidFilter<"RecordHistory"> | string
   entity?: Prisma.StringFilter<"RecordHistory"> | string
   recordId?: Prisma.UuidFilter<"RecordHistory"> | string
@@ -281,7 +274,6 @@ export type RecordHistoryWhereInput = {
 }
 
 export type RecordHistoryOrderByWithRelationInput = {
-  id?: Prisma.SortOrder
   teamId?: Prisma.SortOrder
   entity?: Prisma.SortOrder
   recordId?: Prisma.SortOrder
@@ -298,7 +290,6 @@ export type RecordHistoryOrderByWithRelationInput = {
 }
 
 export type RecordHistoryWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
   entity_recordId_version?: Prisma.RecordHistoryEntityRecordIdVersionCompoundUniqueInput
   AND?: Prisma.RecordHistoryWhereInput | Prisma.RecordHistoryWhereInput[]
   OR?: Prisma.RecordHistoryWhereInput[]
@@ -316,10 +307,9 @@ export type RecordHistoryWhereUniqueInput = Prisma.AtLeast<{
   face?: Prisma.StringFilter<"RecordHistory"> | string
   createdAt?: Prisma.DateTimeFilter<"RecordHistory"> | Date | string
   team?: Prisma.XOR<Prisma.TeamScalarRelationFilter, Prisma.TeamWhereInput>
-}, "id" | "entity_recordId_version">
+}, "entity_recordId_version">
 
 export type RecordHistoryOrderByWithAggregationInput = {
-  id?: Prisma.SortOrder
   teamId?: Prisma.SortOrder
   entity?: Prisma.SortOrder
   recordId?: Prisma.SortOrder
@@ -343,7 +333,6 @@ export type RecordHistoryScalarWhereWithAggregatesInput = {
   AND?: Prisma.RecordHistoryScalarWhereWithAggregatesInput | Prisma.RecordHistoryScalarWhereWithAggregatesInput[]
   OR?: Prisma.RecordHistoryScalarWhereWithAggregatesInput[]
   NOT?: Prisma.RecordHistoryScalarWhereWithAggregatesInput | Prisma.RecordHistoryScalarWhereWithAggregatesInput[]
-  id?: Prisma.UuidWithAggregatesFilter<"RecordHistory"> | string
   teamId?: Prisma.UuidWithAggregatesFilter<"RecordHistory"> | string
   entity?: Prisma.StringWithAggregatesFilter<"RecordHistory"> | string
   recordId?: Prisma.UuidWithAggregatesFilter<"RecordHistory"> | string
@@ -359,7 +348,6 @@ export type RecordHistoryScalarWhereWithAggregatesInput = {
 }
 
 export type RecordHistoryCreateInput = {
-  id?: string
   entity: string
   recordId: string
   version: number
@@ -375,7 +363,6 @@ export type RecordHistoryCreateInput = {
 }
 
 export type RecordHistoryUncheckedCreateInput = {
-  id?: string
   teamId: string
   entity: string
   recordId: string
@@ -391,7 +378,6 @@ export type RecordHistoryUncheckedCreateInput = {
 }
 
 export type RecordHistoryUpdateInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
   entity?: Prisma.StringFieldUpdateOperationsInput | string
   recordId?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -407,7 +393,6 @@ export type RecordHistoryUpdateInput = {
 }
 
 export type RecordHistoryUncheckedUpdateInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
   teamId?: Prisma.StringFieldUpdateOperationsInput | string
   entity?: Prisma.StringFieldUpdateOperationsInput | string
   recordId?: Prisma.StringFieldUpdateOperationsInput | string
@@ -423,7 +408,6 @@ export type RecordHistoryUncheckedUpdateInput = {
 }
 
 export type RecordHistoryCreateManyInput = {
-  id?: string
   teamId: string
   entity: string
   recordId: string
@@ -439,7 +423,6 @@ export type RecordHistoryCreateManyInput = {
 }
 
 export type RecordHistoryUpdateManyMutationInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
   entity?: Prisma.StringFieldUpdateOperationsInput | string
   recordId?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -454,7 +437,6 @@ export type RecordHistoryUpdateManyMutationInput = {
 }
 
 export type RecordHistoryUncheckedUpdateManyInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
   teamId?: Prisma.StringFieldUpdateOperationsInput | string
   entity?: Prisma.StringFieldUpdateOperationsInput | string
   recordId?: Prisma.StringFieldUpdateOperationsInput | string
@@ -486,7 +468,6 @@ export type RecordHistoryEntityRecordIdVersionCompoundUniqueInput = {
 }
 
 export type RecordHistoryCountOrderByAggregateInput = {
-  id?: Prisma.SortOrder
   teamId?: Prisma.SortOrder
   entity?: Prisma.SortOrder
   recordId?: Prisma.SortOrder
@@ -506,7 +487,6 @@ export type RecordHistoryAvgOrderByAggregateInput = {
 }
 
 export type RecordHistoryMaxOrderByAggregateInput = {
-  id?: Prisma.SortOrder
   teamId?: Prisma.SortOrder
   entity?: Prisma.SortOrder
   recordId?: Prisma.SortOrder
@@ -520,7 +500,6 @@ export type RecordHistoryMaxOrderByAggregateInput = {
 }
 
 export type RecordHistoryMinOrderByAggregateInput = {
-  id?: Prisma.SortOrder
   teamId?: Prisma.SortOrder
   entity?: Prisma.SortOrder
   recordId?: Prisma.SortOrder
@@ -589,7 +568,6 @@ export type RecordHistoryUpdatechangedFieldsInput = {
 }
 
 export type RecordHistoryCreateWithoutTeamInput = {
-  id?: string
   entity: string
   recordId: string
   version: number
@@ -604,7 +582,6 @@ export type RecordHistoryCreateWithoutTeamInput = {
 }
 
 export type RecordHistoryUncheckedCreateWithoutTeamInput = {
-  id?: string
   entity: string
   recordId: string
   version: number
@@ -648,7 +625,6 @@ export type RecordHistoryScalarWhereInput = {
   AND?: Prisma.RecordHistoryScalarWhereInput | Prisma.RecordHistoryScalarWhereInput[]
   OR?: Prisma.RecordHistoryScalarWhereInput[]
   NOT?: Prisma.RecordHistoryScalarWhereInput | Prisma.RecordHistoryScalarWhereInput[]
-  id?: Prisma.UuidFilter<"RecordHistory"> | string
   teamId?: Prisma.UuidFilter<"RecordHistory"> | string
   entity?: Prisma.StringFilter<"RecordHistory"> | string
   recordId?: Prisma.UuidFilter<"RecordHistory"> | string
@@ -664,7 +640,6 @@ export type RecordHistoryScalarWhereInput = {
 }
 
 export type RecordHistoryCreateManyTeamInput = {
-  id?: string
   entity: string
   recordId: string
   version: number
@@ -679,7 +654,6 @@ export type RecordHistoryCreateManyTeamInput = {
 }
 
 export type RecordHistoryUpdateWithoutTeamInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
   entity?: Prisma.StringFieldUpdateOperationsInput | string
   recordId?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -694,7 +668,6 @@ export type RecordHistoryUpdateWithoutTeamInput = {
 }
 
 export type RecordHistoryUncheckedUpdateWithoutTeamInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
   entity?: Prisma.StringFieldUpdateOperationsInput | string
   recordId?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -709,7 +682,6 @@ export type RecordHistoryUncheckedUpdateWithoutTeamInput = {
 }
 
 export type RecordHistoryUncheckedUpdateManyWithoutTeamInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
   entity?: Prisma.StringFieldUpdateOperationsInput | string
   recordId?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -726,7 +698,6 @@ export type RecordHistoryUncheckedUpdateManyWithoutTeamInput = {
 
 
 export type RecordHistorySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
-  id?: boolean
   teamId?: boolean
   entity?: boolean
   recordId?: boolean
@@ -743,7 +714,6 @@ export type RecordHistorySelect<ExtArgs extends runtime.Types.Extensions.Interna
 }, ExtArgs["result"]["recordHistory"]>
 
 export type RecordHistorySelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
-  id?: boolean
   teamId?: boolean
   entity?: boolean
   recordId?: boolean
@@ -760,7 +730,6 @@ export type RecordHistorySelectCreateManyAndReturn<ExtArgs extends runtime.Types
 }, ExtArgs["result"]["recordHistory"]>
 
 export type RecordHistorySelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
-  id?: boolean
   teamId?: boolean
   entity?: boolean
   recordId?: boolean
@@ -777,7 +746,6 @@ export type RecordHistorySelectUpdateManyAndReturn<ExtArgs extends runtime.Types
 }, ExtArgs["result"]["recordHistory"]>
 
 export type RecordHistorySelectScalar = {
-  id?: boolean
   teamId?: boolean
   entity?: boolean
   recordId?: boolean
@@ -792,7 +760,7 @@ export type RecordHistorySelectScalar = {
   createdAt?: boolean
 }
 
-export type RecordHistoryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "teamId" | "entity" | "recordId" | "version" | "operation" | "data" | "changedFields" | "ownerId" | "actorUserId" | "actorKeyId" | "face" | "createdAt", ExtArgs["result"]["recordHistory"]>
+export type RecordHistoryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"teamId" | "entity" | "recordId" | "version" | "operation" | "data" | "changedFields" | "ownerId" | "actorUserId" | "actorKeyId" | "face" | "createdAt", ExtArgs["result"]["recordHistory"]>
 export type RecordHistoryInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   team?: boolean | Prisma.TeamDefaultArgs<ExtArgs>
 }
@@ -809,7 +777,6 @@ export type $RecordHistoryPayload<ExtArgs extends runtime.Types.Extensions.Inter
     team: Prisma.$TeamPayload<ExtArgs>
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
-    id: string
     teamId: string
     entity: string
     recordId: string
@@ -905,8 +872,8 @@ export interface RecordHistoryDelegate<ExtArgs extends runtime.Types.Extensions.
    * // Get first 10 RecordHistories
    * const recordHistories = await prisma.recordHistory.findMany({ take: 10 })
    * 
-   * // Only select the `id`
-   * const recordHistoryWithIdOnly = await prisma.recordHistory.findMany({ select: { id: true } })
+   * // Only select the `teamId`
+   * const recordHistoryWithTeamIdOnly = await prisma.recordHistory.findMany({ select: { teamId: true } })
    * 
    */
   findMany<T extends RecordHistoryFindManyArgs>(args?: Prisma.SelectSubset<T, RecordHistoryFindManyArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RecordHistoryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions>>
@@ -950,9 +917,9 @@ export interface RecordHistoryDelegate<ExtArgs extends runtime.Types.Extensions.
    *   ]
    * })
    * 
-   * // Create many RecordHistories and only return the `id`
-   * const recordHistoryWithIdOnly = await prisma.recordHistory.createManyAndReturn({
-   *   select: { id: true },
+   * // Create many RecordHistories and only return the `teamId`
+   * const recordHistoryWithTeamIdOnly = await prisma.recordHistory.createManyAndReturn({
+   *   select: { teamId: true },
    *   data: [
    *     // ... provide data here
    *   ]
@@ -1041,9 +1008,9 @@ export interface RecordHistoryDelegate<ExtArgs extends runtime.Types.Extensions.
    *   ]
    * })
    * 
-   * // Update zero or more RecordHistories and only return the `id`
-   * const recordHistoryWithIdOnly = await prisma.recordHistory.updateManyAndReturn({
-   *   select: { id: true },
+   * // Update zero or more RecordHistories and only return the `teamId`
+   * const recordHistoryWithTeamIdOnly = await prisma.recordHistory.updateManyAndReturn({
+   *   select: { teamId: true },
    *   where: {
    *     // ... provide filter here
    *   },
@@ -1246,7 +1213,6 @@ export interface Prisma__RecordHistoryClient<T, Null = never, ExtArgs extends ru
  * Fields of the RecordHistory model
  */
 export interface RecordHistoryFieldRefs {
-  readonly id: Prisma.FieldRef<"RecordHistory", 'String'>
   readonly teamId: Prisma.FieldRef<"RecordHistory", 'String'>
   readonly entity: Prisma.FieldRef<"RecordHistory", 'String'>
   readonly recordId: Prisma.FieldRef<"RecordHistory", 'String'>
