@@ -1,6 +1,7 @@
 // Row-level security is the backstop: a query issued for one user without any WHERE clause returns
 // none of another user's rows, whatever the service layer forgets.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Prisma } from '../generated/prisma/client.js';
 import { signUp, type SignedUpUser } from '../testkit/accounts.js';
 import { createTestApp, type TestApp } from '../testkit/test-app.js';
 import { RequestDb, runAsUser } from './request-db.js';
@@ -76,5 +77,28 @@ describe('row-level security', () => {
     await (await db.tx()).user.update({ where: { id: a.id }, data: { lastName: 'Rolled back' } });
     await db.finish(false);
     expect((await t.database.prisma.user.findUniqueOrThrow({ where: { id: a.id } })).lastName).not.toBe('Rolled back');
+  });
+
+  it('tests membership once per statement: a count over a team reads the index with it as a condition, no subquery probed per row', async () => {
+    // Every policy of the schema (platform tables and entity tables) says membership as `= ANY (ARRAY(SELECT …))`.
+    const perRow = await t.database.prisma.$queryRaw<{ policy: string }[]>`
+      SELECT polname AS policy FROM pg_policy
+       WHERE coalesce(pg_get_expr(polqual, polrelid), '') || coalesce(pg_get_expr(polwithcheck, polrelid), '') LIKE '%IN ( SELECT app_user_%ids()%'`;
+    expect(perRow).toEqual([]);
+    await t.database.prisma.$executeRaw`INSERT INTO tasks (id, team_id, user_id, title, status, updated_at)
+      SELECT gen_random_uuid(), ${a.activeTeamId}::uuid, ${a.id}::uuid, 'Task ' || n, (ARRAY['todo', 'done'])[1 + n % 2], now() FROM generate_series(1, 300) n`;
+    const [counted, plan] = await asCaller(a.id, async (db) => {
+      const tx = await db.tx();
+      const where = Prisma.sql`team_id = ${a.activeTeamId}::uuid AND user_id = ${a.id}::uuid`;
+      const rows = await tx.$queryRaw<{ status: string; n: number }[]>`SELECT status, count(*)::int AS n FROM tasks WHERE ${where} GROUP BY status ORDER BY status`;
+      const [explained] = await tx.$queryRaw<{ 'QUERY PLAN': unknown }[]>`EXPLAIN (FORMAT JSON) SELECT status, count(*) FROM tasks WHERE ${where} GROUP BY status`;
+      return [rows, JSON.stringify(explained!['QUERY PLAN'])];
+    });
+    expect(counted).toEqual([{ status: 'done', n: 150 }, { status: 'todo', n: 150 }]);
+    expect(plan).toMatch(/"Index Cond":"[^"]*team_id = ANY/);
+    expect(plan).not.toContain('SubPlan');
+    // b, in no team of a's, counts none of them through the same policy.
+    const seenByB = await asCaller(b.id, async (db) => (await db.tx()).$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM tasks WHERE team_id = ${a.activeTeamId}::uuid`);
+    expect(seenByB).toEqual([{ n: 0 }]);
   });
 });

@@ -97,7 +97,7 @@ describe('entity definitions', () => {
     const sql = rlsForCreatedTables(defs, 'CREATE TABLE "receipts" (…);');
     expect(sql).toContain('HAND-WRITTEN');
     expect(sql).toContain('ALTER TABLE "receipts" FORCE ROW LEVEL SECURITY;');
-    expect(sql).toContain('CREATE POLICY receipts_select ON "receipts" FOR SELECT USING ((team_id IN (SELECT app_user_team_ids())));');
+    expect(sql).toContain('CREATE POLICY receipts_select ON "receipts" FOR SELECT USING ((team_id = ANY (ARRAY(SELECT app_user_team_ids()))));');
     expect(sql).toContain('app_user_writable_team_ids()');
     // Its writes keep its record versions and counts (the rows before an update too); a TRUNCATE forgets them.
     const kind = defs[0]!.softDelete ? 'soft' : 'hard';

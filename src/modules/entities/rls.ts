@@ -16,12 +16,19 @@ function publicCondition(d: EntityDefinition): string | null {
   return parts.length ? parts.join(' AND ') : 'true';
 }
 
+/**
+ * The caller's teams (`app_user_team_ids`) or the teams they write (`app_user_writable_team_ids`) hold
+ * the row: as an array computed once per statement (an InitPlan), which `= ANY` compares as an index
+ * condition, not a subquery probed for every row (rls_membership_once migration).
+ */
+const memberOf = (teams: 'app_user_team_ids' | 'app_user_writable_team_ids') => `team_id = ANY (ARRAY(SELECT ${teams}()))`;
+const writable = memberOf('app_user_writable_team_ids');
+
 function entityPolicies(d: EntityDefinition): string[] {
   const t = d.tableName;
   const owner = d.access.shared ? '' : ' AND user_id = app_current_user_id()';
-  const visible = `(team_id IN (SELECT app_user_team_ids())${owner})`;
+  const visible = `(${memberOf('app_user_team_ids')}${owner})`;
   const open = publicCondition(d);
-  const writable = `team_id IN (SELECT app_user_writable_team_ids())`;
   return [
     `GRANT SELECT, INSERT, UPDATE, DELETE ON "${t}" TO app_user;`,
     `ALTER TABLE "${t}" ENABLE ROW LEVEL SECURITY;`,
@@ -63,7 +70,6 @@ export function eventTrigger(d: EntityDefinition): string {
 function childPolicies(parent: EntityDefinition, table: string): string[] {
   // The parent's own policies decide: a child is reachable exactly when its parent is.
   const parentVisible = `parent_id IN (SELECT id FROM "${parent.tableName}")`;
-  const writable = `team_id IN (SELECT app_user_writable_team_ids())`;
   return [
     `GRANT SELECT, INSERT, UPDATE, DELETE ON "${table}" TO app_user;`,
     `ALTER TABLE "${table}" ENABLE ROW LEVEL SECURITY;`,
@@ -82,7 +88,6 @@ function childPolicies(parent: EntityDefinition, table: string): string[] {
 function linkPolicies(d: EntityDefinition, target: EntityDefinition, table: string): string[] {
   const recordVisible = `record_id IN (SELECT id FROM "${d.tableName}")`;
   const bothVisible = `${recordVisible} AND related_id IN (SELECT id FROM "${target.tableName}")`;
-  const writable = `team_id IN (SELECT app_user_writable_team_ids())`;
   return [
     `GRANT SELECT, INSERT, DELETE ON "${table}" TO app_user;`,
     `ALTER TABLE "${table}" ENABLE ROW LEVEL SECURITY;`,
