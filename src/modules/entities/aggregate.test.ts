@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type SignedUpUser } from '../../testkit/accounts.js';
 import { countStatements } from '../../testkit/statements.js';
+import { joinTeam } from '../../testkit/teams.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 
 type Row = Record<string, any>;
@@ -161,6 +162,40 @@ describe('a count without groups', () => {
     // With a measure asked the rows are read as before, and agree.
     const measured = await t.json('GET', `${path}&sum=estimatedHours`, undefined, as());
     expect(measured.body.data[0]).toEqual({ count: todo().length, sum: expected(todo()).sum });
+  });
+});
+
+describe('remembered', () => {
+  it('answers a grouped aggregate again from memory while the team’s rows are unchanged, computes it after any write, and never gives one member’s to another', async () => {
+    const user = await signUp(t);
+    const mine = { cookie: user.cookie };
+    for (const input of [{ title: 'p', status: 'todo', estimatedHours: 2 }, { title: 'q', status: 'done', estimatedHours: 3 }]) await t.json('POST', '/api/v1/tasks', input, mine);
+    const path = '/api/v1/tasks/aggregate?groupBy=status&sum=estimatedHours';
+    const asked = async (who: { cookie: string }) => {
+      const counter = countStatements();
+      try {
+        const res = await t.json('GET', path, undefined, who);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        return { groups: res.body.data as Row[], statements: counter.statements() };
+      } finally {
+        counter.stop();
+      }
+    };
+    const first = await asked(mine);
+    expect(first.groups).toEqual([
+      { key: { status: 'done' }, count: 1, sum: { estimatedHours: 3 } },
+      { key: { status: 'todo' }, count: 1, sum: { estimatedHours: 2 } },
+    ]);
+    // Unchanged: the version read alone, the grouping not run again.
+    expect(await asked(mine)).toEqual({ groups: first.groups, statements: first.statements - 1 });
+    // A write straight in SQL renews the version: computed again, and right.
+    await t.database.prisma.$executeRaw`UPDATE tasks SET estimated_hours = 10 WHERE user_id = ${user.id}::uuid AND status = 'todo'`;
+    const after = await asked(mine);
+    expect(after).toEqual({ groups: [first.groups[0], { key: { status: 'todo' }, count: 1, sum: { estimatedHours: 10 } }], statements: first.statements });
+    // A teammate asking the same of private tasks gets their own records' groups (none), not the remembered ones.
+    const mate = await signUp(t);
+    await joinTeam(t, user, user.activeTeamId, mate);
+    expect((await asked({ cookie: mate.cookie })).groups).toEqual([]);
   });
 });
 

@@ -6,7 +6,8 @@ import { isRanged, type EntityDefinition, type FieldDefinition } from '../../con
 import type { RequestScope } from '../../auth/request-scope.js';
 import { checkListQuery, invalidQuery, type ListQuery } from './query.js';
 import { delegateOf } from './repository.js';
-import { baseWhere, callerFor, countMatching, filterWhere } from './service.js';
+import { baseWhere, callerFor, countMatching, filterWhere, versionedTeam } from './service.js';
+import { atVersion } from './totals.js';
 import { shown } from './validate.js';
 import type { Values } from './validate.js';
 
@@ -100,12 +101,16 @@ export async function aggregate(scope: RequestScope, d: EntityDefinition, query:
   // A count alone is LIST's total for the same filters, and comes from its cache while the team's rows are unchanged.
   const countOnly = Object.values(asked).every((fields) => fields.size === 0);
   if (!by.length && countOnly) return [groupOf(d, by, { _count: { _all: await countMatching(tx, d, caller, q, where) } })];
-  if (!by.length) return [groupOf(d, by, await model.aggregate({ where, ...measures }))];
-  // Prisma takes `nulls` only on a nullable column: a required field's groups are plainly sorted.
-  const orderBy = by.map((f) => ({ [f.name]: f.required ? 'asc' : { sort: 'asc', nulls: 'last' } }));
-  const rows = await model.groupBy({ by: by.map((f) => f.name), where, ...measures, orderBy, take: maxGroups + 1 });
-  if (rows.length > maxGroups) {
-    throw invalidQuery([{ path: 'groupBy', message: `makes more than ${maxGroups} groups: filter the records or group by fewer fields` }]);
-  }
-  return rows.map((row) => groupOf(d, by, row));
+  // Any other answer is remembered as a total is, while the team's rows are unchanged (totals.ts).
+  const key = { aggregate: where, by: by.map((f) => f.name), measures };
+  return atVersion(tx, d.tableName, versionedTeam(caller, q), key, async () => {
+    if (!by.length) return [groupOf(d, by, await model.aggregate({ where, ...measures }))];
+    // Prisma takes `nulls` only on a nullable column: a required field's groups are plainly sorted.
+    const orderBy = by.map((f) => ({ [f.name]: f.required ? 'asc' : { sort: 'asc', nulls: 'last' } }));
+    const rows = await model.groupBy({ by: by.map((f) => f.name), where, ...measures, orderBy, take: maxGroups + 1 });
+    if (rows.length > maxGroups) {
+      throw invalidQuery([{ path: 'groupBy', message: `makes more than ${maxGroups} groups: filter the records or group by fewer fields` }]);
+    }
+    return rows.map((row) => groupOf(d, by, row));
+  }, (groups) => groups.length);
 }

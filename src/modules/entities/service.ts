@@ -18,7 +18,7 @@ import { childField, columnName, linksField } from './prisma-model.js';
 import { checkListQuery, invalidQuery, type ListQuery, type ParsedQuery, type View } from './query.js';
 import { after, decodeCursor, encodeCursor, fingerprint, reversed, type Cursor, type Sort } from './cursor.js';
 import { delegateOf, escapeLike, isForeignKeyViolation, isUniqueViolation, type Delegate, type Row } from './repository.js';
-import { exactTotal } from './totals.js';
+import { atVersion } from './totals.js';
 import { withVirtuals } from './hooks.js';
 import { shown, type Values } from './validate.js';
 import { baseWhere, relationCheckInclude, withUnseenRelationsCleared, type Caller } from './visibility.js';
@@ -121,10 +121,15 @@ export async function listRows(scope: RequestScope, d: EntityDefinition, caller:
  * How many records match `where` (a query's complete conditions): remembered per version of the
  * team's rows in this table (totals.ts), so LIST's total and a count without groups share one count.
  * A where that reads other tables (`q.across`: through a relation or a reverse side) is always counted:
- * those tables change without this table's version.
+ * those tables change without this table's version (versionedTeam).
  */
 export function countMatching(tx: Tx, d: EntityDefinition, caller: Caller, q: Pick<ParsedQuery, 'across'>, where: object): Promise<number> {
-  return exactTotal(tx, d.tableName, caller.kind === 'user' && !q.across ? caller.teamId : null, where, () => delegateOf(tx, d.name).count({ where }));
+  return atVersion(tx, d.tableName, versionedTeam(caller, q), where, () => delegateOf(tx, d.name).count({ where }));
+}
+
+/** The team whose record version an answer of `q` by `caller` can be remembered at (totals.ts); null: none, compute each time. */
+export function versionedTeam(caller: Caller, q: Pick<ParsedQuery, 'across'>): string | null {
+  return caller.kind === 'user' && !q.across ? caller.teamId : null;
 }
 
 /** The field LIST sorts by (the stamps are required datetimes). */
