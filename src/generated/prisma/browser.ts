@@ -138,7 +138,8 @@ export type Subscription = Prisma.SubscriptionModel
  * never reused, not even after a rollback. LIST remembers an exact total with the version it was
  * counted at, so an unchanged total is not counted again. Readable through app_record_version only.
  * `records`: the team's live records in the table (soft-deleted rows left out), kept by the same
- * triggers, for plan limits (app_team_record_count_for_create reads one row, not the table).
+ * triggers, for plan usage and limits (app_team_record_count reads one row, not the table; a
+ * create reads it after its INSERT, which holds the row locked until commit).
  */
 export type RecordVersion = Prisma.RecordVersionModel
 /**

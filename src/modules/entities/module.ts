@@ -18,7 +18,7 @@ export const entitiesModule = defineModule({
   name: 'entities',
   registerSchema: registerEntitySchema,
   scopes: entityDefinitions.map((d) => ({ name: d.slug, description: `${d.name} records` })),
-  usageCounters: entityDefinitions.flatMap((d) => (d.planLimit ? [{ limitSlug: d.planLimit, count: (_scope, tx, teamId, atMost) => countForTeam(tx, d, teamId, atMost) }] : [])),
+  usageCounters: entityDefinitions.flatMap((d) => (d.planLimit ? [{ limitSlug: d.planLimit, count: (_scope, tx, teamId) => countForTeam(tx, d, teamId) }] : [])),
   actions: [defineAction({ handler: contentPublish, creatorRule: publishRule })],
   routes: entityRoutes(entityDefinitions),
   // Export and import: streams and bodies of lines, not JSON envelopes.

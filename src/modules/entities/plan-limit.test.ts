@@ -25,6 +25,11 @@ describe('the tasks plan limit', () => {
     const over = await create(user, 'one too many');
     expect(over).toMatchObject({ status: 403, body: { success: false, code: 'PLAN_LIMIT_REACHED', details: { limitSlug: 'tasks', max: limit, current: limit } } });
     expect(await usage(user)).toMatchObject({ current: limit, max: limit, remaining: 0, allowed: false });
+    // The refused create was counted after its INSERT, which its refusal rolled back: no row, no event.
+    const sql = t.database.prisma;
+    const rows = await sql.$queryRawUnsafe<[{ n: bigint }]>('SELECT count(*) AS n FROM tasks WHERE team_id = $1::uuid', user.activeTeamId);
+    const events = await sql.$queryRawUnsafe<[{ n: bigint }]>("SELECT count(*) AS n FROM entity_events WHERE entity = 'tasks' AND team_id = $1::uuid", user.activeTeamId);
+    expect([Number(rows[0].n), Number(events[0].n)]).toEqual([limit, limit]);
 
     // A deleted task frees its place, for exactly one create.
     const list = await t.json('GET', '/api/v1/tasks?limit=1', undefined, as(user));

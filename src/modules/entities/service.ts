@@ -281,14 +281,11 @@ export function written(d: EntityDefinition, row: Row, caller: Caller | null): V
 }
 
 /**
- * Records of a team, for plan usage (`tasks`, `customers`): every member's, not only the caller's.
- * With `atMost` (a create's limit check): at most that many, counted once the team's concurrent creates
- * into the table have committed, so that two at the limit never both pass (plan_limit_count migration).
+ * Records of a team, for plan usage (`tasks`, `customers`): every member's, not only the caller's. The
+ * count the table's statement triggers keep on the team's record_versions row (record_counts
+ * migration): one row read, whatever the team holds; after a create, with that create in.
  */
-export async function countForTeam(tx: Tx, d: EntityDefinition, teamId: string, atMost?: number): Promise<number> {
-  const [row] =
-    atMost === undefined
-      ? await tx.$queryRaw<[{ n: number }]>`SELECT app_team_record_count(${d.tableName}, ${teamId}::uuid, ${d.softDelete}) AS n`
-      : await tx.$queryRaw<[{ n: number }]>`SELECT app_team_record_count_for_create(${d.tableName}, ${teamId}::uuid, ${d.softDelete}, ${atMost}::int) AS n`;
+export async function countForTeam(tx: Tx, d: EntityDefinition, teamId: string): Promise<number> {
+  const [row] = await tx.$queryRaw<[{ n: number }]>`SELECT app_team_record_count(${d.tableName}, ${teamId}::uuid) AS n`;
   return row.n;
 }

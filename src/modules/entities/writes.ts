@@ -10,7 +10,7 @@ import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../auth/request-scope.js';
 import { lockMediaForRecord } from '../media/service.js';
-import { assertPlanAllows } from '../teams/plan-usage.js';
+import { assertAddedWithinLimit } from '../teams/plan-usage.js';
 import { recordChange } from './change.js';
 import { authorOf, restoredValues, versionOf, type VersionOperation } from './history.js';
 import { afterChange, afterDelete, beforeDelete, lazyContext, validatedWrite } from './hooks.js';
@@ -103,11 +103,12 @@ export async function create(scope: RequestScope, d: EntityDefinition, body: unk
   const context = contextOf(scope, caller);
   const { values, metas } = await validatedWrite(d, 'create', body, null, context);
   const tx = await scope.db.tx();
-  if (d.planLimit) await assertPlanAllows(scope, tx, caller.teamId, d.planLimit);
   await checkRelated(scope, d, caller, values);
   const { own, links } = linkWrites(d, caller, values);
   const data = { ...own, ...links, teamId: caller.teamId, userId: caller.actor.userId, ...(d.metas ? { metas: mergedMetas({}, metas ?? {}) } : {}) };
   const record = written(d, await delegateOf(tx, d.name).create({ data, ...includeOf(d, caller, []) }).catch(relationGone(d, values)), caller);
+  // Counted with the record in (plan-usage.ts): a refusal rolls the INSERT back before any hook sees it.
+  if (d.planLimit) await assertAddedWithinLimit(scope, tx, caller.teamId, d.planLimit, 1);
   await afterChange(d, 'create', record, null, context);
   await recordChange(scope, tx, { d, child: null, operation: 'create', verb: 'created', record, previous: null, author: authorOf(scope) });
   return record;

@@ -1,7 +1,9 @@
 // Plan limits of a team: how many of a limit (`team_members`, `api_keys`, an entity's records) the team
 // has, against its plan's maximum. The counters are those the app's modules declare (the teams' own
 // two here, named in teams/module.ts), made into one map per app by its composition. A create's check
-// is bounded by the plan, not by the table (assertWithinLimit).
+// is bounded by the plan, not by the table: members and keys count up to the plan's maximum before
+// adding one (assertWithinLimit); an entity's create reads, after its INSERT, the count that INSERT's
+// statement trigger renewed (assertAddedWithinLimit).
 import type { Tx } from '../../db/request-db.js';
 import { AppError } from '../../shared/errors.js';
 import type { RequestScope } from '../../auth/request-scope.js';
@@ -18,10 +20,7 @@ export interface Usage {
   percentUsed: number | null;
 }
 
-/**
- * Counts a limit's items in a team. With `atMost` (a create's limit check), it may stop there, and an
- * entity's counter also holds off concurrent creates into the team's table until the transaction ends.
- */
+/** Counts a limit's items in a team. With `atMost` (a create's limit check), it may stop there. */
 export type Counter = (scope: RequestScope, tx: Tx, teamId: string, atMost?: number) => Promise<number>;
 
 /**
@@ -53,11 +52,6 @@ export const teamCounters: readonly UsageCounterDeclaration[] = [
   // checks every team of its owner (api-keys/service.ts): a key acts in any of them.
   { limitSlug: 'api_keys', count: (_scope, tx, teamId, atMost) => repo.countMemberApiKeys(tx, teamId, atMost) },
 ];
-
-/** Refuses (403 PLAN_LIMIT_REACHED) one more of `limitSlug` when the team's plan is full. */
-export async function assertPlanAllows(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string): Promise<void> {
-  if (scope.services.get(usageCountersKey).has(limitSlug)) await assertWithinLimit(scope, tx, teamId, limitSlug, 1);
-}
 
 function counterOf(scope: RequestScope, limitSlug: string): Counter {
   const count = scope.services.get(usageCountersKey).get(limitSlug);
@@ -91,7 +85,28 @@ export async function assertWithinLimit(scope: RequestScope, tx: Tx, teamId: str
   if (max === null) return;
   const current = await count(scope, tx, teamId, max + 1);
   if (current + Math.max(adding, 1) <= max) return;
-  const reported = current > max ? await count(scope, tx, teamId) : current;
+  refuse(limitSlug, max, current > max ? await count(scope, tx, teamId) : current, teamId);
+}
+
+/**
+ * After a write that added `added` of `limitSlug` (an entity's create): refuses (403), and so rolls the
+ * write back, when the team now holds more than its plan allows. An entity's count is the one the
+ * write's own statement trigger renewed on the team's record_versions row, whose lock that statement
+ * holds until commit: creates racing at the limit are counted one after the other, each seeing those
+ * committed before it, and the check adds no lock and no wait of its own (a count taken before the
+ * INSERT had to lock the row a round trip earlier). The refusal reports the count without this write.
+ */
+export async function assertAddedWithinLimit(scope: RequestScope, tx: Tx, teamId: string, limitSlug: string, added: number): Promise<void> {
+  const count = scope.services.get(usageCountersKey).get(limitSlug);
+  if (!count) return;
+  const max = await planMax(scope, tx, teamId, limitSlug);
+  if (max === null) return;
+  const current = await count(scope, tx, teamId);
+  if (current <= max) return;
+  refuse(limitSlug, max, current - added, teamId);
+}
+
+function refuse(limitSlug: string, max: number, current: number, teamId: string): never {
   const counted = limitSlug === 'team_members' ? ' (pending invitations count)' : '';
-  throw new AppError('PLAN_LIMIT_REACHED', `The team's plan allows ${max} ${limitSlug.replace(/_/g, ' ')}${counted}`, { limitSlug, max, current: reported, teamId });
+  throw new AppError('PLAN_LIMIT_REACHED', `The team's plan allows ${max} ${limitSlug.replace(/_/g, ' ')}${counted}`, { limitSlug, max, current, teamId });
 }
