@@ -48,7 +48,7 @@ export const instants = <T extends Json>(row: T): T => ({ ...row, createdAt: (ro
 
 /** A customer's columns as REST answers them (with its metas), for a table aliased `c`. */
 export const customerColumns = `c.id::text AS id, c.name, c.account, c.office, c.phone, c.sales_rep AS "salesRep", c.visit_days AS "visitDays",
-  c.contact_days AS "contactDays", c.created_at AS "createdAt", c.updated_at AS "updatedAt", c.user_id::text AS "userId",
+  c.contact_days AS "contactDays", c.logo_id::text AS "logoId", c.created_at AS "createdAt", c.updated_at AS "updatedAt", c.user_id::text AS "userId",
   c.team_id::text AS "teamId", c.metas`;
 
 /** The answer to customersWithChildrenPath(limit): the newest customers first, each with its metas and notes (oldest first). */

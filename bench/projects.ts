@@ -57,7 +57,7 @@ export function expectedRelationAnswers(url: string, owner: RecordOwner): Promis
     const answersAt = async (limit: number): Promise<RelationAnswers> => {
       const projects = await c.query<Json>(
         `SELECT id::text AS id, name, status, budget, customer_id::text AS "customerId", parent_project_id::text AS "parentProjectId",
-                milestone_id::text AS "milestoneId", created_at AS "createdAt", updated_at AS "updatedAt", user_id::text AS "userId", team_id::text AS "teamId"
+                milestone_id::text AS "milestoneId", file_ids::text[] AS "fileIds", created_at AS "createdAt", updated_at AS "updatedAt", user_id::text AS "userId", team_id::text AS "teamId"
            FROM projects WHERE team_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
         [owner.teamId, limit],
       );

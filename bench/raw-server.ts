@@ -6,13 +6,16 @@
 // POST /upload): "raw multipart→disk", the session lookup, busboy streaming the one file to disk under
 // a generated name, and one INSERT of its record in the same kind of transaction; no type detection,
 // hash or image header read (the product's answer has those, so answers are checked apart). Env: PORT,
-// HOST, DATABASE_URL, UPLOAD_DIR (for uploads).
+// HOST, DATABASE_URL, UPLOAD_DIR (for uploads). Issue 16's queries have their counterparts too (OR
+// filter, aggregate by status, projects with their customer): the same rows read and counted under the
+// same policies on every request, nothing remembered between requests.
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { isDeepStrictEqual } from 'node:util';
 import busboy from 'busboy';
 import pg from 'pg';
 
@@ -47,12 +50,56 @@ const enterStatement = { name: 'bench_enter', text: `SELECT set_config('app.user
 const taskColumns = `id, title, description, status, priority, tags, to_char(due_date, 'YYYY-MM-DD') AS "dueDate",
        estimated_hours AS "estimatedHours", completed, created_at AS "createdAt", updated_at AS "updatedAt",
        user_id AS "userId", team_id AS "teamId"`;
-const taskPageStatement = {
-  name: 'bench_task_page',
-  text: `SELECT ${taskColumns} FROM tasks WHERE team_id = $1 AND user_id = $2 AND status = $3 ORDER BY due_date ASC, id ASC LIMIT $4 OFFSET $5`,
-};
-const taskCountStatement = { name: 'bench_task_count', text: 'SELECT count(*)::int AS total FROM tasks WHERE team_id = $1 AND user_id = $2 AND status = $3' };
+
+interface Statement {
+  name: string;
+  text: string;
+}
+
+/** A LIST's page and total: the caller's tasks meeting `condition` ($1 team, $2 user, then `params` of its own, then limit and offset). */
+function taskListStatements(name: string, condition: string, params: number, order: string): { page: Statement; count: Statement } {
+  const where = `team_id = $1 AND user_id = $2 AND ${condition}`;
+  const limit = 3 + params;
+  return {
+    page: { name: `${name}_page`, text: `SELECT ${taskColumns} FROM tasks WHERE ${where} ORDER BY ${order} LIMIT $${limit} OFFSET $${limit + 1}` },
+    count: { name: `${name}_count`, text: `SELECT count(*)::int AS total FROM tasks WHERE ${where}` },
+  };
+}
+
+const tasksByStatus = taskListStatements('bench_task', 'status = $3', 1, 'due_date ASC, id ASC');
+// Issue 16's OR filter, newest first; its uncounted variant adds `estimatedHours lt $3` to the OR.
+const orCondition = `status = 'done' OR priority IN ('high', 'urgent')`;
+const newestFirst = 'created_at DESC, id DESC';
+const tasksOr = taskListStatements('bench_task_or', `(${orCondition})`, 0, newestFirst);
+const tasksOrBelow = taskListStatements('bench_task_or_below', `(${orCondition} OR estimated_hours < $3)`, 1, newestFirst);
 const taskStatement = { name: 'bench_task', text: `SELECT ${taskColumns} FROM tasks WHERE id = $1 AND team_id = $2 AND user_id = $3` };
+/** Issue 16's aggregate: count and sum of the estimates per status, in the product's order of groups. */
+const tasksByStatusAggregate = {
+  name: 'bench_task_aggregate',
+  text: `SELECT status, count(*)::int AS count, sum(estimated_hours) AS hours FROM tasks WHERE team_id = $1 AND user_id = $2
+          GROUP BY status ORDER BY status COLLATE "C" NULLS LAST`,
+};
+
+// Projects (shared by the team) newest first, as REST answers them: the many-to-many task ids the
+// caller sees (their own tasks, oldest link first, at most 100), the milestone only when it is the
+// caller's task; then the customers the page names, and the total.
+const projectPageStatement = {
+  name: 'bench_project_page',
+  text: `SELECT p.id, p.name, p.status, p.budget, p.customer_id AS "customerId", p.parent_project_id AS "parentProjectId",
+       m.id AS "milestoneId", p.file_ids AS "fileIds", p.created_at AS "createdAt", p.updated_at AS "updatedAt",
+       p.user_id AS "userId", p.team_id AS "teamId",
+       ARRAY(SELECT l.related_id FROM projects_tasks l JOIN tasks t ON t.id = l.related_id AND t.team_id = $1 AND t.user_id = $2
+              WHERE l.record_id = p.id ORDER BY l.created_at, l.related_id LIMIT 100) AS "taskIds"
+  FROM projects p LEFT JOIN tasks m ON m.id = p.milestone_id AND m.team_id = $1 AND m.user_id = $2
+ WHERE p.team_id = $1 ORDER BY p.created_at DESC, p.id DESC LIMIT $3 OFFSET $4`,
+};
+const projectCountStatement = { name: 'bench_project_count', text: 'SELECT count(*)::int AS total FROM projects WHERE team_id = $1' };
+const customersStatement = {
+  name: 'bench_customers',
+  text: `SELECT id, name, account, office, phone, sales_rep AS "salesRep", visit_days AS "visitDays", contact_days AS "contactDays",
+       logo_id AS "logoId", created_at AS "createdAt", updated_at AS "updatedAt", user_id AS "userId", team_id AS "teamId", metas
+  FROM customers WHERE id = ANY($1::uuid[]) AND team_id = $2`,
+};
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // A media record as the API shows it, in its order of fields.
@@ -71,7 +118,7 @@ const pool = new pg.Pool({ connectionString: databaseUrl, max: 8 });
 const healthBody = JSON.stringify({ status: 'ok' });
 const unauthorizedBody = JSON.stringify({ success: false, error: 'Not signed in', code: 'UNAUTHENTICATED' });
 const taskNotFoundBody = JSON.stringify({ success: false, error: 'Task not found', code: 'NOT_FOUND' });
-const unsupportedBody = JSON.stringify({ success: false, error: 'The raw baseline answers only ?status=…&sortBy=dueDate&sortOrder=asc[&limit][&page]' });
+const unsupportedBody = JSON.stringify({ success: false, error: 'The raw baseline answers only the parameters the bench sends' });
 const notMemberBody = JSON.stringify({ success: false, error: 'Not a member of the team named in x-team-id' });
 const noFileBody = JSON.stringify({ success: false, error: 'Send one non-empty file in the multipart field "files"' });
 
@@ -139,42 +186,110 @@ async function asUser<T>(userId: string, work: (client: pg.PoolClient) => Promis
   }
 }
 
-/** The one LIST the bench sends: `status`, sorted by dueDate ascending, `limit` and `page`. */
-function taskListQuery(search: URLSearchParams): { status: string; limit: number; page: number } | null {
-  const known = new Set(['status', 'sortBy', 'sortOrder', 'limit', 'page']);
-  if ([...search.keys()].some((k) => !known.has(k)) || search.get('sortBy') !== 'dueDate' || search.get('sortOrder') !== 'asc') return null;
-  const status = search.get('status');
+/** The signed-in caller and their active team, or null. */
+async function callerOf(req: IncomingMessage): Promise<{ userId: string; teamId: string } | null> {
+  const row = await authenticate(req);
+  const teamId = row && activeTeam(row);
+  return row && teamId ? { userId: row.user_id, teamId } : null;
+}
+
+/** `limit` (1 to 100, 10 by default) and `page` (from 1), if the request has no parameter beyond `known` and these. */
+function paging(search: URLSearchParams, known: readonly string[]): { limit: number; page: number } | null {
   const limit = Number(search.get('limit') ?? 10);
   const page = Number(search.get('page') ?? 1);
-  if (!status || !Number.isInteger(limit) || limit < 1 || limit > 100 || !Number.isInteger(page) || page < 1) return null;
-  return { status, limit, page };
+  if ([...search.keys()].some((k) => k !== 'limit' && k !== 'page' && !known.includes(k))) return null;
+  return Number.isInteger(limit) && limit >= 1 && limit <= 100 && Number.isInteger(page) && page >= 1 ? { limit, page } : null;
+}
+
+function sendList(res: ServerResponse, data: unknown[], { limit, page }: { limit: number; page: number }, total: number): void {
+  send(res, 200, JSON.stringify({ success: true, data, pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } }));
+}
+
+const orOperands = [{ status: { eq: 'done' } }, { priority: { in: ['high', 'urgent'] } }];
+
+/** Issue 16's OR filter (`bound` null), or the same with `{ estimatedHours: { lt: bound } }` as a third operand; null for any other. */
+function orFilter(text: string): { bound: number | null } | null {
+  let filter: unknown;
+  try {
+    filter = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const or = (filter as { OR?: unknown } | null)?.OR;
+  if (!Array.isArray(or) || Object.keys(filter as object).length !== 1 || !isDeepStrictEqual(or.slice(0, 2), orOperands)) return null;
+  if (or.length === 2) return { bound: null };
+  const bound = (or[2] as { estimatedHours?: { lt?: unknown } } | null)?.estimatedHours?.lt;
+  return or.length === 3 && typeof bound === 'number' && isDeepStrictEqual(or[2], { estimatedHours: { lt: bound } }) ? { bound } : null;
+}
+
+/** The LISTs the bench sends: `status` sorted by dueDate ascending, or issue 16's OR filter (newest first); with `limit` and `page`. */
+function taskListQuery(search: URLSearchParams): { statements: ReturnType<typeof taskListStatements>; params: unknown[]; limit: number; page: number } | null {
+  const filter = search.get('filter');
+  if (filter !== null) {
+    const or = orFilter(filter);
+    const paged = or && paging(search, ['filter']);
+    if (!or || !paged) return null;
+    return or.bound === null ? { statements: tasksOr, params: [], ...paged } : { statements: tasksOrBelow, params: [or.bound], ...paged };
+  }
+  const status = search.get('status');
+  const paged = paging(search, ['status', 'sortBy', 'sortOrder']);
+  if (!status || !paged || search.get('sortBy') !== 'dueDate' || search.get('sortOrder') !== 'asc') return null;
+  return { statements: tasksByStatus, params: [status], ...paged };
 }
 
 async function taskList(req: IncomingMessage, res: ServerResponse, search: URLSearchParams): Promise<void> {
   const query = taskListQuery(search);
   if (!query) return send(res, 400, unsupportedBody);
-  const row = await authenticate(req);
-  const teamId = row && activeTeam(row);
-  if (!row || !teamId) return send(res, 401, unauthorizedBody);
-  const { status, limit, page } = query;
-  const values = [teamId, row.user_id, status];
-  const [data, total] = await asUser(row.user_id, async (client) => {
-    const rows = await client.query({ ...taskPageStatement, values: [...values, limit, (page - 1) * limit] });
-    const counted = await client.query<{ total: number }>({ ...taskCountStatement, values });
+  const caller = await callerOf(req);
+  if (!caller) return send(res, 401, unauthorizedBody);
+  const { statements, limit, page } = query;
+  const values = [caller.teamId, caller.userId, ...query.params];
+  const [data, total] = await asUser(caller.userId, async (client) => {
+    const rows = await client.query({ ...statements.page, values: [...values, limit, (page - 1) * limit] });
+    const counted = await client.query<{ total: number }>({ ...statements.count, values });
     return [rows.rows, counted.rows[0]?.total ?? 0] as const;
   });
-  send(res, 200, JSON.stringify({ success: true, data, pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } }));
+  sendList(res, data, query, total);
 }
 
 async function taskRead(req: IncomingMessage, res: ServerResponse, encodedId: string): Promise<void> {
   const id = decodeURIComponent(encodedId);
-  const row = await authenticate(req);
-  const teamId = row && activeTeam(row);
-  if (!row || !teamId) return send(res, 401, unauthorizedBody);
+  const caller = await callerOf(req);
+  if (!caller) return send(res, 401, unauthorizedBody);
   if (!uuid.test(id)) return send(res, 404, taskNotFoundBody);
-  const { rows } = await asUser(row.user_id, (client) => client.query({ ...taskStatement, values: [id, teamId, row.user_id] }));
+  const { rows } = await asUser(caller.userId, (client) => client.query({ ...taskStatement, values: [id, caller.teamId, caller.userId] }));
   if (!rows[0]) return send(res, 404, taskNotFoundBody);
   send(res, 200, JSON.stringify({ success: true, data: rows[0] }));
+}
+
+/** `?groupBy=status&count=true&sum=estimatedHours`, grouped in SQL on every request. */
+async function taskAggregate(req: IncomingMessage, res: ServerResponse, search: URLSearchParams): Promise<void> {
+  if (!isDeepStrictEqual([...search].sort(), [['count', 'true'], ['groupBy', 'status'], ['sum', 'estimatedHours']])) return send(res, 400, unsupportedBody);
+  const caller = await callerOf(req);
+  if (!caller) return send(res, 401, unauthorizedBody);
+  type Group = { status: string | null; count: number; hours: number | null };
+  const { rows } = await asUser(caller.userId, (client) => client.query<Group>({ ...tasksByStatusAggregate, values: [caller.teamId, caller.userId] }));
+  const data = rows.map((g) => ({ key: { status: g.status }, count: g.count, sum: { estimatedHours: g.hours } }));
+  send(res, 200, JSON.stringify({ success: true, data }));
+}
+
+/** `?expand=customer` with `limit` and `page`: the page, its customers and the total in one transaction. */
+async function projectList(req: IncomingMessage, res: ServerResponse, search: URLSearchParams): Promise<void> {
+  const paged = paging(search, ['expand']);
+  if (!paged || search.get('expand') !== 'customer') return send(res, 400, unsupportedBody);
+  const caller = await callerOf(req);
+  if (!caller) return send(res, 401, unauthorizedBody);
+  const { teamId, userId } = caller;
+  type Project = { customerId: string | null };
+  const [projects, customers, total] = await asUser(userId, async (client) => {
+    const page = await client.query<Project>({ ...projectPageStatement, values: [teamId, userId, paged.limit, (paged.page - 1) * paged.limit] });
+    const ids = [...new Set(page.rows.flatMap((p) => p.customerId ?? []))];
+    const related = await client.query<{ id: string }>({ ...customersStatement, values: [ids, teamId] });
+    const counted = await client.query<{ total: number }>({ ...projectCountStatement, values: [teamId] });
+    return [page.rows, related.rows, counted.rows[0]?.total ?? 0] as const;
+  });
+  const byId = new Map(customers.map((c) => [c.id, c]));
+  sendList(res, projects.map((p) => ({ ...p, customer: (p.customerId && byId.get(p.customerId)) ?? null })), paged, total);
 }
 
 interface ReceivedFile {
@@ -241,6 +356,8 @@ const server = createServer((req, res) => {
   if (req.method === 'GET' && path === '/healthz') return send(res, 200, healthBody);
   if (req.method === 'GET' && path === '/api/auth/session') return void session(req, res).catch(failed(res));
   if (req.method === 'GET' && path === '/api/v1/tasks') return void taskList(req, res, new URLSearchParams(search)).catch(failed(res));
+  if (req.method === 'GET' && path === '/api/v1/tasks/aggregate') return void taskAggregate(req, res, new URLSearchParams(search)).catch(failed(res));
+  if (req.method === 'GET' && path === '/api/v1/projects') return void projectList(req, res, new URLSearchParams(search)).catch(failed(res));
   if (req.method === 'POST' && path === '/upload') return void upload(req, res).catch(failed(res));
   const taskId = req.method === 'GET' ? taskPathPattern.exec(path)?.[1] : undefined;
   if (taskId !== undefined) return void taskRead(req, res, taskId).catch(failed(res));

@@ -4,7 +4,7 @@
 // scenarios, exactly the seeded teams and members; for tasks, customers, projects and the media search,
 // the answer read in SQL; for uploads, one record of the file sent; for the rendition, see media.ts).
 // Issue 16's scenarios (operators, aggregate, cursors, relations) are this build's only: a previous
-// build (--against) may not answer them.
+// build (--against) may not answer them. The raw baseline answers some (issue 40).
 import { isDeepStrictEqual } from 'node:util';
 import { enumValueName } from '../src/modules/entities/graphql-names.js';
 import { bearer, unknownKeys, type BenchKeys } from './api-keys.js';
@@ -28,6 +28,7 @@ import {
   tasksListPath,
   tasksOrFilterGraphql,
   tasksOrFilterPath,
+  tasksOrFilterUncountedPath,
   uncountedListPath,
   type GraphqlTasks,
   type TaskDataset,
@@ -50,6 +51,7 @@ export type ScenarioId =
   | `task-read-${TaskSize}`
   | `customers-child-${ChildPageSize}`
   | `tasks-or-filter-${TaskSize}`
+  | 'tasks-or-filter-uncounted-100k'
   | 'tasks-aggregate-100k'
   | 'tasks-cursor-page-1'
   | `tasks-cursor-page-${typeof cursorPage}`
@@ -340,9 +342,9 @@ function customersWithChildren(cookie: string, limit: ChildPageSize, expected: L
   };
 }
 
-/** A GET of this build only (issue 16), with a 1-connection latency run. */
-function productGet(scenario: ScenarioId, cookie: string, path: string): Pick<Measurement, 'scenario' | 'target' | 'productOnly' | 'latencyRun' | 'requests'> {
-  return { scenario, target: 'rest', productOnly: true, latencyRun: true, requests: [{ method: 'GET', path, headers: { cookie } }] };
+/** A GET of this build only (issue 16; the raw baseline answers some), with a 1-connection latency run. */
+function productGet(scenario: ScenarioId, cookie: string, path: string, target: 'rest' | 'raw' = 'rest'): Pick<Measurement, 'scenario' | 'target' | 'productOnly' | 'latencyRun' | 'requests'> {
+  return { scenario, target, productOnly: true, latencyRun: true, requests: [{ method: 'GET', path, headers: { cookie } }] };
 }
 
 /** A GraphQL operation of this build only (issue 16); a latency run only when asked (REST has them). */
@@ -353,25 +355,47 @@ function productGraphql(scenario: ScenarioId, cookie: string, query: string, var
 const restListPrefix = '{"success":true,"data":[{';
 const graphqlTasksPrefix = '{"data":{"tasks":{"items":[{';
 
-/** Issue 16: LIST with an OR of operators (REST `filter` JSON, GraphQL `where`), newest first, with the total. */
-function tasksOrFilter(target: 'rest' | 'graphql', tasks: TaskDataset): Measurement {
+/**
+ * Issue 16: LIST with an OR of operators (REST `filter` JSON, GraphQL `where`), newest first, with the
+ * total. The product remembers the total (the same filter every time); the raw baseline counts it on
+ * every request.
+ */
+function tasksOrFilter(target: 'raw' | 'rest' | 'graphql', tasks: TaskDataset): Measurement {
   const scenario = `tasks-or-filter-${tasks.size}` as const;
   const { data, pagination } = tasks.expected.orFilter;
-  if (target === 'rest') return { ...productGet(scenario, tasks.cookie, tasksOrFilterPath), ...answeringList({ success: true, ...tasks.expected.orFilter }, restListPrefix) };
+  // Settles: the raw baseline's counts, still queued when a run ends, would weigh on the next.
+  if (target !== 'graphql') return { ...productGet(scenario, tasks.cookie, tasksOrFilterPath, target), settle: true, ...answeringList({ success: true, ...tasks.expected.orFilter }, restListPrefix) };
   const answer = { data: { tasks: { items: data.map((r) => graphqlTask(r, 'typed')), ...pagination } } };
   return { ...productGraphql(scenario, tasks.cookie, tasksOrFilterGraphql.query, tasksOrFilterGraphql.variables), ...answering(answer, graphqlTasksPrefix) };
 }
 
+/** A path whose every request reads every matching row: 8 connections, and the database settles between runs. */
+const heavy = { connections: 8, settle: true };
+
 /**
- * Issue 16: count and sum of the estimates per status over the 100k tasks. The answer is remembered
- * per record version of the team's tasks (totals.ts): the first after a write reads every task (about
- * 80 ms alone), the others one version row. 8 connections, and the database settles between runs.
+ * Issue 40: the first request of a filter whose total is not remembered yet. Each request's OR has a
+ * bound never sent before (tasksOrFilterUncountedPath): the same rows, a total counted every time on
+ * both targets.
  */
-function tasksAggregate(target: 'rest' | 'graphql', tasks: TaskDataset): Measurement {
+function tasksOrFilterUncounted(target: 'raw' | 'rest', tasks: TaskDataset): Measurement {
+  return {
+    ...productGet('tasks-or-filter-uncounted-100k', tasks.cookie, tasksOrFilterUncountedPath(1_000_000_000), target),
+    // The full check's path lies far beyond those sent under load.
+    fresh: tasksOrFilterUncountedPath,
+    ...heavy,
+    ...answeringList({ success: true, ...tasks.expected.orFilter }, restListPrefix),
+  };
+}
+
+/**
+ * Issue 16: count and sum of the estimates per status over the 100k tasks. The product remembers the
+ * answer per record version of the team's tasks (totals.ts): the first after a write reads every task
+ * (about 80 ms alone), the others one version row; the raw baseline groups every time.
+ */
+function tasksAggregate(target: 'raw' | 'rest' | 'graphql', tasks: TaskDataset): Measurement {
   const scenario = 'tasks-aggregate-100k';
   const groups = tasks.expected.byStatus;
-  const heavy = { connections: 8, settle: true };
-  if (target === 'rest') return { ...productGet(scenario, tasks.cookie, tasksAggregatePath), ...heavy, ...answering({ success: true, data: groups }, restListPrefix) };
+  if (target !== 'graphql') return { ...productGet(scenario, tasks.cookie, tasksAggregatePath, target), ...heavy, ...answering({ success: true, data: groups }, restListPrefix) };
   const answer = { data: { tasksAggregate: { groups: groups.map((g) => ({ ...g, key: { status: g.key.status && enumValueName(g.key.status) } })) } } };
   return { ...productGraphql(scenario, tasks.cookie, tasksAggregateQuery), ...heavy, ...answering(answer, '{"data":{"tasksAggregate":{"groups":[{') };
 }
@@ -389,9 +413,9 @@ function tasksCursor(target: 'rest' | 'graphql', tasks: TaskDataset, page: TaskP
 }
 
 /** Issue 16: a page of projects with their customer: REST `expand=customer`, GraphQL `customer { id name office }`. */
-function projectsExpand(target: 'rest' | 'graphql', cookie: string, limit: RelationPageSize, answers: RelationAnswers): Measurement {
+function projectsExpand(target: 'raw' | 'rest' | 'graphql', cookie: string, limit: RelationPageSize, answers: RelationAnswers): Measurement {
   const scenario = `projects-expand-${limit}` as const;
-  if (target === 'rest') return { ...productGet(scenario, cookie, projectsExpandPath(limit)), ...answeringList(answers.rest, restListPrefix) };
+  if (target !== 'graphql') return { ...productGet(scenario, cookie, projectsExpandPath(limit), target), ...answeringList(answers.rest, restListPrefix) };
   return { ...productGraphql(scenario, cookie, projectsWithCustomerQuery(limit), undefined, true), ...answering(answers.projects, '{"data":{"projects":{"items":[{') };
 }
 
@@ -501,6 +525,7 @@ export function measurementsFor(server: ServerKind, pg: PostgresSeed, pglite: Cr
         healthz('raw'),
         session('session-rest', 'raw', [{ cookie: pg.cookie }], pg.session),
         ...pg.tasks.flatMap((tasks) => [tasksList('raw', tasks), taskRead('raw', tasks)]),
+        ...rawQueryPower(pg),
         ...uploadScenarios.map((spec) => upload('raw', pg.media, spec)),
       ];
     case 'product-pg':
@@ -547,11 +572,21 @@ function queryPower(pg: PostgresSeed): Measurement[] {
   const faces = ['rest', 'graphql'] as const;
   return [
     ...pg.tasks.flatMap((tasks) => faces.map((face) => tasksOrFilter(face, tasks))),
+    ...(large ? [tasksOrFilterUncounted('rest', large)] : []),
     ...(large ? faces.map((face) => tasksAggregate(face, large)) : []),
     ...(large && pages ? faces.map((face) => tasksCursor(face, large, pages.first, null)) : []),
     ...(large && pages && pg.tasksDeepCursor !== null ? faces.map((face) => tasksCursor(face, large, pages.deep, pg.tasksDeepCursor)) : []),
     ...relationPageSizes.flatMap((limit) => faces.map((face) => projectsExpand(face, pg.cookie, limit, pg.relations[limit]))),
     ...relationPageSizes.map((limit) => customersProjects(pg.cookie, limit, pg.relations[limit])),
+  ];
+}
+
+/** Issue 40: the raw baseline of issue 16's queries on 100k tasks (OR filter, its total uncounted, aggregate) and of the relations. */
+function rawQueryPower(pg: PostgresSeed): Measurement[] {
+  const large = pg.tasks.find((tasks) => tasks.size === '100k');
+  return [
+    ...(large ? [tasksOrFilter('raw', large), tasksOrFilterUncounted('raw', large), tasksAggregate('raw', large)] : []),
+    ...relationPageSizes.map((limit) => projectsExpand('raw', pg.cookie, limit, pg.relations[limit])),
   ];
 }
 

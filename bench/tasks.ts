@@ -61,6 +61,13 @@ export function tasksListGraphqlRequest(dialect: GraphqlTasks): { query: string;
 const orWhere = { OR: [{ status: { eq: 'done' } }, { priority: { in: ['high', 'urgent'] } }] };
 const orWhereSql = `(status = 'done' OR priority IN ('high', 'urgent'))`;
 export const tasksOrFilterPath = `/api/v1/tasks?${new URLSearchParams({ filter: JSON.stringify(orWhere), limit: String(listLimit) })}`;
+/**
+ * The same OR filter with a third operand, `estimatedHours lt -n`, which no task meets (estimates are
+ * 0 or more, or none): every n answers the rows of tasksOrFilterPath, yet each is a filter the product
+ * has not counted (its totals are remembered per filter), so each request counts its total.
+ */
+export const tasksOrFilterUncountedPath = (n: number) =>
+  `/api/v1/tasks?${new URLSearchParams({ filter: JSON.stringify({ OR: [...orWhere.OR, { estimatedHours: { lt: -n } }] }), limit: String(listLimit) })}`;
 export const tasksOrFilterGraphql = {
   query: `query TasksOr($w: TaskWhere) { tasks(where: $w, limit: ${listLimit}) { items { ${taskFields} } page limit total totalPages } }`,
   variables: { w: { OR: [{ status: { eq: enumValueName('done') } }, { priority: { in: ['high', 'urgent'].map(enumValueName) } }] } },
