@@ -10,7 +10,7 @@ ENV NODE_ENV=production \
     DATA_DIR=/data \
     UPLOAD_DIR=/uploads \
     MALLOC_ARENA_MAX=2 \
-    NODE_OPTIONS=--max-old-space-size=512
+    NODE_OPTIONS="--max-old-space-size=512 --max-semi-space-size=4"
 
 WORKDIR /app
 
