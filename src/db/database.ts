@@ -118,9 +118,15 @@ async function openPglite(dataDir: string, holder: DataDirHolder, sharedBuffersM
 /**
  * Names each distinct SQL text so that pg prepares it once per connection and reuses the plan: planning
  * dominated short queries (the session lookup ran 8× slower unprepared). Prisma's SQL is parameterised,
- * so the set of texts is bounded by the shapes of the queries the code makes.
+ * so the set of texts is bounded by the shapes of the queries the code makes. Counts and aggregates
+ * stay unnamed: they read every row their values select, and a plan made without the values misjudges
+ * how many (PostgreSQL switches a named statement to such a generic plan after five runs): a count of
+ * 58k of a team's 100k tasks under an OR filter took 55 ms by the generic plan's bitmap scan against
+ * 39 ms by the sequential scan its values choose, while planning it again costs well under a millisecond.
  */
 function statementName(query: { sql: string }): string {
+  // '': the protocol's unnamed statement, planned with its values at every run.
+  if (readsWholeSet.test(query.sql)) return '';
   let name = statementNames.get(query.sql);
   if (!name) {
     name = `p_${createHash('sha1').update(query.sql).digest('hex').slice(0, 24)}`;
@@ -128,6 +134,8 @@ function statementName(query: { sql: string }): string {
   }
   return name;
 }
+/** Prisma's count, aggregate and groupBy statements. */
+const readsWholeSet = /^SELECT (?:COUNT|SUM|AVG|MIN|MAX)\(|\sGROUP BY\s/;
 const statementNames = new Map<string, string>();
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
