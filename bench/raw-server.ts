@@ -51,8 +51,9 @@ const taskColumns = `id, title, description, status, priority, tags, to_char(due
        estimated_hours AS "estimatedHours", completed, created_at AS "createdAt", updated_at AS "updatedAt",
        user_id AS "userId", team_id AS "teamId"`;
 
+/** Named: prepared once per connection. Unnamed: planned with its values at every run, as the product does its counts and aggregates (src/db/database.ts). */
 interface Statement {
-  name: string;
+  name?: string;
   text: string;
 }
 
@@ -62,7 +63,7 @@ function taskListStatements(name: string, condition: string, params: number, ord
   const limit = 3 + params;
   return {
     page: { name: `${name}_page`, text: `SELECT ${taskColumns} FROM tasks WHERE ${where} ORDER BY ${order} LIMIT $${limit} OFFSET $${limit + 1}` },
-    count: { name: `${name}_count`, text: `SELECT count(*)::int AS total FROM tasks WHERE ${where}` },
+    count: { text: `SELECT count(*)::int AS total FROM tasks WHERE ${where}` },
   };
 }
 
@@ -75,7 +76,6 @@ const tasksOrBelow = taskListStatements('bench_task_or_below', `(${orCondition} 
 const taskStatement = { name: 'bench_task', text: `SELECT ${taskColumns} FROM tasks WHERE id = $1 AND team_id = $2 AND user_id = $3` };
 /** Issue 16's aggregate: count and sum of the estimates per status, in the product's order of groups. */
 const tasksByStatusAggregate = {
-  name: 'bench_task_aggregate',
   text: `SELECT status, count(*)::int AS count, sum(estimated_hours) AS hours FROM tasks WHERE team_id = $1 AND user_id = $2
           GROUP BY status ORDER BY status COLLATE "C" NULLS LAST`,
 };
@@ -93,7 +93,7 @@ const projectPageStatement = {
   FROM projects p LEFT JOIN tasks m ON m.id = p.milestone_id AND m.team_id = $1 AND m.user_id = $2
  WHERE p.team_id = $1 ORDER BY p.created_at DESC, p.id DESC LIMIT $3 OFFSET $4`,
 };
-const projectCountStatement = { name: 'bench_project_count', text: 'SELECT count(*)::int AS total FROM projects WHERE team_id = $1' };
+const projectCountStatement = { text: 'SELECT count(*)::int AS total FROM projects WHERE team_id = $1' };
 const customersStatement = {
   name: 'bench_customers',
   text: `SELECT id, name, account, office, phone, sales_rep AS "salesRep", visit_days AS "visitDays", contact_days AS "contactDays",
