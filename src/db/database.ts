@@ -14,6 +14,7 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import { defaultPgliteSharedBuffersMb } from '../config/env.js';
 import { activeTracing } from '../telemetry/tracing.js';
 import { wholeScriptFactory } from './script-runner.js';
+import { commitCheckingPglite, CommitCheckingClient } from './commits.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -93,7 +94,7 @@ async function openPglite(dataDir: string, holder: DataDirHolder, sharedBuffersM
     throw pgliteOpenError(dataDir, error);
   }
   const clientFactory = new PrismaPGlite(pglite);
-  const prisma = new PrismaClient({ adapter: clientFactory });
+  const prisma = new PrismaClient({ adapter: commitCheckingPglite(pglite) });
   return {
     kind: 'pglite',
     prisma,
@@ -140,7 +141,7 @@ const statementNames = new Map<string, string>();
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
   // Waiting longer than this for a connection (as Prisma's maxWait did for its transactions) is an error.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 30_000, Client: CommitCheckingClient });
   // An idle connection the server ends (a restart, DROP DATABASE … WITH (FORCE) after tests) is dropped
   // by the pool, which connects anew on next use; unheard, its 'error' event would end the process.
   pool.on('error', () => {});

@@ -1,7 +1,7 @@
 // Request transactions (request-db.ts), Prisma's interactive transactions on both databases: every
 // statement of a request runs in one transaction, as its caller, whose context is set once; a rollback
 // keeps nothing; the caller is passed as a value; a COMMIT after a failed statement fails the request
-// (the check before committing); Prisma's own transactions outside requests stay atomic; and every
+// (the COMMIT's answer is checked); Prisma's own transactions outside requests stay atomic; and every
 // connection goes back to the pool.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../testkit/database.js';

@@ -8,8 +8,8 @@
 //
 // "Nothing lost": PostgreSQL answers the COMMIT of a transaction in which a statement failed with a
 // ROLLBACK, which Prisma does not check; a request that caught such a failure and went on would answer
-// as if its changes were kept. So before committing, one cheap statement runs in the transaction: it
-// fails in an aborted transaction (25P02), and the request fails and rolls back instead.
+// as if its changes were kept. The database's adapters fail such a COMMIT (commits.ts), and the request
+// fails with rolledBackAtCommit.
 //
 // Work that must follow only a committed change (removing files a deletion orphaned) is queued with
 // afterCommit; work that undoes what a request did outside the database (files it stored) is queued with
@@ -17,7 +17,7 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { Database } from './database.js';
-import { postgresCode } from './errors.js';
+import { rolledBackCode } from './commits.js';
 
 export type Tx = Prisma.TransactionClient;
 
@@ -138,14 +138,11 @@ export class RequestDb {
         await tx.$executeRawUnsafe(enterCallerSql, this.userId ?? '');
         opened(tx);
         if (!(await decision)) throw rollback;
-        // Fails in an aborted transaction, whose COMMIT would be a rollback (see above).
-        await tx.$executeRawUnsafe('SELECT 1').catch((error: unknown) => {
-          throw postgresCode(error) === '25P02' ? new Error(rolledBackAtCommit, { cause: error }) : error;
-        });
       }, prismaOptions)
       .catch((error: unknown) => {
         failed(error);
-        if (error !== rollback) throw error;
+        if (error === rollback) return;
+        throw wasRolledBack(error) ? new Error(rolledBackAtCommit, { cause: error }) : error;
       });
     // A request that never awaits finish() must not leave an unhandled rejection behind.
     this.done.catch(() => {});
@@ -157,6 +154,12 @@ export class RequestDb {
     this.timer.unref();
     return client;
   }
+}
+
+/** A COMMIT that was a ROLLBACK (commits.ts), as it reaches $transaction: PGlite's error, or pg's through the driver adapter. */
+function wasRolledBack(error: unknown): boolean {
+  const { code, cause } = (error ?? {}) as { code?: unknown; cause?: { originalCode?: unknown } };
+  return code === rolledBackCode || cause?.originalCode === rolledBackCode;
 }
 
 /**
