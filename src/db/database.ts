@@ -61,6 +61,8 @@ export interface DatabaseOptions {
   holder?: DataDirHolder;
   /** PGlite's shared buffers in MiB (PGLITE_SHARED_BUFFERS_MB); default `defaultPgliteSharedBuffersMb`. */
   pgliteSharedBuffersMb?: number;
+  /** A `memory://` PGlite starts as this dump of a data directory (PGlite's dumpDataDir), not empty: the tests' migrated template. */
+  pgliteStartsFrom?: Blob;
 }
 
 
@@ -73,7 +75,7 @@ const clientOptions = { errorFormat: 'minimal' } as const;
 
 /** Opens PGlite or PostgreSQL according to the options. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  const database = await (options.url ? openPostgres(options.url, options.poolSize) : openPglite(options.dataDir, options.holder ?? 'server', options.pgliteSharedBuffersMb ?? defaultPgliteSharedBuffersMb));
+  const database = await (options.url ? openPostgres(options.url, options.poolSize) : openPglite(options.dataDir, options.holder ?? 'server', options.pgliteSharedBuffersMb ?? defaultPgliteSharedBuffersMb, options.pgliteStartsFrom));
   const tracing = activeTracing();
   if (!tracing) return database;
   // With traces on, Prisma's statements get their spans from Prisma's own tracing (telemetry/start.ts);
@@ -85,13 +87,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
  * PGlite is single-process: the data directory is locked before anything in it is created or opened
  * (data-dir-lock.ts), and released when the database closes.
  */
-async function openPglite(dataDir: string, holder: DataDirHolder, sharedBuffersMb: number): Promise<Database> {
+async function openPglite(dataDir: string, holder: DataDirHolder, sharedBuffersMb: number, startsFrom: Blob | undefined): Promise<Database> {
   const inMemory = dataDir.startsWith('memory://');
   const unlock = inMemory ? async () => {} : await lockDataDir(dataDir, holder);
   let pglite: PGlite;
   try {
     pglite = await PGlite.create(inMemory ? dataDir : path.join(dataDir, 'pglite'), {
       extensions: { pg_trgm },
+      ...(inMemory && startsFrom ? { loadDataDir: startsFrom } : {}),
       // A start parameter, not PGlite's postgresqlconf option, which replaces the data directory's
       // postgresql.conf (its time zone and text search configuration with it).
       startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffersMb}MB`],

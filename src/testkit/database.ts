@@ -1,10 +1,28 @@
 // A fresh, migrated database per test file: in-memory PGlite by default, or a new PostgreSQL database
-// on the server named by TEST_DATABASE_URL (dropped afterwards).
+// on the server named by TEST_DATABASE_URL (dropped afterwards). Each starts as a copy of one template
+// the run migrated once (global-setup.ts): a dump of a PGlite data directory loaded into memory, or a
+// PostgreSQL database copied by CREATE DATABASE … TEMPLATE. Migrating anew cost 3.6–6.6 s of CPU per
+// database on PGlite (its initdb, then every migration through the schema engine), a copy 0.8 s.
 import { randomBytes } from 'node:crypto';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { openDatabase, type Database } from '../db/database.js';
 import { applyMigrations } from '../db/migrations.js';
 import { migrationsDir } from '../db/paths.js';
+
+/** The run's migrated template: a PGlite dump's file, or a PostgreSQL database on TEST_DATABASE_URL's server. */
+export type DatabaseTemplate = { kind: 'pglite'; dump: string; dataDir: string } | { kind: 'postgres'; name: string };
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databaseTemplate: DatabaseTemplate | null;
+  }
+}
 
 export interface TestDatabase {
   database: Database;
@@ -33,20 +51,32 @@ export interface TestDatabaseOptions {
   password?: string;
 }
 
-/** Creates and migrates a database no other test file uses. */
+/** The run's template (global-setup.ts), if this runs under vitest with it. */
+function runTemplate(): DatabaseTemplate | null {
+  try {
+    return inject('databaseTemplate') ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Creates a migrated database no other test file uses: a copy of the run's template, or migrated here without one. */
 export async function createTestDatabase({ serverUrl = testDatabaseUrl, password }: TestDatabaseOptions = {}): Promise<TestDatabase> {
+  const template = runTemplate();
   if (!serverUrl) {
-    const database = await openDatabase({ dataDir: 'memory://', poolSize: 1 });
-    await applyMigrations(database, migrationsDir);
+    const dump = template?.kind === 'pglite' ? new Blob([await readFile(template.dump)]) : undefined;
+    const database = await openDatabase({ dataDir: 'memory://', poolSize: 1, pgliteStartsFrom: dump });
+    if (!dump) await applyMigrations(database, migrationsDir);
     return { database, url: undefined, drop: () => database.close() };
   }
   const name = `test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
+  const copied = template?.kind === 'postgres' && serverUrl === testDatabaseUrl;
+  await adminQuery(serverUrl, copied ? `CREATE DATABASE ${name} TEMPLATE ${template.name}` : `CREATE DATABASE ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   if (password && !url.password) url.password = password;
   const database = await openDatabase({ url: url.toString(), dataDir: '', poolSize: 5 });
-  await applyMigrations(database, migrationsDir);
+  if (!copied) await applyMigrations(database, migrationsDir);
   return {
     database,
     url: url.toString(),
@@ -55,4 +85,34 @@ export async function createTestDatabase({ serverUrl = testDatabaseUrl, password
       await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
+}
+
+/** Fills an empty DATA_DIR for a server process with the run's migrated PGlite template, if there is one (else the process migrates it). */
+export async function seedDataDir(dataDir: string): Promise<void> {
+  const template = runTemplate();
+  if (template?.kind === 'pglite') await cp(path.join(template.dataDir, 'pglite'), path.join(dataDir, 'pglite'), { recursive: true });
+}
+
+/**
+ * Migrates the run's template once (global-setup.ts) and returns it with how to remove it: on PGlite a
+ * data directory migrated on disk through the product's own path, then dumped to a file; on PostgreSQL
+ * a database no one stays connected to (CREATE DATABASE … TEMPLATE refuses a template in use).
+ */
+export async function createDatabaseTemplate(): Promise<{ template: DatabaseTemplate; remove(): Promise<void> }> {
+  if (!testDatabaseUrl) {
+    const dir = await mkdtemp(path.join(tmpdir(), 'platform-template-'));
+    const database = await openDatabase({ dataDir: dir, poolSize: 1, holder: 'migrations' });
+    await applyMigrations(database, migrationsDir).finally(() => database.close());
+    const pglite = await PGlite.create(path.join(dir, 'pglite'), { extensions: { pg_trgm } });
+    const dump = path.join(dir, 'template.tar');
+    await writeFile(dump, Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer())).finally(() => pglite.close());
+    return { template: { kind: 'pglite', dump, dataDir: dir }, remove: () => rm(dir, { recursive: true, force: true }) };
+  }
+  const name = `test_template_${randomBytes(6).toString('hex')}`;
+  await adminQuery(testDatabaseUrl, `CREATE DATABASE ${name}`);
+  const url = new URL(testDatabaseUrl);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ url: url.toString(), dataDir: '', poolSize: 1 });
+  await applyMigrations(database, migrationsDir).finally(() => database.close());
+  return { template: { kind: 'postgres', name }, remove: () => adminQuery(testDatabaseUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }

@@ -1,12 +1,12 @@
-// The real server as its own process (tsx src/main.ts) on a fresh database (a temporary DATA_DIR, or a
-// new PostgreSQL database under TEST_DATABASE_URL): for what only shows across processes (a crash of
+// The real server as its own process (tsx src/main.ts) on a fresh database (a temporary DATA_DIR holding
+// a copy of the run's migrated template, or a new PostgreSQL database under TEST_DATABASE_URL): for what only shows across processes (a crash of
 // the process, how a separate client sees a connection closed under it).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './database.js';
+import { createTestDatabase, seedDataDir, testDatabaseUrl, type TestDatabase } from './database.js';
 
 export interface ServerProcess {
   origin: string;
@@ -41,7 +41,7 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
   else if (testDatabaseUrl) {
     db = await createTestDatabase();
     childEnv.DATABASE_URL = db.url!;
-  }
+  } else if (!env.DATA_DIR) await seedDataDir(dataDir);
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: childEnv, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
