@@ -201,8 +201,8 @@ describe('import', () => {
     expect(res.body.data).toMatchObject({ created: 1, refused: 2, errors: [{ line: 2, details: { customerId: expect.stringMatching(/you can see/) } }, { line: 3, details: { customerId: expect.stringMatching(/you can see/) } }] });
   });
 
-  // Needs the request transaction to survive a statement rolled back to its savepoint: db/commit-guard.ts
-  // refuses the COMMIT after any failed statement today (the transaction refactor removes it).
+  // The request transaction survives a statement rolled back to its savepoint: the COMMIT check
+  // (db/commits.ts) reads the database's answer, a COMMIT once the savepoint was rolled back.
   it('keeps the other lines when the database refuses one (a unique value taken): savepoints', async () => {
     await created(owner, 'customers', { name: 'Holder', account: 503, office: 'Paris' });
     const customers = [{ name: 'A', account: 601, office: 'x' }, { name: 'Taken', account: 503, office: 'x' }, { name: 'B', account: 602, office: 'x' }];

@@ -11,7 +11,6 @@ import { bearer, createKey } from '../../testkit/api-keys.js';
 import sharp from 'sharp';
 import { jpegFile, mp4File, noisyJpeg, noisyPng, pngFile, upload, type UploadFile } from '../../testkit/media.js';
 import { addMember, createTeam } from '../../testkit/teams.js';
-import { testDatabaseUrl } from '../../testkit/database.js';
 import { createTestApp, type TestApp } from '../../testkit/test-app.js';
 
 let t: TestApp;
@@ -220,10 +219,10 @@ describe('refusing', () => {
     expect((await onDisk()).spooled).toEqual([]);
   });
 
-  // PostgreSQL only: pglite-prisma-adapter's commit() swallows an error of PGlite's COMMIT (its
-  // transaction's result promise ends in a catch), so on PGlite a failing COMMIT answers as a success.
-  // The schema has no check deferred to COMMIT, so nothing of ours fails there; this test makes one.
-  it.runIf(testDatabaseUrl !== undefined)('removes the stored files when the commit fails (nothing recorded, nothing stored), and answers an error', async () => {
+  // Both databases: pglite-prisma-adapter's commit() swallowed an error of PGlite's COMMIT, which
+  // db/commits.ts now holds PGlite's transactions for. The schema has no check deferred to COMMIT, so
+  // nothing of ours fails there; this test makes one.
+  it('removes the stored files when the commit fails (nothing recorded, nothing stored), and answers an error', async () => {
     // A check deferred to COMMIT: the record is written, then the commit fails.
     await t.database.prisma.$executeRawUnsafe(`CREATE FUNCTION test_refuse_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.filename = 'refused-at-commit.png' THEN RAISE EXCEPTION 'refused at commit'; END IF; RETURN NULL; END $$`);
