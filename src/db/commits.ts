@@ -11,7 +11,13 @@ import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 
 /** SQLSTATE in_failed_sql_transaction: what a COMMIT that rolled back fails with, on both databases. */
-export const rolledBackCode = '25P02';
+const rolledBackCode = '25P02';
+
+/** A COMMIT that was a ROLLBACK, as it reaches Prisma's $transaction: PGlite's error, or pg's through the driver adapter. */
+export function isRolledBackCommit(error: unknown): boolean {
+  const { code, cause } = (error ?? {}) as { code?: unknown; cause?: { originalCode?: unknown } };
+  return code === rolledBackCode || cause?.originalCode === rolledBackCode;
+}
 
 /** pg's client, whose COMMIT fails (25P02) when PostgreSQL answers it with ROLLBACK. */
 export class CommitCheckingClient extends pg.Client {
@@ -31,8 +37,7 @@ export class CommitCheckingClient extends pg.Client {
 }
 
 /** PGlite's adapter factory, whose transactions' COMMIT fails (25P02) when it was a ROLLBACK. */
-export function commitCheckingPglite(pglite: PGlite): SqlDriverAdapterFactory {
-  const factory = new PrismaPGlite(pglite);
+export function commitCheckingPglite(pglite: PGlite, factory = new PrismaPGlite(pglite)): SqlDriverAdapterFactory {
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,

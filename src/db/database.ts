@@ -104,7 +104,7 @@ async function openPglite(dataDir: string, holder: DataDirHolder, sharedBuffersM
     throw pgliteOpenError(dataDir, error);
   }
   const clientFactory = new PrismaPGlite(pglite);
-  const prisma = new PrismaClient({ adapter: commitCheckingPglite(pglite), ...clientOptions });
+  const prisma = new PrismaClient({ adapter: commitCheckingPglite(pglite, clientFactory), ...clientOptions });
   return {
     kind: 'pglite',
     prisma,

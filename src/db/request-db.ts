@@ -17,7 +17,7 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { Database } from './database.js';
-import { rolledBackCode } from './commits.js';
+import { isRolledBackCommit } from './commits.js';
 
 export type Tx = Prisma.TransactionClient;
 
@@ -142,7 +142,7 @@ export class RequestDb {
       .catch((error: unknown) => {
         failed(error);
         if (error === rollback) return;
-        throw wasRolledBack(error) ? new Error(rolledBackAtCommit, { cause: error }) : error;
+        throw isRolledBackCommit(error) ? new Error(rolledBackAtCommit, { cause: error }) : error;
       });
     // A request that never awaits finish() must not leave an unhandled rejection behind.
     this.done.catch(() => {});
@@ -154,12 +154,6 @@ export class RequestDb {
     this.timer.unref();
     return client;
   }
-}
-
-/** A COMMIT that was a ROLLBACK (commits.ts), as it reaches $transaction: PGlite's error, or pg's through the driver adapter. */
-function wasRolledBack(error: unknown): boolean {
-  const { code, cause } = (error ?? {}) as { code?: unknown; cause?: { originalCode?: unknown } };
-  return code === rolledBackCode || cause?.originalCode === rolledBackCode;
 }
 
 /**

@@ -34,6 +34,13 @@ export interface TestDatabase {
 /** The PostgreSQL server tests run against, if any. */
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
 
+/** The URL of database `name` on the server of `serverUrl`. */
+function databaseUrl(serverUrl: string, name: string): URL {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url;
+}
+
 async function adminQuery(serverUrl: string, sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
@@ -72,8 +79,7 @@ export async function createTestDatabase({ serverUrl = testDatabaseUrl, password
   const name = `test_${randomBytes(6).toString('hex')}`;
   const copied = template?.kind === 'postgres' && serverUrl === testDatabaseUrl;
   await adminQuery(serverUrl, copied ? `CREATE DATABASE ${name} TEMPLATE ${template.name}` : `CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
+  const url = databaseUrl(serverUrl, name);
   if (password && !url.password) url.password = password;
   const database = await openDatabase({ url: url.toString(), dataDir: '', poolSize: 5 });
   if (!copied) await applyMigrations(database, migrationsDir);
@@ -110,9 +116,7 @@ export async function createDatabaseTemplate(): Promise<{ template: DatabaseTemp
   }
   const name = `test_template_${randomBytes(6).toString('hex')}`;
   await adminQuery(testDatabaseUrl, `CREATE DATABASE ${name}`);
-  const url = new URL(testDatabaseUrl);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ url: url.toString(), dataDir: '', poolSize: 1 });
+  const database = await openDatabase({ url: databaseUrl(testDatabaseUrl, name).toString(), dataDir: '', poolSize: 1 });
   await applyMigrations(database, migrationsDir).finally(() => database.close());
   return { template: { kind: 'postgres', name }, remove: () => adminQuery(testDatabaseUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
