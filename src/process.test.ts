@@ -1,4 +1,4 @@
-// The server as its own process (src/main.ts through tsx): a start-up failure is one line on stderr and a
+// The server as its own process (the run's build of src/main.ts): a start-up failure is one line on stderr and a
 // non-zero exit, never a hang or a stack trace; SIGTERM/SIGINT end it within SHUTDOWN_TIMEOUT_MS even
 // when nobody reads its output any more or Redis does not answer. On PGlite, or on a fresh PostgreSQL
 // database when TEST_DATABASE_URL is set.
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './testkit/database.js';
 import { openEventStream } from './testkit/event-stream.js';
 import { subscribeOverWs, wsClient } from './testkit/graphql-subscriptions.js';
-import { freePort, spawnTs, waitForHealthz, type Spawned, type SpawnOptions } from './testkit/processes.js';
+import { freePort, spawnEntry, waitForHealthz, type Spawned, type SpawnOptions } from './testkit/processes.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'process-test-'));
 const children: Spawned[] = [];
@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 function server(env: Record<string, string>, options: Omit<SpawnOptions, 'env'> = {}): Spawned {
-  const spawned = spawnTs('src/main.ts', [], { ...options, env });
+  const spawned = spawnEntry('src/main.ts', [], { ...options, env });
   children.push(spawned);
   return spawned;
 }

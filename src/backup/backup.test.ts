@@ -21,6 +21,7 @@ import { signUp, type SignedUpUser } from '../testkit/accounts.js';
 import { bearer, createKey, type MintedKey } from '../testkit/api-keys.js';
 import { testDatabaseUrl } from '../testkit/database.js';
 import { mp4File, pngFile, upload } from '../testkit/media.js';
+import { entryArguments } from '../testkit/processes.js';
 import { joinTeam, createTeam } from '../testkit/teams.js';
 import { createTestApp, type TestApp } from '../testkit/test-app.js';
 import { ident, readTables, setTextSettings, tablesWithRows } from './catalog.js';
@@ -348,7 +349,7 @@ describe('backup and restore', () => {
     try {
       const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
         const { PATH, HOME } = process.env;
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'restore', source.file, '--json'], { env: { PATH, HOME, LOG_LEVEL: 'silent', ...target.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [...entryArguments('src/cli/main.ts'), 'restore', source.file, '--json'], { env: { PATH, HOME, LOG_LEVEL: 'silent', ...target.env }, stdio: ['ignore', 'pipe', 'pipe'] });
         let stdout = '';
         let stderr = '';
         child.stdout.setEncoding('utf8').on('data', (c: string) => void (stdout += c));

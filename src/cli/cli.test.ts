@@ -1,11 +1,10 @@
 // The operators' CLI, run as a process against a real database, as an operator would. The tests build on
 // each other, in order, on the file's one database (migrated by the first; its superadmin,
 // ops@example.com, made by the second).
-// The CLI runs built (scripts/build.mjs into a dist.* folder of this file's own: esbuild, about a second,
-// once), not through tsx, and without blocking the worker: on PostgreSQL, commands that do not depend on
-// each other run at once; on PGlite one at a time, as only one process may hold the data directory.
-import { randomBytes } from 'node:crypto';
-import { spawn, spawnSync } from 'node:child_process';
+// The CLI runs from the run's build (testkit/processes.ts), not through tsx, and without blocking the
+// worker: on PostgreSQL, commands that do not depend on each other run at once; on PGlite one at a time,
+// as only one process may hold the data directory.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,14 +13,13 @@ import { verifyPassword } from '../auth/password.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../testkit/database.js';
 import { openEventStream } from '../testkit/event-stream.js';
+import { entryArguments } from '../testkit/processes.js';
 import { startServerProcess, type ServerProcess } from '../testkit/server-process.js';
 
 let env: Record<string, string>;
 let testDb: TestDatabase | undefined;
 let dataDir: string | undefined;
 let uploadDir: string;
-/** The build the CLI runs from: beside dist/ (the build finds prisma/ one level up), never dist/ itself, which `npm start` and the bench use. */
-const built = path.resolve(`dist.cli-test-${process.pid}-${randomBytes(3).toString('hex')}`);
 
 beforeAll(async () => {
   uploadDir = mkdtempSync(path.join(tmpdir(), 'cli-test-uploads-'));
@@ -32,14 +30,11 @@ beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'cli-test-'));
     env = { DATA_DIR: dataDir, UPLOAD_DIR: uploadDir };
   }
-  const build = spawnSync(process.execPath, ['scripts/build.mjs', '--out-dir', path.basename(built)], { encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`the build failed: ${build.stderr}`);
 });
 afterAll(async () => {
   await testDb?.drop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   rmSync(uploadDir, { recursive: true, force: true });
-  rmSync(built, { recursive: true, force: true });
 });
 
 interface Run {
@@ -53,14 +48,10 @@ function cli(...args: string[]): Promise<Run> {
   return cliWith(env, ...args);
 }
 
-/**
- * The CLI as a process with `environment` (the database it works on, Redis). V8 compiles WebAssembly
- * (PGlite's, Prisma's query compiler) with its baseline compiler only: optimizing it pays off in a
- * server, not in a process that lives a second or two (measured on PGlite: a command takes ~45% less CPU, ~30% less time).
- */
+/** The CLI as a process with `environment` (the database it works on, Redis). */
 function cliWith(environment: Record<string, string>, ...args: string[]): Promise<Run> {
   const { PATH, HOME } = process.env;
-  const child = spawn(process.execPath, ['--liftoff-only', path.join(built, 'cli/main.js'), ...args], { env: { PATH, HOME, LOG_LEVEL: 'silent', ...environment }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...entryArguments('src/cli/main.ts'), ...args], { env: { PATH, HOME, LOG_LEVEL: 'silent', ...environment }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => void (stdout += chunk));

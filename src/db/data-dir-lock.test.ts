@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writ
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, spawnTs, waitForHealthz, type Spawned } from '../testkit/processes.js';
+import { freePort, spawnEntry, waitForHealthz, type Spawned } from '../testkit/processes.js';
 import { DataDirLockedError, lockDataDir } from './data-dir-lock.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'data-dir-lock-'));
@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 function run(entry: string, args: string[], env: Record<string, string>): Spawned {
-  const spawned = spawnTs(entry, args, { env });
+  const spawned = spawnEntry(entry, args, { env });
   children.push(spawned);
   return spawned;
 }

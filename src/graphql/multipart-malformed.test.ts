@@ -1,7 +1,7 @@
 // Hostile multipart bodies to every multipart route (POST /graphql, POST /api/v1/media/upload), with and
 // without credentials, through a raw socket and through Node's fetch: every one gets a 4xx answer and
 // the server keeps answering. The app runs in this process, so a crash shows as an uncaught exception
-// in vitest; one test also starts the real server (tsx src/main.ts) and checks it survives the request
+// in vitest; one test also starts the real server (src/main.ts) and checks it survives the request
 // that used to end it. A file part the map names that never arrives is answered 400 within the idle bound.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type SignedUpUser } from '../testkit/accounts.js';

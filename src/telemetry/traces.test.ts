@@ -1,5 +1,5 @@
-// OpenTelemetry traces as an operator turns them on: the real server in its own process (tsx
-// src/main.ts, so the SDK hooks node:http as in production), on PGlite or on a fresh PostgreSQL database
+// OpenTelemetry traces as an operator turns them on: the real server in its own process (the run's
+// build of src/main.ts, so the SDK hooks node:http as in production), on PGlite or on a fresh PostgreSQL database
 // under TEST_DATABASE_URL, exporting OTLP over HTTP (JSON) to a receiver this test runs. One REST call
 // yields one trace: the HTTP server span (with the request id of the answer's x-request-id), the span of
 // the GraphQL operation the route runs, and the spans of its SQL statements under them (Prisma's own,
@@ -13,7 +13,7 @@ import { tracesRequested } from '../config/tracing.js';
 import { signUp } from '../testkit/accounts.js';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../testkit/database.js';
 import { subscribeOverWs, wsClient } from '../testkit/graphql-subscriptions.js';
-import { freePort, spawnTs, waitForHealthz, type Spawned } from '../testkit/processes.js';
+import { freePort, spawnEntry, waitForHealthz, type Spawned } from '../testkit/processes.js';
 import { httpClient, type TestApp } from '../testkit/test-app.js';
 
 interface ReceivedSpan {
@@ -79,7 +79,7 @@ async function boot(env: Record<string, string>): Promise<Booted> {
   if (testDatabaseUrl) db = await createTestDatabase();
   const port = await freePort();
   const database: Record<string, string> = db ? { DATABASE_URL: db.url! } : { DATA_DIR: path.join(dir, 'data') };
-  const server = spawnTs('src/main.ts', [], { stdout: 'pipe', env: { PORT: String(port), LOG_LEVEL: 'info', UPLOAD_DIR: path.join(dir, 'uploads'), RATE_LIMIT_ENABLED: 'false', ...database, ...env } });
+  const server = spawnEntry('src/main.ts', [], { stdout: 'pipe', env: { PORT: String(port), LOG_LEVEL: 'info', UPLOAD_DIR: path.join(dir, 'uploads'), RATE_LIMIT_ENABLED: 'false', ...database, ...env } });
   const stop = async () => {
     await server.kill();
     await db?.drop();

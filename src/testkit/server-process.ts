@@ -1,12 +1,14 @@
-// The real server as its own process (tsx src/main.ts) on a fresh database (a temporary DATA_DIR holding
-// a copy of the run's migrated template, or a new PostgreSQL database under TEST_DATABASE_URL): for what only shows across processes (a crash of
-// the process, how a separate client sees a connection closed under it).
+// The real server as its own process (src/main.ts, as processes.ts runs it) on a fresh database (a temporary DATA_DIR holding
+// a copy of the run's migrated template, or a new PostgreSQL database under TEST_DATABASE_URL): for what
+// only shows across processes (a crash of the process, how a separate client sees a connection closed
+// under it).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, seedDataDir, testDatabaseUrl, type TestDatabase } from './database.js';
+import { entryArguments } from './processes.js';
 
 export interface ServerProcess {
   origin: string;
@@ -42,7 +44,7 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
     db = await createTestDatabase();
     childEnv.DATABASE_URL = db.url!;
   } else if (!env.DATA_DIR) await seedDataDir(dataDir);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: childEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, entryArguments('src/main.ts'), { env: childEnv, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
   const stop = async () => {

@@ -14,7 +14,7 @@ import { openDatabase, type Database } from '../../db/database.js';
 import { applyMigrations } from '../../db/migrations.js';
 import { migrationsDir } from '../../db/paths.js';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../../testkit/database.js';
-import { freePort, spawnTs } from '../../testkit/processes.js';
+import { freePort, spawnEntry } from '../../testkit/processes.js';
 import { catalogProblem, readCatalog, type Catalog } from './catalog-check.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'catalog-check-'));
@@ -69,7 +69,7 @@ describe('entity definitions against the generated client and the migrated datab
       await database.close();
       env = { DATA_DIR: dataDir };
     }
-    const server = spawnTs('src/main.ts', [], { env: { ...env, PORT: String(await freePort()), UPLOAD_DIR: path.join(root, 'uploads') } });
+    const server = spawnEntry('src/main.ts', [], { env: { ...env, PORT: String(await freePort()), UPLOAD_DIR: path.join(root, 'uploads') } });
     const ended = await server.exit(150_000);
     expect(ended, `still running; stderr: ${server.stderr()}`).not.toBeNull();
     expect(ended!.code).toBe(1);
