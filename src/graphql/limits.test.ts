@@ -10,6 +10,7 @@ import { createTestApp, type JsonResponse, type TestApp } from '../testkit/test-
 import { defaultOperationLimits, operationCost } from './limits.js';
 import { composition } from '../module-list.js';
 import { createGraphQLServer } from './yoga.js';
+import { compileDocument } from '../rest/execute.js';
 
 const { schema } = composition;
 
@@ -118,6 +119,12 @@ describe('what must pass', () => {
       check(document, variables);
     }
     check(parse(getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true })), {});
+  });
+
+  it('every REST route’s document compiles as its route runs it (graphql-jit, when the route is first asked for)', () => {
+    for (const route of composition.routes) {
+      expect(() => compileDocument(schema, route.operation as DocumentNode, `${route.method} ${route.path}`, route.storedValues ?? false)).not.toThrow();
+    }
   });
 
   it('counts what is computed in memory as free: a page of 100 media with their rendition links costs the page and its items', () => {

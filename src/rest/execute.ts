@@ -1,7 +1,9 @@
 // Runs a route's GraphQL operation in process against the same schema and context as /graphql: no
-// HTTP hop, no second copy of the business logic. Each document is validated and compiled once, at
-// start-up, by graphql-jit (a REST route's document is known at start-up; /graphql runs
-// clients' documents with yoga's executor and graphql-js's messages).
+// HTTP hop, no second copy of the business logic. Each document is validated at start-up (a route
+// whose operation does not fit the schema stops the start) and compiled by graphql-jit when the route
+// is first asked for: compiling all 244 routes cost ~105 ms of CPU at every start, and their code
+// stayed in memory for routes a deployment may never serve (/graphql runs clients' documents with
+// yoga's executor and graphql-js's messages).
 // graphql-jit inlines the coercion of every variable, which never ends for a recursive input type
 // (`TaskWhere` holds `AND: [TaskWhere!]`; graphql-jit issues #81 and #175): such a variable is
 // coerced by graphql-js (`coerceInputValue`, the same rules and messages as /graphql) and the
@@ -12,7 +14,7 @@ import {
   coerceInputValue, getNamedType, getOperationAST, GraphQLError, isInputObjectType, Kind, typeFromAST, validate, visit,
   type DocumentNode, type ExecutionResult, type GraphQLInputType, type GraphQLNamedType, type GraphQLSchema,
 } from 'graphql';
-import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Context } from '../graphql/context.js';
 import { toClientError } from '../graphql/errors.js';
 import { activeTracing } from '../telemetry/tracing.js';
@@ -25,17 +27,24 @@ export interface OperationResult<TData> {
 /** A route's operation, ready to run as a request's caller; errors come back client-safe and mark the request failed. */
 export type CompiledOperation<TData = unknown, TVars = unknown> = (variables: TVars, ctx: Context) => Promise<OperationResult<TData>>;
 
+/** The documents found valid against each schema (a process that builds several apps, as tests do, validates each once). */
+const validated = new WeakMap<GraphQLSchema, WeakSet<DocumentNode>>();
+
 /**
- * Validates `document` against the schema and compiles it; throws at start-up when it does not fit.
- * `storedValues` leaves enum and built-in scalar values unserialized (see RestRoute).
+ * Validates `document` against the schema, throwing at start-up when it does not fit, and compiles it
+ * when first run. `storedValues` leaves enum and built-in scalar values unserialized (see RestRoute).
  */
 export function compileOperation<TData, TVars>(schema: GraphQLSchema, document: TypedDocumentNode<TData, TVars>, where: string, storedValues = false): CompiledOperation<TData, TVars> {
-  const errors = validate(schema, document);
-  if (errors.length) throw new Error(`REST route ${where}: operation does not match the schema: ${errors.map((e) => e.message).join('; ')}`);
+  const valid = validated.get(schema) ?? validated.set(schema, new WeakSet()).get(schema)!;
+  if (!valid.has(document)) {
+    const errors = validate(schema, document);
+    if (errors.length) throw new Error(`REST route ${where}: operation does not match the schema: ${errors.map((e) => e.message).join('; ')}`);
+    valid.add(document);
+  }
   const recursive = recursiveVariables(schema, document as DocumentNode);
-  const compiled = compileQuery(schema, passedThrough(document as DocumentNode, recursive), undefined, { disableLeafSerialization: storedValues });
-  if (!isCompiledQuery(compiled)) throw new Error(`REST route ${where}: operation does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
+  let compiled: CompiledQuery | undefined;
   const run: CompiledOperation<TData, TVars> = async (variables, ctx) => {
+    compiled ??= compileDocument(schema, document as DocumentNode, where, storedValues);
     let given = variables as Record<string, unknown>;
     if (recursive.size) {
       const coerced = coerceRecursive(given, recursive);
@@ -56,6 +65,16 @@ export function compileOperation<TData, TVars>(schema: GraphQLSchema, document: 
   const operation = getOperationAST(document as DocumentNode);
   const traced = { type: operation?.operation ?? 'query', name: operation?.name?.value } as const;
   return (variables, ctx) => tracing.operation(traced, () => run(variables, ctx));
+}
+
+/**
+ * graphql-jit's compilation of a validated document, its recursive variables passed through (see the
+ * head of this file). A refusal is a bug of ours (limits.test.ts compiles every route's document).
+ */
+export function compileDocument(schema: GraphQLSchema, document: DocumentNode, where: string, storedValues: boolean): CompiledQuery {
+  const compiled = compileQuery(schema, passedThrough(document, recursiveVariables(schema, document)), undefined, { disableLeafSerialization: storedValues });
+  if (!isCompiledQuery(compiled)) throw new Error(`REST route ${where}: operation does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
+  return compiled;
 }
 
 /** Whether an input object type reaches itself through its fields (lists and non-nulls included). */
