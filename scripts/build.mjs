@@ -8,10 +8,10 @@
 // nothing changed. A build goes to a temporary folder that replaces dist/ only once it succeeded, so a
 // failed build leaves the previous one in place. `--force` rebuilds regardless of the stamp.
 //
-// `--out-dir dist.NAME` builds to that folder of the repository root instead of dist/ (a test runs the
-// built CLI from one of its own, never touching the dist/ that `npm start` and the bench run). It must
-// sit directly in the root, as dist/ does (prisma/ is found one level up); git and the linter ignore
-// `dist.*` folders.
+// `--out-dir dist.NAME` builds to that folder of the repository root instead of dist/ (a test run's
+// servers and CLIs run from one of its own, never touching the dist/ that `npm start` and the bench
+// run). It must sit directly in the root, as dist/ does (prisma/ is found one level up); git and the
+// linter ignore `dist.*` folders.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';

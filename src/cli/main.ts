@@ -2,18 +2,11 @@
 // (users.ts), API keys (keys.ts), scheduled actions (actions.ts), migrations (migrations.ts), demo data
 // (seed.ts) and the read-only listings (listings.ts). Every command takes --json; a bad argument, an
 // unknown user or a refused change is one line on stderr and a non-zero exit.
+// A command's module is imported when the command runs: a listing or a migration does not load the
+// GraphQL schema and the services the writes need.
 import { DataDirUnusableError } from '../db/data-dir-lock.js';
-import { entityNew } from './entity-new.js';
 import { AppError } from '../shared/errors.js';
-import { actionsFailed, actionsRetry } from './actions.js';
-import { auditList } from './audit.js';
-import { backupCommand, restoreCommand } from './backup.js';
-import { apikeyCreate, apikeyRevoke } from './keys.js';
-import { apikeyList, mailOutbox, migrationsStatus, teamList, teamMembers, userList } from './listings.js';
-import { migrationsApply } from './migrations.js';
 import { Refusal } from './open.js';
-import { seedCommand } from './seed.js';
-import { userCreate, userDisable, userDisableTwoFactor, userEnable, userSetPassword, userSetRole } from './users.js';
 
 const usage = `Usage: npm run -s cli -- <command> [options] [--json]      (docs/cli.md)
   user create --email E --password P [--role member|developer|superadmin] [--first-name F] [--last-name L]
@@ -40,35 +33,50 @@ const usage = `Usage: npm run -s cli -- <command> [options] [--json]      (docs/
   entity new SLUG                                writes src/config/entities/SLUG.ts to start from (no database)
 On the embedded database (DATA_DIR) commands are refused while the server runs on it: stop it first.`;
 
-const commands: Record<string, (args: string[]) => Promise<number>> = {
-  'user create': userCreate,
-  'user set-password': userSetPassword,
-  'user set-role': userSetRole,
-  'user disable': userDisable,
-  'user enable': userEnable,
-  'user disable-2fa': userDisableTwoFactor,
-  'user list': userList,
-  'apikey create': apikeyCreate,
-  'apikey revoke': apikeyRevoke,
-  'apikey list': apikeyList,
-  'team list': teamList,
-  'team members': teamMembers,
-  'audit list': auditList,
-  'mail outbox': mailOutbox,
-  'migrations status': migrationsStatus,
-  'migrations apply': migrationsApply,
-  'actions failed': actionsFailed,
-  'actions retry': actionsRetry,
-};
+type Command = (args: string[]) => Promise<number>;
+
+const users = () => import('./users.js');
+const keys = () => import('./keys.js');
+const listings = () => import('./listings.js');
+const actions = () => import('./actions.js');
+const backup = () => import('./backup.js');
+
+/** `noun verb` → its command, loaded when it runs. */
+const commands = new Map<string, () => Promise<Command>>([
+  ['user create', async () => (await users()).userCreate],
+  ['user set-password', async () => (await users()).userSetPassword],
+  ['user set-role', async () => (await users()).userSetRole],
+  ['user disable', async () => (await users()).userDisable],
+  ['user enable', async () => (await users()).userEnable],
+  ['user disable-2fa', async () => (await users()).userDisableTwoFactor],
+  ['user list', async () => (await listings()).userList],
+  ['apikey create', async () => (await keys()).apikeyCreate],
+  ['apikey revoke', async () => (await keys()).apikeyRevoke],
+  ['apikey list', async () => (await listings()).apikeyList],
+  ['team list', async () => (await listings()).teamList],
+  ['team members', async () => (await listings()).teamMembers],
+  ['audit list', async () => (await import('./audit.js')).auditList],
+  ['mail outbox', async () => (await listings()).mailOutbox],
+  ['migrations status', async () => (await listings()).migrationsStatus],
+  ['migrations apply', async () => (await import('./migrations.js')).migrationsApply],
+  ['actions failed', async () => (await actions()).actionsFailed],
+  ['actions retry', async () => (await actions()).actionsRetry],
+  ['entity new', async () => (await import('./entity-new.js')).entityNew],
+]);
+
+/** Commands that are a noun alone: what follows it is theirs. */
+const nounCommands = new Map<string, () => Promise<Command>>([
+  ['seed', async () => (await import('./seed.js')).seedCommand],
+  ['backup', async () => (await backup()).backupCommand],
+  ['restore', async () => (await backup()).restoreCommand],
+]);
 
 async function main(argv: string[]): Promise<number> {
-  const [noun, verb, ...rest] = argv;
-  if (noun === 'seed') return seedCommand(argv.slice(1));
-  if (noun === 'backup') return backupCommand(argv.slice(1));
-  if (noun === 'restore') return restoreCommand(argv.slice(1));
-  if (noun === 'entity' && verb === 'new') return entityNew(rest);
-  const command = commands[`${noun} ${verb}`];
-  if (command) return command(rest);
+  const [noun = '', verb, ...rest] = argv;
+  const nounOnly = nounCommands.get(noun);
+  if (nounOnly) return (await nounOnly())(argv.slice(1));
+  const command = commands.get(`${noun} ${verb}`);
+  if (command) return (await command())(rest);
   console.error(usage);
   return 2;
 }
