@@ -19,11 +19,29 @@ function initWasm(): Promise<void> {
   wasmReady ??= (async () => {
     const gluePath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
     const bytes = await readFile(gluePath.replace(/\.js$/, '.wasm'));
-    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': engineGlue });
+    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': withUnrefTimers(engineGlue) });
     engineGlue.__wbg_set_wasm(instance.exports);
     (instance.exports.__wbindgen_start as () => void)();
   })();
   return wasmReady;
+}
+
+/**
+ * The glue with the engine's timers unref'd: it arms a 10 s timer with each run and never clears it,
+ * which held a process that had migrated open for up to 10 s after its work (`npm run generate`'s
+ * scripts each exited 8–9 s late). Unref'd, a timer still fires while the process lives.
+ */
+function withUnrefTimers(glue: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(glue).map(([name, value]) => {
+      if (!name.startsWith('__wbg_setTimeout_') || typeof value !== 'function') return [name, value];
+      return [name, (...args: unknown[]) => {
+        const timer = (value as (...a: unknown[]) => unknown)(...args);
+        (timer as { unref?: () => void } | undefined)?.unref?.();
+        return timer;
+      }];
+    }),
+  );
 }
 
 /** A schema engine that talks to the database behind `factory`. Free it with `engine.free()`. */
