@@ -44,7 +44,7 @@ export function compileOperation<TData, TVars>(schema: GraphQLSchema, document: 
   const recursive = recursiveVariables(schema, document as DocumentNode);
   let compiled: CompiledQuery | undefined;
   const run: CompiledOperation<TData, TVars> = async (variables, ctx) => {
-    compiled ??= compileDocument(schema, document as DocumentNode, where, storedValues);
+    compiled ??= compileDocument(schema, document as DocumentNode, where, storedValues, recursive);
     let given = variables as Record<string, unknown>;
     if (recursive.size) {
       const coerced = coerceRecursive(given, recursive);
@@ -71,8 +71,8 @@ export function compileOperation<TData, TVars>(schema: GraphQLSchema, document: 
  * graphql-jit's compilation of a validated document, its recursive variables passed through (see the
  * head of this file). A refusal is a bug of ours (limits.test.ts compiles every route's document).
  */
-export function compileDocument(schema: GraphQLSchema, document: DocumentNode, where: string, storedValues: boolean): CompiledQuery {
-  const compiled = compileQuery(schema, passedThrough(document, recursiveVariables(schema, document)), undefined, { disableLeafSerialization: storedValues });
+export function compileDocument(schema: GraphQLSchema, document: DocumentNode, where: string, storedValues: boolean, recursive = recursiveVariables(schema, document)): CompiledQuery {
+  const compiled = compileQuery(schema, passedThrough(document, recursive), undefined, { disableLeafSerialization: storedValues });
   if (!isCompiledQuery(compiled)) throw new Error(`REST route ${where}: operation does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
   return compiled;
 }

@@ -10,7 +10,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('databaseTemplate', database.template);
   project.provide('processBuild', build.dir);
   return async () => {
-    await database.remove();
-    await build.remove();
+    await Promise.all([database.remove(), build.remove()]);
   };
 }

@@ -1,14 +1,13 @@
-// The real server as its own process (src/main.ts, as processes.ts runs it) on a fresh database (a temporary DATA_DIR holding
-// a copy of the run's migrated template, or a new PostgreSQL database under TEST_DATABASE_URL): for what
-// only shows across processes (a crash of the process, how a separate client sees a connection closed
-// under it).
+// The real server as its own process (src/main.ts, as processes.ts runs it) on a fresh database (a
+// temporary DATA_DIR holding a copy of the run's migrated template, or a new PostgreSQL database under
+// TEST_DATABASE_URL): for what only shows across processes (a crash of the process, how a separate
+// client sees a connection closed under it).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, seedDataDir, testDatabaseUrl, type TestDatabase } from './database.js';
-import { entryArguments } from './processes.js';
+import { entryArguments, freePort } from './processes.js';
 
 export interface ServerProcess {
   origin: string;
@@ -19,14 +18,6 @@ export interface ServerProcess {
   stderr(): string;
   /** Kills the process and removes its database and files. */
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**
