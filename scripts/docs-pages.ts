@@ -68,8 +68,8 @@ function graphqlBlock(): string {
 const blockPattern = /(<!-- generated:(rest|graphql)([^>]*?) -->\n)[\s\S]*?(\n<!-- \/generated -->)/g;
 
 /** Every generated page: its path in the repository and the content it should have. */
-export async function generatedDocs(): Promise<Map<string, string>> {
-  const openapi = await servedOpenApi();
+export async function generatedDocs(openapi?: Record<string, unknown>): Promise<Map<string, string>> {
+  openapi ??= await servedOpenApi();
   const pages = new Map<string, string>([[path.join(docsDir, 'configuration.md'), configurationPage()]]);
   const markdown = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? markdown(path.join(dir, e.name)) : e.name.endsWith('.md') ? [path.join(dir, e.name)] : []));
   for (const file of markdown(docsDir)) {
