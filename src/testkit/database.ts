@@ -111,7 +111,14 @@ export async function createDatabaseTemplate(): Promise<{ template: DatabaseTemp
     await applyMigrations(database, migrationsDir).finally(() => database.close());
     const pglite = await PGlite.create(path.join(dir, 'pglite'), { extensions: { pg_trgm } });
     const dump = path.join(dir, 'template.tar');
-    await writeFile(dump, Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer())).finally(() => pglite.close());
+    try {
+      // The app's database is `postgres`; template0 and template1, which no test copies from, were 15 of
+      // the dump's 43 MB, loaded again by every test file (~150 ms of CPU each).
+      for (const sql of [`UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')`, 'DROP DATABASE template0', 'DROP DATABASE template1', 'CHECKPOINT']) await pglite.query(sql);
+      await writeFile(dump, Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer()));
+    } finally {
+      await pglite.close();
+    }
     return { template: { kind: 'pglite', dump, dataDir: dir }, remove: () => rm(dir, { recursive: true, force: true }) };
   }
   const name = `test_template_${randomBytes(6).toString('hex')}`;
