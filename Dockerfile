@@ -10,6 +10,7 @@ ENV NODE_ENV=production \
     DATA_DIR=/data \
     UPLOAD_DIR=/uploads \
     MALLOC_ARENA_MAX=2 \
+    MALLOC_MMAP_THRESHOLD_=32768 \
     NODE_OPTIONS="--max-old-space-size=512 --max-semi-space-size=4"
 
 WORKDIR /app

@@ -32,10 +32,10 @@ const sealingKey = z
 /**
  * The embedded database's shared buffers unless configured (PGLITE_SHARED_BUFFERS_MB). PGlite's own
  * default, 128 MiB, is resident from the start inside its WebAssembly memory, which never shrinks;
- * 64 MiB keeps a server 60–90 MB smaller and still holds the working set of 100k tasks (measured in
- * docs/deployment.md, Memory: at 16 MiB list queries over them took twice the CPU).
+ * 32 MiB keeps a server about 35 MB smaller than 64 and lists 100k tasks at the same CPU per request
+ * (measured in docs/deployment.md, Memory: at 16 MiB list queries over them took twice the CPU).
  */
-export const defaultPgliteSharedBuffersMb = 64;
+export const defaultPgliteSharedBuffersMb = 32;
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),

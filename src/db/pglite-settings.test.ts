@@ -1,5 +1,5 @@
 // The embedded database's memory setting: PGLITE_SHARED_BUFFERS_MB reaches PGlite as a start
-// parameter (default 64 MiB, not PGlite's own 128), for that start only, and leaves the data
+// parameter (default 32 MiB, not PGlite's own 128), for that start only, and leaves the data
 // directory's own settings (time zone, text search configuration) as initdb wrote them.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,14 +26,14 @@ async function settings(pgliteSharedBuffersMb?: number): Promise<Record<string, 
   }
 }
 
-it('opens with the configured shared buffers, 64 MiB by default, and keeps the data directory’s own settings', async () => {
-  expect(defaultPgliteSharedBuffersMb).toBe(64);
-  expect(loadConfig({}).pgliteSharedBuffersMb).toBe(64);
-  expect(loadConfig({ PGLITE_SHARED_BUFFERS_MB: '32' }).pgliteSharedBuffersMb).toBe(32);
+it('opens with the configured shared buffers, 32 MiB by default, and keeps the data directory’s own settings', async () => {
+  expect(defaultPgliteSharedBuffersMb).toBe(32);
+  expect(loadConfig({}).pgliteSharedBuffersMb).toBe(32);
+  expect(loadConfig({ PGLITE_SHARED_BUFFERS_MB: '64' }).pgliteSharedBuffersMb).toBe(64);
   expect(() => loadConfig({ PGLITE_SHARED_BUFFERS_MB: '0' })).toThrow(/PGLITE_SHARED_BUFFERS_MB/);
 
   const first = await settings();
-  expect(first).toMatchObject({ shared_buffers: '64MB', default_text_search_config: 'pg_catalog.english' });
+  expect(first).toMatchObject({ shared_buffers: '32MB', default_text_search_config: 'pg_catalog.english' });
   expect(await settings(16)).toEqual({ ...first, shared_buffers: '16MB' });
   expect(await settings()).toEqual(first);
 }, 120_000);
