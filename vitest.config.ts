@@ -16,7 +16,8 @@ const ownProcess = ['src/pipeline/contract-headers.test.ts', 'src/modules/entiti
 // graphql 16 ships CJS (index.js) and ESM (index.mjs); Node loads index.js for every package, so the
 // tests must too, or the schema built by one copy fails instanceof checks in the other.
 const resolve = { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] };
-const options = { pool: 'forks', testTimeout: 30_000, hookTimeout: 120_000 } as const;
+// file-cpu.ts: each file's CPU, written when TEST_CPU_REPORT names a file (.ci/run lists the costliest).
+const options = { pool: 'forks' as const, setupFiles: ['src/testkit/file-cpu.ts'], testTimeout: 30_000, hookTimeout: 120_000 };
 
 export default defineConfig({
   resolve,
