@@ -6,26 +6,26 @@ import { systemDb } from '../db/request-db.js';
 import { failedActions, retryFailedAction } from '../modules/scheduled-actions/operator.js';
 import { AppError } from '../shared/errors.js';
 import { limitOf, table } from './listings.js';
-import { withDatabase } from './open.js';
+import { withDatabase, type Cli } from './open.js';
 
 const json = { type: 'boolean', default: false } as const;
 
 /** `actions failed [--limit N]`: most recently failed first (default 100, at most 1000). */
-export async function actionsFailed(args: string[]): Promise<number> {
+export async function actionsFailed(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { json, limit: { type: 'string' } } });
   const limit = limitOf(values.limit, 100);
-  const rows = await withDatabase('list scheduled actions', (database) => failedActions(systemDb(database, 'cli: failed actions'), limit));
-  if (values.json) console.log(JSON.stringify(rows));
-  else console.log(table(rows.map((r) => ({ ...r, lastError: r.lastError && r.lastError.length > 60 ? `${r.lastError.slice(0, 59)}…` : r.lastError })), 'No failed actions.'));
+  const rows = await withDatabase(cli.env, 'list scheduled actions', (database) => failedActions(systemDb(database, 'cli: failed actions'), limit));
+  if (values.json) cli.out(JSON.stringify(rows));
+  else cli.out(table(rows.map((r) => ({ ...r, lastError: r.lastError && r.lastError.length > 60 ? `${r.lastError.slice(0, 59)}…` : r.lastError })), 'No failed actions.'));
   return 0;
 }
 
 /** `actions retry --id ID`: a failed action back to pending, attempts 0, due now. */
-export async function actionsRetry(args: string[]): Promise<number> {
+export async function actionsRetry(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { json, id: { type: 'string' } } });
   const id = values.id;
   if (!id) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --id is required (actions failed shows them)');
-  const out = await withDatabase('retry scheduled actions', (database) => retryFailedAction(systemDb(database, 'cli: retry an action'), id, new Date()));
-  console.log(values.json ? JSON.stringify(out) : `Action ${out.id} (${out.actionType}) is pending again: it runs at the next processing (cron or the built-in scheduler)`);
+  const out = await withDatabase(cli.env, 'retry scheduled actions', (database) => retryFailedAction(systemDb(database, 'cli: retry an action'), id, new Date()));
+  cli.out(values.json ? JSON.stringify(out) : `Action ${out.id} (${out.actionType}) is pending again: it runs at the next processing (cron or the built-in scheduler)`);
   return 0;
 }

@@ -7,7 +7,7 @@ import { DamagedBackupError } from '../backup/manifest.js';
 import { restoreBackup } from '../backup/reader.js';
 import { RestoreRefusedError } from '../backup/target.js';
 import { writeBackup, type Report } from '../backup/writer.js';
-import { Refusal, withDatabase } from './open.js';
+import { Refusal, withDatabase, type Cli } from './open.js';
 
 function fileArgument(args: string[], command: string): { file: string; json: boolean } {
   const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
@@ -27,35 +27,37 @@ function refused(file: string): (error: unknown) => never {
 
 const megabytes = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 
-function print(report: Report, json: boolean, line: string): void {
-  if (json) console.log(JSON.stringify({ ...report, seconds: Number(report.seconds.toFixed(3)) }));
-  else console.log(line);
-  if (report.missing.length) console.error(`Warning: ${report.missing.length} local media file(s) named by rows were not on disk: ${report.missing.slice(0, 5).join(', ')}${report.missing.length > 5 ? ', …' : ''}`);
+function print(cli: Cli, report: Report, json: boolean, line: string): void {
+  if (json) cli.out(JSON.stringify({ ...report, seconds: Number(report.seconds.toFixed(3)) }));
+  else cli.out(line);
+  if (report.missing.length) cli.err(`Warning: ${report.missing.length} local media file(s) named by rows were not on disk: ${report.missing.slice(0, 5).join(', ')}${report.missing.length > 5 ? ', …' : ''}`);
 }
 
 const counts = (r: Report) =>
   `${r.tables} tables, ${r.rows} rows, ${r.files} files${r.external ? ` (+${r.external} in external storage, named only)` : ''}, ${megabytes(r.bytes)}, ${r.seconds.toFixed(1)} s`;
 
 /** `backup <file>`: writes a consistent snapshot of the database and the local media files to `file`. */
-export async function backupCommand(args: string[]): Promise<number> {
+export async function backupCommand(args: string[], cli: Cli): Promise<number> {
   const { file, json } = fileArgument(args, 'backup');
   const report = await withDatabase(
+    cli.env,
     { otherwise: ', then take the backup (the embedded database is read by one process at a time)' },
     (database, config) => writeBackup(database, file, { uploadDir: config.media.uploadDir, driver: config.media.storage.driver }),
     { migrate: false },
   ).catch(refused(file));
-  print(report, json, `Backed up ${counts(report)} to ${file}`);
+  print(cli, report, json, `Backed up ${counts(report)} to ${file}`);
   return 0;
 }
 
 /** `restore <file>`: loads a backup into the configured database, which must be empty. */
-export async function restoreCommand(args: string[]): Promise<number> {
+export async function restoreCommand(args: string[], cli: Cli): Promise<number> {
   const { file, json } = fileArgument(args, 'restore');
   const report = await withDatabase(
+    cli.env,
     { otherwise: ': restore into a data directory no server uses (a new, empty one)' },
     (database, config) => restoreBackup(database, file, { uploadDir: config.media.uploadDir, driver: config.media.storage.driver }),
     { migrate: false },
   ).catch(refused(file));
-  print(report, json, `Restored ${counts(report)} from ${file}`);
+  print(cli, report, json, `Restored ${counts(report)} from ${file}`);
   return 0;
 }

@@ -1,9 +1,12 @@
-// The operators' CLI, run as a process against a real database, as an operator would. The tests build on
-// each other, in order, on the file's one database (migrated by the first; its superadmin,
-// ops@example.com, made by the second).
-// The CLI runs from the run's build (testkit/processes.ts), not through tsx, and without blocking the
-// worker: on PostgreSQL, commands that do not depend on each other run at once; on PGlite one at a time,
-// as only one process may hold the data directory.
+// The operators' CLI against a real database, as an operator would use it. The tests build on each
+// other, in order, on the file's one database (migrated by the first; its superadmin, ops@example.com,
+// made by the second).
+// Commands run in this process through runCli (run.ts), which the CLI's process (main.ts) runs with its
+// environment, stdout and stderr: the same exit status and lines, without a process and a database
+// opened anew for each of some sixty commands (about 1 s of CPU each). The process itself (main.ts,
+// from the run's build) runs where only it shows: migrating a fresh database, and a usage error's exit.
+// On PostgreSQL, commands that do not depend on each other run at once; on PGlite one at a time, as
+// only one holder at a time may open the data directory.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +18,7 @@ import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../testk
 import { openEventStream } from '../testkit/event-stream.js';
 import { entryArguments } from '../testkit/processes.js';
 import { startServerProcess, type ServerProcess } from '../testkit/server-process.js';
+import { runCli } from './run.js';
 
 let env: Record<string, string>;
 let testDb: TestDatabase | undefined;
@@ -48,8 +52,16 @@ function cli(...args: string[]): Promise<Run> {
   return cliWith(env, ...args);
 }
 
-/** The CLI as a process with `environment` (the database it works on, Redis). */
-function cliWith(environment: Record<string, string>, ...args: string[]): Promise<Run> {
+/** A command run in this process with `environment` (the database it works on, Redis), as main.ts runs it. */
+async function cliWith(environment: Record<string, string>, ...args: string[]): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const status = await runCli(args, { env: { LOG_LEVEL: 'silent', ...environment }, out: (line) => void (stdout += `${line}\n`), err: (line) => void (stderr += `${line}\n`) });
+  return { status, stdout, stderr };
+}
+
+/** The CLI as a process (main.ts) with `environment`. */
+function cliProcess(environment: Record<string, string>, ...args: string[]): Promise<Run> {
   const { PATH, HOME } = process.env;
   const child = spawn(process.execPath, [...entryArguments('src/cli/main.ts'), ...args], { env: { PATH, HOME, LOG_LEVEL: 'silent', ...environment }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -104,12 +116,17 @@ describe('migrations apply', () => {
     const fresh = testDb ? mkdtempSync(path.join(tmpdir(), 'cli-test-fresh-')) : undefined;
     try {
       const there = fresh ? { DATA_DIR: fresh, UPLOAD_DIR: uploadDir } : env;
-      const pending = ok(await cliWith(there, 'migrations', 'status', '--json')) as { migration: string; state: string }[];
+      // As processes: what an operator's shell sees, the exit status and the output.
+      const pending = ok(await cliProcess(there, 'migrations', 'status', '--json')) as { migration: string; state: string }[];
       expect(pending.length).toBeGreaterThan(5);
       expect(pending.every((r) => r.state === 'pending')).toBe(true);
-      expect(ok(await cliWith(there, 'migrations', 'apply', '--json'))).toEqual({ applied: pending.map((r) => r.migration) });
+      expect(ok(await cliProcess(there, 'migrations', 'apply', '--json'))).toEqual({ applied: pending.map((r) => r.migration) });
       expect(ok(await cliWith(there, 'migrations', 'apply', '--json'))).toEqual({ applied: [] });
-      expect((await cliWith(there, 'migrations', 'apply')).stdout.trim()).toBe('Database is up to date.');
+      expect((await cliProcess(there, 'migrations', 'apply')).stdout.trim()).toBe('Database is up to date.');
+      // A usage error: the usage on stderr, exit status 2; an unknown option: one line, exit status 1.
+      const [unknown, bogus] = [await cliProcess(there, 'user', 'delete'), await cliProcess(there, 'user', 'create', '--bogus')];
+      expect({ status: unknown.status, stdout: unknown.stdout, usage: unknown.stderr.split('\n')[0] }).toEqual({ status: 2, stdout: '', usage: expect.stringMatching(/^Usage: npm run -s cli -- <command>/) });
+      expect({ status: bogus.status, stdout: bogus.stdout, stderr: bogus.stderr }).toEqual({ status: 1, stdout: '', stderr: "Error: Unknown option '--bogus'\n" });
     } finally {
       if (fresh) rmSync(fresh, { recursive: true, force: true });
     }
@@ -274,7 +291,7 @@ describe('user set-role, disable and enable', () => {
       [['user', 'disable', '--email', 'nobody@example.com'], /No user with e-mail nobody@example.com/],
       [['user', 'enable'], /--email is required/],
     ]);
-  }, 600_000); // some twenty CLI processes
+  }, 600_000); // some twenty commands
 });
 
 describe('audit list', () => {

@@ -5,7 +5,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { entityNaming } from '../config/entity-names.js';
-import { Refusal } from './open.js';
+import { Refusal, type Cli } from './open.js';
 
 /** The definitions' source folder (not the build's): npm runs scripts from the project's root. */
 const folder = () => path.resolve('src/config/entities');
@@ -45,7 +45,7 @@ ${pluralName ? `  pluralName: '${pluralName}',\n` : ''}  slug: '${slug}',
 }
 
 /** `entity new <slug>`: writes the definition; refuses a bad slug or an existing file. */
-export async function entityNew(args: string[]): Promise<number> {
+export async function entityNew(args: string[], cli: Cli): Promise<number> {
   const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
   const [slug, ...extra] = positionals;
   if (!slug || extra.length) throw new Refusal('entity new takes one slug: npm run -s cli -- entity new invoices');
@@ -56,7 +56,7 @@ export async function entityNew(args: string[]): Promise<number> {
   if (existsSync(file)) throw new Refusal(`src/config/entities/${slug}.ts exists already`);
   writeFileSync(file, template(slug, naming));
   const next = `npm run db:entities -- add_${naming.table}`;
-  if (values.json) console.log(JSON.stringify({ file: `src/config/entities/${slug}.ts`, name: naming.name, table: naming.table, next }));
-  else console.log(`Wrote src/config/entities/${slug}.ts (type ${naming.name}, table ${naming.table}).\nEdit its fields, then run: ${next}`);
+  if (values.json) cli.out(JSON.stringify({ file: `src/config/entities/${slug}.ts`, name: naming.name, table: naming.table, next }));
+  else cli.out(`Wrote src/config/entities/${slug}.ts (type ${naming.name}, table ${naming.table}).\nEdit its fields, then run: ${next}`);
   return 0;
 }

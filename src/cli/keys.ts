@@ -9,14 +9,14 @@ import { createKey, revokeKey } from '../modules/api-keys/service.js';
 import { AppError } from '../shared/errors.js';
 import { isUuid, parseInput } from '../shared/validation.js';
 import { evictionNote, withEvictions } from './evictions.js';
-import { withDatabase } from './open.js';
+import { withDatabase, type Cli } from './open.js';
 import { asUser } from './operator-scope.js';
 import { noEvictions } from '../auth/user-scope.js';
 
 const json = { type: 'boolean', default: false } as const;
 
 /** `apikey create --email E --name N --scopes "a:read,b:*" [--expires-at ISO]`: the key is printed once. */
-export async function apikeyCreate(args: string[]): Promise<number> {
+export async function apikeyCreate(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { email: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, 'expires-at': { type: 'string' }, json } });
   const email = values.email;
   if (!email) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --email is required');
@@ -26,19 +26,19 @@ export async function apikeyCreate(args: string[]): Promise<number> {
     expiresAt: values['expires-at'],
   }, 'Invalid arguments');
   // A new key is in no cache: nothing to evict.
-  const created = await withDatabase('create keys', (database, config) => asUser(database, config, { email }, noEvictions, (scope) => createKey(scope, input)));
+  const created = await withDatabase(cli.env, 'create keys', (database, config) => asUser(database, config, { email }, noEvictions, (scope) => createKey(scope, input)));
   const out = { id: created.id, key: created.key, keyPrefix: created.keyPrefix, name: created.name, scopes: created.scopes, status: created.status, expiresAt: created.expiresAt };
-  console.log(values.json ? JSON.stringify(out) : `Created key ${out.keyPrefix}… for ${email.trim().toLowerCase()} (id ${out.id}). Store it now, it is not shown again:\n${out.key}`);
+  cli.out(values.json ? JSON.stringify(out) : `Created key ${out.keyPrefix}… for ${email.trim().toLowerCase()} (id ${out.id}). Store it now, it is not shown again:\n${out.key}`);
   return 0;
 }
 
 /** `apikey revoke --id ID | --prefix P`: refused by every running server from the next request (with Redis; else see evictions.ts). */
-export async function apikeyRevoke(args: string[]): Promise<number> {
+export async function apikeyRevoke(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { id: { type: 'string' }, prefix: { type: 'string' }, json } });
   const { id, prefix } = values;
   if (Boolean(id) === Boolean(prefix)) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: give --id or --prefix (apikey list shows both)');
   if (id && !isUuid(id)) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --id must be a key id (apikey list shows them)');
-  const { out, note } = await withDatabase('revoke keys', async (database, config) => {
+  const { out, note } = await withDatabase(cli.env, 'revoke keys', async (database, config) => {
     const matches = await systemDb(database, 'cli: key to revoke').prisma.apiKey.findMany({
       where: id ? { id } : { keyPrefix: prefix },
       take: 2,
@@ -53,7 +53,7 @@ export async function apikeyRevoke(args: string[]): Promise<number> {
       return { out, note: evictionNote(evictions.outcome(), config) };
     });
   });
-  if (values.json) console.log(JSON.stringify(out));
-  else console.log(`${out.wasActive ? 'Revoked' : 'Already inactive'}: key ${out.keyPrefix}… (${out.name}) of ${out.owner}; ${note}`);
+  if (values.json) cli.out(JSON.stringify(out));
+  else cli.out(`${out.wasActive ? 'Revoked' : 'Already inactive'}: key ${out.keyPrefix}… (${out.name}) of ${out.owner}; ${note}`);
   return 0;
 }

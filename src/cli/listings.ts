@@ -6,7 +6,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import { migrationsDir } from '../db/paths.js';
 import { systemDb } from '../db/request-db.js';
 import { AppError } from '../shared/errors.js';
-import { withDatabase } from './open.js';
+import { withDatabase, type Cli } from './open.js';
 
 type Row = Record<string, unknown>;
 
@@ -20,8 +20,8 @@ export function table(rows: readonly Row[], none: string): string {
   return [line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
 }
 
-function print(rows: readonly Row[], json: boolean, none: string): number {
-  console.log(json ? JSON.stringify(rows) : table(rows, none));
+function print(cli: Cli, rows: readonly Row[], json: boolean, none: string): number {
+  cli.out(json ? JSON.stringify(rows) : table(rows, none));
   return 0;
 }
 
@@ -35,19 +35,19 @@ export function limitOf(value: string | undefined, fallback: number): number {
 }
 
 /** `user list`: every user, oldest first (disabledAt: when an operator disabled them, or null). */
-export async function userList(args: string[]): Promise<number> {
+export async function userList(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: jsonOnly });
-  const users = await withDatabase('list users', (database) =>
+  const users = await withDatabase(cli.env, 'list users', (database) =>
     systemDb(database, 'cli: list users').prisma.user.findMany({ orderBy: { createdAt: 'asc' }, select: { id: true, email: true, role: true, firstName: true, lastName: true, disabledAt: true, createdAt: true } }),
   );
-  return print(users, values.json, 'No users.');
+  return print(cli, users, values.json, 'No users.');
 }
 
 /** `apikey list [--email E]`: keys (never their secret), with their owner and state. */
-export async function apikeyList(args: string[]): Promise<number> {
+export async function apikeyList(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { ...jsonOnly, email: { type: 'string' } } });
   const email = values.email?.trim().toLowerCase();
-  const keys = await withDatabase('list keys', async (database) => {
+  const keys = await withDatabase(cli.env, 'list keys', async (database) => {
     const prisma = systemDb(database, 'cli: list keys').prisma;
     if (email && !(await prisma.user.findUnique({ where: { email }, select: { id: true } }))) throw new AppError('NOT_FOUND', `No user with e-mail ${values.email}`);
     const rows = await prisma.apiKey.findMany({
@@ -57,31 +57,31 @@ export async function apikeyList(args: string[]): Promise<number> {
     });
     return rows.map(({ user, id, ...key }) => ({ id, owner: user.email, ...key }));
   });
-  return print(keys, values.json, 'No API keys.');
+  return print(cli, keys, values.json, 'No API keys.');
 }
 
 /** `team list`: teams with their number of members. */
-export async function teamList(args: string[]): Promise<number> {
+export async function teamList(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: jsonOnly });
-  const teams = await withDatabase('list teams', async (database) => {
+  const teams = await withDatabase(cli.env, 'list teams', async (database) => {
     const rows = await systemDb(database, 'cli: list teams').prisma.team.findMany({ orderBy: { createdAt: 'asc' }, select: { id: true, name: true, createdAt: true, _count: { select: { members: true } } } });
     return rows.map(({ _count, ...team }) => ({ ...team, members: _count.members }));
   });
-  return print(teams, values.json, 'No teams.');
+  return print(cli, teams, values.json, 'No teams.');
 }
 
 /** `team members --team ID`: a team's members and their roles. */
-export async function teamMembers(args: string[]): Promise<number> {
+export async function teamMembers(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { ...jsonOnly, team: { type: 'string' } } });
   const teamId = values.team;
   if (!teamId || !/^[0-9a-f-]{36}$/i.test(teamId)) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --team must be a team id (team list shows them)');
-  const members = await withDatabase('list members', async (database) => {
+  const members = await withDatabase(cli.env, 'list members', async (database) => {
     const prisma = systemDb(database, 'cli: list members').prisma;
     if (!(await prisma.team.findUnique({ where: { id: teamId }, select: { id: true } }))) throw new AppError('NOT_FOUND', `No team with id ${teamId}`);
     const rows = await prisma.teamMember.findMany({ where: { teamId }, orderBy: { joinedAt: 'asc' }, select: { role: true, joinedAt: true, user: { select: { id: true, email: true } } } });
     return rows.map(({ user, ...member }) => ({ userId: user.id, email: user.email, ...member }));
   });
-  return print(members, values.json, 'No members.');
+  return print(cli, members, values.json, 'No members.');
 }
 
 /** The links an e-mail carries (`https://…`, or `/verify-email?token=…` when APP_URL is not set). */
@@ -92,11 +92,11 @@ const linksOf = (body: string) => [...body.matchAll(/(?:^|\s)((?:https?:\/\/|\/)
  * links they carry and whether they were sent, failed or only recorded (no SMTP_URL): how an operator
  * hands a verification, reset or invitation link on when no mail goes out. --json adds the body.
  */
-export async function mailOutbox(args: string[]): Promise<number> {
+export async function mailOutbox(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { ...jsonOnly, to: { type: 'string' }, limit: { type: 'string' } } });
   const limit = limitOf(values.limit, 20);
   const to = values.to?.trim();
-  const mails = await withDatabase('read the outbox', (database) =>
+  const mails = await withDatabase(cli.env, 'read the outbox', (database) =>
     systemDb(database, 'cli: mail outbox').prisma.emailOutbox.findMany({
       where: to ? { recipient: { equals: to, mode: 'insensitive' } } : {},
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
@@ -105,14 +105,15 @@ export async function mailOutbox(args: string[]): Promise<number> {
     }),
   );
   const rows = mails.map((m) => ({ id: m.id, createdAt: m.createdAt, to: m.recipient, subject: m.subject, status: m.status, links: linksOf(m.body), ...(values.json ? { error: m.error, body: m.body } : {}) }));
-  return print(rows, values.json, to ? `No e-mail to ${to}.` : 'No e-mails.');
+  return print(cli, rows, values.json, to ? `No e-mail to ${to}.` : 'No e-mails.');
 }
 
 /** `migrations status`: each migration of the release, applied (when) or pending; applies nothing. */
-export async function migrationsStatus(args: string[]): Promise<number> {
+export async function migrationsStatus(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: jsonOnly });
   const names = (await readdir(migrationsDir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
   const applied = await withDatabase(
+    cli.env,
     'read the migrations',
     async (database) => {
       const prisma = systemDb(database, 'cli: migrations status').prisma;
@@ -125,7 +126,7 @@ export async function migrationsStatus(args: string[]): Promise<number> {
   );
   const rows = names.map((name) => ({ migration: name, state: applied.get(name) ? 'applied' : applied.has(name) ? 'failed' : 'pending', appliedAt: applied.get(name) ?? null }));
   const pending = rows.filter((r) => r.state !== 'applied').length;
-  if (values.json) console.log(JSON.stringify(rows));
-  else console.log(`${table(rows, 'No migrations.')}\n${pending ? `${pending} not applied: npm run db:migrate (or start the server) applies them.` : 'Database is up to date.'}`);
+  if (values.json) cli.out(JSON.stringify(rows));
+  else cli.out(`${table(rows, 'No migrations.')}\n${pending ? `${pending} not applied: npm run db:migrate (or start the server) applies them.` : 'Database is up to date.'}`);
   return 0;
 }

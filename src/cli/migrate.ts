@@ -6,9 +6,10 @@ import { createMigration, diffSchemaAgainstHistory } from '../db/migrations.js';
 import { migrationsDir, schemaDir } from '../db/paths.js';
 import { rlsForCreatedTables } from '../modules/entities/rls.js';
 import { migrationsApply } from './migrations.js';
+import { processCli } from './open.js';
 
 async function main(command: string | undefined, arg: string | undefined): Promise<number> {
-  if (command === 'apply') return migrationsApply([]);
+  if (command === 'apply') return migrationsApply([], processCli);
   if (command === 'create' && arg === '--check') {
     const script = await diffSchemaAgainstHistory(schemaDir, migrationsDir);
     if (!script) return console.log('Migrations match the Prisma schema.'), 0;

@@ -4,13 +4,13 @@
 import { parseArgs } from 'node:util';
 import { applyMigrations } from '../db/migrations.js';
 import { migrationsDir } from '../db/paths.js';
-import { withDatabase } from './open.js';
+import { withDatabase, type Cli } from './open.js';
 
 /** `migrations apply`: applies the pending migrations, in order; prints their names. */
-export async function migrationsApply(args: string[]): Promise<number> {
+export async function migrationsApply(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { json: { type: 'boolean', default: false } } });
-  const applied = await withDatabase({ otherwise: ': it applies pending migrations itself when it starts' }, (database) => applyMigrations(database, migrationsDir), { migrate: false });
-  if (values.json) console.log(JSON.stringify({ applied }));
-  else console.log(applied.length ? `Applied ${applied.length} migration(s): ${applied.join(', ')}` : 'Database is up to date.');
+  const applied = await withDatabase(cli.env, { otherwise: ': it applies pending migrations itself when it starts' }, (database) => applyMigrations(database, migrationsDir), { migrate: false });
+  if (values.json) cli.out(JSON.stringify({ applied }));
+  else cli.out(applied.length ? `Applied ${applied.length} migration(s): ${applied.join(', ')}` : 'Database is up to date.');
   return 0;
 }

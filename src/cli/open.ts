@@ -8,6 +8,19 @@ import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { applyMigrations } from '../db/migrations.js';
 import { migrationsDir } from '../db/paths.js';
 
+/**
+ * What a command runs with: the environment its configuration is read from (unset: the process's, which
+ * only src/config/ reads), and where its lines go, each written with its newline.
+ */
+export interface Cli {
+  env?: Record<string, string | undefined>;
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** A command as a process runs it (main.ts): the process's environment, stdout and stderr. */
+export const processCli: Cli = { out: (line) => console.log(line), err: (line) => console.error(line) };
+
 /** An error for a data directory another process holds, saying what to do instead (the API does the same work). */
 export class Refusal extends Error {}
 
@@ -26,9 +39,9 @@ export function refuseLocked(what: string | { otherwise: string }): (error: unkn
   };
 }
 
-/** Opens the configured database for `work` (migrated first, unless `migrate` is false) and closes it after; `work` gets the configuration too. */
-export async function withDatabase<T>(what: string | { otherwise: string }, work: (database: Database, config: Config) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
-  const config = loadConfig();
+/** Opens the database `env` configures for `work` (migrated first, unless `migrate` is false) and closes it after; `work` gets the configuration too. */
+export async function withDatabase<T>(env: Cli['env'], what: string | { otherwise: string }, work: (database: Database, config: Config) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
+  const config = loadConfig(env);
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, holder: 'cli' }).catch(refuseLocked(what));
   try {
     if (options.migrate !== false) await applyMigrations(database, migrationsDir);

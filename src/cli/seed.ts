@@ -20,7 +20,7 @@ import { uploadFiles } from '../modules/media/upload-route.js';
 import { invite, openInvitationForSignup, updateTeam } from '../modules/teams/service.js';
 import { AppError } from '../shared/errors.js';
 import type { RequestScope } from '../auth/request-scope.js';
-import { withDatabase } from './open.js';
+import { withDatabase, type Cli } from './open.js';
 import { asUser } from './operator-scope.js';
 import { noEvictions } from '../auth/user-scope.js';
 
@@ -137,15 +137,15 @@ async function seed(database: Database, config: Config): Promise<SeedResult> {
 }
 
 /** `seed [--json]`: prints the passwords and the key once. */
-export async function seedCommand(args: string[]): Promise<number> {
+export async function seedCommand(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { json: { type: 'boolean', default: false } } });
-  const { result, port } = await withDatabase({ otherwise: ' (the seed runs once, before the first start)' }, async (database, config) => ({ result: await seed(database, config), port: config.port }));
+  const { result, port } = await withDatabase(cli.env, { otherwise: ' (the seed runs once, before the first start)' }, async (database, config) => ({ result: await seed(database, config), port: config.port }));
   if (values.json) {
-    console.log(JSON.stringify(result));
+    cli.out(JSON.stringify(result));
     return 0;
   }
   const counts = Object.entries(result.records).map(([slug, n]) => `${n} ${n === 1 ? slug.replace(/s$/, '') : slug}`).join(', ');
-  console.log(
+  cli.out(
     [
       `Seeded "${result.team.name}" (team ${result.team.id}): ${counts}, ${result.media.length} images.`,
       'Users (passwords are shown once):',
