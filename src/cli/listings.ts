@@ -2,7 +2,7 @@
 // and which migrations are applied. Each prints a table, or JSON with --json; none changes anything.
 import { readdir } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { Prisma } from '../generated/prisma/client.js';
+import { recordedMigrations } from '../db/migrations.js';
 import { migrationsDir } from '../db/paths.js';
 import { systemDb } from '../db/request-db.js';
 import { AppError } from '../shared/errors.js';
@@ -115,13 +115,7 @@ export async function migrationsStatus(args: string[], cli: Cli): Promise<number
   const applied = await withDatabase(
     cli.env,
     'read the migrations',
-    async (database) => {
-      const prisma = systemDb(database, 'cli: migrations status').prisma;
-      const [exists] = await prisma.$queryRaw<{ found: boolean }[]>(Prisma.sql`SELECT to_regclass('_prisma_migrations') IS NOT NULL AS found`);
-      if (!exists?.found) return new Map<string, Date | null>();
-      const rows = await prisma.$queryRaw<{ name: string; finished: Date | null }[]>(Prisma.sql`SELECT migration_name AS name, finished_at AS finished FROM _prisma_migrations WHERE rolled_back_at IS NULL`);
-      return new Map(rows.map((r) => [r.name, r.finished]));
-    },
+    async (database) => new Map(((await recordedMigrations(database)) ?? []).filter((r) => !r.rolledBack).map((r) => [r.name, r.finishedAt])),
     { migrate: false },
   );
   const rows = names.map((name) => ({ migration: name, state: applied.get(name) ? 'applied' : applied.has(name) ? 'failed' : 'pending', appliedAt: applied.get(name) ?? null }));

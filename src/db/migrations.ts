@@ -32,6 +32,30 @@ export async function readMigrationList(migrationsDir: string): Promise<Migratio
   return { baseDir, lockfile: { path: lockfileName, content: lockfile }, shadowDbInitScript: '', migrationDirectories };
 }
 
+/** A migration as _prisma_migrations records it. */
+export interface RecordedMigration {
+  name: string;
+  /** The SHA-256 of its file when it was applied (Prisma's). */
+  checksum: string;
+  /** Null while it runs, or when it failed. */
+  finishedAt: Date | null;
+  rolledBack: boolean;
+}
+
+/** Every migration the database records, or null when it has no _prisma_migrations yet (nothing ever migrated it). */
+export async function recordedMigrations(database: Pick<Database, 'hotQuery'>): Promise<RecordedMigration[] | null> {
+  try {
+    return await database.hotQuery<RecordedMigration>(
+      'migrations_recorded',
+      'SELECT migration_name AS name, checksum, finished_at AS "finishedAt", rolled_back_at IS NOT NULL AS "rolledBack" FROM _prisma_migrations',
+      [],
+    );
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code === '42P01') return null; // undefined_table
+    throw error;
+  }
+}
+
 /**
  * Whether the database records every migration of `list` as applied, unchanged (the SHA-256 of its
  * file, as Prisma keeps it), and none as failed: then the schema engine would apply nothing, and it is
@@ -40,15 +64,9 @@ export async function readMigrationList(migrationsDir: string): Promise<Migratio
  * engine's to decide, as before.
  */
 export async function upToDate(database: Pick<Database, 'hotQuery'>, list: MigrationList): Promise<boolean> {
-  const rows = await database
-    .hotQuery<{ name: string; checksum: string; finished: boolean; rolledBack: boolean }>(
-      'migrations_recorded',
-      'SELECT migration_name AS name, checksum, finished_at IS NOT NULL AS finished, rolled_back_at IS NOT NULL AS "rolledBack" FROM _prisma_migrations',
-      [],
-    )
-    .catch(() => null);
-  if (!rows || rows.some((r) => !r.finished && !r.rolledBack)) return false;
-  const applied = new Map(rows.filter((r) => r.finished && !r.rolledBack).map((r) => [r.name, r.checksum]));
+  const rows = await recordedMigrations(database).catch(() => null);
+  if (!rows || rows.some((r) => !r.finishedAt && !r.rolledBack)) return false;
+  const applied = new Map(rows.filter((r) => r.finishedAt && !r.rolledBack).map((r) => [r.name, r.checksum]));
   return list.migrationDirectories.every(({ path: name, migrationFile: { content } }) => content.tag === 'ok' && applied.get(name) === createHash('sha256').update(content.value).digest('hex'));
 }
 
