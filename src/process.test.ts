@@ -7,7 +7,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './testkit/database.js';
+import { createTestDatabase, seedDataDir, testDatabaseUrl, type TestDatabase } from './testkit/database.js';
 import { openEventStream } from './testkit/event-stream.js';
 import { subscribeOverWs, wsClient } from './testkit/graphql-subscriptions.js';
 import { freePort, spawnEntry, waitForHealthz, type Spawned, type SpawnOptions } from './testkit/processes.js';
@@ -21,7 +21,10 @@ const silentSockets = new Set<Socket>();
 
 beforeAll(async () => {
   chmodSync(root, 0o755); // readable by the unprivileged user of the DATA_DIR test
+  // The servers that start share one database, the run's migrated template (a fresh one migrating at
+  // start is new-user.test's and the CLI test's).
   if (testDatabaseUrl) testDb = await createTestDatabase();
+  else await seedDataDir(path.join(root, 'data'));
   silentRedis = createServer((socket) => {
     silentSockets.add(socket);
     socket.on('error', () => {});

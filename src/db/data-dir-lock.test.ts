@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writ
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDataDir } from '../testkit/database.js';
 import { freePort, spawnEntry, waitForHealthz, type Spawned } from '../testkit/processes.js';
 import { DataDirLockedError, lockDataDir } from './data-dir-lock.js';
 
@@ -27,6 +28,7 @@ describe('a running server holds its DATA_DIR', () => {
   let server: Spawned;
 
   beforeAll(async () => {
+    await seedDataDir(dataDir); // the run's migrated template: what is tested here is the lock, not a first migration
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
     server = run('src/main.ts', [], { PORT: String(port), DATA_DIR: dataDir, UPLOAD_DIR: path.join(dataDir, 'uploads') });

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tracesRequested } from '../config/tracing.js';
 import { signUp } from '../testkit/accounts.js';
-import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../testkit/database.js';
+import { createTestDatabase, seedDataDir, testDatabaseUrl, type TestDatabase } from '../testkit/database.js';
 import { subscribeOverWs, wsClient } from '../testkit/graphql-subscriptions.js';
 import { freePort, spawnEntry, waitForHealthz, type Spawned } from '../testkit/processes.js';
 import { httpClient, type TestApp } from '../testkit/test-app.js';
@@ -77,6 +77,7 @@ async function boot(env: Record<string, string>): Promise<Booted> {
   const dir = await mkdtemp(path.join(tmpdir(), 'traces-test-'));
   let db: TestDatabase | undefined;
   if (testDatabaseUrl) db = await createTestDatabase();
+  else await seedDataDir(path.join(dir, 'data')); // the run's migrated template
   const port = await freePort();
   const database: Record<string, string> = db ? { DATABASE_URL: db.url! } : { DATA_DIR: path.join(dir, 'data') };
   const server = spawnEntry('src/main.ts', [], { stdout: 'pipe', env: { PORT: String(port), LOG_LEVEL: 'info', UPLOAD_DIR: path.join(dir, 'uploads'), RATE_LIMIT_ENABLED: 'false', ...database, ...env } });
