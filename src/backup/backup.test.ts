@@ -19,7 +19,7 @@ import { applyMigrations } from '../db/migrations.js';
 import { migrationsDir } from '../db/paths.js';
 import { signUp, type SignedUpUser } from '../testkit/accounts.js';
 import { bearer, createKey, type MintedKey } from '../testkit/api-keys.js';
-import { testDatabaseUrl } from '../testkit/database.js';
+import { createTestDatabase, testDatabaseUrl } from '../testkit/database.js';
 import { mp4File, pngFile, upload } from '../testkit/media.js';
 import { entryArguments } from '../testkit/processes.js';
 import { joinTeam, createTeam } from '../testkit/teams.js';
@@ -190,10 +190,9 @@ async function roundTrip(source: Source): Promise<void> {
   }
 }
 
+/** An embedded source: a copy of the run's migrated PGlite template (migrated here on the PostgreSQL suite, whose template is a PostgreSQL database). */
 async function pgliteSource(): Promise<Database> {
-  const database = await openDatabase({ dataDir: 'memory://', poolSize: 1 });
-  await applyMigrations(database, migrationsDir);
-  return database;
+  return (await createTestDatabase({ serverUrl: '' })).database;
 }
 
 let source: Source;
