@@ -1,5 +1,6 @@
 // The shared machinery through the front door: health, headers, errors, docs, metrics, GraphQL errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composedOpenApiDocument } from './app.js';
 import { printedSchema } from './module-list.js';
 import { readFileSync } from 'node:fs';
 import { loadConfig } from './config/env.js';
@@ -142,5 +143,11 @@ describe('docs and operations', () => {
 
   it('keeps schema/schema.graphql in step with the code', () => {
     expect(readFileSync(new URL('../schema/schema.graphql', import.meta.url), 'utf8')).toBe(printedSchema());
+  });
+
+  it('serves at /api/v1/openapi.json the document npm run generate and lint:openapi make without a server (composedOpenApiDocument)', async () => {
+    const served = await t.fetch('/api/v1/openapi.json');
+    expect(served.status).toBe(200);
+    expect(await served.text()).toBe(JSON.stringify(composedOpenApiDocument()));
   });
 });

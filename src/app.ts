@@ -26,10 +26,11 @@ import { respondingWith, type Handled } from './pipeline/respond.js';
 import { createApiRouter, httpRouteTraits } from './pipeline/routing.js';
 import { createWebSocketGateway, type WebSocketGateway } from './pipeline/websocket.js';
 import { failure, json } from './rest/envelope.js';
-import { createHttpRouter } from './rest/http-route.js';
+import { createHttpRouter, type HttpRoute } from './rest/http-route.js';
 import { buildOpenApi, docsResponse } from './rest/openapi.js';
 import { assertPlainQuery } from './rest/query-params.js';
-import { createRestRouter } from './rest/router.js';
+import type { RestRoute } from './rest/route.js';
+import { createRestRouter, withScopes } from './rest/router.js';
 import type { Services } from './shared/services.js';
 
 export interface AppDeps {
@@ -68,6 +69,20 @@ export interface App {
   close(): Promise<void>;
 }
 
+/**
+ * The OpenAPI document the app serves at /api/v1/openapi.json: its REST routes (with the scopes their
+ * operations derive: the router's routes, or `withScopes`) and what the HTTP routes document by hand.
+ * `npm run generate` and `npm run lint:openapi` take it from here (scripts/served-openapi.ts).
+ */
+export function openApiDocument(routes: readonly RestRoute[], httpRoutes: readonly HttpRoute[]): Record<string, unknown> {
+  return buildOpenApi(routes, Object.fromEntries(httpRoutes.flatMap((r) => (r.openApi ? [[r.path, r.openApi]] : []))));
+}
+
+/** The document of the platform's composition (module-list.ts), made without booting the app. */
+export function composedOpenApiDocument(): Record<string, unknown> {
+  return openApiDocument(withScopes(composition.schema, composition.routes), composition.httpRoutes);
+}
+
 export function createApp({ config, database, logger, now = () => new Date(), renderLimits, modules }: AppDeps): App {
   const list = modules ?? defaultModules;
   const { schema, routes, httpRoutes } = modules ? compose(modules) : composition;
@@ -83,7 +98,6 @@ export function createApp({ config, database, logger, now = () => new Date(), re
   const rest = createRestRouter(schema, routes, config.bodyLimitBytes);
   const router = createApiRouter(rest, createHttpRouter(httpRoutes, { config, schema, database, logger, now, services: runtime.services, renderLimits }));
   const metrics = config.metricsEnabled ? createMetrics(database.poolStats) : null;
-  const openApiExtras = Object.fromEntries(httpRoutes.flatMap((r) => (r.openApi ? [[r.path, r.openApi]] : [])));
   let openApi: string | undefined;
   let ready = false;
 
@@ -125,7 +139,7 @@ export function createApp({ config, database, logger, now = () => new Date(), re
       return { response: reply(200, body, { 'content-type': contentType }), route: '/metrics' };
     }
     if (pathname === '/api/v1/openapi.json' && method === 'GET') {
-      openApi ??= JSON.stringify(buildOpenApi(rest.routes, openApiExtras)); // with their derived scopes
+      openApi ??= JSON.stringify(openApiDocument(rest.routes, httpRoutes));
       return { response: reply(200, openApi, { 'content-type': 'application/json' }), route: pathname };
     }
     if (pathname.startsWith('/api/v1/docs') && method === 'GET') {

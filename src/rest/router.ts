@@ -41,9 +41,14 @@ export interface RestRouter {
 /** `{param}` → `:param` for find-my-way. */
 const toRouterPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
+/** The declared routes with the scopes their operations derive (the router's routes, and the OpenAPI document's). */
+export function withScopes(schema: GraphQLSchema, declared: readonly RestRoute[]): RestRoute[] {
+  return declared.map((route): RestRoute => ({ ...route, scopes: operationScopes(schema, route.operation) }));
+}
+
 export function createRestRouter(schema: GraphQLSchema, declared: readonly RestRoute[], bodyLimit: number): RestRouter {
   const router = FindMyWay<HTTPVersion.V1>({ ignoreTrailingSlash: true, caseSensitive: true });
-  const routes = declared.map((route): RestRoute => ({ ...route, scopes: operationScopes(schema, route.operation) }));
+  const routes = withScopes(schema, declared);
   for (const route of routes) {
     const run = compileOperation(schema, route.operation, `${route.method} ${route.path}`, route.storedValues);
     // The fields' authScopes rules, asked before any input is read (operation-authority.ts).
