@@ -6,11 +6,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { defaultPgliteSharedBuffersMb, loadConfig } from '../config/env.js';
+import { seedDataDir } from '../testkit/database.js';
 import { openDatabase } from './database.js';
 
 let dataDir: string;
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'pglite-settings-'));
+  await seedDataDir(dataDir); // a copy of the run's template (initdb's settings as written), not an initdb of its own
 });
 afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
