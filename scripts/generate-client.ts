@@ -1,5 +1,5 @@
 // The typed client's REST types (client/src/generated/openapi.ts) from the OpenAPI document the app
-// serves, turned into TypeScript with openapi-typescript (written by generate-served.ts, part of
+// serves, turned into TypeScript with openapi-typescript (written by generate-composed.ts, part of
 // `npm run generate`). Its GraphQL types come from codegen.ts (client preset).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';

@@ -1,4 +1,4 @@
-// The generated parts of the docs (scripts/docs-pages.ts), written by generate-served.ts (part of `npm run generate`).
+// The generated parts of the docs (scripts/docs-pages.ts), written by generate-composed.ts (part of `npm run generate`).
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generatedDocs, repositoryRoot } from './docs-pages.js';

@@ -2,7 +2,7 @@
 // serves it with (app.ts, openApiDocument) from the project's composition, without booting the app: an
 // embedded database started and migrated for it was most of a step's cost, and the document reads
 // nothing from a database. Used by `npm run lint:openapi`, and by `npm run generate` for the typed
-// client and the docs (generate-served.ts).
+// client and the docs (generate-composed.ts).
 import { composedOpenApiDocument } from '../src/app.js';
 
 export async function servedOpenApi(): Promise<Record<string, unknown>> {
