@@ -79,9 +79,13 @@ describe('GraphQL: a nested selection per event', () => {
     const first = subscribe(ownerClient);
     const mates = subscribe(client(as(mate)));
     const narrowed = subscribe(client(bearer(narrow.key)));
+    // What each subscription received, in order: told when a check fails (one event behind, or twice).
+    const received = new Map<Subscription, string[]>();
     const rename = (subs: Subscription[], name: string) => async () => {
       await write(owner, 'PATCH', `/api/v1/customers/${customer.id}`, { name });
-      return Promise.all(subs.map((s) => s.next(20_000)));
+      const results = await Promise.all(subs.map((s) => s.next(20_000)));
+      results.forEach((r, i) => received.set(subs[i]!, [...(received.get(subs[i]!) ?? []), `${name}: ${r.data?.customerEvents?.record?.name ?? JSON.stringify(r.errors ?? r)}`]));
+      return results;
     };
     await sleep(500); // the subscriptions are open once the server answered their subscribe messages
     // Every subscriber's event is awaited, the narrow key's too (its execution refused per event), so
@@ -98,7 +102,8 @@ describe('GraphQL: a nested selection per event', () => {
     expect(twenty).toBeLessThanOrEqual(alone + 2);
 
     const mine = results.slice(0, 20);
-    for (const result of mine) expect(result.data.customerEvents.record).toEqual({ name: 'Twenty 2', projects: [{ name: 'Shared project', milestone: { title: 'Owner’s milestone' } }] });
+    const sequences = () => JSON.stringify([...received.values()], null, 1);
+    mine.forEach((result, i) => expect(result.data.customerEvents.record, `subscription ${i}; what each received: ${sequences()}`).toEqual({ name: 'Twenty 2', projects: [{ name: 'Shared project', milestone: { title: 'Owner’s milestone' } }] }));
     // The teammate sees the project, not the owner's private task; the narrow key not the projects.
     expect(results[20].data.customerEvents.record).toEqual({ name: 'Twenty 2', projects: [{ name: 'Shared project', milestone: null }] });
     // The narrow key gets the event with a refusal of the projects (their rule), never the projects.
