@@ -15,6 +15,7 @@ import { defaultPgliteSharedBuffersMb } from '../config/env.js';
 import { activeTracing } from '../telemetry/tracing.js';
 import { wholeScriptFactory } from './script-runner.js';
 import { commitCheckingPglite, CommitCheckingClient } from './commits.js';
+import { transactionClients, type OpenTransaction } from './transaction-clients.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -27,8 +28,10 @@ export interface PoolStats {
 /** The process's database: the Prisma client, the adapter factory migrations reuse, and its lifecycle. */
 export interface Database {
   kind: DatabaseKind;
-  /** Prisma's client on the driver adapter; request transactions are its interactive transactions (request-db.ts). */
+  /** Prisma's client on the driver adapter, for work outside request transactions (systemDb). */
   prisma: PrismaClient;
+  /** Opens a request transaction on a client of its own (transaction-clients.ts; request-db.ts uses it). */
+  openTransaction(): Promise<OpenTransaction>;
   /**
    * Runs `work` with an adapter factory for the schema engine (scripts run whole; see script-runner.ts).
    * On PostgreSQL it is a dedicated single connection, closed afterwards: the engine takes an advisory
@@ -104,10 +107,14 @@ async function openPglite(dataDir: string, holder: DataDirHolder, sharedBuffersM
     throw pgliteOpenError(dataDir, error);
   }
   const clientFactory = new PrismaPGlite(pglite);
-  const prisma = new PrismaClient({ adapter: commitCheckingPglite(pglite, clientFactory), ...clientOptions });
+  const adapter = commitCheckingPglite(pglite, clientFactory);
+  const prisma = new PrismaClient({ adapter, ...clientOptions });
+  // One connection, one transaction at a time: one client for request transactions.
+  const transactions = transactionClients(adapter, 1, clientOptions);
   return {
     kind: 'pglite',
     prisma,
+    openTransaction: () => transactions.open(),
     withMigrationAdapter: (work) => work(wholeScriptFactory(clientFactory, (script) => pglite.exec(script))),
     hotQuery: async <Row>(_name: string, sql: string, values: unknown[]) => (await pglite.query<Row>(sql, values)).rows,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
@@ -117,6 +124,7 @@ async function openPglite(dataDir: string, holder: DataDirHolder, sharedBuffersM
     },
     close: async () => {
       try {
+        await transactions.close();
         await prisma.$disconnect();
         await pglite.close();
       } finally {
@@ -155,10 +163,14 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   // An idle connection the server ends (a restart, DROP DATABASE … WITH (FORCE) after tests) is dropped
   // by the pool, which connects anew on next use; unheard, its 'error' event would end the process.
   pool.on('error', () => {});
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { statementNameGenerator: statementName }), ...clientOptions });
+  const adapter = new PrismaPg(pool, { statementNameGenerator: statementName });
+  const prisma = new PrismaClient({ adapter, ...clientOptions });
+  // A client for request transactions per connection the pool may open.
+  const transactions = transactionClients(adapter, poolSize, clientOptions);
   return {
     kind: 'postgres',
     prisma,
+    openTransaction: () => transactions.open(),
     withMigrationAdapter: async (work) => {
       const single = new pg.Pool({ connectionString: url, max: 1 });
       try {
@@ -171,6 +183,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     listen: (channel, handlers) => listenOnPostgres(url, channel, handlers),
     close: async () => {
+      await transactions.close();
       await prisma.$disconnect();
       await pool.end();
     },

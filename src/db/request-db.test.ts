@@ -1,8 +1,8 @@
-// Request transactions (request-db.ts), Prisma's interactive transactions on both databases: every
+// Request transactions (request-db.ts), on clients of their own (transaction-clients.ts), on both databases: every
 // statement of a request runs in one transaction, as its caller, whose context is set once; a rollback
 // keeps nothing; the caller is passed as a value; a COMMIT after a failed statement fails the request
 // (the COMMIT's answer is checked); Prisma's own transactions outside requests stay atomic; and every
-// connection goes back to the pool.
+// connection goes back to the pool; a client kept past its transaction runs nothing.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../testkit/database.js';
 import { appRole, RequestDb, rolledBackAtCommit } from './request-db.js';
@@ -175,6 +175,20 @@ describe('request transactions', () => {
     await next.finish(true);
     expect(await notes()).toEqual(['committed', 'next', 'served']);
     await db.database.prisma.$executeRawUnsafe(`DELETE FROM begin_probe WHERE note = 'served'`);
+  });
+
+  it('refuse a client kept past its transaction: nothing it runs lands in the transaction of the next request to hold it', async () => {
+    const first = new RequestDb(db.database, 'first');
+    const kept = await first.tx();
+    const madeBefore = kept.$executeRaw`INSERT INTO begin_probe VALUES ('late')`; // Prisma runs it when awaited
+    await first.finish(true);
+    const next = new RequestDb(db.database, 'next');
+    expect((await seen(next)).user_id).toBe('next');
+    await expect(madeBefore).rejects.toThrow('used after its transaction ended');
+    expect(() => kept.$queryRaw`SELECT 1`).toThrow('used after its transaction ended');
+    expect(() => kept.user).toThrow('used after its transaction ended');
+    await next.finish(true);
+    expect(await notes()).toEqual(['committed', 'next']);
   });
 
   // PGlite has one connection: its transactions queue, so two requests are never open at once there.

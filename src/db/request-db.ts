@@ -1,5 +1,5 @@
-// Row-level security per request: one transaction, Prisma's own interactive transaction, the same on
-// PGlite and PostgreSQL. It opens at the request's first statement (tx() or query()), whose first
+// Row-level security per request: one transaction, on a Prisma client that is the request's while it
+// lasts (transaction-clients.ts), the same on PGlite and PostgreSQL. It opens at the request's first statement (tx() or query()), whose first
 // statement sets the caller (app.user_id) and drops to the app role, which does not bypass RLS; every
 // statement of the request then runs on its transaction client, raw ones included. Nothing opens it
 // before, so a request that never touches the database opens none, and one that waits on something
@@ -38,14 +38,11 @@ export const rolledBackAtCommit = 'The request transaction was rolled back at CO
 
 // On PGlite requests queue for its one connection, so waiting for a transaction may take a while
 // under load; a request that holds one longer than this has a bug, and its transaction is rolled back
-// (by our timer, with a clear error; Prisma's own timeout, a little later, is the backstop).
+// (by our timer, with a clear error).
 const transactionTimeoutMs = 30_000;
-const prismaOptions = { maxWait: transactionTimeoutMs, timeout: transactionTimeoutMs + 5_000 } as const;
-
-const rollback = Symbol('rollback');
 
 /** What a request's transaction is opened on. */
-export type TransactionSource = Pick<Database, 'prisma'>;
+export type TransactionSource = Pick<Database, 'openTransaction'>;
 
 /** The database as one request sees it: through RLS, as its caller. */
 export class RequestDb {
@@ -127,23 +124,28 @@ export class RequestDb {
     if (failure) throw failure.error;
   }
 
-  /** Prisma's interactive transaction as the caller: its client is handed out, and it ends as finish() decides. */
+  /** The request's transaction (transaction-clients.ts) as the caller: its client is handed out, and it ends as finish() decides. */
   private begin(): Promise<Tx> {
     let opened!: (tx: Tx) => void;
     let failed!: (error: unknown) => void;
     const client = new Promise<Tx>((resolve, reject) => ((opened = resolve), (failed = reject)));
     const decision = new Promise<boolean>((resolve) => (this.decide = resolve));
-    this.done = this.source.prisma
-      .$transaction(async (tx) => {
-        await tx.$executeRawUnsafe(enterCallerSql, this.userId ?? '');
-        opened(tx);
-        if (!(await decision)) throw rollback;
-      }, prismaOptions)
-      .catch((error: unknown) => {
-        failed(error);
-        if (error === rollback) return;
-        throw isRolledBackCommit(error) ? new Error(rolledBackAtCommit, { cause: error }) : error;
-      });
+    this.done = (async () => {
+      const transaction = await this.source.openTransaction();
+      let commit: boolean;
+      try {
+        await transaction.execute(enterCallerSql, [this.userId ?? '']);
+        opened(transaction.client);
+        commit = await decision;
+      } catch (error) {
+        await transaction.end(false).catch(() => {});
+        throw error;
+      }
+      await transaction.end(commit);
+    })().catch((error: unknown) => {
+      failed(error);
+      throw isRolledBackCommit(error) ? new Error(rolledBackAtCommit, { cause: error }) : error;
+    });
     // A request that never awaits finish() must not leave an unhandled rejection behind.
     this.done.catch(() => {});
     // A request still holding its transaction this late has a bug: roll back, so that others get the connection.
