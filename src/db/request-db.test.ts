@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../testkit/database.js';
 import { appRole, RequestDb, rolledBackAtCommit } from './request-db.js';
+import { isDatabaseUnavailable } from './unavailable.js';
 
 let db: TestDatabase;
 
@@ -189,6 +190,27 @@ describe('request transactions', () => {
     expect(() => kept.user).toThrow('used after its transaction ended');
     await next.finish(true);
     expect(await notes()).toEqual(['committed', 'next']);
+  });
+
+  it('fail a request that waited 30 s for a transaction while all were in use, as the database being unavailable (503, retry later)', async () => {
+    // As many request transactions as the test database has connections (testkit/database.ts: 1 on PGlite, 5 on PostgreSQL).
+    const holders = Array.from({ length: db.database.kind === 'pglite' ? 1 : 5 }, (_, i) => new RequestDb(db.database, `holder ${i}`));
+    await Promise.all(holders.map((holder) => holder.tx()));
+    const late = new RequestDb(db.database, 'late');
+    let outcome: Promise<unknown>;
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      outcome = late.tx().then(() => 'opened', (error: unknown) => error);
+      vi.advanceTimersByTime(30_000);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(isDatabaseUnavailable(await outcome)).toBe(true);
+    await late.finish(false).catch(() => {});
+    await Promise.all(holders.map((holder) => holder.finish(false)));
+    const next = new RequestDb(db.database, 'next');
+    expect((await seen(next)).user_id).toBe('next');
+    await next.finish(false);
   });
 
   // PGlite has one connection: its transactions queue, so two requests are never open at once there.

@@ -150,7 +150,8 @@ export function transactionClients(factory: SqlDriverAdapterFactory, size: numbe
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         waiting.splice(waiting.indexOf(handOver), 1);
-        reject(new Error(`No request transaction could start within ${waitMs / 1000} s: all ${size} were in use`));
+        // Prisma's code for a connection the pool did not give in time: answered 503 with Retry-After (unavailable.ts).
+        reject(Object.assign(new Error(`No request transaction could start within ${waitMs / 1000} s: all ${size} were in use`), { code: 'P2024' }));
       }, waitMs);
       const handOver = (slot: Slot) => {
         clearTimeout(timer);
