@@ -13,7 +13,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 /** SQLSTATE in_failed_sql_transaction: what a COMMIT that rolled back fails with, on both databases. */
 const rolledBackCode = '25P02';
 
-/** A COMMIT that was a ROLLBACK, as it reaches Prisma's $transaction: PGlite's error, or pg's through the driver adapter. */
+/** A COMMIT that was a ROLLBACK, as it reaches a request transaction's end (transaction-clients.ts) or Prisma's $transaction: PGlite's error, or pg's through the driver adapter. */
 export function isRolledBackCommit(error: unknown): boolean {
   const { code, cause } = (error ?? {}) as { code?: unknown; cause?: { originalCode?: unknown } };
   return code === rolledBackCode || cause?.originalCode === rolledBackCode;

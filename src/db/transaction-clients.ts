@@ -36,6 +36,9 @@ const query = (sql: string): SqlQuery => ({ sql, args: [], argTypes: [] });
 /** How long a request waits for a client of its own before it fails (Prisma's maxWait was the same). */
 const waitMs = 30_000;
 
+/** What a client used outside its transaction fails with. */
+const usedAfterEnd = () => new Error('A request transaction client was used after its transaction ended');
+
 /** A client of the pool with the transaction it runs in now. */
 interface Slot {
   client: PrismaClient;
@@ -49,7 +52,7 @@ interface Slot {
 function slotAdapter(slot: Slot, base: SqlDriverAdapter): SqlDriverAdapter {
   let savepoints = 0;
   const on = (): Transaction => {
-    if (!slot.current) throw new Error('A request transaction client was used after its transaction ended');
+    if (!slot.current) throw usedAfterEnd();
     return slot.current;
   };
   return {
@@ -86,20 +89,19 @@ function slotAdapter(slot: Slot, base: SqlDriverAdapter): SqlDriverAdapter {
  * client would run the statement in whichever request's transaction holds it then.
  */
 function fenced<T extends object>(target: T, live: () => boolean): T {
-  const refuse = () => new Error('A request transaction client was used after its transaction ended');
   const guard = (result: unknown): unknown => {
     if (!result || typeof (result as PromiseLike<unknown>).then !== 'function') return result;
     const lazy = result as PromiseLike<unknown>;
     return {
-      then: (ok?: (v: unknown) => unknown, ko?: (e: unknown) => unknown) => (live() ? lazy.then(ok, ko) : Promise.reject(refuse()).then(ok, ko)),
-      catch: (ko?: (e: unknown) => unknown) => (live() ? Promise.resolve(lazy).catch(ko) : Promise.reject(refuse()).catch(ko)),
-      finally: (f?: () => void) => (live() ? Promise.resolve(lazy).finally(f) : Promise.reject(refuse()).finally(f)),
+      then: (ok?: (v: unknown) => unknown, ko?: (e: unknown) => unknown) => (live() ? lazy.then(ok, ko) : Promise.reject(usedAfterEnd()).then(ok, ko)),
+      catch: (ko?: (e: unknown) => unknown) => (live() ? Promise.resolve(lazy).catch(ko) : Promise.reject(usedAfterEnd()).catch(ko)),
+      finally: (f?: () => void) => (live() ? Promise.resolve(lazy).finally(f) : Promise.reject(usedAfterEnd()).finally(f)),
       [Symbol.toStringTag]: 'PrismaPromise',
     };
   };
   return new Proxy(target, {
     get(object, key) {
-      if (!live()) throw refuse();
+      if (!live()) throw usedAfterEnd();
       const value = Reflect.get(object, key) as unknown;
       if (typeof value === 'function') return (...args: unknown[]) => guard((value as (...a: unknown[]) => unknown).apply(object, args));
       if (value !== null && typeof value === 'object') return fenced(value, live);
@@ -130,7 +132,9 @@ async function endTransaction(transaction: Transaction, commit: boolean): Promis
 
 /** Request transactions on `factory`'s adapter, on at most `size` clients at once (others wait their turn). */
 export function transactionClients(factory: SqlDriverAdapterFactory, size: number, clientOptions: { errorFormat: 'minimal' }): TransactionClients {
-  let base: Promise<SqlDriverAdapter> | undefined;
+  // The adapter every transaction starts on, connected when the first one opens.
+  let connected: Promise<SqlDriverAdapter> | undefined;
+  const adapter = () => (connected ??= factory.connect());
   const slots: Slot[] = [];
   const free: Slot[] = [];
   const waiting: ((slot: Slot) => void)[] = [];
@@ -139,10 +143,10 @@ export function transactionClients(factory: SqlDriverAdapterFactory, size: numbe
     const idle = free.pop();
     if (idle) return Promise.resolve(idle);
     if (slots.length < size) {
-      base ??= factory.connect();
-      const slot: Slot = { current: undefined, client: undefined as unknown as PrismaClient };
-      const adapter: SqlDriverAdapterFactory = { provider: factory.provider, adapterName: factory.adapterName, connect: async () => slotAdapter(slot, await base!) };
-      slot.client = new PrismaClient({ adapter, ...clientOptions });
+      const slot: Slot = {
+        current: undefined,
+        client: new PrismaClient({ adapter: { provider: factory.provider, adapterName: factory.adapterName, connect: async () => slotAdapter(slot, await adapter()) }, ...clientOptions }),
+      };
       slots.push(slot);
       return Promise.resolve(slot);
     }
@@ -173,8 +177,7 @@ export function transactionClients(factory: SqlDriverAdapterFactory, size: numbe
       const slot = await take();
       let transaction: Transaction;
       try {
-        base ??= factory.connect();
-        transaction = await (await base).startTransaction();
+        transaction = await (await adapter()).startTransaction();
       } catch (error) {
         give(slot);
         throw error;
