@@ -15,6 +15,7 @@ import { createTestApp, type TestApp } from '../src/testkit/test-app.js';
 
 const run = promisify(execFile);
 const clientDir = path.dirname(fileURLToPath(import.meta.url));
+// An app's TypeScript: 5.9 (the `typescript` package, kept for tools' JavaScript API), older than the 7 the package is built with.
 const tsc = path.join(clientDir, '..', 'node_modules', 'typescript', 'bin', 'tsc');
 
 let t: TestApp;

@@ -1,7 +1,7 @@
 // What a new user does, in a copy of the project (its files as git knows them, node_modules linked):
 // `entity new invoices` writes a definition (a bad slug or an existing file is refused in one line); uncommenting its relation, decimal and media lines and running
 // the one documented command (`npm run db:entities -- add_invoices`) regenerates everything and
-// writes the migration; the whole project still type-checks, with the app's own client example typed
+// writes the migration; the whole project still type-checks (`npm run typecheck`), with the app's own client example typed
 // by the new entity; the server starts (migrating itself) and the entity answers through REST,
 // GraphQL and the typed client. Embedded PGlite: what a new user starts with.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -98,7 +98,8 @@ export async function invoices(baseUrl: string, apiKey: string, customerId: stri
     expect(readFileSync(path.join(root, 'prisma/entities.prisma'), 'utf8')).toContain('amount Decimal? @db.Decimal(12, 2)');
     expect(readFileSync(path.join(root, 'prisma/entities.prisma'), 'utf8')).toContain('attachmentId String? @db.Uuid @map("attachment_id")');
     expect(readFileSync(path.join(root, 'client/src/generated/openapi.ts'), 'utf8')).toContain('"/api/v1/invoices"');
-    run('npx', ['tsc', '--noEmit', '-p', '.']);
+    // The project's own check (TypeScript 7's native compiler, the server and the console), as a user runs it.
+    run('npm', ['run', '-s', 'typecheck']);
 
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
