@@ -14,7 +14,7 @@ const json = { type: 'boolean', default: false } as const;
 export async function actionsFailed(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { json, limit: { type: 'string' } } });
   const limit = limitOf(values.limit, 100);
-  const rows = await withDatabase(cli.env, 'list scheduled actions', (database) => failedActions(systemDb(database, 'cli: failed actions'), limit));
+  const rows = await withDatabase(cli, 'list scheduled actions', (database) => failedActions(systemDb(database, 'cli: failed actions'), limit));
   if (values.json) cli.out(JSON.stringify(rows));
   else cli.out(table(rows.map((r) => ({ ...r, lastError: r.lastError && r.lastError.length > 60 ? `${r.lastError.slice(0, 59)}…` : r.lastError })), 'No failed actions.'));
   return 0;
@@ -25,7 +25,7 @@ export async function actionsRetry(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { json, id: { type: 'string' } } });
   const id = values.id;
   if (!id) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --id is required (actions failed shows them)');
-  const out = await withDatabase(cli.env, 'retry scheduled actions', (database) => retryFailedAction(systemDb(database, 'cli: retry an action'), id, new Date()));
+  const out = await withDatabase(cli, 'retry scheduled actions', (database) => retryFailedAction(systemDb(database, 'cli: retry an action'), id, new Date()));
   cli.out(values.json ? JSON.stringify(out) : `Action ${out.id} (${out.actionType}) is pending again: it runs at the next processing (cron or the built-in scheduler)`);
   return 0;
 }

@@ -13,7 +13,7 @@ export async function auditList(args: string[], cli: Cli): Promise<number> {
   const teamId = values.team;
   if (!teamId || !/^[0-9a-f-]{36}$/i.test(teamId)) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --team must be a team id (team list shows them)');
   const limit = limitOf(values.limit, 50);
-  const entries = await withDatabase(cli.env, 'list the audit log', (database) => operatorAuditLog(systemDb(database, 'cli: audit log'), teamId, { action: values.action }, limit));
+  const entries = await withDatabase(cli, 'list the audit log', (database) => operatorAuditLog(systemDb(database, 'cli: audit log'), teamId, { action: values.action }, limit));
   if (values.json) cli.out(JSON.stringify(entries));
   else {
     const rows = entries.map((e) => ({ createdAt: e.createdAt, action: e.action, actor: e.actorUserId ?? 'system', apiKey: e.actorApiKeyId, target: e.targetType ? `${e.targetType}:${e.targetId}` : null, member: e.userId, details: JSON.stringify(e.details) }));

@@ -40,7 +40,7 @@ const counts = (r: Report) =>
 export async function backupCommand(args: string[], cli: Cli): Promise<number> {
   const { file, json } = fileArgument(args, 'backup');
   const report = await withDatabase(
-    cli.env,
+    cli,
     { otherwise: ', then take the backup (the embedded database is read by one process at a time)' },
     (database, config) => writeBackup(database, file, { uploadDir: config.media.uploadDir, driver: config.media.storage.driver }),
     { migrate: false },
@@ -53,7 +53,7 @@ export async function backupCommand(args: string[], cli: Cli): Promise<number> {
 export async function restoreCommand(args: string[], cli: Cli): Promise<number> {
   const { file, json } = fileArgument(args, 'restore');
   const report = await withDatabase(
-    cli.env,
+    cli,
     { otherwise: ': restore into a data directory no server uses (a new, empty one)' },
     (database, config) => restoreBackup(database, file, { uploadDir: config.media.uploadDir, driver: config.media.storage.driver }),
     { migrate: false },

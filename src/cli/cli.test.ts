@@ -3,8 +3,10 @@
 // made by the second).
 // Commands run in this process through runCli (run.ts), which the CLI's process (main.ts) runs with its
 // environment, stdout and stderr: the same exit status and lines, without a process and a database
-// opened anew for each of some sixty commands (about 1 s of CPU each). The process itself (main.ts,
-// from the run's build) runs where only it shows: migrating a fresh database, and a usage error's exit.
+// opened anew for each of some sixty commands (about 1 s of CPU each): they share the file's database,
+// held open (Cli.database; on PGlite let go while a server holds the data directory, when commands
+// open it themselves and are refused). The process itself (main.ts, from the run's build) runs where
+// only it shows: migrating a fresh database, and a usage error's exit.
 // On PostgreSQL, commands that do not depend on each other run at once; on PGlite one at a time, as
 // only one holder at a time may open the data directory.
 import { spawn } from 'node:child_process';
@@ -36,6 +38,7 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
+  await letGo();
   await testDb?.drop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   rmSync(uploadDir, { recursive: true, force: true });
@@ -48,15 +51,41 @@ interface Run {
   stderr: string;
 }
 
-function cli(...args: string[]): Promise<Run> {
-  return cliWith(env, ...args);
+/** The file's embedded database, held open between commands (opening it costs ~0.4 s of CPU), unless let go. */
+let held: Database | undefined;
+let holding = true;
+
+/** The file's database for the next command: the test database on PostgreSQL; on PGlite the held one, or none while let go. */
+async function fileDatabase(): Promise<Database | undefined> {
+  if (testDb) return testDb.database;
+  if (!holding) return undefined;
+  held ??= await openDatabase({ dataDir: dataDir!, poolSize: 2, holder: 'cli' });
+  return held;
 }
 
-/** A command run in this process with `environment` (the database it works on, Redis), as main.ts runs it. */
-async function cliWith(environment: Record<string, string>, ...args: string[]): Promise<Run> {
+/** Closes the held embedded database, so that a server (or a command of its own) can open the data directory; `hold()` takes it back. */
+async function letGo(): Promise<void> {
+  holding = false;
+  await held?.close();
+  held = undefined;
+}
+const hold = () => void (holding = true);
+
+/** A command on the file's database. */
+async function cli(...args: string[]): Promise<Run> {
+  return runIn(env, await fileDatabase(), args);
+}
+
+/** A command with `environment` (the database it works on, Redis), which it opens itself. */
+function cliWith(environment: Record<string, string>, ...args: string[]): Promise<Run> {
+  return runIn(environment, undefined, args);
+}
+
+/** A command run in this process, as main.ts runs it: with `environment`, on `database` when given. */
+async function runIn(environment: Record<string, string>, database: Database | undefined, args: string[]): Promise<Run> {
   let stdout = '';
   let stderr = '';
-  const status = await runCli(args, { env: { LOG_LEVEL: 'silent', ...environment }, out: (line) => void (stdout += `${line}\n`), err: (line) => void (stderr += `${line}\n`) });
+  const status = await runCli(args, { env: { LOG_LEVEL: 'silent', ...environment }, database, out: (line) => void (stdout += `${line}\n`), err: (line) => void (stderr += `${line}\n`) });
   return { status, stdout, stderr };
 }
 
@@ -99,13 +128,9 @@ function ok(run: Run) {
   return JSON.parse(run.stdout);
 }
 
+/** `work` on the file's database (held open on PGlite). */
 async function withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
-  const db = testDb ? testDb.database : await openDatabase({ dataDir: dataDir!, poolSize: 1 });
-  try {
-    return await work(db);
-  } finally {
-    if (!testDb) await db.close();
-  }
+  return work((await fileDatabase())!);
 }
 
 describe('migrations apply', () => {
@@ -382,6 +407,7 @@ describe('seed', () => {
     expect(again.stderr.trim()).toBe('Error: Already seeded: ada.demo@example.com exists (the seed runs once per database; nothing was changed)');
 
     // The server on the same database and upload directory (on PGlite, once the CLI let go of it).
+    await letGo();
     server = await startServerProcess(serverEnv());
     const auth = { authorization: `Bearer ${seeded.apiKey.key}` };
     const tasks = await fetch(`${server.origin}/api/v1/tasks?limit=100`, { headers: auth });
@@ -425,6 +451,7 @@ describe('seed', () => {
       server!.child.kill('SIGTERM');
       await exited;
       await server!.stop();
+      hold();
     }
     type Mail = { subject: string; links: string[] };
     const outbox = async () => ok(await cli('mail', 'outbox', '--to', 'BOB.demo@example.com', '--json')) as Mail[];
@@ -436,7 +463,10 @@ describe('seed', () => {
     expect(asTable!.stdout).toContain(mail!.links[0]);
     expect(nobody!.stdout.trim()).toBe('No e-mail to nobody@example.com.');
     await expectRefused([[['mail', 'outbox', '--limit', '0'], /--limit must be/]]);
-    if (!testDb) server = await startServerProcess(serverEnv());
+    if (!testDb) {
+      await letGo();
+      server = await startServerProcess(serverEnv());
+    }
     const token = new URL(mail!.links[0]!, server!.origin).searchParams.get('token');
     expect((await post('/api/auth/password-reset/confirm', { token, password: 'a new password from the outbox' })).status).toBe(200);
     expect((await post('/api/auth/login', { email: bob, password: 'a new password from the outbox' })).status).toBe(200);

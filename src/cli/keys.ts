@@ -26,7 +26,7 @@ export async function apikeyCreate(args: string[], cli: Cli): Promise<number> {
     expiresAt: values['expires-at'],
   }, 'Invalid arguments');
   // A new key is in no cache: nothing to evict.
-  const created = await withDatabase(cli.env, 'create keys', (database, config) => asUser(database, config, { email }, noEvictions, (scope) => createKey(scope, input)));
+  const created = await withDatabase(cli, 'create keys', (database, config) => asUser(database, config, { email }, noEvictions, (scope) => createKey(scope, input)));
   const out = { id: created.id, key: created.key, keyPrefix: created.keyPrefix, name: created.name, scopes: created.scopes, status: created.status, expiresAt: created.expiresAt };
   cli.out(values.json ? JSON.stringify(out) : `Created key ${out.keyPrefix}… for ${email.trim().toLowerCase()} (id ${out.id}). Store it now, it is not shown again:\n${out.key}`);
   return 0;
@@ -38,7 +38,7 @@ export async function apikeyRevoke(args: string[], cli: Cli): Promise<number> {
   const { id, prefix } = values;
   if (Boolean(id) === Boolean(prefix)) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: give --id or --prefix (apikey list shows both)');
   if (id && !isUuid(id)) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --id must be a key id (apikey list shows them)');
-  const { out, note } = await withDatabase(cli.env, 'revoke keys', async (database, config) => {
+  const { out, note } = await withDatabase(cli, 'revoke keys', async (database, config) => {
     const matches = await systemDb(database, 'cli: key to revoke').prisma.apiKey.findMany({
       where: id ? { id } : { keyPrefix: prefix },
       take: 2,

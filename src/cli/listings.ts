@@ -37,7 +37,7 @@ export function limitOf(value: string | undefined, fallback: number): number {
 /** `user list`: every user, oldest first (disabledAt: when an operator disabled them, or null). */
 export async function userList(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: jsonOnly });
-  const users = await withDatabase(cli.env, 'list users', (database) =>
+  const users = await withDatabase(cli, 'list users', (database) =>
     systemDb(database, 'cli: list users').prisma.user.findMany({ orderBy: { createdAt: 'asc' }, select: { id: true, email: true, role: true, firstName: true, lastName: true, disabledAt: true, createdAt: true } }),
   );
   return print(cli, users, values.json, 'No users.');
@@ -47,7 +47,7 @@ export async function userList(args: string[], cli: Cli): Promise<number> {
 export async function apikeyList(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { ...jsonOnly, email: { type: 'string' } } });
   const email = values.email?.trim().toLowerCase();
-  const keys = await withDatabase(cli.env, 'list keys', async (database) => {
+  const keys = await withDatabase(cli, 'list keys', async (database) => {
     const prisma = systemDb(database, 'cli: list keys').prisma;
     if (email && !(await prisma.user.findUnique({ where: { email }, select: { id: true } }))) throw new AppError('NOT_FOUND', `No user with e-mail ${values.email}`);
     const rows = await prisma.apiKey.findMany({
@@ -63,7 +63,7 @@ export async function apikeyList(args: string[], cli: Cli): Promise<number> {
 /** `team list`: teams with their number of members. */
 export async function teamList(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: jsonOnly });
-  const teams = await withDatabase(cli.env, 'list teams', async (database) => {
+  const teams = await withDatabase(cli, 'list teams', async (database) => {
     const rows = await systemDb(database, 'cli: list teams').prisma.team.findMany({ orderBy: { createdAt: 'asc' }, select: { id: true, name: true, createdAt: true, _count: { select: { members: true } } } });
     return rows.map(({ _count, ...team }) => ({ ...team, members: _count.members }));
   });
@@ -75,7 +75,7 @@ export async function teamMembers(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { ...jsonOnly, team: { type: 'string' } } });
   const teamId = values.team;
   if (!teamId || !/^[0-9a-f-]{36}$/i.test(teamId)) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --team must be a team id (team list shows them)');
-  const members = await withDatabase(cli.env, 'list members', async (database) => {
+  const members = await withDatabase(cli, 'list members', async (database) => {
     const prisma = systemDb(database, 'cli: list members').prisma;
     if (!(await prisma.team.findUnique({ where: { id: teamId }, select: { id: true } }))) throw new AppError('NOT_FOUND', `No team with id ${teamId}`);
     const rows = await prisma.teamMember.findMany({ where: { teamId }, orderBy: { joinedAt: 'asc' }, select: { role: true, joinedAt: true, user: { select: { id: true, email: true } } } });
@@ -96,7 +96,7 @@ export async function mailOutbox(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { ...jsonOnly, to: { type: 'string' }, limit: { type: 'string' } } });
   const limit = limitOf(values.limit, 20);
   const to = values.to?.trim();
-  const mails = await withDatabase(cli.env, 'read the outbox', (database) =>
+  const mails = await withDatabase(cli, 'read the outbox', (database) =>
     systemDb(database, 'cli: mail outbox').prisma.emailOutbox.findMany({
       where: to ? { recipient: { equals: to, mode: 'insensitive' } } : {},
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
@@ -113,7 +113,7 @@ export async function migrationsStatus(args: string[], cli: Cli): Promise<number
   const { values } = parseArgs({ args, strict: true, options: jsonOnly });
   const names = (await readdir(migrationsDir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
   const applied = await withDatabase(
-    cli.env,
+    cli,
     'read the migrations',
     async (database) => new Map(((await recordedMigrations(database)) ?? []).filter((r) => !r.rolledBack).map((r) => [r.name, r.finishedAt])),
     { migrate: false },

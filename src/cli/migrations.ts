@@ -9,7 +9,7 @@ import { withDatabase, type Cli } from './open.js';
 /** `migrations apply`: applies the pending migrations, in order; prints their names. */
 export async function migrationsApply(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { json: { type: 'boolean', default: false } } });
-  const applied = await withDatabase(cli.env, { otherwise: ': it applies pending migrations itself when it starts' }, (database) => applyMigrations(database, migrationsDir), { migrate: false });
+  const applied = await withDatabase(cli, { otherwise: ': it applies pending migrations itself when it starts' }, (database) => applyMigrations(database, migrationsDir), { migrate: false });
   if (values.json) cli.out(JSON.stringify({ applied }));
   else cli.out(applied.length ? `Applied ${applied.length} migration(s): ${applied.join(', ')}` : 'Database is up to date.');
   return 0;

@@ -139,7 +139,7 @@ async function seed(database: Database, config: Config): Promise<SeedResult> {
 /** `seed [--json]`: prints the passwords and the key once. */
 export async function seedCommand(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { json: { type: 'boolean', default: false } } });
-  const { result, port } = await withDatabase(cli.env, { otherwise: ' (the seed runs once, before the first start)' }, async (database, config) => ({ result: await seed(database, config), port: config.port }));
+  const { result, port } = await withDatabase(cli, { otherwise: ' (the seed runs once, before the first start)' }, async (database, config) => ({ result: await seed(database, config), port: config.port }));
   if (values.json) {
     cli.out(JSON.stringify(result));
     return 0;

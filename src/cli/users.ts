@@ -34,7 +34,7 @@ export async function userCreate(args: string[], cli: Cli): Promise<number> {
     firstName: values['first-name'],
     lastName: values['last-name'],
   }, 'Invalid arguments');
-  const user = await withDatabase(cli.env, 'create users', (database) => createUser({ runAs: (id, work) => runAsUser(database, id, work) }, input));
+  const user = await withDatabase(cli, 'create users', (database) => createUser({ runAs: (id, work) => runAsUser(database, id, work) }, input));
   const out = { id: user.id, email: user.email, role: user.role, teamId: user.teamId };
   cli.out(values.json ? JSON.stringify(out) : `Created ${out.role} ${out.email} (id ${out.id}, team ${out.teamId})`);
   return 0;
@@ -44,7 +44,7 @@ export async function userCreate(args: string[], cli: Cli): Promise<number> {
 export async function userSetPassword(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { email: { type: 'string' }, password: { type: 'string' }, json } });
   const input = parseInput(setPasswordInput, { email: values.email, password: values.password }, 'Invalid arguments');
-  const out = await withDatabase(cli.env, 'set passwords', (database) => setPassword(database, input.email, input.password));
+  const out = await withDatabase(cli, 'set passwords', (database) => setPassword(database, input.email, input.password));
   cli.out(values.json ? JSON.stringify(out) : `Password set for ${out.email}; ${out.endedSessions} session(s) ended`);
   return 0;
 }
@@ -53,7 +53,7 @@ export async function userSetPassword(args: string[], cli: Cli): Promise<number>
 export async function userDisableTwoFactor(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { email: { type: 'string' }, json } });
   const email = requiredEmail(values.email);
-  const out = await withDatabase(cli.env, 'turn two-factor off', (database) => turnOffTwoFactor(database, email));
+  const out = await withDatabase(cli, 'turn two-factor off', (database) => turnOffTwoFactor(database, email));
   cli.out(values.json ? JSON.stringify(out) : out.wasOn ? `Two-factor sign-in turned off for ${out.email}` : `Two-factor sign-in was not on for ${out.email}`);
   return 0;
 }
@@ -65,7 +65,7 @@ export async function userSetRole(args: string[], cli: Cli): Promise<number> {
   const parsed = userRole.safeParse(values.role);
   if (!parsed.success) throw new AppError('VALIDATION_ERROR', 'Invalid arguments: --role must be member, developer or superadmin');
   const role = parsed.data;
-  const out = await withDatabase(cli.env, noApi, (database, config) =>
+  const out = await withDatabase(cli, noApi, (database, config) =>
     withEvictions(config, async (evictions) => {
       const user = await setRole(database, evictions, email, role);
       return { out: { id: user.id, email: user.email, role: user.role, previousRole: user.previousRole, cacheEviction: evictions.outcome() }, note: evictionNote(evictions.outcome(), config) };
@@ -79,7 +79,7 @@ export async function userSetRole(args: string[], cli: Cli): Promise<number> {
 export async function userDisable(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { email: { type: 'string' }, json } });
   const email = requiredEmail(values.email);
-  const { out, note } = await withDatabase(cli.env, noApi, (database, config) =>
+  const { out, note } = await withDatabase(cli, noApi, (database, config) =>
     withEvictions(config, async (evictions) => {
       const user = await disableUser(database, evictions, email);
       const out = { id: user.id, email: user.email, disabledAt: user.disabledAt, wasDisabled: user.wasDisabled, endedSessions: user.endedSessions, cacheEviction: evictions.outcome() };
@@ -95,7 +95,7 @@ export async function userDisable(args: string[], cli: Cli): Promise<number> {
 export async function userEnable(args: string[], cli: Cli): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { email: { type: 'string' }, json } });
   const email = requiredEmail(values.email);
-  const user = await withDatabase(cli.env, noApi, (database) => enableUser(database, email));
+  const user = await withDatabase(cli, noApi, (database) => enableUser(database, email));
   const out = { id: user.id, email: user.email, disabledAt: user.disabledAt, wasDisabled: user.wasDisabled };
   cli.out(values.json ? JSON.stringify(out) : out.wasDisabled ? `Enabled: ${out.email}` : `${out.email} was not disabled`);
   return 0;
