@@ -78,8 +78,18 @@ function executeEvent(args: ExecutionArgs, ctx: Context, payload: unknown): Prom
 export async function subscribeEventByEvent(args: ExecutionArgs): Promise<ExecutionResult | AsyncIterableIterator<ExecutionResult>> {
   const source = await createSourceEventStream(args);
   if (!isAsyncIterable(source)) return source as ExecutionResult;
-  const ctx = args.contextValue as Context;
-  return mapped(source[Symbol.asyncIterator](), (payload) => executeEvent(args, ctx, payload));
+  const ctx = args.contextValue as Context & { request?: Request };
+  const events = mapped(source[Symbol.asyncIterator](), (payload) => executeEvent(args, ctx, payload));
+  // A subscriber over SSE who leaves ends the subscription at once, by its connection (yoga's context
+  // carries the fetch Request, whose signal is the client's connection's: http/node.ts). Cancelling
+  // yoga's event stream did not always reach it: in the fuzzer's long run, a subscription left while
+  // its next change was awaited was returned only when a change came (its filter matched none: never),
+  // and stayed counted against its holders. Over WebSocket, graphql-ws returns it.
+  const signal = ctx.request?.signal;
+  const end = () => events.return?.().catch(() => undefined);
+  if (signal?.aborted) await end();
+  else signal?.addEventListener('abort', () => void end(), { once: true });
+  return events;
 }
 
 /** The envelop plugin that makes yoga (SSE) and the WebSocket transport subscribe so. */

@@ -15,6 +15,11 @@ export interface HttpRequest {
   remoteAddress: string | null;
   /** The raw body bytes, read once. */
   body: AsyncIterable<Uint8Array>;
+  /**
+   * Aborted when the client's connection closes before the answer was sent whole: the client left
+   * (a stream's subscriber gone). Absent where no answer is written (a WebSocket upgrade).
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -87,7 +92,7 @@ export function appendHeader(response: HttpResponse, anyCaseName: string, value:
 /** A fetch-API Request with the same method, URL and headers, and `body` (or the unread body stream). */
 export function toFetchRequest(request: HttpRequest, body?: string): Request {
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
-  const init: RequestInit & { duplex?: 'half' } = { method: request.method, headers: request.headerEntries() };
+  const init: RequestInit & { duplex?: 'half' } = { method: request.method, headers: request.headerEntries(), signal: request.signal ?? null };
   if (hasBody) {
     init.body = body ?? (Readable.toWeb(Readable.from(request.body)) as ReadableStream<Uint8Array>);
     init.duplex = 'half';

@@ -27,8 +27,14 @@ function requestUrl(req: IncomingMessage, trustProxy: boolean): URL {
   }
 }
 
-export function fromNodeRequest(req: IncomingMessage, trustProxy: boolean): HttpRequest {
+/** `req` as the app's request; with `res`, its signal says when the client left before the answer was sent whole. */
+export function fromNodeRequest(req: IncomingMessage, trustProxy: boolean, res?: ServerResponse): HttpRequest {
+  let left: AbortSignal | undefined;
   return {
+    // Made when first asked for (the fetch-API handoff to yoga): most requests never ask.
+    get signal() {
+      return res && (left ??= clientLeft(res));
+    },
     method: req.method ?? 'GET',
     url: requestUrl(req, trustProxy),
     header(name) {
@@ -47,6 +53,14 @@ export function fromNodeRequest(req: IncomingMessage, trustProxy: boolean): Http
     // Leaving a read early (a body over the limit) must not destroy the socket the answer goes out on.
     body: req.iterator({ destroyOnReturn: false }),
   };
+}
+
+/** A signal aborted when `res`'s connection closes before `res` ended (at once if it has closed already). */
+function clientLeft(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  if (res.destroyed) controller.abort();
+  else res.once('close', () => void (res.writableFinished || controller.abort()));
+  return controller.signal;
 }
 
 export function writeNodeResponse(res: ServerResponse, response: HttpResponse, method: string): void {
@@ -160,7 +174,7 @@ function answerEarly(req: IncomingMessage, res: ServerResponse, response: HttpRe
 /** A node:http request listener for `handle`; `handle` never rejects (the app answers its own errors). */
 export function nodeHandler(handle: (request: HttpRequest) => Promise<HttpResponse>, options: NodeHandlerOptions): RequestListener {
   return (req, res) => {
-    const request = fromNodeRequest(req, options.trustProxy);
+    const request = fromNodeRequest(req, options.trustProxy, res);
     handle(request)
       .then((response) => compressed(response, request.header('accept-encoding'), request.method))
       .then(
