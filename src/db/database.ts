@@ -14,7 +14,9 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import { defaultPgliteSharedBuffersMb } from '../config/env.js';
 import { activeTracing } from '../telemetry/tracing.js';
 import { wholeScriptFactory } from './script-runner.js';
-import { commitCheckingPglite, CommitCheckingClient } from './commits.js';
+import { commitCheckingPglite } from './commits.js';
+import { isCallerEntry } from './caller-entry.js';
+import { heldBeginPool } from './held-begin.js';
 import { transactionClients, type OpenTransaction } from './transaction-clients.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -142,10 +144,12 @@ async function openPglite(dataDir: string, holder: DataDirHolder, sharedBuffersM
  * how many (PostgreSQL switches a named statement to such a generic plan after five runs): a count of
  * 58k of a team's 100k tasks under an OR filter took 55 ms by the generic plan's bitmap scan against
  * 39 ms by the sequential scan its values choose, while planning it again costs well under a millisecond.
+ * The caller's entry holds its caller in its text (caller-entry.ts): unnamed too, or every caller would
+ * leave a prepared statement behind on every connection.
  */
 function statementName(query: { sql: string }): string {
   // '': the protocol's unnamed statement, planned with its values at every run.
-  if (readsWholeSet.test(query.sql)) return '';
+  if (readsWholeSet.test(query.sql) || isCallerEntry(query.sql)) return '';
   let name = statementNames.get(query.sql);
   if (!name) {
     name = `p_${createHash('sha1').update(query.sql).digest('hex').slice(0, 24)}`;
@@ -159,7 +163,7 @@ const statementNames = new Map<string, string>();
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
   // Waiting longer than this for a connection (as Prisma's maxWait did for its transactions) is an error.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 30_000, Client: CommitCheckingClient });
+  const pool = heldBeginPool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 30_000 });
   // An idle connection the server ends (a restart, DROP DATABASE … WITH (FORCE) after tests) is dropped
   // by the pool, which connects anew on next use; unheard, its 'error' event would end the process.
   pool.on('error', () => {});

@@ -1,10 +1,11 @@
 // Request transactions (request-db.ts), on clients of their own (transaction-clients.ts), on both databases: every
 // statement of a request runs in one transaction, as its caller, whose context is set once; a rollback
-// keeps nothing; the caller is passed as a value; a COMMIT after a failed statement fails the request
+// keeps nothing; the caller arrives intact whatever it holds; a COMMIT after a failed statement fails the request
 // (the COMMIT's answer is checked); Prisma's own transactions outside requests stay atomic; and every
 // connection goes back to the pool; a client kept past its transaction runs nothing.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../testkit/database.js';
+import { countStatements } from '../testkit/statements.js';
 import { appRole, RequestDb, rolledBackAtCommit } from './request-db.js';
 import { isDatabaseUnavailable } from './unavailable.js';
 
@@ -56,7 +57,7 @@ describe('request transactions', () => {
     expect(await notes()).toEqual(['committed']);
   });
 
-  it('pass the caller as a value, whatever it holds', async () => {
+  it('keep the caller intact, whatever it holds (quotes, backslashes, SQL)', async () => {
     const request = new RequestDb(db.database, `o'hare\\'); DROP TABLE begin_probe; --`);
     expect((await seen(request)).user_id).toBe(`o'hare\\'); DROP TABLE begin_probe; --`);
     await request.finish(true);
@@ -85,6 +86,13 @@ describe('request transactions', () => {
       }),
     ).rejects.toThrow();
     expect(await notes()).toEqual(['committed', 'next']);
+    // the same when the first statement has parameters (on PostgreSQL its BEGIN goes before it, not with it)
+    await expect(
+      db.database.prisma.$transaction(async (tx) => {
+        await tx.$executeRaw`INSERT INTO begin_probe VALUES (${'undone'})`;
+        await tx.$executeRaw`INSERT INTO begin_probe VALUES (${'committed'})`;
+      }),
+    ).rejects.toThrow();
     // and an empty one is fine
     await db.database.prisma.$transaction(async () => {});
     expect(await notes()).toEqual(['committed', 'next']);
@@ -214,6 +222,20 @@ describe('request transactions', () => {
   });
 
   // PGlite has one connection: its transactions queue, so two requests are never open at once there.
+  it.runIf(testDatabaseUrl !== undefined)('on PostgreSQL, send the BEGIN in one message with the caller\'s entry: a one-statement request is three round trips', async () => {
+    const counter = countStatements();
+    try {
+      const request = new RequestDb(db.database, 'ann');
+      const [row] = await request.query<{ user_id: string }>(`SELECT current_setting('app.user_id') AS user_id`, []);
+      await request.finish(true);
+      expect(row?.user_id).toBe('ann');
+      // BEGIN with the entry, the statement, COMMIT
+      expect(counter.statements()).toBe(3);
+    } finally {
+      counter.stop();
+    }
+  });
+
   it.runIf(testDatabaseUrl !== undefined)('on PostgreSQL, keep two requests at once apart, and return every connection to the pool', async () => {
     const [ann, bob] = [new RequestDb(db.database, 'ann'), new RequestDb(db.database, 'bob')];
     const [annSeen, bobSeen] = await Promise.all([seen(ann), seen(bob)]);

@@ -1,7 +1,7 @@
 // Row-level security per request: one transaction, on a Prisma client that is the request's while it
 // lasts (transaction-clients.ts), the same on PGlite and PostgreSQL. It opens at the request's first
 // statement (tx() or query()), whose first statement sets the caller (app.user_id) and drops to the app
-// role, which does not bypass RLS; every statement of the request then runs on its transaction client,
+// role, which does not bypass RLS (caller-entry.ts; on PostgreSQL it travels with the BEGIN); every statement of the request then runs on its transaction client,
 // raw ones included. Nothing opens it before, so a request that never touches the database opens none,
 // and one that waits on something else first (an upload moving its files into storage, possibly over
 // the network) holds no connection meanwhile. The pipeline alone ends it (finish): modules never do.
@@ -17,6 +17,7 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { Database } from './database.js';
+import { callerEntry } from './caller-entry.js';
 import { isRolledBackCommit } from './commits.js';
 
 export type Tx = Prisma.TransactionClient;
@@ -27,11 +28,7 @@ export type Statement = Prisma.Sql;
 /** A raw statement run as the caller; rows as Prisma's raw queries give them (timestamps as Dates, int8 as BigInts). */
 export type RawQuery = <Row>(sql: string, values: unknown[]) => Promise<Row[]>;
 
-/** The PostgreSQL role requests run as (created by the init migration). */
-export const appRole = 'app_user';
-
-/** The first statement of every request transaction: the caller ($1, the user id) and the app role. */
-const enterCallerSql = `SELECT set_config('app.user_id', $1, true), set_config('role', '${appRole}', true)`;
+export { appRole } from './caller-entry.js';
 
 /** Why a request whose commit would have been a rollback fails. */
 export const rolledBackAtCommit = 'The request transaction was rolled back at COMMIT: one of its statements had failed';
@@ -134,7 +131,7 @@ export class RequestDb {
       const transaction = await this.source.openTransaction();
       let commit: boolean;
       try {
-        await transaction.execute(enterCallerSql, [this.userId ?? '']);
+        await transaction.execute(callerEntry(this.userId), []);
         opened(transaction.client);
         commit = await decision;
       } catch (error) {
