@@ -11,7 +11,7 @@ ENV NODE_ENV=production \
     UPLOAD_DIR=/uploads \
     MALLOC_ARENA_MAX=2 \
     MALLOC_MMAP_THRESHOLD_=32768 \
-    NODE_OPTIONS="--max-old-space-size=512 --max-semi-space-size=4"
+    NODE_OPTIONS="--max-old-space-size=512 --max-semi-space-size=16"
 
 WORKDIR /app
 
