@@ -175,6 +175,13 @@ describe('reads', () => {
     const unknown = await t.json('GET', `/api/v1/projects?expand=owner`, undefined, as(owner));
     expect(unknown.status).toBe(400);
     expect(unknown.body.details.errors[0].path).toBe('expand');
+
+    // A selection is worked out once and remembered (list-params.ts): asked again, by LIST or READ, the same answer and the same refusal.
+    expect((await t.json('GET', `/api/v1/projects?ids=${p.id}&fields=name,customer.name`, undefined, as(owner))).body.data).toEqual(picked.body.data);
+    expect((await t.json('GET', `/api/v1/projects/${p.id}?fields=name,customer.name`, undefined, as(owner))).body.data).toEqual(picked.body.data[0]);
+    const again = await t.json('GET', `/api/v1/projects/${p.id}?expand=owner`, undefined, as(owner));
+    expect(again.status).toBe(400);
+    expect(again.body.details.errors).toEqual(unknown.body.details.errors);
   });
 
   it('asks the related entity’s read scope: a projects-only key reads projects but not their customers', async () => {
