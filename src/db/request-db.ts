@@ -1,10 +1,11 @@
 // Row-level security per request: one transaction, on a Prisma client that is the request's while it
 // lasts (transaction-clients.ts), the same on PGlite and PostgreSQL. It opens at the request's first
 // statement (tx() or query()), whose first statement sets the caller (app.user_id) and drops to the app
-// role, which does not bypass RLS (caller-entry.ts; on PostgreSQL it travels with the BEGIN); every statement of the request then runs on its transaction client,
-// raw ones included. Nothing opens it before, so a request that never touches the database opens none,
-// and one that waits on something else first (an upload moving its files into storage, possibly over
-// the network) holds no connection meanwhile. The pipeline alone ends it (finish): modules never do.
+// role, which does not bypass RLS (caller-entry.ts; on PostgreSQL it travels with the BEGIN); every
+// statement of the request then runs on its transaction client, raw ones included. Nothing opens it
+// before, so a request that never touches the database opens none, and one that waits on something
+// else first (an upload moving its files into storage, possibly over the network) holds no connection
+// meanwhile. The pipeline alone ends it (finish): modules never do.
 //
 // "Nothing lost": PostgreSQL answers the COMMIT of a transaction in which a statement failed with a
 // ROLLBACK, which Prisma does not check; a request that caught such a failure and went on would answer
