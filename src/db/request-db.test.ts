@@ -221,7 +221,6 @@ describe('request transactions', () => {
     await next.finish(false);
   });
 
-  // PGlite has one connection: its transactions queue, so two requests are never open at once there.
   it.runIf(testDatabaseUrl !== undefined)('on PostgreSQL, send the BEGIN in one message with the caller\'s entry: a one-statement request is three round trips', async () => {
     const counter = countStatements();
     try {
@@ -236,6 +235,7 @@ describe('request transactions', () => {
     }
   });
 
+  // PGlite has one connection: its transactions queue, so two requests are never open at once there.
   it.runIf(testDatabaseUrl !== undefined)('on PostgreSQL, keep two requests at once apart, and return every connection to the pool', async () => {
     const [ann, bob] = [new RequestDb(db.database, 'ann'), new RequestDb(db.database, 'bob')];
     const [annSeen, bobSeen] = await Promise.all([seen(ann), seen(bob)]);
