@@ -86,7 +86,7 @@ const freePlan = (tasks: number | null) => ({ PLANS_JSON: JSON.stringify({ free:
 const unlimitedPlan = freePlan(null);
 /** Uploads under the defaults (local storage, images ≤ 10 MB, videos ≤ 100 MB), whatever the bench's environment says. */
 const mediaDefaults = { MEDIA_CONFIG: undefined, MEDIA_STORAGE: undefined, BLOB_READ_WRITE_TOKEN: undefined };
-/** What `npm start` sets besides: glibc's malloc arenas capped, V8's old generation at 512 MB (docs/deployment.md "Memory"). */
+/** What `npm start` sets besides: glibc's malloc arenas capped, V8's old generation at 512 MB and its young one at 16 MB (docs/deployment.md "Memory"). */
 const startEnv = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '32768', NODE_OPTIONS: '--max-old-space-size=512 --max-semi-space-size=16' };
 const productEnv = { ...startEnv, ...unreachableLimits, ...unlimitedPlan, ...mediaDefaults };
 

@@ -17,6 +17,13 @@ import { int32 } from './validate.js';
 type Params = Record<string, string | undefined>;
 type Problems = { path: string; message: string }[];
 
+/** A selection's flags, its own picked fields and what was wrong with it (nothing: none). */
+interface Selection {
+  flags: Readonly<Values>;
+  fields: string[] | null;
+  problems: Problems;
+}
+
 const listParams = new Set(['page', 'limit', 'cursor', 'sortBy', 'sortOrder', 'fields', 'distinct', 'ids', 'search', 'from', 'to', 'dateField', 'metas', 'child', 'expand', 'filter']);
 const readParams = new Set(['fields', 'metas', 'child', 'expand']);
 
@@ -31,6 +38,12 @@ interface Vocabulary {
   slugs: string[];
   /** Relations and media fields `expand=` may name, with their related record's pickable fields. */
   relations: { name: string; pickable: string[] }[];
+  /**
+   * The selections made so far, by their four parameters (selectionFlags): an entity with relations has
+   * a flag per field of each related record (projects: over a hundred), which were made anew on every
+   * request (3 % of `projects?expand=customer`'s CPU). Bounded: any string may be asked.
+   */
+  selections: LRUCache<string, Selection>;
 }
 const vocabularies = new WeakMap<EntityDefinition, Vocabulary>();
 
@@ -46,6 +59,7 @@ function vocabulary(d: EntityDefinition): Vocabulary {
       dateFields: ['createdAt', 'updatedAt', ...d.fields.filter((f) => f.type === 'date' || f.type === 'datetime').map((f) => f.name)],
       slugs: d.children.map((c) => c.slug),
       relations: expandables(d),
+      selections: new LRUCache({ max: 200 }),
     };
     vocabularies.set(d, v);
   }
@@ -86,24 +100,9 @@ function relatedFlagValues(d: EntityDefinition, params: Params, picked: string[]
   return flags;
 }
 
-/** A selection's flags, its own picked fields and what was wrong with it (nothing: none). */
-interface Selection {
-  flags: Readonly<Values>;
-  fields: string[] | null;
-  problems: Problems;
-}
-
-/**
- * The selections made so far, per definition and per its four parameters: an entity with relations
- * has a flag per field of each related record (projects: over a hundred), made again for every request
- * they were computed for (3 % of `projects?expand=customer`'s CPU). Bounded: any string may be asked.
- */
-const selections = new WeakMap<EntityDefinition, LRUCache<string, Selection>>();
-
 /** `fields`, `metas`, `child` and `expand` as the document's `@include` flags (shared: never changed), with `fields`, the record's own picked ones. */
 function selectionFlags(d: EntityDefinition, params: Params, problems: Problems): { flags: Readonly<Values>; fields: string[] | null } {
-  let made = selections.get(d);
-  if (!made) selections.set(d, (made = new LRUCache({ max: 200 })));
+  const made = vocabulary(d).selections;
   const key = JSON.stringify([params.fields, params.metas, params.child, params.expand]);
   let selection = made.get(key);
   if (!selection) {
