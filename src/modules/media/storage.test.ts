@@ -2,6 +2,8 @@
 // started here (node:http, bearer token checked, bodies kept in memory) and its fallback to local
 // storage (500, closed port, timeout, a bad answer, a wrong token, a failure partway through a batch);
 // s3 against s3rver (a local S3-compatible server) through the AWS SDK; and the configuration rules.
+import { randomUUID } from 'node:crypto';
+import { unlinkSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -319,6 +321,43 @@ describe('s3 storage', () => {
       expect(await onDisk(broken)).toEqual({ stored: [], spooled: [] });
     } finally {
       await broken.close();
+    }
+  });
+});
+
+describe('local storage', () => {
+  it('a file opened is read whole even when removed before its first byte is read; one dropped unread ends quietly', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'platform-local-'));
+    const local = localStorage(dir);
+    const bytes = Buffer.alloc(256 * 1024, 7);
+    const stored = async () => {
+      const key = `${randomUUID()}.bin`;
+      await local.write(key, bytes, 'application/octet-stream');
+      return key;
+    };
+    try {
+      // Removed at once after open answers (as a DELETE running beside a GET does): still served whole.
+      const key = await stored();
+      const file = await local.open(key);
+      unlinkSync(path.join(dir, key));
+      const chunks: Buffer[] = [];
+      for await (const chunk of file!.stream) chunks.push(chunk as Buffer);
+      expect(file!.size).toBe(bytes.length);
+      expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+      expect(await local.open(key)).toBeNull();
+      // Opened, dropped unread and removed (hosted-blob's remove does this): no error event, which
+      // nobody would be listening to and which would end the process.
+      const dropped = await stored();
+      const unread = await local.open(dropped);
+      unread!.stream.destroy();
+      unlinkSync(path.join(dir, dropped));
+      const errors: unknown[] = [];
+      unread!.stream.on('error', (error) => errors.push(error));
+      await new Promise((resolve) => unread!.stream.once('close', resolve));
+      expect(errors).toEqual([]);
+      expect(await readdir(dir)).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
