@@ -355,6 +355,19 @@ describe('backup and restore', () => {
     }
   }, long);
 
+  it('reports a local file gone from disk as missing and backs up the rest', async () => {
+    const [gone] = (await readdir(source.uploads)).filter((name) => !name.startsWith('.')).sort();
+    const kept = path.join(await tempDir('backup-test-gone-'), gone!);
+    await cp(path.join(source.uploads, gone!), kept);
+    await rm(path.join(source.uploads, gone!));
+    try {
+      const file = path.join(await tempDir('backup-test-missing-'), 'platform.backup.tgz');
+      expect(await writeBackup(source.database, file, { uploadDir: source.uploads, driver: 'local' })).toMatchObject({ files: 2, external: 0, missing: [gone] });
+    } finally {
+      await cp(kept, path.join(source.uploads, gone!));
+    }
+  }, long);
+
   it('the CLI restores with --json (one real run), into a database nothing else holds', async () => {
     const target = await emptyTarget(false);
     try {

@@ -1,11 +1,10 @@
 // Taking a backup: one REPEATABLE READ, READ ONLY transaction reads every table of the public schema
 // (one snapshot, however long it takes and whatever the servers write meanwhile), row by row through a
 // cursor, and the local files its media rows name; everything streams into the archive (archive.ts).
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from '../db/database.js';
 import { isStorageKey } from '../modules/media/storage-key.js';
+import { openForReading } from '../shared/file-reading.js';
 import { writeArchive, type ArchiveWriter } from './archive.js';
 import { readAppliedMigrations, readSequences, readTables, setTextSettings, type Sql, type TableShape } from './catalog.js';
 import { selectLines } from './rows.js';
@@ -84,7 +83,8 @@ async function writeTable(sql: Sql, archive: ArchiveWriter, table: TableShape): 
 
 /**
  * Writes the files the snapshot's media rows and renditions name: local ones byte for byte, others
- * (S3, hosted blob) named in external/ entries. A local file gone from disk is reported, not fatal.
+ * (S3, hosted blob) named in external/ entries. A local file gone from disk (before or while the
+ * backup reads it: file-reading.ts) is reported, not fatal.
  */
 async function writeFiles(sql: Sql, archive: ArchiveWriter, tables: TableShape[], media: MediaFiles, summary: Summary): Promise<void> {
   const names = new Set(tables.map((t) => t.name));
@@ -95,12 +95,11 @@ async function writeFiles(sql: Sql, archive: ArchiveWriter, tables: TableShape[]
   const external = chunker(archive, externalEntry);
   await throughCursor<{ driver: string | null; key: string; url: string | null }>(sql, parts.join(' UNION ALL '), async (batch) => {
     for (const row of batch) {
-      const local = isStorageKey(row.key) ? path.join(media.uploadDir, row.key) : null;
-      const info = local && (row.driver === 'local' || row.driver === null) ? await stat(local).catch(() => null) : null;
-      if (local && info?.isFile()) {
-        await archive.addStream(fileEntry(row.key), info.size, createReadStream(local));
+      const local = isStorageKey(row.key) && (row.driver === 'local' || row.driver === null) ? await openForReading(path.join(media.uploadDir, row.key)) : null;
+      if (local) {
+        await archive.addStream(fileEntry(row.key), local.size, local.stream);
         summary.files += 1;
-        summary.fileBytes += info.size;
+        summary.fileBytes += local.size;
       } else if (row.driver === 'local' || (row.driver === null && media.driver === 'local')) {
         summary.missing.push(row.key);
       } else {

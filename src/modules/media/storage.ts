@@ -5,7 +5,7 @@
 // `hosted-blob` (storage-hosted-blob.ts: a blob service over HTTP, falling back to local) and `s3`
 // (storage-s3.ts: any S3-compatible store). Spool files are always on local disk, under UPLOAD_DIR.
 // Derived files (renditions) are written under keys of the same shape with `write`.
-import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
@@ -13,6 +13,7 @@ import type { MediaConfig } from '../../config/media.js';
 import { hostedBlobStorage } from './storage-hosted-blob.js';
 import { isStorageKey } from './storage-key.js';
 import { s3Storage } from './storage-s3.js';
+import { openForReading } from '../../shared/file-reading.js';
 import { serviceKey } from '../../shared/services.js';
 
 export type StorageDriverName = 'local' | 'hosted-blob' | 's3';
@@ -149,18 +150,8 @@ export function localStorage(root: string): LocalStorage {
       }
     },
     async open(key, range) {
-      if (!isStorageKey(key)) return null;
-      // The file is opened before its stream is made, so a file removed at this moment is either
-      // absent here or read whole from the open handle: never an error a stream emits later, before
-      // its reader listens (which would end the process).
-      const handle = await open(fileOf(key), 'r').catch(() => null);
-      if (!handle) return null;
-      const info = await handle.stat().catch(() => null);
-      if (!info?.isFile()) {
-        await handle.close();
-        return null;
-      }
-      return { stream: handle.createReadStream(range ?? {}), size: info.size };
+      // Opened before it is read (file-reading.ts): a file removed meanwhile is read whole or absent.
+      return isStorageKey(key) ? openForReading(fileOf(key), range) : null;
     },
   };
 }

@@ -1,0 +1,17 @@
+// Reading a file that something else may remove at the same moment (a media record deleted while it is
+// served or backed up): the file is opened first and streamed from its open handle, so it is either
+// read whole or absent, never an error its stream emits later, perhaps before anyone listens (which
+// ends the process).
+import { open } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+
+/** A regular file's stream (bytes `start` to `end`, both included, when given) and its whole size, or null when there is none. */
+export async function openForReading(file: string, range?: { start: number; end: number }): Promise<{ stream: Readable; size: number } | null> {
+  const handle = await open(file, 'r').catch(() => null);
+  const info = await handle?.stat().catch(() => null);
+  if (!handle || !info?.isFile()) {
+    await handle?.close();
+    return null;
+  }
+  return { stream: handle.createReadStream(range ?? {}), size: info.size };
+}
