@@ -30,7 +30,10 @@ export async function buildForRun(): Promise<{ dir: string; remove(): Promise<vo
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** Node's arguments that run `entry` (`src/main.ts`, `src/cli/main.ts` …): from the run's build, or through tsx. */
+/**
+ * Node's arguments that run `entry` (`src/main.ts`, `src/cli/main.ts` …): from the run's build, or through tsx.
+ * A test's process lives seconds: V8 optimizing its WebAssembly or its JavaScript would never pay (docs/development.md).
+ */
 export function entryArguments(entry: string): string[] {
   let build: string | null = null;
   try {
@@ -39,7 +42,7 @@ export function entryArguments(entry: string): string[] {
     // Not in a vitest worker.
   }
   if (!build) return ['--import', 'tsx', entry];
-  return ['--liftoff-only', path.join(build, path.relative('src', entry).replace(/\.ts$/, '.js'))];
+  return ['--liftoff-only', '--no-opt', path.join(build, path.relative('src', entry).replace(/\.ts$/, '.js'))];
 }
 
 /** A port nobody listens on right now (a child cannot be told to listen on 0 and report it). */
