@@ -5,9 +5,15 @@
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 
-/** A regular file's stream (bytes `start` to `end`, both included, when given) and its whole size, or null when there is none. */
+/**
+ * A regular file's stream (bytes `start` to `end`, both included, when given) and its whole size, or
+ * null when there is none; a file that is there but cannot be read (permissions) throws.
+ */
 export async function openForReading(file: string, range?: { start: number; end: number }): Promise<{ stream: Readable; size: number } | null> {
-  const handle = await open(file, 'r').catch(() => null);
+  const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
   const info = await handle?.stat().catch(() => null);
   if (!handle || !info?.isFile()) {
     await handle?.close();
