@@ -103,8 +103,8 @@ export async function invoices(baseUrl: string, apiKey: string, customerId: stri
 
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
-    // From source as `npm run dev` runs it, on an empty DATA_DIR; `--liftoff-only` as every server the tests start (processes.ts).
-    const child = spawn(process.execPath, ['--liftoff-only', '--import', 'tsx', 'src/main.ts'], {
+    // From source as `npm run dev` runs it, on an empty DATA_DIR; V8's flags as every process the tests start (processes.ts).
+    const child = spawn(process.execPath, ['--liftoff-only', '--no-opt', '--import', 'tsx', 'src/main.ts'], {
       cwd: root,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: path.join(root, '.data') },
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -5,11 +5,17 @@
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 
+/** Bytes `start` to `end` (both included) of a file. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
 /**
- * A regular file's stream (bytes `start` to `end`, both included, when given) and its whole size, or
- * null when there is none; a file that is there but cannot be read (permissions) throws.
+ * A regular file's stream (only `range`'s bytes, when given) and its whole size, or null when there is
+ * none; a file that is there but cannot be read (permissions) throws.
  */
-export async function openForReading(file: string, range?: { start: number; end: number }): Promise<{ stream: Readable; size: number } | null> {
+export async function openForReading(file: string, range?: ByteRange): Promise<{ stream: Readable; size: number } | null> {
   const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
     throw error;

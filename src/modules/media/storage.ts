@@ -13,7 +13,7 @@ import type { MediaConfig } from '../../config/media.js';
 import { hostedBlobStorage } from './storage-hosted-blob.js';
 import { isStorageKey } from './storage-key.js';
 import { s3Storage } from './storage-s3.js';
-import { openForReading } from '../../shared/file-reading.js';
+import { openForReading, type ByteRange } from '../../shared/file-reading.js';
 import { serviceKey } from '../../shared/services.js';
 
 export type StorageDriverName = 'local' | 'hosted-blob' | 's3';
@@ -82,11 +82,8 @@ export function createStorage(config: MediaConfig, logger: Logger): MediaStorage
   }
 }
 
-/** Bytes `start` to `end` (both included) of a file. */
-export interface ByteRange {
-  start: number;
-  end: number;
-}
+/** Bytes `start` to `end` (both included) of a file (file-reading.ts). */
+export type { ByteRange };
 
 /** Local storage can also read part of a file: the server serves its files with range requests. */
 export interface LocalStorage extends MediaStorage {
