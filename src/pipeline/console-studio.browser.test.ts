@@ -8,11 +8,10 @@
 // request, nothing leaving the origin; axe-core finds nothing serious at 1280 and 390 px.
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { signUp, type SignedUpUser } from '../testkit/accounts.js';
-import { launchChromium, signedInContext, watch, type Watched } from '../testkit/browser.js';
+import { launchChromium, noGraveViolations, signedInContext, watch, type Watched } from '../testkit/browser.js';
 import { pngFile } from '../testkit/media.js';
 import { userWithRole } from '../testkit/scheduled-actions.js';
 import { joinTeam } from '../testkit/teams.js';
@@ -51,14 +50,6 @@ const field = (page: Page, label: string) => page.getByLabel(new RegExp(`^${labe
 
 /** The texts of the list's first column, as shown. */
 const firstColumn = (page: Page) => page.locator('tbody tr td:first-child').allInnerTexts();
-
-async function noGraveViolations(page: Page, name: string): Promise<void> {
-  const { violations, passes } = await new AxeBuilder({ page }).analyze();
-  expect(passes.length, `axe checked ${name}`).toBeGreaterThan(0);
-  const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-  expect(grave, name).toEqual([]);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name} scrolls sideways`).toBe(true);
-}
 
 beforeAll(async () => {
   execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'ignore' });

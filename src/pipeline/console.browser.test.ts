@@ -3,13 +3,12 @@
 // request leaving the origin; and the page as the browser receives it: a policy without
 // 'unsafe-inline', assets cached as immutable and sent compressed, within the first-load budget.
 import { execFileSync } from 'node:child_process';
-import { AxeBuilder } from '@axe-core/playwright';
 import * as OTPAuth from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { systemDb } from '../db/request-db.js';
 import { cookieFrom, signUp, type SignedUpUser } from '../testkit/accounts.js';
-import { launchChromium, watch, type Watched } from '../testkit/browser.js';
+import { launchChromium, noGraveViolations, watch, type Watched } from '../testkit/browser.js';
 import { createTestApp, type TestApp } from '../testkit/test-app.js';
 
 const pageTimeout = 60_000;
@@ -324,11 +323,7 @@ describe('the console in a browser', () => {
       ];
       for (const [name, open] of screens) {
         await open();
-        const { violations, passes } = await new AxeBuilder({ page }).analyze();
-        expect(passes.length, `axe checked ${name}`).toBeGreaterThan(0);
-        const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
-        expect(grave, `${name} at ${width} px`).toEqual([]);
-        expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name} at ${width} px scrolls sideways`).toBe(true);
+        await noGraveViolations(page, `${name} at ${width} px`);
       }
       await page.getByRole('button', { name: 'Sign out', exact: true }).click();
       await page.context().close();

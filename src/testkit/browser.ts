@@ -2,6 +2,7 @@
 // playwright-core, headless and quiet (no GPU, no background fetches or component updates of its own,
 // so that every request a page makes is the page's).
 import { existsSync } from 'node:fs';
+import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page, type Response } from 'playwright-core';
 import { expect } from 'vitest';
 
@@ -64,4 +65,20 @@ export function watch(page: Page, origin: string, timeoutMs: number): Watched {
     if (!response.url().startsWith(`${origin}/`) && !response.url().startsWith('data:')) watched.foreign.push(response.url());
   });
   return watched;
+}
+
+/**
+ * axe-core finds no serious or critical violation on `page` as it shows now (`name` in the failure),
+ * and the page does not scroll sideways. Axe runs in the page itself (its legacy mode: the console has
+ * no frames to reach), not by its default of collecting each frame's results and opening a blank page
+ * to combine them: the same rules, without a new renderer for every check. Measured alone: the studio's
+ * 18 checks 22.4 → 17.5 s of CPU (worker and browser) and 50 → 36 s of wall time; the sign-in screens'
+ * 14 checks 16.5–16.6 → 11.4–12.6 s and 22 → 14 s.
+ */
+export async function noGraveViolations(page: Page, name: string): Promise<void> {
+  const { violations, passes } = await new AxeBuilder({ page }).setLegacyMode(true).analyze();
+  expect(passes.length, `axe checked ${name}`).toBeGreaterThan(0);
+  const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+  expect(grave, name).toEqual([]);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name} scrolls sideways`).toBe(true);
 }
