@@ -7,7 +7,8 @@ import { defineConfig } from 'vitest/config';
 //
 // A worker runs its files one after another in one process, sharing the modules they import (Node's
 // start, the app's imports, the WebAssembly PGlite and Prisma compile: 25–30 % of the suite's CPU
-// when each file had a process of its own). Each file still builds its own app on its own database.
+// when each file had a process of its own). Each file still builds its own app on its own database
+// (on PGlite, the instance the worker's previous file dropped, emptied: src/testkit/pglite-lease.ts).
 // Files that change what the app's modules are built from before importing them (the entity
 // definitions: the schema and the routes are made once, when first imported) run each in a process of
 // their own: they are listed in `ownProcess`.

@@ -66,8 +66,8 @@ export interface DatabaseOptions {
   holder?: DataDirHolder;
   /** PGlite's shared buffers in MiB (PGLITE_SHARED_BUFFERS_MB); default `defaultPgliteSharedBuffersMb`. */
   pgliteSharedBuffersMb?: number;
-  /** A `memory://` PGlite starts as this dump of a data directory (PGlite's dumpDataDir), not empty: the tests' migrated template. */
-  pgliteStartsFrom?: Blob;
+  /** An open PGlite to run on instead of opening `dataDir` (the tests' instance lent to a test database: src/testkit/pglite-lease.ts); close() leaves it open, its owner's to close. */
+  pglite?: PGlite;
 }
 
 
@@ -80,7 +80,7 @@ const clientOptions = { errorFormat: 'minimal' } as const;
 
 /** Opens PGlite or PostgreSQL according to the options. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  const database = await (options.url ? openPostgres(options.url, options.poolSize) : openPglite(options.dataDir, options.holder ?? 'server', options.pgliteSharedBuffersMb ?? defaultPgliteSharedBuffersMb, options.pgliteStartsFrom));
+  const database = await (options.url ? openPostgres(options.url, options.poolSize) : openPglite(options.dataDir, options.holder ?? 'server', options.pgliteSharedBuffersMb ?? defaultPgliteSharedBuffersMb, options.pglite));
   const tracing = activeTracing();
   if (!tracing) return database;
   // With traces on, Prisma's statements get their spans from Prisma's own tracing (telemetry/start.ts);
@@ -89,21 +89,31 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 /**
- * PGlite is single-process: the data directory is locked before anything in it is created or opened
- * (data-dir-lock.ts), and released when the database closes.
+ * PGlite as the product runs it, on `dataDir` (a directory's `pglite` folder, or `memory://`, which may
+ * start as `startsFrom`, a dump of a data directory: PGlite's dumpDataDir).
  */
-async function openPglite(dataDir: string, holder: DataDirHolder, sharedBuffersMb: number, startsFrom: Blob | undefined): Promise<Database> {
+export function createPglite(dataDir: string, sharedBuffersMb: number = defaultPgliteSharedBuffersMb, startsFrom?: Blob): Promise<PGlite> {
   const inMemory = dataDir.startsWith('memory://');
+  return PGlite.create(inMemory ? dataDir : path.join(dataDir, 'pglite'), {
+    extensions: { pg_trgm },
+    ...(inMemory && startsFrom ? { loadDataDir: startsFrom } : {}),
+    // A start parameter, not PGlite's postgresqlconf option, which replaces the data directory's
+    // postgresql.conf (its time zone and text search configuration with it).
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffersMb}MB`],
+  });
+}
+
+/**
+ * PGlite is single-process: the data directory is locked before anything in it is created or opened
+ * (data-dir-lock.ts), and released when the database closes. A PGlite given (`lent`) is used as it is,
+ * and left open.
+ */
+async function openPglite(dataDir: string, holder: DataDirHolder, sharedBuffersMb: number, lent: PGlite | undefined): Promise<Database> {
+  const inMemory = lent !== undefined || dataDir.startsWith('memory://');
   const unlock = inMemory ? async () => {} : await lockDataDir(dataDir, holder);
   let pglite: PGlite;
   try {
-    pglite = await PGlite.create(inMemory ? dataDir : path.join(dataDir, 'pglite'), {
-      extensions: { pg_trgm },
-      ...(inMemory && startsFrom ? { loadDataDir: startsFrom } : {}),
-      // A start parameter, not PGlite's postgresqlconf option, which replaces the data directory's
-      // postgresql.conf (its time zone and text search configuration with it).
-      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffersMb}MB`],
-    });
+    pglite = lent ?? (await createPglite(dataDir, sharedBuffersMb));
   } catch (error) {
     await unlock();
     throw pgliteOpenError(dataDir, error);
@@ -128,7 +138,7 @@ async function openPglite(dataDir: string, holder: DataDirHolder, sharedBuffersM
       try {
         await transactions.close();
         await prisma.$disconnect();
-        await pglite.close();
+        if (!lent) await pglite.close();
       } finally {
         await unlock();
       }

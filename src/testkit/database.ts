@@ -2,9 +2,10 @@
 // on the server named by TEST_DATABASE_URL (dropped afterwards). Each starts as a copy of one template
 // the run migrated once (global-setup.ts): a dump of a PGlite data directory loaded into memory, or a
 // PostgreSQL database copied by CREATE DATABASE … TEMPLATE. Migrating anew cost 3.6–6.6 s of CPU per
-// database on PGlite (its initdb, then every migration through the schema engine), a copy ~0.6 s.
+// database on PGlite (its initdb, then every migration through the schema engine), a copy ~0.6 s; a
+// copy the worker's previous test file dropped, emptied again, a few milliseconds (pglite-lease.ts).
 import { randomBytes } from 'node:crypto';
-import { cp, mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -14,6 +15,7 @@ import { inject } from 'vitest';
 import { openDatabase, type Database } from '../db/database.js';
 import { applyMigrations } from '../db/migrations.js';
 import { migrationsDir } from '../db/paths.js';
+import { leasePglite } from './pglite-lease.js';
 
 /** The run's migrated template: a PGlite dump's file, or a PostgreSQL database on TEST_DATABASE_URL's server. */
 export type DatabaseTemplate = { kind: 'pglite'; dump: string; dataDir: string } | { kind: 'postgres'; name: string };
@@ -71,10 +73,11 @@ function runTemplate(): DatabaseTemplate | null {
 export async function createTestDatabase({ serverUrl = testDatabaseUrl, password }: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const template = runTemplate();
   if (!serverUrl) {
-    const dump = template?.kind === 'pglite' ? new Blob([await readFile(template.dump)]) : undefined;
-    const database = await openDatabase({ dataDir: 'memory://', poolSize: 1, pgliteStartsFrom: dump });
-    if (!dump) await applyMigrations(database, migrationsDir);
-    return { database, url: undefined, drop: () => database.close() };
+    // The worker's copy of the template, lent to this database (pglite-lease.ts); without a template, a new PGlite migrated here.
+    const lease = template?.kind === 'pglite' ? await leasePglite(template.dump) : undefined;
+    const database = await openDatabase({ dataDir: 'memory://', poolSize: 1, pglite: lease?.pglite });
+    if (!lease) await applyMigrations(database, migrationsDir);
+    return { database, url: undefined, drop: () => database.close().finally(() => lease?.release()) };
   }
   const name = `test_${randomBytes(6).toString('hex')}`;
   const copied = template?.kind === 'postgres' && serverUrl === testDatabaseUrl;
