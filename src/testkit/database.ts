@@ -8,11 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { cp, mkdtemp, readdir, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { openDatabase, type Database } from '../db/database.js';
+import { createPglite, openDatabase, type Database } from '../db/database.js';
 import { applyMigrations } from '../db/migrations.js';
 import { migrationsDir } from '../db/paths.js';
 import { leasePglite } from './pglite-lease.js';
@@ -130,7 +128,7 @@ export async function createDatabaseTemplate(): Promise<{ template: DatabaseTemp
     const database = await openDatabase({ dataDir: dir, poolSize: 1, holder: 'migrations' });
     await applyMigrations(database, migrationsDir).finally(() => database.close());
     const dataDir = path.join(dir, 'pglite');
-    const open = () => PGlite.create(dataDir, { extensions: { pg_trgm } });
+    const open = () => createPglite(dir);
     let pglite = await open();
     let current: { file_name: string; file_offset: number };
     try {
